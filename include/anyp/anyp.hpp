@@ -1,0 +1,11 @@
+// anyp.hpp — everything a user program includes: pl, pld, host tensors,
+// RunConfig and CompiledProgram.
+#pragma once
+
+#include "anyp/compiled_program.hpp"
+#include "anyp/dtype.hpp"
+#include "anyp/errors.hpp"
+#include "anyp/host_tensor.hpp"
+#include "anyp/pl.hpp"
+#include "anyp/pld.hpp"
+#include "anyp/run_config.hpp"

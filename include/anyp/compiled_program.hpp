@@ -1,0 +1,81 @@
+// compiled_program.hpp — the result of HostFunction::compile(): a program
+// specialised for one P, ready to run any number of times.
+//
+//   auto compiled = ring_get.compile({x, y}, config);
+//   compiled(x, y);   // blocks until every rank is done; y written in place
+//
+// Running throws anyp::RunError (naming rank and op) or anyp::DeadlockError
+// (naming every parked rank's wait). Windows are zeroed at each run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "anyp/host_tensor.hpp"
+#include "anyp/run_config.hpp"
+
+namespace anyp {
+
+namespace detail {
+struct Plan;
+}
+
+// One argument of a host call: a host tensor (by reference) or a scalar.
+class ArgRef {
+ public:
+  ArgRef(const HostTensor& t) : value_(&t) {}       // NOLINT
+  ArgRef(int v) : value_(std::int64_t{v}) {}        // NOLINT
+  ArgRef(std::int64_t v) : value_(v) {}             // NOLINT
+  ArgRef(double v) : value_(v) {}                   // NOLINT
+  bool is_tensor() const { return std::holds_alternative<const HostTensor*>(value_); }
+  const HostTensor& tensor() const { return *std::get<const HostTensor*>(value_); }
+  bool is_int() const { return std::holds_alternative<std::int64_t>(value_); }
+  std::int64_t int_value() const { return std::get<std::int64_t>(value_); }
+  double float_value() const { return std::get<double>(value_); }
+
+ private:
+  std::variant<const HostTensor*, std::int64_t, double> value_;
+};
+
+// Counters of the last run (threads engine).
+struct RunStats {
+  std::int64_t instructions = 0;  // VM instructions executed, all ranks
+  std::int64_t parks = 0;         // times a rank parked on a wait
+  std::int64_t preemptions = 0;   // times a rank was preempted
+  int workers = 0;
+};
+
+class CompiledProgram {
+ public:
+  CompiledProgram(std::shared_ptr<const detail::Plan> plan, RunConfig config);
+
+  template <class... A>
+  RunStats operator()(A&&... args) const {
+    return run({ArgRef(std::forward<A>(args))...});
+  }
+  RunStats run(const std::vector<ArgRef>& args) const;
+
+  int world_size() const;
+  const std::string& platform() const;
+  // Where the artifact was written ("" if it was not).
+  const std::string& output_dir() const { return output_dir_; }
+  // Writes symbolic IR, specialised IR, window layout, lowered code and
+  // manifest.json into `dir` (created if needed).
+  void write_artifact(const std::string& dir);
+
+  std::string symbolic_ir() const;
+  std::string specialized_ir() const;
+  std::string window_layout() const;
+  std::string lowered_code() const;
+  std::string manifest_json() const;
+
+ private:
+  std::shared_ptr<const detail::Plan> plan_;
+  RunConfig config_;  // scheduling options for runs
+  std::string output_dir_;
+};
+
+}  // namespace anyp

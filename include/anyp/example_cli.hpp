@@ -1,0 +1,90 @@
+// example_cli.hpp — the command line, output and exit codes shared by the
+// ladder examples (ladder.md part A).
+//
+//   int main(int argc, char** argv) {
+//     return anyp::cli::run_example(argc, argv,
+//         {.name = "07_dynamic_rank_count", .step = 7, .modes = {"put", "get"}},
+//         [](const anyp::cli::Options& opt) {
+//           ... compile with opt.config(); if (opt.compile_only)
+//               return anyp::cli::finish_compile_only(compiled, opt);
+//           ... run, then
+//           return anyp::cli::report({anyp::cli::check_exact("y", y, golden, P)});
+//         });
+//   }
+//
+// Exit codes: 0 OK; 1 golden mismatch, compile error, run-time failure or
+// deadlock; 2 usage or configuration error (message on stderr).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "anyp/compiled_program.hpp"
+#include "anyp/host_tensor.hpp"
+#include "anyp/run_config.hpp"
+
+namespace anyp::cli {
+
+struct ExampleSpec {
+  std::string name;                       // "07_dynamic_rank_count"
+  int step = 0;                           // NN: the default input seed
+  std::vector<std::string> modes;         // first is the default; empty: no --mode
+  std::vector<std::string> ops;           // --op values (first is default); empty: no --op
+  std::vector<std::int64_t> default_devices{0, 1};
+};
+
+struct Options {
+  std::string platform = "a2a3sim";
+  std::vector<std::int64_t> device_ids;
+  std::string mode;
+  std::string op;
+  bool compile_only = false;
+  std::uint32_t seed = 0;          // input generator seed (default: the step)
+  int workers = 0;                 // 0: min(P, cores)
+  bool deterministic = false;      // set by --schedule-seed
+  std::uint64_t schedule_seed = 0;
+  std::string output_dir;          // --compile-only target (one dir per P)
+
+  std::int64_t world_size() const { return static_cast<std::int64_t>(device_ids.size()); }
+  RunConfig config() const;
+};
+
+// Thrown by parse() and by example bodies for usage/configuration errors
+// (exit 2), e.g. a P constraint of the step.
+struct UsageError {
+  std::string message;
+};
+
+// Thrown by parse() for -h/--help: `usage` is the help text (run_example
+// prints it to stdout and returns 0).
+struct HelpRequested {
+  std::string usage;
+};
+
+// Parses argv against `spec`. Throws UsageError (with the message to print)
+// on a bad flag, a bad -d (empty, duplicate, negative, not a number) or P < 2,
+// and HelpRequested for -h/--help.
+Options parse(int argc, const char* const* argv, const ExampleSpec& spec);
+
+// parse + body, mapping exceptions to messages and exit codes: UsageError and
+// anyp::ConfigError -> stderr, 2; anyp::CompileError, RunError,
+// DeadlockError -> stderr, 1. --help prints usage and returns 0.
+int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
+                const std::function<int(const Options&)>& body);
+
+// Golden checks. On failure print "<name> mismatch: max diff = <x> (P=<n>)"
+// to stderr (x: shortest round-trip decimal) and return false.
+bool check_exact(std::string_view name, const HostTensor& out, const HostTensor& golden,
+                 std::int64_t world_size);
+bool check_close(std::string_view name, const HostTensor& out, const HostTensor& golden,
+                 std::int64_t world_size);
+// Prints "OK" and returns 0 when every check passed, else returns 1.
+int report(const std::vector<bool>& checks);
+// Writes the artifact to the options' output dir, prints
+// "compile_only done: <dir>" and returns 0.
+int finish_compile_only(CompiledProgram& compiled, const Options& options);
+
+}  // namespace anyp::cli

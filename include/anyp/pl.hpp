@@ -1,0 +1,345 @@
+// pl.hpp — the single-device half of the user API (PyPTO's `pl`), traced.
+//
+//   constexpr int64_t SIZE = 64;
+//   const pl::Dim NR = pl::dynamic("NR");
+//   const auto k = pl::jit::incore("k",
+//       {pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)),
+//        pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
+//        pl::In("r", pl::INT32)},
+//       [](pl::Value x, pl::Value y, pl::Scalar r) {
+//         pl::Tile t = pl::load(x, {0, 0}, {1, SIZE});
+//         y = pl::store(pl::add(t, pl::cast(r, pl::FP32)), {0, 0}, y);
+//       });
+//
+// Nothing here computes: every call records an op into the function being
+// traced. Bodies are traced lazily, once, the first time a program that uses
+// them is compiled; tracing errors surface as anyp::CompileError there.
+//
+// Handles (Value, Tile, Scalar) name a variable of the traced function.
+// Assigning to a handle (`acc = pl::add(acc, t)`) writes that variable, so
+// loop-carried values work as in Python. Values are tensors and windows
+// (references: `pl::store` returns the same tensor, re-binding is harmless).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "anyp/dtype.hpp"
+#include "anyp/errors.hpp"
+
+namespace anyp {
+class CompiledProgram;
+struct RunConfig;
+class ArgRef;
+namespace ir {
+struct ExprNode;
+}
+namespace detail {
+class FunctionDef;
+// A variable of the function currently being traced.
+struct VarRef {
+  const void* owner = nullptr;  // the trace that made it
+  std::int32_t id = -1;
+  bool valid() const { return id >= 0; }
+};
+}  // namespace detail
+}  // namespace anyp
+
+namespace pl {
+
+using anyp::DType;
+inline constexpr DType FP32 = DType::FP32;
+inline constexpr DType FP16 = DType::FP16;
+inline constexpr DType BF16 = DType::BF16;
+inline constexpr DType INT8 = DType::INT8;
+inline constexpr DType INT16 = DType::INT16;
+inline constexpr DType INT32 = DType::INT32;
+inline constexpr DType INT64 = DType::INT64;
+
+// An integer extent expression over constants and named dynamic dims:
+// `NR`, `NR * SIZE`, `SIZE / NR`, `2 * (NR - 1)`. Resolved by compile().
+class Dim {
+ public:
+  Dim(std::int64_t value);  // NOLINT: a constant extent converts implicitly
+  Dim(int value) : Dim(static_cast<std::int64_t>(value)) {}  // NOLINT
+  explicit Dim(std::shared_ptr<const anyp::ir::ExprNode> node);
+  const std::shared_ptr<const anyp::ir::ExprNode>& node() const { return node_; }
+  std::string to_string() const;
+
+ private:
+  std::shared_ptr<const anyp::ir::ExprNode> node_;
+};
+Dim operator+(const Dim& a, const Dim& b);
+Dim operator-(const Dim& a, const Dim& b);
+Dim operator*(const Dim& a, const Dim& b);
+Dim operator/(const Dim& a, const Dim& b);  // must divide exactly
+Dim operator%(const Dim& a, const Dim& b);
+
+// A named runtime dimension. Each call makes a distinct dimension.
+Dim dynamic(std::string name);
+
+using Shape = std::vector<Dim>;
+
+// ---- parameter declarations ------------------------------------------------
+
+enum class Intent { In, Out, InOut };
+
+struct TypeSpec {
+  enum class Kind { Tensor, DistributedTensor, Scalar };
+  Kind kind = Kind::Tensor;
+  Shape shape;
+  DType dtype = DType::FP32;
+};
+
+// A tensor in private (non-window) memory.
+TypeSpec Tensor(Shape shape, DType dtype);
+
+struct Param {
+  std::string name;
+  TypeSpec type;
+  Intent intent = Intent::In;
+};
+Param In(std::string name, TypeSpec type);
+Param In(std::string name, DType scalar_dtype);  // a scalar parameter
+Param Out(std::string name, TypeSpec type);
+Param InOut(std::string name, TypeSpec type);
+
+// ---- traced handles ----------------------------------------------------------
+
+class Scalar;
+
+// Anything usable where a scalar operand is expected: an integer or floating
+// constant, a Dim (resolved at compile time), or a traced Scalar.
+class ScalarArg {
+ public:
+  ScalarArg(int v);           // NOLINT
+  ScalarArg(std::int64_t v);  // NOLINT
+  ScalarArg(double v);        // NOLINT
+  ScalarArg(const Dim& d);    // NOLINT
+  ScalarArg(const Scalar& s);  // NOLINT
+
+  enum class Kind { Var, Int, Float };
+  Kind kind() const { return kind_; }
+  anyp::detail::VarRef var() const { return var_; }
+  const std::shared_ptr<const anyp::ir::ExprNode>& int_expr() const { return expr_; }
+  double float_value() const { return fvalue_; }
+
+ private:
+  Kind kind_ = Kind::Int;
+  anyp::detail::VarRef var_;
+  std::shared_ptr<const anyp::ir::ExprNode> expr_;
+  double fvalue_ = 0;
+};
+
+// A traced variable. Copying makes a new variable holding the same value;
+// assigning writes this variable (emits an assignment op).
+class Handle {
+ public:
+  explicit Handle(anyp::detail::VarRef v) : var_(v) {}
+  Handle(const Handle& other);
+  Handle(Handle&& other) noexcept : var_(other.var_) { other.var_ = {}; }
+  Handle& operator=(const Handle& other);
+  Handle& operator=(Handle&& other);
+  ~Handle() = default;
+  anyp::detail::VarRef var() const { return var_; }
+
+ private:
+  anyp::detail::VarRef var_;
+};
+
+// A runtime scalar (INT32 index math, or a floating value after pl::cast).
+class Scalar : public Handle {
+ public:
+  using Handle::Handle;
+  Scalar(int v);           // NOLINT
+  Scalar(std::int64_t v);  // NOLINT
+  Scalar(double v);        // NOLINT
+  Scalar(const Dim& d);    // NOLINT
+};
+
+// A tile: an on-core block of elements with a static shape.
+class Tile : public Handle {
+ public:
+  using Handle::Handle;
+};
+
+// A tensor, a window view (DistributedTensor) or a window buffer.
+class Value : public Handle {
+ public:
+  using Handle::Handle;
+  // Host only: drop the leading dim, x[r] of [NR, 1, S] is [1, S].
+  Value operator[](const ScalarArg& index) const;
+};
+
+// Scalar arithmetic; `%` and `/` truncate like C (so (r - 1) % n is -1 at
+// r = 0). Comparisons and logic give INT32 0 / 1.
+Scalar operator+(const ScalarArg& a, const ScalarArg& b);
+Scalar operator-(const ScalarArg& a, const ScalarArg& b);
+Scalar operator*(const ScalarArg& a, const ScalarArg& b);
+Scalar operator/(const ScalarArg& a, const ScalarArg& b);
+Scalar operator%(const ScalarArg& a, const ScalarArg& b);
+Scalar operator<(const ScalarArg& a, const ScalarArg& b);
+Scalar operator<=(const ScalarArg& a, const ScalarArg& b);
+Scalar operator>(const ScalarArg& a, const ScalarArg& b);
+Scalar operator>=(const ScalarArg& a, const ScalarArg& b);
+Scalar operator==(const ScalarArg& a, const ScalarArg& b);
+Scalar operator!=(const ScalarArg& a, const ScalarArg& b);
+Scalar operator&&(const ScalarArg& a, const ScalarArg& b);
+Scalar operator||(const ScalarArg& a, const ScalarArg& b);
+Scalar operator!(const Scalar& a);
+Scalar min(const ScalarArg& a, const ScalarArg& b);
+Scalar max(const ScalarArg& a, const ScalarArg& b);
+
+using Index = std::vector<ScalarArg>;
+
+// ---- single-device ops ---------------------------------------------------------
+
+Tile load(const Value& tensor, Index offsets, Shape shape);
+Value store(const Tile& tile, Index offsets, const Value& tensor);
+Scalar read(const Value& tensor, Index indices);
+void write(const Value& tensor, Index indices, const ScalarArg& value);
+
+Tile add(const Tile& a, const Tile& b);
+Tile sub(const Tile& a, const Tile& b);
+Tile mul(const Tile& a, const Tile& b);
+Tile maximum(const Tile& a, const Tile& b);
+Tile minimum(const Tile& a, const Tile& b);
+Tile add(const Tile& a, const ScalarArg& b);
+Tile sub(const Tile& a, const ScalarArg& b);
+Tile mul(const Tile& a, const ScalarArg& b);
+Tile maximum(const Tile& a, const ScalarArg& b);
+Tile minimum(const Tile& a, const ScalarArg& b);
+Tile cast(const Tile& t, DType dtype);
+Scalar cast(const ScalarArg& s, DType dtype);
+
+// A loop; the bound may be a runtime scalar (pld::nranks) or a Dim.
+void range(const ScalarArg& stop, const std::function<void(Scalar)>& body);
+void range(const ScalarArg& start, const ScalarArg& stop,
+           const std::function<void(Scalar)>& body);
+// A branch on a runtime condition (non-zero is true).
+void if_(const ScalarArg& cond, const std::function<void()>& then_body,
+         const std::function<void()>& else_body = {});
+
+// ---- functions -----------------------------------------------------------------
+
+struct Device {
+  ScalarArg rank;
+};
+// Dispatch target of an orchestration call inside the host's rank loop.
+inline Device device(const ScalarArg& rank) { return Device{rank}; }
+
+}  // namespace pl
+
+namespace anyp::detail {
+
+// One argument at a call site.
+struct CallArg {
+  enum class Kind { Var, Immediate, Device };
+  Kind kind;
+  VarRef var;
+  pl::ScalarArg imm = 0;
+  CallArg(const pl::Value& v) : kind(Kind::Var), var(v.var()) {}    // NOLINT
+  CallArg(const pl::Scalar& s) : kind(Kind::Var), var(s.var()) {}   // NOLINT
+  CallArg(const pl::Tile& t) : kind(Kind::Var), var(t.var()) {}     // NOLINT
+  CallArg(const pl::Device& d) : kind(Kind::Device), imm(d.rank) {}  // NOLINT
+  CallArg(int v) : kind(Kind::Immediate), imm(v) {}                 // NOLINT
+  CallArg(std::int64_t v) : kind(Kind::Immediate), imm(v) {}        // NOLINT
+  CallArg(double v) : kind(Kind::Immediate), imm(v) {}              // NOLINT
+  CallArg(const pl::Dim& d) : kind(Kind::Immediate), imm(d) {}      // NOLINT
+};
+
+enum class Level { Host, Orchestration, Incore };
+
+// The traced body: receives the parameter variables.
+using BodyFn = std::function<void(const std::vector<VarRef>&)>;
+
+std::shared_ptr<FunctionDef> make_function(std::string name, Level level,
+                                           std::vector<pl::Param> params,
+                                           std::size_t body_arity, BodyFn body);
+void record_call(const FunctionDef& callee, const std::vector<CallArg>& args);
+std::string function_ir_text(const FunctionDef& fn);
+const std::string& function_name(const FunctionDef& fn);
+
+// Arity of a lambda's call operator.
+template <class F>
+struct lambda_traits : lambda_traits<decltype(&F::operator())> {};
+template <class C, class R, class... A>
+struct lambda_traits<R (C::*)(A...) const> {
+  using args = std::tuple<std::decay_t<A>...>;
+  static constexpr std::size_t arity = sizeof...(A);
+};
+template <class C, class R, class... A>
+struct lambda_traits<R (C::*)(A...)> : lambda_traits<R (C::*)(A...) const> {};
+
+template <class F>
+BodyFn adapt_body(F body) {
+  using traits = lambda_traits<F>;
+  return [body](const std::vector<VarRef>& vars) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      body(std::tuple_element_t<I, typename traits::args>(vars[I])...);
+    }(std::make_index_sequence<traits::arity>{});
+  };
+}
+
+}  // namespace anyp::detail
+
+namespace pl {
+
+// A traced function (any level). Calling it inside another traced function
+// records a call; the last argument may be pl::device(r) (host -> orchestration).
+class Function {
+ public:
+  explicit Function(std::shared_ptr<anyp::detail::FunctionDef> def) : def_(std::move(def)) {}
+  template <class... A>
+  void operator()(A&&... args) const {
+    anyp::detail::record_call(*def_, {anyp::detail::CallArg(std::forward<A>(args))...});
+  }
+  const std::string& name() const { return anyp::detail::function_name(*def_); }
+  // The IR text of this function and every function it calls.
+  std::string ir_text() const { return anyp::detail::function_ir_text(*def_); }
+  const std::shared_ptr<anyp::detail::FunctionDef>& def() const { return def_; }
+
+ private:
+  std::shared_ptr<anyp::detail::FunctionDef> def_;
+};
+
+// The host orchestrator: the entry point that compiles into a program.
+class HostFunction : public Function {
+ public:
+  using Function::Function;
+  // Binds dynamic dims from `args` and world_size from the device list,
+  // specialises, checks, lays out windows and lowers. Cached per (program,
+  // bound dims, devices, platform). Throws anyp::CompileError/ConfigError.
+  anyp::CompiledProgram compile(const std::vector<anyp::ArgRef>& args,
+                                const anyp::RunConfig& config) const;
+};
+
+namespace jit {
+
+template <class F>
+Function incore(std::string name, std::vector<Param> params, F body) {
+  return Function(anyp::detail::make_function(
+      std::move(name), anyp::detail::Level::Incore, std::move(params),
+      anyp::detail::lambda_traits<F>::arity, anyp::detail::adapt_body(std::move(body))));
+}
+template <class F>
+Function orchestration(std::string name, std::vector<Param> params, F body) {
+  return Function(anyp::detail::make_function(
+      std::move(name), anyp::detail::Level::Orchestration, std::move(params),
+      anyp::detail::lambda_traits<F>::arity, anyp::detail::adapt_body(std::move(body))));
+}
+template <class F>
+HostFunction host(std::string name, std::vector<Param> params, F body) {
+  return HostFunction(anyp::detail::make_function(
+      std::move(name), anyp::detail::Level::Host, std::move(params),
+      anyp::detail::lambda_traits<F>::arity, anyp::detail::adapt_body(std::move(body))));
+}
+
+}  // namespace jit
+}  // namespace pl

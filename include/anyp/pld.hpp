@@ -1,0 +1,91 @@
+// pld.hpp — the distributed half of the user API (PyPTO's `pld`), traced.
+//
+// Host level: alloc_window_buffer (symmetric, one per host call, zeroed at
+// each invocation), window (a typed view), world_size (P).
+// Incore level: the comm context (rank, nranks), integer signals (notify /
+// wait), one-sided RMA (put / get, remote_load / remote_store) and the
+// builtin collectives (self-clearing credit protocol, ladder.md part C).
+//
+//   // producer                          // consumer
+//   pld::tensor::put(dst, right, src);   pld::system::wait(sig, {0, 0}, 1,
+//   pld::system::notify(sig, right,          pld::WaitCmp::Ge);
+//       {0, 0}, 1, pld::NotifyOp::AtomicAdd);   y = pl::store(pl::load(dst, ...
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "anyp/pl.hpp"
+
+namespace pld {
+
+enum class NotifyOp { AtomicAdd, Set };
+enum class WaitCmp { Eq, Ne, Gt, Ge, Lt, Le };
+enum class AtomicType { None, Add };
+enum class ReduceOp { Sum, Max, Min, Prod };
+
+// A window view parameter: memory that peers can reach.
+pl::TypeSpec DistributedTensor(pl::Shape shape, pl::DType dtype);
+
+// ---- host level ----------------------------------------------------------------
+
+// One symmetric buffer: the same offset in every rank's window.
+pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype);
+pl::Value alloc_window_buffer(std::string name, const pl::Dim& bytes);
+// Unnamed form, as in the seed (named "buf<N>" in IR and diagnostics).
+pl::Value alloc_window_buffer(pl::Shape shape, pl::DType dtype);
+// A typed view of a buffer; must fit inside it.
+pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype);
+// P, the number of ranks. Usable in shapes at every level; as a value, host only.
+pl::Dim world_size();
+
+// ---- comm context (incore) -------------------------------------------------------
+
+class CommCtx : public pl::Handle {
+ public:
+  using pl::Handle::Handle;
+};
+CommCtx get_comm_ctx(const pl::Value& window_view);
+pl::Scalar rank(const CommCtx& ctx);    // this rank's index, INT32
+pl::Scalar nranks(const CommCtx& ctx);  // P, INT32
+
+namespace system {
+// Update cell `offsets` of `peer`'s copy of `signal`: AtomicAdd adds, Set stores.
+void notify(const pl::Value& signal, const pl::ScalarArg& peer, pl::Index offsets,
+            const pl::ScalarArg& value, NotifyOp op);
+// Park until this rank's own cell `offsets` compares true against `expected`.
+void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expected,
+          WaitCmp cmp);
+}  // namespace system
+
+namespace tensor {
+// Push local `src` (window or tensor) into `peer`'s window `dst`, whole.
+void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
+         AtomicType atomic = AtomicType::None);
+// Region form: `shape` elements from src at `src_offsets` to dst at `dst_offsets`.
+void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
+         pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape,
+         AtomicType atomic = AtomicType::None);
+// Pull `peer`'s window `src` into local `dst` (window or tensor), whole.
+void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
+         AtomicType atomic = AtomicType::None);
+void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
+         pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape,
+         AtomicType atomic = AtomicType::None);
+
+// Full barrier over all ranks on an [NR, 1] INT32 signal; self-clearing, so
+// one signal serves back-to-back calls. Returns the signal (re-bind it).
+pl::Value barrier(const pl::Value& signal);
+}  // namespace tensor
+
+namespace tile {
+// Read a tile from `peer`'s window (peer == rank is a local read).
+pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer,
+                     pl::Index offsets, pl::Shape shape);
+// Write (or, with AtomicType::Add, accumulate) a tile into `peer`'s window.
+void remote_store(const pl::Tile& tile, const pl::Value& window_view,
+                  const pl::ScalarArg& peer, pl::Index offsets,
+                  AtomicType atomic = AtomicType::None);
+}  // namespace tile
+
+}  // namespace pld

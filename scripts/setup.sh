@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# scripts/setup.sh — installs the Debian 12 packages anyp needs to build,
+# test and format. Idempotent: packages already installed are skipped, and
+# `apt-get update` runs only when something is missing. Uses sudo only when
+# not running as root.
+set -euo pipefail
+
+# Everything the project needs, one place. libgmock-dev is not required by
+# find_package(GTest) on Debian 12 (its gmock targets are optional) but keeps
+# gmock available to unit tests.
+PACKAGES=(
+  cmake
+  ninja-build
+  g++
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+  libcli11-dev
+  nlohmann-json3-dev
+  clang-format
+)
+
+is_installed() {
+  [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == "install ok installed" ]]
+}
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  is_installed "$pkg" || missing+=("$pkg")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=()
+if [[ "$(id -u)" -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+  else
+    echo "setup: not root and sudo is not available; install these packages: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+echo "setup: done"

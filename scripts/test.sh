@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# scripts/test.sh — the README's second command and what CI runs (.ci/run).
+#
+#   bash scripts/test.sh            release + ASan/UBSan + TSan (runtime tests)
+#   bash scripts/test.sh --quick    release only
+#
+# Stages, stopping at the first failure:
+#   1. setup                 scripts/setup.sh
+#   2. release               build, ctest (all tests)
+#   3. asan (address,ubsan)  build, ctest (all tests)
+#   4. tsan (thread)         build, ctest -L runtime
+# Parallelism is $JOBS (default 2) for both the build and ctest. A stage
+# whose ctest selects no test fails (--no-tests=error).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export JOBS="${JOBS:-2}"
+
+QUICK=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) QUICK=1 ;;
+    -h | --help)
+      sed -n '2,13p' "$0"
+      exit 0
+      ;;
+    *)
+      echo "test.sh: unknown argument '$arg' (use --quick)" >&2
+      exit 2
+      ;;
+  esac
+done
+
+banner() {
+  echo
+  echo "========================================================================"
+  echo "== $*"
+  echo "========================================================================"
+}
+
+run_ctest() {  # run_ctest <config> [extra ctest args...]
+  local config="$1"
+  shift
+  (cd "build/$config" && "${RUN_PREFIX[@]}" ctest --output-on-failure --no-tests=error -j "$JOBS" "$@")
+}
+RUN_PREFIX=()  # a command wrapper for a stage (setarch for TSan, see below)
+
+banner "setup: system packages"
+bash scripts/setup.sh
+
+banner "release: build (RelWithDebInfo)"
+bash scripts/build.sh release
+banner "release: ctest"
+run_ctest release
+
+if ((QUICK)); then
+  banner "test.sh --quick: release stage passed"
+  exit 0
+fi
+
+# Sanitizer runtime options: fail loudly, with stacks, on the first report.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
+
+banner "asan: build (address,undefined)"
+bash scripts/build.sh asan
+banner "asan: ctest"
+run_ctest asan
+
+# GCC 12's TSan cannot place its shadow memory when the kernel randomizes
+# mmap with more than 28 bits (vm.mmap_rnd_bits, raised on newer kernels):
+# then build (gtest discovery runs the binaries) and test with ASLR off.
+if [[ -r /proc/sys/vm/mmap_rnd_bits ]] && (("$(cat /proc/sys/vm/mmap_rnd_bits)" > 28)) &&
+  command -v setarch >/dev/null 2>&1; then
+  RUN_PREFIX=(setarch "$(uname -m)" -R)
+  echo "tsan: vm.mmap_rnd_bits > 28, running the TSan stage under: ${RUN_PREFIX[*]}"
+fi
+
+banner "tsan: build (thread)"
+"${RUN_PREFIX[@]}" bash scripts/build.sh tsan
+banner "tsan: ctest -L runtime"
+run_ctest tsan -L runtime
+
+banner "test.sh: all stages passed"

@@ -1,0 +1,290 @@
+// example_cli.cpp — the command line shared by the ladder examples (CLI11),
+// their golden checks, OK/mismatch output and exit codes (ladder.md part A,
+// model.md §7; declared in include/anyp/example_cli.hpp).
+#include "anyp/example_cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <climits>
+#include <cstdint>
+#include <exception>
+#include <iostream>
+#include <set>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "anyp/errors.hpp"
+
+namespace anyp::cli {
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i != 0) s += ", ";
+    s += items[i];
+  }
+  return s;
+}
+
+std::string join(const std::vector<std::int64_t>& ids, const char* separator = ", ") {
+  std::string s;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i != 0) s += separator;
+    s += std::to_string(ids[i]);
+  }
+  return s;
+}
+
+// A CLI11 transform that accepts only a plain decimal integer in [0, max]
+// and strips its leading zeros, so that CLI11's conversion (strtoull with
+// base 0, which saturates silently) never reads "010" as octal, "0x10" as hex
+// or 2^64 as 2^64-1. (A transform, not a check: CLI11 discards what a check
+// does to the string.)
+CLI::Validator decimal_integer(std::uint64_t max) {
+  return CLI::Validator(
+      [max](std::string& value) -> std::string {
+        const bool digits = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+          return c >= '0' && c <= '9';
+        });
+        if (!digits) return "'" + value + "' is not a non-negative integer";
+        const auto first = value.find_first_not_of('0');
+        value = first == std::string::npos ? "0" : value.substr(first);
+        std::uint64_t parsed = 0;
+        const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+        if (ec != std::errc{} || parsed > max) {
+          return value + " is out of range (at most " + std::to_string(max) + ")";
+        }
+        return {};
+      },
+      "", "decimal integer");
+}
+
+CLI::Validator at_least_one() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        return value == "0" ? "must be at least 1, got 0" : std::string{};
+      },
+      "", "at least 1");
+}
+
+std::string trim(std::string_view s) {
+  const auto begin = s.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) return {};
+  const auto end = s.find_last_not_of(" \t");
+  return std::string(s.substr(begin, end - begin + 1));
+}
+
+// One -d item: an optional '-' and decimal digits that fit in int64.
+std::int64_t parse_device_id(const std::string& item) {
+  std::int64_t id = 0;
+  const char* first = item.data();
+  const char* last = item.data() + item.size();
+  const bool negative = !item.empty() && item.front() == '-';
+  const bool digits_only =
+      item.size() > (negative ? 1u : 0u) &&
+      std::all_of(first + (negative ? 1 : 0), last, [](char c) { return c >= '0' && c <= '9'; });
+  const auto [ptr, ec] = std::from_chars(first, last, id);
+  if (!digits_only || ec != std::errc{} || ptr != last) {
+    throw UsageError{"-d/--device: '" + item + "' is not a device id (a non-negative integer)"};
+  }
+  if (id < 0) {
+    throw UsageError{"-d/--device: device id " + std::to_string(id) + " is negative"};
+  }
+  return id;
+}
+
+std::vector<std::int64_t> parse_device_list(const std::string& text) {
+  if (trim(text).empty()) throw UsageError{"-d/--device: empty device list"};
+  std::vector<std::int64_t> ids;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = text.find(',', start);
+    const auto end = comma == std::string::npos ? text.size() : comma;
+    ids.push_back(parse_device_id(trim(std::string_view(text).substr(start, end - start))));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return ids;
+}
+
+void check_device_ids(const std::vector<std::int64_t>& ids) {
+  std::set<std::int64_t> seen;
+  for (std::int64_t id : ids) {
+    if (!seen.insert(id).second) {
+      throw UsageError{"-d/--device: device " + std::to_string(id) + " is listed twice"};
+    }
+  }
+  if (ids.size() < 2) {
+    throw UsageError{"need at least 2 devices, got [" + join(ids) + "]"};
+  }
+}
+
+void check_platform(const std::string& platform) {
+  if (platform == "a2a3sim" || platform == "a5sim") return;
+  if (platform == "a2a3" || platform == "a5") {
+    throw UsageError{"platform '" + platform +
+                     "' is real Ascend hardware, which anyp does not drive; supported platforms: "
+                     "a2a3sim, a5sim"};
+  }
+  throw UsageError{"unknown platform '" + platform + "'; supported platforms: a2a3sim, a5sim"};
+}
+
+void check_choice(const char* flag, const std::string& value,
+                  const std::vector<std::string>& choices) {
+  if (std::find(choices.begin(), choices.end(), value) == choices.end()) {
+    throw UsageError{std::string(flag) + ": '" + value + "' is not one of " + join(choices)};
+  }
+}
+
+// The shortest decimal that reads back as exactly `x`.
+std::string shortest(double x) {
+  char buf[64];
+  const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, x);
+  return ec == std::errc{} ? std::string(buf, ptr) : std::to_string(x);
+}
+
+bool check(std::string_view name, bool ok, const HostTensor& out, const HostTensor& golden,
+           std::int64_t world_size) {
+  if (ok) return true;
+  std::cerr << name << " mismatch: max diff = " << shortest(max_abs_diff(out, golden))
+            << " (P=" << world_size << ")\n";
+  return false;
+}
+
+}  // namespace
+
+RunConfig Options::config() const {
+  RunConfig config;
+  config.platform = platform;
+  config.distributed.device_ids = device_ids;
+  config.workers = workers;
+  config.deterministic = deterministic;
+  config.schedule_seed = schedule_seed;
+  return config;
+}
+
+Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
+  Options options;
+  options.seed = static_cast<std::uint32_t>(spec.step);
+  if (!spec.modes.empty()) options.mode = spec.modes.front();
+  if (!spec.ops.empty()) options.op = spec.ops.front();
+
+  CLI::App app{"anyp ladder example " + spec.name, spec.name};
+  std::string devices;
+  app.add_option("-p,--platform", options.platform,
+                 "Simulated platform: a2a3sim or a5sim (a2a3/a5 are real hardware, refused)")
+      ->capture_default_str();
+  CLI::Option* device_opt =
+      app.add_option("-d,--device", devices,
+                     "Comma-separated distinct device ids; P = their count (default: " +
+                         join(spec.default_devices, ",") + ")")
+          ->type_name("IDS");
+  if (!spec.modes.empty()) {
+    app.add_option("--mode", options.mode, "One of: " + join(spec.modes))->capture_default_str();
+  }
+  if (!spec.ops.empty()) {
+    app.add_option("--op", options.op, "Reduction: one of " + join(spec.ops))
+        ->capture_default_str();
+  }
+  app.add_flag("--compile-only", options.compile_only,
+               "Validate, specialise and compile for P, write the artifact, do not run");
+  app.add_option("--seed", options.seed, "Input generator seed (default: the step number)")
+      ->capture_default_str()
+      ->transform(decimal_integer(UINT32_MAX));
+  app.add_option("--workers", options.workers, "Worker threads (default: min(P, cores))")
+      ->type_name("N")
+      ->transform(decimal_integer(INT_MAX))
+      ->check(at_least_one());
+  CLI::Option* schedule_opt =
+      app.add_option("--schedule-seed", options.schedule_seed,
+                     "Run on one worker, picking ranks with an RNG seeded by N (replayable)")
+          ->transform(decimal_integer(UINT64_MAX));
+  CLI::Option* output_opt = app.add_option(
+      "--output-dir", options.output_dir,
+      "Where --compile-only writes (default: anyp_out/" + spec.name + "/P<P>-<platform>)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    throw HelpRequested{app.help()};
+  } catch (const CLI::CallForAllHelp&) {
+    throw HelpRequested{app.help("", CLI::AppFormatMode::All)};
+  } catch (const CLI::ParseError& e) {
+    throw UsageError{std::string(e.what()) + "\nrun with --help for usage"};
+  }
+
+  check_platform(options.platform);
+  options.device_ids = device_opt->count() > 0 ? parse_device_list(devices) : spec.default_devices;
+  check_device_ids(options.device_ids);
+  if (!spec.modes.empty()) check_choice("--mode", options.mode, spec.modes);
+  if (!spec.ops.empty()) check_choice("--op", options.op, spec.ops);
+  options.deterministic = schedule_opt->count() > 0;
+  if (output_opt->count() == 0 || options.output_dir.empty()) {
+    options.output_dir = "anyp_out/" + spec.name + "/P" + std::to_string(options.world_size()) +
+                         "-" + options.platform;
+  }
+  return options;
+}
+
+int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
+                const std::function<int(const Options&)>& body) {
+  try {
+    Options options;
+    try {
+      options = parse(argc, argv, spec);
+    } catch (const HelpRequested& help) {
+      std::cout << help.usage;
+      if (!help.usage.empty() && help.usage.back() != '\n') std::cout << '\n';
+      return 0;
+    }
+    return body(options);
+  } catch (const UsageError& e) {
+    std::cerr << e.message << '\n';
+    return 2;
+  } catch (const anyp::ConfigError& e) {
+    std::cerr << e.what() << '\n';
+    return 2;
+  } catch (const anyp::CompileError& e) {
+    std::cerr << e.what() << '\n';
+    return 1;
+  } catch (const anyp::RunError& e) {  // DeadlockError too
+    std::cerr << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return 1;
+  } catch (...) {
+    std::cerr << "error: unknown exception\n";
+    return 1;
+  }
+}
+
+bool check_exact(std::string_view name, const HostTensor& out, const HostTensor& golden,
+                 std::int64_t world_size) {
+  return check(name, equal_exact(out, golden), out, golden, world_size);
+}
+
+bool check_close(std::string_view name, const HostTensor& out, const HostTensor& golden,
+                 std::int64_t world_size) {
+  return check(name, allclose(out, golden, 1e-5, 1e-5), out, golden, world_size);
+}
+
+int report(const std::vector<bool>& checks) {
+  if (!std::all_of(checks.begin(), checks.end(), [](bool ok) { return ok; })) return 1;
+  std::cout << "OK\n";
+  return 0;
+}
+
+int finish_compile_only(CompiledProgram& compiled, const Options& options) {
+  if (options.output_dir.empty()) {
+    throw std::invalid_argument("finish_compile_only: Options::output_dir is empty");
+  }
+  compiled.write_artifact(options.output_dir);
+  std::cout << "compile_only done: " << options.output_dir << '\n';
+  return 0;
+}
+
+}  // namespace anyp::cli

@@ -1,0 +1,120 @@
+// artifact.cpp — the compile artifact of a CompiledProgram: symbolic IR,
+// specialised IR, window layout, per-rank lowered code and manifest.json.
+#include <filesystem>
+#include <fstream>
+
+#include "anyp/compiled_program.hpp"
+#include "anyp/errors.hpp"
+#include "compiler/bind_dims.hpp"
+#include "compiler/layout_windows.hpp"
+#include "compiler/lower.hpp"
+#include "compiler/plan.hpp"
+#include "ir/printer.hpp"
+
+namespace anyp {
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      default: out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string arg_text(const runtime::ArgBinding& a, const detail::Plan& plan) {
+  switch (a.kind) {
+    case runtime::ArgBinding::Kind::HostTensor:
+      return plan.host_params[a.host_param].name + "+" + std::to_string(a.byte_offset) + "B";
+    case runtime::ArgBinding::Kind::Window: return "window:" + plan.buffers[a.buffer].name;
+    case runtime::ArgBinding::Kind::Int: return std::to_string(a.int_value);
+    case runtime::ArgBinding::Kind::Float: return std::to_string(a.float_value);
+  }
+  return "?";
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw Error("cannot write " + path.string());
+}
+
+}  // namespace
+
+CompiledProgram::CompiledProgram(std::shared_ptr<const detail::Plan> plan, RunConfig config)
+    : plan_(std::move(plan)), config_(std::move(config)) {}
+
+int CompiledProgram::world_size() const { return static_cast<int>(plan_->world_size); }
+const std::string& CompiledProgram::platform() const { return plan_->platform; }
+
+std::string CompiledProgram::symbolic_ir() const { return ir::print_program(plan_->program); }
+
+std::string CompiledProgram::specialized_ir() const {
+  std::string s = "; specialised for P = " + std::to_string(plan_->world_size);
+  const std::string dims = compiler::describe_bindings(plan_->bindings, plan_->program);
+  if (!dims.empty()) s += ", " + dims;
+  s += "\n" + ir::print_program(plan_->program, &plan_->bindings);
+  return s;
+}
+
+std::string CompiledProgram::window_layout() const {
+  return compiler::window_layout_text(plan_->buffers, plan_->window_bytes);
+}
+
+std::string CompiledProgram::lowered_code() const {
+  std::string s;
+  for (const auto& code : plan_->codes) s += compiler::lowered_code_text(code) + "\n";
+  s += "dispatch list:\n";
+  for (std::size_t r = 0; r < plan_->ranks.size(); ++r) {
+    for (const auto& d : plan_->ranks[r]) {
+      s += "  rank " + std::to_string(r) + " (device " + std::to_string(plan_->device_ids[r]) +
+           "): " + plan_->codes[d.code].function + "(";
+      for (std::size_t i = 0; i < d.args.size(); ++i) s += (i ? ", " : "") + arg_text(d.args[i], *plan_);
+      s += ")\n";
+    }
+  }
+  return s;
+}
+
+std::string CompiledProgram::manifest_json() const {
+  const auto& p = *plan_;
+  std::string s = "{\n  \"program\": " + json_string(p.host_name) + ",\n";
+  s += "  \"platform\": " + json_string(p.platform) + ",\n";
+  s += "  \"world_size\": " + std::to_string(p.world_size) + ",\n  \"device_ids\": [";
+  for (std::size_t i = 0; i < p.device_ids.size(); ++i) s += (i ? ", " : "") + std::to_string(p.device_ids[i]);
+  s += "],\n  \"dims\": " + json_string(compiler::describe_bindings(p.bindings, p.program)) + ",\n";
+  s += "  \"window_bytes_per_rank\": " + std::to_string(p.window_bytes) + ",\n  \"buffers\": [";
+  for (std::size_t i = 0; i < p.buffers.size(); ++i) {
+    const auto& b = p.buffers[i];
+    s += std::string(i ? ", " : "") + "{\"name\": " + json_string(b.name) + ", \"offset\": " +
+         std::to_string(b.offset) + ", \"bytes\": " + std::to_string(b.bytes) + "}";
+  }
+  s += "],\n  \"codes\": [";
+  for (std::size_t i = 0; i < p.codes.size(); ++i) {
+    s += std::string(i ? ", " : "") + "{\"function\": " + json_string(p.codes[i].function) +
+         ", \"instructions\": " + std::to_string(p.codes[i].instrs.size()) + "}";
+  }
+  s += "],\n  \"files\": [\"symbolic.ir\", \"specialized.ir\", \"window_layout.txt\", "
+       "\"lowered.txt\", \"manifest.json\"]\n}\n";
+  return s;
+}
+
+void CompiledProgram::write_artifact(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error("cannot create output directory " + dir + ": " + ec.message());
+  const std::filesystem::path base(dir);
+  write_file(base / "symbolic.ir", symbolic_ir());
+  write_file(base / "specialized.ir", specialized_ir());
+  write_file(base / "window_layout.txt", window_layout());
+  write_file(base / "lowered.txt", lowered_code());
+  write_file(base / "manifest.json", manifest_json());
+  output_dir_ = dir;
+}
+
+}  // namespace anyp

@@ -1,0 +1,137 @@
+// bind_dims.cpp — binding dynamic dims from host arguments (see bind_dims.hpp).
+#include "compiler/bind_dims.hpp"
+
+#include <map>
+
+#include "anyp/errors.hpp"
+#include "ir/expr.hpp"
+
+namespace anyp::compiler {
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+[[noreturn]] void fail_param(const ir::Function& host, const std::string& param,
+                             const std::string& what) {
+  throw CompileError("compile error: function '" + host.name + "', parameter '" + param + "'" +
+                     what);
+}
+
+}  // namespace
+
+ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& args,
+                          std::int64_t world_size) {
+  ir::DimBindings bindings{{ir::kWorldSizeDimId, world_size}};
+  if (args.size() != host.params.size()) {
+    std::string names;
+    for (const auto& p : host.params) names += (names.empty() ? "" : ", ") + host.vars[p.var].name;
+    throw CompileError("compile error: function '" + host.name + "' takes " +
+                       std::to_string(host.params.size()) + " arguments (" + names + "), got " +
+                       std::to_string(args.size()));
+  }
+  // Which parameter/dim first bound each dim, for the "bound twice" message.
+  std::map<std::int64_t, std::pair<std::string, std::size_t>> bound_by;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const ir::Var& p = host.vars[host.params[i].var];
+    if (p.type.kind == ir::TypeKind::Scalar) {
+      if (args[i].is_tensor()) fail_param(host, p.name, ": expected a scalar, got a tensor");
+      continue;
+    }
+    if (!args[i].is_tensor()) fail_param(host, p.name, ": expected a tensor, got a scalar");
+    const HostTensor& t = args[i].tensor();
+    if (t.dtype() != p.type.dtype) {
+      fail_param(host, p.name, ": dtype mismatch: declared " + std::string(dtype_name(p.type.dtype)) +
+                                   ", actual " + std::string(dtype_name(t.dtype())));
+    }
+    if (t.shape().size() != p.type.shape.size()) {
+      fail_param(host, p.name, ": declared " + std::to_string(p.type.shape.size()) + " dims " +
+                                   ir::to_string(p.type.shape) + ", actual " +
+                                   std::to_string(t.shape().size()) + " dims " +
+                                   shape_text(t.shape()));
+    }
+    for (std::size_t d = 0; d < t.shape().size(); ++d) {
+      const ir::Expr& e = p.type.shape[d];
+      if (e->kind != ir::ExprKind::Dim) continue;
+      const std::int64_t actual = t.shape()[d];
+      auto it = bindings.find(e->dim_id);
+      if (it == bindings.end()) {
+        bindings[e->dim_id] = actual;
+        bound_by[e->dim_id] = {p.name, d};
+      } else if (it->second != actual) {
+        std::string source = e->dim_id == ir::kWorldSizeDimId
+                                 ? "the device list (P = " + std::to_string(world_size) + ")"
+                                 : "parameter '" + bound_by[e->dim_id].first + "' dim " +
+                                       std::to_string(bound_by[e->dim_id].second);
+        fail_param(host, p.name, ", dim " + std::to_string(d) + ": dim " + e->dim_name +
+                                     " is bound to " + std::to_string(it->second) + " by " +
+                                     source + ", but the argument has " + std::to_string(actual));
+      }
+    }
+  }
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const ir::Var& p = host.vars[host.params[i].var];
+    if (p.type.kind == ir::TypeKind::Scalar) continue;
+    const HostTensor& t = args[i].tensor();
+    for (std::size_t d = 0; d < t.shape().size(); ++d) {
+      const ir::Expr& e = p.type.shape[d];
+      const std::int64_t actual = t.shape()[d];
+      ir::EvalResult r = ir::evaluate(e, bindings);
+      const std::string where = ", dim " + std::to_string(d) + ": ";
+      if (!r.value) {
+        fail_param(host, p.name, where + "extent " + ir::to_string(e) +
+                                     " is not a positive exact integer: " + r.error);
+      }
+      if (*r.value == actual) continue;
+      if (ir::is_const(e)) {
+        fail_param(host, p.name,
+                   where + "declared " + std::to_string(*r.value) + ", actual " +
+                       std::to_string(actual) + " (P = " + std::to_string(world_size) +
+                       ")\n  hint: a constant in the host signature pins this dim to " +
+                       std::to_string(*r.value) +
+                       "; if it is the rank count, declare NR = pl::dynamic(\"NR\") and write NR "
+                       "in the host signature");
+      }
+      fail_param(host, p.name, where + "declared " + ir::to_string(e) + " = " +
+                                   std::to_string(*r.value) + ", actual " + std::to_string(actual));
+    }
+  }
+  return bindings;
+}
+
+std::vector<detail::HostParamSpec> host_param_specs(const ir::Function& host,
+                                                    const std::vector<ArgRef>& args) {
+  std::vector<detail::HostParamSpec> specs;
+  for (std::size_t i = 0; i < host.params.size(); ++i) {
+    const ir::Var& p = host.vars[host.params[i].var];
+    detail::HostParamSpec s;
+    s.name = p.name;
+    s.is_tensor = p.type.kind != ir::TypeKind::Scalar;
+    s.dtype = p.type.dtype;
+    if (s.is_tensor) s.shape = args[i].tensor().shape();
+    specs.push_back(std::move(s));
+  }
+  return specs;
+}
+
+std::string describe_bindings(const ir::DimBindings& bindings, const ir::Program& program) {
+  std::map<std::int64_t, std::string> names;
+  for (const auto& fn : program.functions) {
+    for (const auto& v : fn->vars) {
+      for (const auto& e : v.type.shape) {
+        ir::for_each_dim(e, [&](std::int64_t id, const std::string& name) { names[id] = name; });
+      }
+    }
+  }
+  std::string s;
+  for (const auto& [id, value] : bindings) {
+    if (id == ir::kWorldSizeDimId || !names.count(id)) continue;
+    s += (s.empty() ? "" : ", ") + names[id] + " = " + std::to_string(value);
+  }
+  return s;
+}
+
+}  // namespace anyp::compiler

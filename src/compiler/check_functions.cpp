@@ -1,0 +1,172 @@
+// check_functions.cpp — shape, tile-alignment and call checks after binding.
+#include "compiler/check_functions.hpp"
+
+#include "anyp/errors.hpp"
+#include "compiler/specialize_host.hpp"
+
+namespace anyp::compiler {
+namespace {
+
+constexpr std::int64_t kTileRowAlign = 32;
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+class FunctionChecker {
+ public:
+  FunctionChecker(const ir::Function& fn, const ir::DimBindings& bindings)
+      : fn_(fn), bindings_(bindings), shapes_(fn.vars.size()) {}
+
+  void run() {
+    for (const auto& p : fn_.params) {
+      const ir::Var& v = fn_.vars[p.var];
+      shapes_[p.var] = eval_shape(v.type.shape, bindings_, where() + ", parameter '" + v.name + "'");
+    }
+    block(fn_.body);
+  }
+
+ private:
+  std::string where() const {
+    return "function '" + fn_.name + "' (" + ir::level_name(fn_.level) + ")";
+  }
+  [[noreturn]] void fail(const ir::Op& op, const std::string& what) const {
+    throw CompileError("compile error: " + where() + ", op " + ir::op_display_name(op) + ": " + what);
+  }
+
+  const std::vector<std::int64_t>& shape_of(const ir::Operand& o) const { return shapes_[o.var]; }
+
+  void block(const ir::Block& b) {
+    for (const ir::Stmt& s : b) {
+      if (const auto* op = std::get_if<ir::Op>(&s.node)) {
+        this->op(*op);
+      } else if (const auto* f = std::get_if<ir::ForStmt>(&s.node)) {
+        block(f->body);
+      } else if (const auto* c = std::get_if<ir::IfStmt>(&s.node)) {
+        block(c->then_body);
+        block(c->else_body);
+      }
+    }
+  }
+
+  void op(const ir::Op& op) {
+    if (op.result >= 0) {
+      const ir::Type& t = fn_.vars[op.result].type;
+      const std::string ctx = where() + ", op " + ir::op_display_name(op) +
+                              (t.kind == ir::TypeKind::Tile ? ", tile shape" : ", result shape");
+      shapes_[op.result] = eval_shape(t.shape, bindings_, ctx);
+      if (t.kind == ir::TypeKind::Tile) check_tile_row(op, shapes_[op.result], t.dtype);
+    }
+    switch (op.kind) {
+      case ir::OpKind::TileBinary:
+        if (op.args[1].is_var() && fn_.vars[op.args[1].var].type.kind == ir::TypeKind::Tile &&
+            shape_of(op.args[0]) != shape_of(op.args[1])) {
+          fail(op, "shape mismatch: " + shape_text(shape_of(op.args[0])) + " and " +
+                       shape_text(shape_of(op.args[1])));
+        }
+        break;
+      case ir::OpKind::Load:
+      case ir::OpKind::RemoteLoad: {
+        const std::size_t first = op.kind == ir::OpKind::Load ? 1 : 2;
+        check_region(op, op.args[0], first, shapes_[op.result], "source");
+        break;
+      }
+      case ir::OpKind::Store: check_region(op, op.args[1], 2, shape_of(op.args[0]), "target"); break;
+      case ir::OpKind::RemoteStore: check_region(op, op.args[1], 3, shape_of(op.args[0]), "target"); break;
+      case ir::OpKind::Put:
+      case ir::OpKind::Get: check_transfer(op); break;
+      case ir::OpKind::Barrier: check_signal(op, {bindings_.at(ir::kWorldSizeDimId), 1}, "[NR, 1]"); break;
+      case ir::OpKind::Call: check_call(op); break;
+      default: break;
+    }
+  }
+
+  void check_tile_row(const ir::Op& op, const std::vector<std::int64_t>& shape, DType dtype) {
+    const std::int64_t row = shape.back() * static_cast<std::int64_t>(dtype_bytes(dtype));
+    if (row % kTileRowAlign != 0) {
+      fail(op, "a tile row of " + std::to_string(shape.back()) + " x " + std::string(dtype_name(dtype)) +
+                   " = " + std::to_string(row) +
+                   " B is not a whole number of 32-byte units (tile " + shape_text(shape) +
+                   "); read narrow INT32 windows cell by cell with pl::read");
+    }
+  }
+
+  // A region [offsets, offsets + extent) inside the tensor, when offsets are constants.
+  void check_region(const ir::Op& op, const ir::Operand& tensor, std::size_t first,
+                    const std::vector<std::int64_t>& extent, const char* role) {
+    const auto& shape = shape_of(tensor);
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      if (extent[d] > shape[d]) {
+        fail(op, "the region " + shape_text(extent) + " is larger than the " + role + " " +
+                     shape_text(shape) + " in dim " + std::to_string(d));
+      }
+      const ir::Operand& o = op.args[first + d];
+      if (o.is_var()) continue;
+      ir::EvalResult r = ir::evaluate(o.int_imm, bindings_);
+      if (r.value && (*r.value < 0 || *r.value + extent[d] > shape[d])) {
+        fail(op, "region out of bounds in dim " + std::to_string(d) + ": offset " +
+                     std::to_string(*r.value) + " + extent " + std::to_string(extent[d]) +
+                     " exceeds the " + role + " " + shape_text(shape));
+      }
+    }
+  }
+
+  void check_transfer(const ir::Op& op) {
+    const auto& dst = shape_of(op.args[0]);
+    const auto& src = shape_of(op.args[2]);
+    if (op.shape.empty()) {
+      if (dst != src) {
+        fail(op, "destination " + shape_text(dst) + " and source " + shape_text(src) +
+                     " differ; use the region form (dst_offsets, src_offsets, shape)");
+      }
+      return;
+    }
+    auto region = eval_shape(op.shape, bindings_, where() + ", op " + ir::op_display_name(op) + ", region shape");
+    check_region(op, op.args[0], 3, region, "destination");
+    check_region(op, op.args[2], 3 + static_cast<std::size_t>(op.count), region, "source");
+  }
+
+  void check_signal(const ir::Op& op, const std::vector<std::int64_t>& want, const std::string& decl) {
+    const auto& got = shape_of(op.args[0]);
+    if (got != want) {
+      fail(op, "the signal must be " + decl + " INT32, which is " + shape_text(want) +
+                   " here, got " + shape_text(got));
+    }
+  }
+
+  void check_call(const ir::Op& op) {
+    const ir::Function& callee = *op.callee;
+    for (std::size_t i = 0; i < callee.params.size(); ++i) {
+      const ir::Var& param = callee.vars[callee.params[i].var];
+      if (param.type.kind == ir::TypeKind::Scalar) continue;
+      auto want = eval_shape(param.type.shape, bindings_,
+                             "function '" + callee.name + "' (" + ir::level_name(callee.level) +
+                                 "), parameter '" + param.name + "'");
+      const ir::Type& got = fn_.vars[op.args[i].var].type;
+      if (want != shape_of(op.args[i]) || got.dtype != param.type.dtype) {
+        fail(op, "argument " + std::to_string(i) + " ('" + param.name + "'): expected " +
+                     ir::type_kind_name(param.type.kind) + shape_text(want) + " " +
+                     std::string(dtype_name(param.type.dtype)) + ", got " +
+                     ir::type_kind_name(got.kind) + shape_text(shape_of(op.args[i])) + " " +
+                     std::string(dtype_name(got.dtype)));
+      }
+    }
+  }
+
+  const ir::Function& fn_;
+  const ir::DimBindings& bindings_;
+  std::vector<std::vector<std::int64_t>> shapes_;
+};
+
+}  // namespace
+
+void check_functions(const ir::Program& program, const ir::DimBindings& bindings) {
+  for (const auto& fn : program.functions) {
+    if (fn->level == ir::Level::Host) continue;
+    FunctionChecker(*fn, bindings).run();
+  }
+}
+
+}  // namespace anyp::compiler

@@ -1,0 +1,323 @@
+// lower.cpp — IR (orchestration + inlined kernels) to flat VM code.
+#include "compiler/lower.hpp"
+
+#include "anyp/errors.hpp"
+#include "compiler/emitter.hpp"
+#include "compiler/lower_collectives.hpp"
+
+namespace anyp::compiler {
+
+using runtime::Instr;
+using runtime::Opcode;
+
+namespace {
+
+char file_of(const ir::Type& t) {
+  switch (t.kind) {
+    case ir::TypeKind::Scalar: return 's';
+    case ir::TypeKind::Tile: return 't';
+    case ir::TypeKind::Tensor:
+    case ir::TypeKind::DistTensor: return 'v';
+    default: return '-';
+  }
+}
+
+class Lowerer {
+ public:
+  Lowerer(runtime::LoweredCode& code, const ir::DimBindings& bindings)
+      : e_(code), code_(code), bindings_(bindings) {}
+
+  struct Frame {
+    const ir::Function* fn;
+    std::vector<std::int32_t> regs;
+  };
+
+  Frame frame_for(const ir::Function& fn) {
+    Frame f{&fn, std::vector<std::int32_t>(fn.vars.size(), -1)};
+    for (std::size_t v = 0; v < fn.vars.size(); ++v) {
+      switch (file_of(fn.vars[v].type)) {
+        case 's': f.regs[v] = e_.scalar_reg(); break;
+        case 't': f.regs[v] = e_.tile_reg(); break;
+        case 'v': f.regs[v] = e_.view_reg(); break;
+        default: break;
+      }
+    }
+    return f;
+  }
+
+  void lower_entry(const ir::Function& orch) {
+    code_.function = orch.name;
+    Frame f = frame_for(orch);
+    for (const auto& p : orch.params) {
+      code_.param_files.push_back(file_of(orch.vars[p.var].type));
+      code_.param_regs.push_back(f.regs[p.var]);
+    }
+    block(f, orch.body);
+  }
+
+ private:
+  std::int64_t eval(const ir::Expr& e) const {
+    ir::EvalResult r = ir::evaluate(e, bindings_);
+    if (!r.value) throw CompileError("compile error: lowering: " + ir::to_string(e) + ": " + r.error);
+    return *r.value;
+  }
+  std::vector<std::int64_t> eval_shape(const std::vector<ir::Expr>& s) const {
+    std::vector<std::int64_t> out;
+    for (const auto& e : s) out.push_back(eval(e));
+    return out;
+  }
+
+  std::int32_t scalar(const Frame& f, const ir::Operand& o) {
+    if (o.is_var()) return f.regs[o.var];
+    if (o.is_float_imm) return e_.float_constant(o.float_imm);
+    return e_.int_constant(eval(o.int_imm));
+  }
+  std::int32_t reg(const Frame& f, const ir::Operand& o) { return f.regs[o.var]; }
+  std::vector<std::int32_t> scalars(const Frame& f, const std::vector<ir::Operand>& a, std::size_t from,
+                                    std::size_t to) {
+    std::vector<std::int32_t> out;
+    for (std::size_t i = from; i < to; ++i) out.push_back(scalar(f, a[i]));
+    return out;
+  }
+  DType dtype_of(const Frame& f, ir::VarId v) const { return f.fn->vars[v].type.dtype; }
+
+  void block(Frame& f, const ir::Block& b) {
+    for (const ir::Stmt& s : b) {
+      if (const auto* op = std::get_if<ir::Op>(&s.node)) {
+        lower_op(f, *op);
+      } else if (const auto* loop = std::get_if<ir::ForStmt>(&s.node)) {
+        e_.set_site(f.fn->name, "pl.range");
+        const std::int32_t start = scalar(f, loop->start);
+        const std::int32_t stop = e_.scalar_reg();
+        e_.mov(stop, scalar(f, loop->stop));
+        const std::int32_t iv = f.regs[loop->iv];
+        e_.for_range(start, stop, -1, [&](std::int32_t counter) {
+          e_.mov(iv, counter);
+          block(f, loop->body);
+        });
+      } else if (const auto* c = std::get_if<ir::IfStmt>(&s.node)) {
+        e_.set_site(f.fn->name, "pl.if_");
+        Instr test;
+        test.op = Opcode::JumpIfZero;
+        test.a = scalar(f, c->cond);
+        const std::size_t to_else = e_.emit(test);
+        block(f, c->then_body);
+        Instr skip;
+        skip.op = Opcode::Jump;
+        const std::size_t to_end = e_.emit(skip);
+        e_.patch(to_else, e_.here());
+        block(f, c->else_body);
+        e_.patch(to_end, e_.here());
+      }
+    }
+  }
+
+  void lower_op(Frame& f, const ir::Op& op) {
+    e_.set_site(f.fn->name, ir::op_display_name(op));
+    const auto& a = op.args;
+    const std::size_t n = a.size();
+    Instr i;
+    i.dst = op.result >= 0 ? f.regs[op.result] : -1;
+    switch (op.kind) {
+      case ir::OpKind::Const:
+      case ir::OpKind::Assign: {
+        const char file = file_of(f.fn->vars[op.result].type);
+        if (file == '-') return;
+        i.op = file == 's' ? Opcode::Mov : file == 't' ? Opcode::MovTile : Opcode::MovView;
+        i.a = file == 's' ? scalar(f, a[0]) : reg(f, a[0]);
+        if (i.a == i.dst) return;
+        break;
+      }
+      case ir::OpKind::ScalarBinary:
+        i.op = Opcode::ScalarBin;
+        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.a = scalar(f, a[0]);
+        i.b = scalar(f, a[1]);
+        i.dtype = dtype_of(f, op.result);
+        break;
+      case ir::OpKind::ScalarNot:
+        i.op = Opcode::ScalarNot;
+        i.a = scalar(f, a[0]);
+        break;
+      case ir::OpKind::ScalarCast:
+        i.op = Opcode::ScalarCast;
+        i.a = scalar(f, a[0]);
+        i.dtype = op.dtype;
+        break;
+      case ir::OpKind::Load:
+        i.op = Opcode::Load;
+        i.a = reg(f, a[0]);
+        i.idx = scalars(f, a, 1, n);
+        i.shape = eval_shape(op.shape);
+        break;
+      case ir::OpKind::Store:
+        i.op = Opcode::Store;
+        i.dst = -1;
+        i.a = reg(f, a[0]);
+        i.b = reg(f, a[1]);
+        i.idx = scalars(f, a, 2, n);
+        break;
+      case ir::OpKind::Read:
+        i.op = Opcode::Read;
+        i.a = reg(f, a[0]);
+        i.idx = scalars(f, a, 1, n);
+        break;
+      case ir::OpKind::Write:
+        i.op = Opcode::Write;
+        i.a = reg(f, a[0]);
+        i.b = scalar(f, a[1]);
+        i.idx = scalars(f, a, 2, n);
+        break;
+      case ir::OpKind::TileBinary: {
+        i.op = Opcode::TileBin;
+        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.a = reg(f, a[0]);
+        const bool tile = a[1].is_var() && f.fn->vars[a[1].var].type.kind == ir::TypeKind::Tile;
+        i.count = tile ? 0 : 1;
+        i.b = tile ? reg(f, a[1]) : scalar(f, a[1]);
+        break;
+      }
+      case ir::OpKind::TileCast:
+        i.op = Opcode::TileCast;
+        i.a = reg(f, a[0]);
+        i.dtype = op.dtype;
+        break;
+      case ir::OpKind::GetCommCtx: return;
+      case ir::OpKind::Rank: i.op = Opcode::Rank; break;
+      case ir::OpKind::NRanks: i.op = Opcode::NRanks; break;
+      case ir::OpKind::Notify:
+        i.op = Opcode::Notify;
+        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.a = reg(f, a[0]);
+        i.b = scalar(f, a[1]);
+        i.c = scalar(f, a[2]);
+        i.idx = scalars(f, a, 3, n);
+        break;
+      case ir::OpKind::Wait:
+        i.op = Opcode::Wait;
+        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.a = reg(f, a[0]);
+        i.b = scalar(f, a[1]);
+        i.idx = scalars(f, a, 2, n);
+        break;
+      case ir::OpKind::Put:
+      case ir::OpKind::Get:
+        i.op = op.kind == ir::OpKind::Put ? Opcode::Put : Opcode::Get;
+        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.a = reg(f, a[0]);
+        i.b = scalar(f, a[1]);
+        i.c = reg(f, a[2]);
+        i.count = op.count;
+        i.idx = scalars(f, a, 3, n);
+        i.shape = eval_shape(op.shape);
+        break;
+      case ir::OpKind::RemoteLoad:
+        i.op = Opcode::RemoteLoad;
+        i.a = reg(f, a[0]);
+        i.b = scalar(f, a[1]);
+        i.idx = scalars(f, a, 2, n);
+        i.shape = eval_shape(op.shape);
+        break;
+      case ir::OpKind::RemoteStore:
+        i.op = Opcode::RemoteStore;
+        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.c = reg(f, a[0]);
+        i.a = reg(f, a[1]);
+        i.b = scalar(f, a[2]);
+        i.idx = scalars(f, a, 3, n);
+        break;
+      case ir::OpKind::Barrier: {
+        CollectiveRegs regs{e_.scalar_reg(), e_.scalar_reg()};
+        Instr r;
+        r.op = Opcode::Rank;
+        r.dst = regs.rank;
+        e_.emit(r);
+        r.op = Opcode::NRanks;
+        r.dst = regs.nranks;
+        e_.emit(r);
+        lower_barrier(e_, regs, reg(f, a[0]));
+        return;
+      }
+      case ir::OpKind::Call: return inline_call(f, op);
+      default:
+        throw CompileError("compile error: function '" + f.fn->name + "': op " +
+                           ir::op_display_name(op) + " cannot be lowered at this level");
+    }
+    e_.emit(std::move(i));
+  }
+
+  void inline_call(Frame& f, const ir::Op& op) {
+    const ir::Function& callee = *op.callee;
+    Frame g = frame_for(callee);
+    for (std::size_t p = 0; p < callee.params.size(); ++p) {
+      const ir::Var& param = callee.vars[callee.params[p].var];
+      const char file = file_of(param.type);
+      Instr i;
+      i.dst = g.regs[p];
+      if (file == 's') {
+        i.op = Opcode::ScalarCast;
+        i.a = scalar(f, op.args[p]);
+        i.dtype = param.type.dtype;
+      } else {
+        i.op = file == 't' ? Opcode::MovTile : Opcode::MovView;
+        i.a = reg(f, op.args[p]);
+      }
+      e_.emit(i);
+    }
+    block(g, callee.body);
+    e_.set_site(f.fn->name, ir::op_display_name(op));
+  }
+
+  Emitter e_;
+  runtime::LoweredCode& code_;
+  const ir::DimBindings& bindings_;
+};
+
+}  // namespace
+
+runtime::LoweredCode lower_orchestration(const ir::Function& orchestration,
+                                         const ir::DimBindings& bindings) {
+  runtime::LoweredCode code;
+  Lowerer(code, bindings).lower_entry(orchestration);
+  return code;
+}
+
+std::string lowered_code_text(const runtime::LoweredCode& code) {
+  std::string s = "code " + code.function + ": " + std::to_string(code.instrs.size()) +
+                  " instructions, registers s" + std::to_string(code.num_scalars) + " t" +
+                  std::to_string(code.num_tiles) + " v" + std::to_string(code.num_views) + "\n";
+  s += "  params:";
+  for (std::size_t i = 0; i < code.param_regs.size(); ++i) {
+    s += std::string(" ") + code.param_files[i] + std::to_string(code.param_regs[i]);
+  }
+  s += "\n";
+  auto line = [&](const Instr& i, const std::string& label) {
+    s += label + runtime::opcode_name(i.op);
+    if (i.dst >= 0) s += " dst=" + std::to_string(i.dst);
+    if (i.a >= 0) s += " a=" + std::to_string(i.a);
+    if (i.b >= 0) s += " b=" + std::to_string(i.b);
+    if (i.c >= 0) s += " c=" + std::to_string(i.c);
+    if (i.sub) s += " sub=" + std::to_string(i.sub);
+    if (!i.idx.empty()) {
+      s += " idx=[";
+      for (std::size_t k = 0; k < i.idx.size(); ++k) s += (k ? "," : "") + std::to_string(i.idx[k]);
+      s += "]";
+    }
+    if (!i.shape.empty()) {
+      s += " shape=[";
+      for (std::size_t k = 0; k < i.shape.size(); ++k) s += (k ? "," : "") + std::to_string(i.shape[k]);
+      s += "]";
+    }
+    if (i.op == Opcode::Const) s += i.is_float ? " imm=" + std::to_string(i.fimm) : " imm=" + std::to_string(i.imm);
+    if (i.op == Opcode::Jump || i.op == Opcode::JumpIfZero || i.op == Opcode::JumpIfGe) {
+      s += " -> " + std::to_string(i.imm);
+    }
+    if (i.site >= 0) s += "    ; " + code.sites[i.site].function + ": " + code.sites[i.site].op;
+    s += "\n";
+  };
+  for (const auto& c : code.constants) line(c, "  const ");
+  for (std::size_t k = 0; k < code.instrs.size(); ++k) line(code.instrs[k], "  " + std::to_string(k) + ": ");
+  return s;
+}
+
+}  // namespace anyp::compiler

@@ -1,0 +1,19 @@
+// lower.hpp — pass 5: lower an orchestration function, with its incore
+// kernels inlined, to flat resumable code for the rank VM. Loops and
+// branches become jumps; builtin collectives expand into notify/wait
+// sequences (lower_collectives.hpp). Shared by every rank that runs it.
+//
+// Requires: checked functions (check_functions) and bound dims.
+#pragma once
+
+#include "ir/function.hpp"
+#include "runtime/lowered_code.hpp"
+
+namespace anyp::compiler {
+
+runtime::LoweredCode lower_orchestration(const ir::Function& orchestration,
+                                         const ir::DimBindings& bindings);
+// A readable listing of lowered code, one instruction per line.
+std::string lowered_code_text(const runtime::LoweredCode& code);
+
+}  // namespace anyp::compiler

@@ -1,0 +1,28 @@
+// pipeline.hpp — the compile pipeline and its cache:
+//   trace -> verify -> bind_dims -> check_functions -> specialize_host
+//         -> layout_windows -> lower  => Plan
+// Plans are cached per (host function, argument shapes/dtypes and scalar
+// values, device list, platform).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "anyp/compiled_program.hpp"
+#include "anyp/run_config.hpp"
+#include "compiler/plan.hpp"
+#include "frontend/function_def.hpp"
+
+namespace anyp::compiler {
+
+// Validates platform, devices and engine; throws ConfigError.
+void validate_config(const RunConfig& config);
+
+std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host,
+                                                 const std::vector<ArgRef>& args,
+                                                 const RunConfig& config);
+
+// Number of plans in the cache (for tests of caching).
+std::size_t plan_cache_size();
+
+}  // namespace anyp::compiler

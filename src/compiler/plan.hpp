@@ -1,0 +1,36 @@
+// plan.hpp — a program specialised for one P: everything the runtime needs
+// (lowered code, per-rank dispatch lists, window layout, the expected host
+// arguments) plus the texts of the compile artifact.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/function.hpp"
+#include "runtime/lowered_code.hpp"
+
+namespace anyp::detail {
+
+struct HostParamSpec {
+  std::string name;
+  bool is_tensor = true;
+  DType dtype = DType::FP32;
+  std::vector<std::int64_t> shape;  // tensors: the bound shape
+};
+
+struct Plan {
+  ir::Program program;  // symbolic
+  ir::DimBindings bindings;
+  std::string host_name;
+  std::int64_t world_size = 0;
+  std::vector<std::int64_t> device_ids;
+  std::string platform;
+  std::vector<HostParamSpec> host_params;
+  std::vector<runtime::WindowBuffer> buffers;
+  std::int64_t window_bytes = 0;  // per rank
+  std::vector<runtime::LoweredCode> codes;
+  std::vector<std::vector<runtime::Dispatch>> ranks;  // ranks[r]: dispatches in order
+};
+
+}  // namespace anyp::detail

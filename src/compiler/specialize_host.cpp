@@ -1,0 +1,286 @@
+// specialize_host.cpp — compile-time evaluation of the host function.
+#include "compiler/specialize_host.hpp"
+
+#include <map>
+#include <set>
+#include <variant>
+
+#include "anyp/errors.hpp"
+#include "runtime/scalar_math.hpp"
+
+namespace anyp::compiler {
+
+std::vector<std::int64_t> eval_shape(const std::vector<ir::Expr>& shape,
+                                     const ir::DimBindings& bindings, const std::string& context) {
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    ir::EvalResult r = ir::evaluate(shape[i], bindings);
+    if (!r.value || *r.value <= 0) {
+      std::string why = r.value ? "it is " + std::to_string(*r.value) : r.error;
+      throw CompileError("compile error: " + context + ", dim " + std::to_string(i) + ": extent " +
+                         ir::to_string(shape[i]) + " is not a positive exact integer (" + why +
+                         ")");
+    }
+    out.push_back(*r.value);
+  }
+  return out;
+}
+
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+struct TensorSlice {
+  std::int32_t param;
+  std::int64_t byte_offset;
+  std::vector<std::int64_t> shape;
+  DType dtype;
+};
+struct BufferRef {
+  std::int32_t id;
+};
+struct ViewRef {
+  std::int32_t buffer;
+  std::vector<std::int64_t> shape;
+  DType dtype;
+  ir::VarId made_by;  // the Window op's result var
+};
+using HostValue = std::variant<std::monostate, runtime::ScalarValue, TensorSlice, BufferRef, ViewRef>;
+
+class HostEvaluator {
+ public:
+  HostEvaluator(const ir::Function& host, const ir::DimBindings& bindings,
+                const std::vector<ArgRef>& args, std::int64_t world_size)
+      : host_(host), bindings_(bindings), world_size_(world_size), env_(host.vars.size()) {
+    result_.ranks.resize(static_cast<std::size_t>(world_size));
+    for (std::size_t i = 0; i < host.params.size(); ++i) {
+      const ir::Var& p = host.vars[host.params[i].var];
+      if (p.type.kind == ir::TypeKind::Scalar) {
+        env_[i] = args[i].is_int() ? runtime::int_scalar(args[i].int_value())
+                                   : runtime::float_scalar(args[i].float_value());
+      } else {
+        env_[i] = TensorSlice{static_cast<std::int32_t>(i), 0, args[i].tensor().shape(), p.type.dtype};
+      }
+    }
+  }
+
+  HostSpecialization run() {
+    block(host_.body);
+    for (std::size_t b = 0; b < result_.buffers.size(); ++b) {
+      if (!viewed_.count(static_cast<std::int32_t>(b))) {
+        fail("window buffer '" + result_.buffers[b].name +
+             "' is allocated but never viewed with pld::window (dead allocation)");
+      }
+    }
+    for (const auto& [var, buffer] : views_made_) {
+      if (!views_dispatched_.count(var)) {
+        fail("a pld::window view of buffer '" + result_.buffers[buffer].name +
+             "' is never passed to a dispatch");
+      }
+    }
+    return std::move(result_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw CompileError("compile error: function '" + host_.name + "' (host): " + what);
+  }
+
+  std::string var_name(ir::VarId v) const {
+    return host_.vars[v].name.empty() ? "%" + std::to_string(v) : "'" + host_.vars[v].name + "'";
+  }
+
+  runtime::ScalarValue scalar(const ir::Operand& o, const std::string& op) {
+    if (o.is_var()) {
+      if (auto* s = std::get_if<runtime::ScalarValue>(&env_[o.var])) return *s;
+      fail(op + ": " + var_name(o.var) + " is not a scalar");
+    }
+    if (o.is_float_imm) return runtime::float_scalar(o.float_imm);
+    ir::EvalResult r = ir::evaluate(o.int_imm, bindings_);
+    if (!r.value) fail(op + ": " + ir::to_string(o.int_imm) + ": " + r.error);
+    return runtime::int_scalar(*r.value);
+  }
+
+  void block(const ir::Block& b) {
+    for (const ir::Stmt& s : b) {
+      if (const auto* op = std::get_if<ir::Op>(&s.node)) {
+        this->op(*op);
+      } else if (const auto* f = std::get_if<ir::ForStmt>(&s.node)) {
+        const std::int64_t start = scalar(f->start, "pl.range").as_int();
+        const std::int64_t stop = scalar(f->stop, "pl.range").as_int();
+        ++loop_depth_;
+        for (std::int64_t i = start; i < stop; ++i) {
+          env_[f->iv] = runtime::int_scalar(i);
+          block(f->body);
+        }
+        --loop_depth_;
+      } else if (const auto* c = std::get_if<ir::IfStmt>(&s.node)) {
+        block(scalar(c->cond, "pl.if_").as_double() != 0 ? c->then_body : c->else_body);
+      }
+    }
+  }
+
+  void op(const ir::Op& op) {
+    const std::string name = ir::op_display_name(op);
+    switch (op.kind) {
+      case ir::OpKind::Const: env_[op.result] = scalar(op.args[0], name); return;
+      case ir::OpKind::Assign:
+        env_[op.result] = op.args[0].is_var() ? env_[op.args[0].var] : HostValue(scalar(op.args[0], name));
+        return;
+      case ir::OpKind::ScalarBinary: {
+        std::string error;
+        auto v = runtime::scalar_binary(static_cast<ir::BinaryOp>(op.attr), scalar(op.args[0], name),
+                                        scalar(op.args[1], name), host_.vars[op.result].type.dtype, &error);
+        if (!v) fail("scalar " + std::string(ir::binary_op_name(static_cast<ir::BinaryOp>(op.attr))) + ": " + error);
+        env_[op.result] = *v;
+        return;
+      }
+      case ir::OpKind::ScalarNot:
+        env_[op.result] = runtime::int_scalar(scalar(op.args[0], name).as_double() == 0);
+        return;
+      case ir::OpKind::ScalarCast: env_[op.result] = runtime::scalar_cast(scalar(op.args[0], name), op.dtype); return;
+      case ir::OpKind::Index: return index(op);
+      case ir::OpKind::AllocWindow: return alloc(op);
+      case ir::OpKind::Window: return window(op);
+      case ir::OpKind::WorldSize: return;
+      case ir::OpKind::GetCommCtx: env_[op.result] = std::monostate{}; return;
+      case ir::OpKind::Call: return call(op);
+      default: fail("op " + name + " cannot run at the host level");
+    }
+  }
+
+  void index(const ir::Op& op) {
+    auto* t = std::get_if<TensorSlice>(&env_[op.args[0].var]);
+    if (!t) fail("x[r]: " + var_name(op.args[0].var) + " is not a host tensor");
+    const std::int64_t i = scalar(op.args[1], "x[r]").as_int();
+    const std::string what = op.args[0].var < static_cast<ir::VarId>(host_.params.size())
+                                 ? "parameter " + var_name(op.args[0].var)
+                                 : var_name(op.args[0].var);
+    if (i < 0 || i >= t->shape[0]) {
+      fail("x[r]: index " + std::to_string(i) + " is out of range for dim 0 of " + what + " " +
+           shape_text(t->shape) + " (extent " + std::to_string(t->shape[0]) + ", P = " +
+           std::to_string(world_size_) + ")");
+    }
+    std::int64_t inner = static_cast<std::int64_t>(dtype_bytes(t->dtype));
+    for (std::size_t d = 1; d < t->shape.size(); ++d) inner *= t->shape[d];
+    TensorSlice s{t->param, t->byte_offset + i * inner, {t->shape.begin() + 1, t->shape.end()}, t->dtype};
+    env_[op.result] = std::move(s);
+  }
+
+  void alloc(const ir::Op& op) {
+    if (loop_depth_ > 0) {
+      fail("pld.alloc_window_buffer '" + op.name +
+           "' is inside a loop: symmetric memory needs one allocation per host call, shared by "
+           "all ranks; allocate above the rank loop");
+    }
+    for (const auto& b : result_.buffers) {
+      if (b.name == op.name) fail("window buffer '" + op.name + "' is allocated twice");
+    }
+    auto shape = eval_shape(op.shape, bindings_, "function '" + host_.name + "' (host), op pld.alloc_window_buffer '" + op.name + "'");
+    std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(op.dtype));
+    for (auto e : shape) bytes *= e;
+    runtime::WindowBuffer b;
+    b.name = op.name;
+    b.used = bytes;
+    result_.buffers.push_back(b);
+    env_[op.result] = BufferRef{static_cast<std::int32_t>(result_.buffers.size() - 1)};
+  }
+
+  void window(const ir::Op& op) {
+    auto* b = std::get_if<BufferRef>(&env_[op.args[0].var]);
+    if (!b) fail("pld.window: " + var_name(op.args[0].var) + " is not a window buffer");
+    const auto& buf = result_.buffers[b->id];
+    auto shape = eval_shape(op.shape, bindings_, "function '" + host_.name + "' (host), op pld.window of '" + buf.name + "'");
+    std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(op.dtype));
+    for (auto e : shape) bytes *= e;
+    if (bytes > buf.used) {
+      fail("pld.window: a view " + shape_text(shape) + " " + std::string(dtype_name(op.dtype)) +
+           " (" + std::to_string(bytes) + " B) does not fit window buffer '" + buf.name + "' (" +
+           std::to_string(buf.used) + " B)");
+    }
+    viewed_.insert(b->id);
+    views_made_[op.result] = b->id;
+    env_[op.result] = ViewRef{b->id, std::move(shape), op.dtype, op.result};
+  }
+
+  void call(const ir::Op& op) {
+    const ir::Function& callee = *op.callee;
+    const std::size_t nargs = op.args.size() - 1;  // the verifier ensured a device
+    const std::int64_t rank = scalar(op.args.back(), "pl.device").as_int();
+    const std::string what = "dispatch of '" + callee.name + "'";
+    if (rank < 0 || rank >= world_size_) {
+      fail(what + ": pl::device(" + std::to_string(rank) + ") is out of range for P = " +
+           std::to_string(world_size_));
+    }
+    HostDispatch d;
+    d.callee = &callee;
+    for (std::size_t i = 0; i < nargs; ++i) {
+      const ir::Var& param = callee.vars[callee.params[i].var];
+      const std::string arg_what = what + ", argument " + std::to_string(i) + " ('" + param.name + "')";
+      auto expect = [&](const std::vector<std::int64_t>& shape, DType dtype, const char* kind) {
+        auto want = eval_shape(param.type.shape, bindings_,
+                               "function '" + callee.name + "' (" + ir::level_name(callee.level) +
+                                   "), parameter '" + param.name + "'");
+        if (want != shape || dtype != param.type.dtype) {
+          fail(arg_what + ": expected " + ir::type_kind_name(param.type.kind) + shape_text(want) + " " +
+               std::string(dtype_name(param.type.dtype)) + ", got " + kind + shape_text(shape) + " " +
+               std::string(dtype_name(dtype)));
+        }
+      };
+      runtime::ArgBinding a;
+      const ir::Operand& o = op.args[i];
+      const HostValue& v = o.is_var() ? env_[o.var] : HostValue(scalar(o, what));
+      if (const auto* t = std::get_if<TensorSlice>(&v)) {
+        if (param.type.kind != ir::TypeKind::Tensor) fail(arg_what + ": expected a window view, got a host tensor");
+        expect(t->shape, t->dtype, "Tensor");
+        a.kind = runtime::ArgBinding::Kind::HostTensor;
+        a.host_param = t->param;
+        a.byte_offset = t->byte_offset;
+        a.dtype = t->dtype;
+        a.shape = t->shape;
+      } else if (const auto* w = std::get_if<ViewRef>(&v)) {
+        if (param.type.kind != ir::TypeKind::DistTensor) fail(arg_what + ": expected a tensor, got a window view");
+        expect(w->shape, w->dtype, "DistributedTensor");
+        views_dispatched_.insert(w->made_by);
+        a.kind = runtime::ArgBinding::Kind::Window;
+        a.buffer = w->buffer;
+        a.dtype = w->dtype;
+        a.shape = w->shape;
+      } else if (const auto* s = std::get_if<runtime::ScalarValue>(&v)) {
+        if (param.type.kind != ir::TypeKind::Scalar) fail(arg_what + ": expected a tensor, got a scalar");
+        runtime::ScalarValue c = runtime::scalar_cast(*s, param.type.dtype);
+        a.kind = c.is_float ? runtime::ArgBinding::Kind::Float : runtime::ArgBinding::Kind::Int;
+        a.int_value = c.i;
+        a.float_value = c.f;
+        a.dtype = param.type.dtype;
+      } else {
+        fail(arg_what + ": this value cannot be passed to a device");
+      }
+      d.args.push_back(std::move(a));
+    }
+    result_.ranks[static_cast<std::size_t>(rank)].push_back(std::move(d));
+  }
+
+  const ir::Function& host_;
+  const ir::DimBindings& bindings_;
+  std::int64_t world_size_;
+  std::vector<HostValue> env_;
+  HostSpecialization result_;
+  int loop_depth_ = 0;
+  std::set<std::int32_t> viewed_;
+  std::map<ir::VarId, std::int32_t> views_made_;
+  std::set<ir::VarId> views_dispatched_;
+};
+
+}  // namespace
+
+HostSpecialization specialize_host(const ir::Function& host, const ir::DimBindings& bindings,
+                                   const std::vector<ArgRef>& args, std::int64_t world_size) {
+  return HostEvaluator(host, bindings, args, world_size).run();
+}
+
+}  // namespace anyp::compiler

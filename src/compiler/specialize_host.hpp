@@ -1,0 +1,37 @@
+// specialize_host.hpp — pass 2: run the host function at compile time for
+// one P. Its rank loop unrolls into a dispatch list (rank r -> orchestration
+// function + argument bindings); window buffers become allocation requests.
+//
+// Requires: dims bound (bind_dims). Guarantees: every dispatch targets a rank
+// in [0, P), every x[r] is in range, every argument matches its parameter's
+// bound type, buffers are allocated once (not in a loop), every buffer is
+// viewed and every view reaches a dispatch — else a CompileError.
+#pragma once
+
+#include <vector>
+
+#include "anyp/compiled_program.hpp"
+#include "ir/function.hpp"
+#include "runtime/lowered_code.hpp"
+
+namespace anyp::compiler {
+
+struct HostDispatch {
+  const ir::Function* callee = nullptr;
+  std::vector<runtime::ArgBinding> args;
+};
+
+struct HostSpecialization {
+  std::vector<runtime::WindowBuffer> buffers;  // offsets not yet assigned
+  std::vector<std::vector<HostDispatch>> ranks;
+};
+
+HostSpecialization specialize_host(const ir::Function& host, const ir::DimBindings& bindings,
+                                   const std::vector<ArgRef>& args, std::int64_t world_size);
+
+// Evaluates a shape; throws CompileError "<context>, dim i: ..." when an
+// extent is not a positive exact integer.
+std::vector<std::int64_t> eval_shape(const std::vector<ir::Expr>& shape,
+                                     const ir::DimBindings& bindings, const std::string& context);
+
+}  // namespace anyp::compiler

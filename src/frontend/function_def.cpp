@@ -1,0 +1,147 @@
+// function_def.cpp — lazy tracing of pl::jit functions and call recording.
+#include "frontend/function_def.hpp"
+
+#include "anyp/errors.hpp"
+#include "frontend/trace.hpp"
+#include "ir/printer.hpp"
+#include "ir/verifier.hpp"
+
+namespace anyp::detail {
+
+namespace {
+
+ir::Level to_ir_level(Level l) {
+  switch (l) {
+    case Level::Host: return ir::Level::Host;
+    case Level::Orchestration: return ir::Level::Orchestration;
+    case Level::Incore: return ir::Level::Incore;
+  }
+  return ir::Level::Incore;
+}
+
+ir::Intent to_ir_intent(pl::Intent i) {
+  switch (i) {
+    case pl::Intent::In: return ir::Intent::In;
+    case pl::Intent::Out: return ir::Intent::Out;
+    case pl::Intent::InOut: return ir::Intent::InOut;
+  }
+  return ir::Intent::In;
+}
+
+std::string param_list(const ir::Function& fn) {
+  std::string s;
+  for (const auto& p : fn.params) s += (s.empty() ? "" : ", ") + fn.vars[p.var].name;
+  return s;
+}
+
+}  // namespace
+
+ir::Type type_from_spec(const pl::TypeSpec& spec) {
+  std::vector<ir::Expr> shape;
+  for (const pl::Dim& d : spec.shape) shape.push_back(d.node());
+  switch (spec.kind) {
+    case pl::TypeSpec::Kind::Tensor: return ir::shaped_type(ir::TypeKind::Tensor, shape, spec.dtype);
+    case pl::TypeSpec::Kind::DistributedTensor:
+      return ir::shaped_type(ir::TypeKind::DistTensor, shape, spec.dtype);
+    case pl::TypeSpec::Kind::Scalar: return ir::scalar_type(spec.dtype);
+  }
+  return ir::scalar_type(spec.dtype);
+}
+
+FunctionDef::FunctionDef(std::string name, ir::Level level, std::vector<pl::Param> params,
+                         std::size_t body_arity, BodyFn body)
+    : name_(std::move(name)),
+      level_(level),
+      params_(std::move(params)),
+      body_arity_(body_arity),
+      body_(std::move(body)) {}
+
+std::shared_ptr<const ir::Function> FunctionDef::ir() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!traced_ && error_.empty()) {
+    try {
+      traced_ = trace();
+    } catch (const CompileError& e) {
+      error_ = e.what();
+    }
+  }
+  if (!error_.empty()) throw CompileError(error_);
+  return traced_;
+}
+
+std::shared_ptr<const ir::Function> FunctionDef::trace() const {
+  Trace trace(name_, level_);
+  if (body_arity_ != params_.size()) {
+    trace.fail("declares " + std::to_string(params_.size()) + " parameters but its body takes " +
+               std::to_string(body_arity_));
+  }
+  std::vector<VarRef> refs;
+  for (const pl::Param& p : params_) {
+    for (const auto& q : params_) {
+      if (&q != &p && q.name == p.name) trace.fail("parameter '" + p.name + "' is declared twice");
+    }
+    ir::VarId v = trace.new_var(type_from_spec(p.type), p.name);
+    trace.add_param(v, to_ir_intent(p.intent));
+    refs.push_back(trace.ref(v));
+  }
+  body_(refs);
+  auto fn = std::make_shared<ir::Function>(trace.finish());
+  ir::verify_function(*fn);
+  return fn;
+}
+
+std::shared_ptr<FunctionDef> make_function(std::string name, Level level,
+                                           std::vector<pl::Param> params,
+                                           std::size_t body_arity, BodyFn body) {
+  return std::make_shared<FunctionDef>(std::move(name), to_ir_level(level), std::move(params),
+                                       body_arity, std::move(body));
+}
+
+void record_call(const FunctionDef& callee_def, const std::vector<CallArg>& args) {
+  const std::string what = "call of '" + callee_def.name() + "'";
+  Trace& t = Trace::current(what);
+  std::shared_ptr<const ir::Function> callee = callee_def.ir();
+  ir::Op op;
+  op.kind = ir::OpKind::Call;
+  op.callee = callee;
+  std::size_t n = args.size();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind == CallArg::Kind::Device) {
+      if (i + 1 != args.size()) t.fail(what + ": pl::device(r) must be the last argument");
+      op.has_device = true;
+      n = i;
+    }
+  }
+  if (n != callee->params.size()) {
+    t.fail(what + ": expects " + std::to_string(callee->params.size()) + " arguments (" +
+           param_list(*callee) + "), got " + std::to_string(n));
+  }
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const CallArg& a = args[i];
+    if (a.kind == CallArg::Kind::Device) {
+      op.args.push_back(t.operand(a.imm, what));
+      continue;
+    }
+    ir::Operand o = a.kind == CallArg::Kind::Var ? ir::Operand::of_var(t.id_of(a.var, what))
+                                                 : t.operand(a.imm, what);
+    const ir::Var& param = callee->vars[callee->params[i].var];
+    const ir::Type got = t.operand_type(o);
+    if (got.kind != param.type.kind) {
+      t.fail(what + ": argument " + std::to_string(i) + " ('" + param.name + "') must be " +
+             ir::to_string(param.type) + ", got " + ir::to_string(got) +
+             (param.type.kind == ir::TypeKind::DistTensor || got.kind == ir::TypeKind::DistTensor
+                  ? " (a window view and a plain tensor are distinct types)"
+                  : ""));
+    }
+    op.args.push_back(o);
+  }
+  t.emit(std::move(op));
+}
+
+std::string function_ir_text(const FunctionDef& fn) {
+  return ir::print_program(ir::collect_program(fn.ir()));
+}
+
+const std::string& function_name(const FunctionDef& fn) { return fn.name(); }
+
+}  // namespace anyp::detail

@@ -1,0 +1,55 @@
+// op_recording.cpp — shared checks used while recording pl/pld ops.
+#include "frontend/op_recording.hpp"
+
+namespace anyp::detail {
+
+ir::VarId expect_kind(Trace& t, const pl::Handle& h, std::string_view op, std::string_view role,
+                      std::initializer_list<ir::TypeKind> kinds) {
+  ir::VarId v = t.id_of(h.var(), op);
+  const ir::Type& ty = t.type_of(v);
+  for (ir::TypeKind k : kinds) {
+    if (ty.kind == k) return v;
+  }
+  std::string want;
+  for (ir::TypeKind k : kinds) {
+    if (!want.empty()) want += " or ";
+    want += k == ir::TypeKind::DistTensor ? "a DistributedTensor (window view)"
+                                          : std::string("a ") + ir::type_kind_name(k);
+  }
+  t.fail(std::string(op) + ": " + std::string(role) + " must be " + want + ", got " +
+         ir::to_string(ty));
+}
+
+std::vector<ir::Operand> index_operands(Trace& t, const pl::Index& index, std::size_t rank,
+                                        std::string_view op, std::string_view role) {
+  if (index.size() != rank) {
+    t.fail(std::string(op) + ": " + std::string(role) + " has " + std::to_string(index.size()) +
+           " entries, but the tensor has " + std::to_string(rank) + " dims");
+  }
+  std::vector<ir::Operand> out;
+  for (const pl::ScalarArg& a : index) {
+    ir::Operand o = t.operand(a, op);
+    if (anyp::dtype_is_float(t.operand_type(o).dtype)) {
+      t.fail(std::string(op) + ": " + std::string(role) + " must be integers");
+    }
+    out.push_back(o);
+  }
+  return out;
+}
+
+std::vector<ir::Expr> shape_exprs(const pl::Shape& shape) {
+  std::vector<ir::Expr> out;
+  for (const pl::Dim& d : shape) out.push_back(d.node());
+  return out;
+}
+
+void expect_writable(Trace& t, ir::VarId v, std::string_view op) {
+  const ir::Function& fn = t.function();
+  if (static_cast<std::size_t>(v) < fn.params.size() && fn.params[v].intent == ir::Intent::In &&
+      fn.vars[v].type.kind == ir::TypeKind::Tensor) {
+    t.fail(std::string(op) + " writes parameter '" + fn.vars[v].name +
+           "', which is declared pl::In; declare it pl::Out or pl::InOut");
+  }
+}
+
+}  // namespace anyp::detail

@@ -1,0 +1,25 @@
+// op_recording.hpp — shared checks used while recording pl/pld ops: the
+// kind of a handle's variable, index lists, and result variables.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "anyp/pl.hpp"
+#include "frontend/trace.hpp"
+
+namespace anyp::detail {
+
+// The variable of `h`, checked to be of one of `kinds` (else a CompileError
+// naming the op, the role and the actual type).
+ir::VarId expect_kind(Trace& t, const pl::Handle& h, std::string_view op, std::string_view role,
+                      std::initializer_list<ir::TypeKind> kinds);
+// Offsets/indices, checked to have as many entries as `rank`.
+std::vector<ir::Operand> index_operands(Trace& t, const pl::Index& index, std::size_t rank,
+                                        std::string_view op, std::string_view role);
+std::vector<ir::Expr> shape_exprs(const pl::Shape& shape);
+// A parameter declared pl::In may not be written.
+void expect_writable(Trace& t, ir::VarId v, std::string_view op);
+
+}  // namespace anyp::detail

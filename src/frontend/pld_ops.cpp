@@ -1,0 +1,268 @@
+// pld_ops.cpp — recording of the distributed ops: window buffers and views,
+// the comm context, signals, one-sided RMA and the builtin barrier.
+#include "anyp/pld.hpp"
+#include "frontend/op_recording.hpp"
+#include "frontend/trace.hpp"
+
+namespace pld {
+
+using anyp::detail::expect_kind;
+using anyp::detail::index_operands;
+using anyp::detail::Trace;
+namespace ir = anyp::ir;
+
+static_assert(static_cast<int>(NotifyOp::Set) == static_cast<int>(ir::NotifyKind::Set));
+static_assert(static_cast<int>(WaitCmp::Le) == static_cast<int>(ir::WaitKind::Le));
+static_assert(static_cast<int>(AtomicType::Add) == static_cast<int>(ir::AtomicKind::Add));
+
+namespace {
+const auto kMemory = {ir::TypeKind::Tensor, ir::TypeKind::DistTensor};
+const auto kWindow = {ir::TypeKind::DistTensor};
+
+ir::VarId expect_signal(Trace& t, const pl::Value& signal, std::string_view op) {
+  ir::VarId v = expect_kind(t, signal, op, "the signal", kWindow);
+  if (t.type_of(v).dtype != pl::INT32) {
+    t.fail(std::string(op) + ": the signal must be INT32, got " + ir::to_string(t.type_of(v)));
+  }
+  return v;
+}
+
+ir::Operand peer_operand(Trace& t, const pl::ScalarArg& peer, std::string_view op) {
+  ir::Operand o = t.operand(peer, op);
+  if (anyp::dtype_is_float(t.operand_type(o).dtype)) t.fail(std::string(op) + ": peer must be an integer");
+  return o;
+}
+
+int alloc_counter(Trace& t) {
+  int n = 0;
+  for (const auto& v : t.function().vars) n += v.type.kind == ir::TypeKind::WindowBuffer;
+  return n;
+}
+
+}  // namespace
+
+pl::TypeSpec DistributedTensor(pl::Shape shape, pl::DType dtype) {
+  return pl::TypeSpec{pl::TypeSpec::Kind::DistributedTensor, std::move(shape), dtype};
+}
+
+pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype) {
+  Trace& t = Trace::current("pld.alloc_window_buffer");
+  ir::Op op;
+  op.kind = ir::OpKind::AllocWindow;
+  op.name = std::move(name);
+  op.shape = anyp::detail::shape_exprs(shape);
+  op.dtype = dtype;
+  op.result = t.new_var(ir::shaped_type(ir::TypeKind::WindowBuffer, op.shape, dtype));
+  ir::VarId res = op.result;
+  t.emit(std::move(op));
+  return pl::Value(t.ref(res));
+}
+
+pl::Value alloc_window_buffer(std::string name, const pl::Dim& bytes) {
+  return alloc_window_buffer(std::move(name), pl::Shape{bytes}, pl::INT8);
+}
+
+pl::Value alloc_window_buffer(pl::Shape shape, pl::DType dtype) {
+  Trace& t = Trace::current("pld.alloc_window_buffer");
+  return alloc_window_buffer("buf" + std::to_string(alloc_counter(t)), std::move(shape), dtype);
+}
+
+pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype) {
+  Trace& t = Trace::current("pld.window");
+  ir::VarId buf = expect_kind(t, buffer, "pld.window", "the buffer", {ir::TypeKind::WindowBuffer});
+  ir::Op op;
+  op.kind = ir::OpKind::Window;
+  op.args = {ir::Operand::of_var(buf)};
+  op.shape = anyp::detail::shape_exprs(shape);
+  op.dtype = dtype;
+  op.result = t.new_var(ir::shaped_type(ir::TypeKind::DistTensor, op.shape, dtype));
+  ir::VarId res = op.result;
+  t.emit(std::move(op));
+  return pl::Value(t.ref(res));
+}
+
+pl::Dim world_size() {
+  if (Trace* t = Trace::active()) {
+    ir::Op op;
+    op.kind = ir::OpKind::WorldSize;
+    t->emit(std::move(op));
+  }
+  return pl::Dim(ir::world_size_dim());
+}
+
+CommCtx get_comm_ctx(const pl::Value& window_view) {
+  Trace& t = Trace::current("pld.get_comm_ctx");
+  ir::VarId w = expect_kind(t, window_view, "pld.get_comm_ctx", "the argument", kWindow);
+  ir::Op op;
+  op.kind = ir::OpKind::GetCommCtx;
+  op.args = {ir::Operand::of_var(w)};
+  op.result = t.new_var(ir::Type{ir::TypeKind::CommCtx, pl::INT32, {}});
+  ir::VarId res = op.result;
+  t.emit(std::move(op));
+  return CommCtx(t.ref(res));
+}
+
+namespace {
+pl::Scalar ctx_query(ir::OpKind kind, const CommCtx& ctx) {
+  const char* name = ir::op_kind_name(kind);
+  Trace& t = Trace::current(name);
+  ir::VarId c = expect_kind(t, ctx, name, "the argument", {ir::TypeKind::CommCtx});
+  ir::Op op;
+  op.kind = kind;
+  op.args = {ir::Operand::of_var(c)};
+  op.result = t.new_var(ir::scalar_type(pl::INT32));
+  ir::VarId res = op.result;
+  t.emit(std::move(op));
+  return pl::Scalar(t.ref(res));
+}
+}  // namespace
+
+pl::Scalar rank(const CommCtx& ctx) { return ctx_query(ir::OpKind::Rank, ctx); }
+pl::Scalar nranks(const CommCtx& ctx) { return ctx_query(ir::OpKind::NRanks, ctx); }
+
+namespace system {
+
+void notify(const pl::Value& signal, const pl::ScalarArg& peer, pl::Index offsets,
+            const pl::ScalarArg& value, NotifyOp nop) {
+  const char* name = "pld.system.notify";
+  Trace& t = Trace::current(name);
+  ir::VarId s = expect_signal(t, signal, name);
+  ir::Op op;
+  op.kind = ir::OpKind::Notify;
+  op.attr = static_cast<int>(nop);
+  op.args = {ir::Operand::of_var(s), peer_operand(t, peer, name), t.operand(value, name)};
+  for (auto& o : index_operands(t, offsets, t.type_of(s).shape.size(), name, "offsets")) op.args.push_back(o);
+  t.emit(std::move(op));
+}
+
+void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expected, WaitCmp cmp) {
+  const char* name = "pld.system.wait";
+  Trace& t = Trace::current(name);
+  ir::VarId s = expect_signal(t, signal, name);
+  ir::Op op;
+  op.kind = ir::OpKind::Wait;
+  op.attr = static_cast<int>(cmp);
+  op.args = {ir::Operand::of_var(s), t.operand(expected, name)};
+  for (auto& o : index_operands(t, offsets, t.type_of(s).shape.size(), name, "offsets")) op.args.push_back(o);
+  t.emit(std::move(op));
+}
+
+}  // namespace system
+
+namespace tensor {
+namespace {
+
+void transfer(ir::OpKind kind, const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
+              const pl::Index* dst_offsets, const pl::Index* src_offsets, const pl::Shape* shape,
+              AtomicType atomic) {
+  const bool is_put = kind == ir::OpKind::Put;
+  const char* name = ir::op_kind_name(kind);
+  Trace& t = Trace::current(name);
+  ir::VarId d = expect_kind(t, dst, name, "the destination", is_put ? kWindow : kMemory);
+  ir::VarId s = expect_kind(t, src, name, "the source", is_put ? kMemory : kWindow);
+  if (is_put || kind == ir::OpKind::Get) anyp::detail::expect_writable(t, d, name);
+  const ir::Type& dt = t.type_of(d);
+  const ir::Type& st = t.type_of(s);
+  if (dt.dtype != st.dtype) {
+    t.fail(std::string(name) + ": dtype mismatch: destination " + ir::to_string(dt) +
+           ", source " + ir::to_string(st));
+  }
+  ir::Op op;
+  op.kind = kind;
+  op.attr = static_cast<int>(atomic);
+  op.args = {ir::Operand::of_var(d), peer_operand(t, peer, name), ir::Operand::of_var(s)};
+  if (shape) {
+    auto dofs = index_operands(t, *dst_offsets, dt.shape.size(), name, "dst_offsets");
+    auto sofs = index_operands(t, *src_offsets, st.shape.size(), name, "src_offsets");
+    if (shape->size() != dt.shape.size() || shape->size() != st.shape.size()) {
+      t.fail(std::string(name) + ": the region shape has " + std::to_string(shape->size()) +
+             " dims; destination and source have " + std::to_string(dt.shape.size()) + " and " +
+             std::to_string(st.shape.size()));
+    }
+    op.count = static_cast<int>(dofs.size());
+    op.args.insert(op.args.end(), dofs.begin(), dofs.end());
+    op.args.insert(op.args.end(), sofs.begin(), sofs.end());
+    op.shape = anyp::detail::shape_exprs(*shape);
+  } else if (dt.shape.size() != st.shape.size()) {
+    t.fail(std::string(name) + ": destination " + ir::to_string(dt) + " and source " +
+           ir::to_string(st) + " differ in rank; use the region form");
+  }
+  t.emit(std::move(op));
+}
+
+}  // namespace
+
+void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src, AtomicType atomic) {
+  transfer(ir::OpKind::Put, dst, peer, src, nullptr, nullptr, nullptr, atomic);
+}
+void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
+         pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape, AtomicType atomic) {
+  transfer(ir::OpKind::Put, dst, peer, src, &dst_offsets, &src_offsets, &shape, atomic);
+}
+void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src, AtomicType atomic) {
+  transfer(ir::OpKind::Get, dst, peer, src, nullptr, nullptr, nullptr, atomic);
+}
+void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
+         pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape, AtomicType atomic) {
+  transfer(ir::OpKind::Get, dst, peer, src, &dst_offsets, &src_offsets, &shape, atomic);
+}
+
+pl::Value barrier(const pl::Value& signal) {
+  const char* name = "pld.tensor.barrier";
+  Trace& t = Trace::current(name);
+  ir::VarId s = expect_signal(t, signal, name);
+  ir::Op op;
+  op.kind = ir::OpKind::Barrier;
+  op.args = {ir::Operand::of_var(s)};
+  op.result = s;
+  t.emit(std::move(op));
+  return pl::Value(t.ref(s));
+}
+
+}  // namespace tensor
+
+namespace tile {
+
+pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
+                     pl::Shape shape) {
+  const char* name = "pld.tile.remote_load";
+  Trace& t = Trace::current(name);
+  ir::VarId w = expect_kind(t, window_view, name, "the source", kWindow);
+  const ir::Type& wt = t.type_of(w);
+  if (shape.size() != wt.shape.size()) {
+    t.fail(std::string(name) + ": the tile shape has " + std::to_string(shape.size()) +
+           " dims, but the window has " + std::to_string(wt.shape.size()));
+  }
+  ir::Op op;
+  op.kind = ir::OpKind::RemoteLoad;
+  op.args = {ir::Operand::of_var(w), peer_operand(t, peer, name)};
+  for (auto& o : index_operands(t, offsets, wt.shape.size(), name, "offsets")) op.args.push_back(o);
+  op.shape = anyp::detail::shape_exprs(shape);
+  op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tile, op.shape, wt.dtype));
+  ir::VarId res = op.result;
+  t.emit(std::move(op));
+  return pl::Tile(t.ref(res));
+}
+
+void remote_store(const pl::Tile& tile, const pl::Value& window_view, const pl::ScalarArg& peer,
+                  pl::Index offsets, AtomicType atomic) {
+  const char* name = "pld.tile.remote_store";
+  Trace& t = Trace::current(name);
+  ir::VarId tv = expect_kind(t, tile, name, "the stored value", {ir::TypeKind::Tile});
+  ir::VarId w = expect_kind(t, window_view, name, "the target", kWindow);
+  const ir::Type& wt = t.type_of(w);
+  if (t.type_of(tv).dtype != wt.dtype) {
+    t.fail(std::string(name) + ": dtype mismatch: a " +
+           std::string(anyp::dtype_name(t.type_of(tv).dtype)) + " tile stored into " +
+           ir::to_string(wt));
+  }
+  ir::Op op;
+  op.kind = ir::OpKind::RemoteStore;
+  op.attr = static_cast<int>(atomic);
+  op.args = {ir::Operand::of_var(tv), ir::Operand::of_var(w), peer_operand(t, peer, name)};
+  for (auto& o : index_operands(t, offsets, wt.shape.size(), name, "offsets")) op.args.push_back(o);
+  t.emit(std::move(op));
+}
+
+}  // namespace tile
+}  // namespace pld

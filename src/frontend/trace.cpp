@@ -1,0 +1,87 @@
+// trace.cpp — the thread-local stack of active traces and op recording.
+#include "frontend/trace.hpp"
+
+#include "anyp/errors.hpp"
+
+namespace anyp::detail {
+namespace {
+thread_local std::vector<Trace*> active_traces;
+}
+
+Trace::Trace(std::string name, ir::Level level) {
+  fn_.name = std::move(name);
+  fn_.level = level;
+  blocks_.emplace_back();
+  active_traces.push_back(this);
+}
+
+Trace::~Trace() { active_traces.pop_back(); }
+
+Trace* Trace::active() { return active_traces.empty() ? nullptr : active_traces.back(); }
+
+Trace& Trace::current(std::string_view op) {
+  if (active_traces.empty()) {
+    throw CompileError("compile error: " + std::string(op) +
+                       " used outside a traced function body (pl::jit::host, "
+                       "pl::jit::orchestration or pl::jit::incore)");
+  }
+  return *active_traces.back();
+}
+
+ir::VarId Trace::new_var(ir::Type type, std::string name) {
+  fn_.vars.push_back(ir::Var{std::move(name), std::move(type)});
+  return static_cast<ir::VarId>(fn_.vars.size() - 1);
+}
+
+ir::VarId Trace::id_of(VarRef v, std::string_view op) const {
+  if (!v.valid()) fail(std::string(op) + ": a moved-from or empty handle was used");
+  if (v.owner != this) {
+    fail(std::string(op) +
+         ": a value of another function was used; pass it as a parameter instead of capturing it");
+  }
+  return v.id;
+}
+
+ir::Type Trace::operand_type(const ir::Operand& o) const {
+  if (o.is_var()) return type_of(o.var);
+  return ir::scalar_type(o.is_float_imm ? DType::FP32 : DType::INT32);
+}
+
+ir::Operand Trace::operand(const pl::ScalarArg& arg, std::string_view op) const {
+  switch (arg.kind()) {
+    case pl::ScalarArg::Kind::Var: {
+      ir::VarId id = id_of(arg.var(), op);
+      if (type_of(id).kind != ir::TypeKind::Scalar) {
+        fail(std::string(op) + ": expected a scalar, got " + ir::to_string(type_of(id)));
+      }
+      return ir::Operand::of_var(id);
+    }
+    case pl::ScalarArg::Kind::Int: return ir::Operand::of_int(arg.int_expr());
+    case pl::ScalarArg::Kind::Float: return ir::Operand::of_float(arg.float_value());
+  }
+  return {};
+}
+
+void Trace::emit(ir::Op op) { blocks_.back().push_back(ir::Stmt{std::move(op)}); }
+void Trace::emit_stmt(ir::Stmt stmt) { blocks_.back().push_back(std::move(stmt)); }
+void Trace::push_block() { blocks_.emplace_back(); }
+
+ir::Block Trace::pop_block() {
+  ir::Block b = std::move(blocks_.back());
+  blocks_.pop_back();
+  return b;
+}
+
+void Trace::fail(const std::string& what) const {
+  throw CompileError("compile error: function '" + fn_.name + "' (" + ir::level_name(fn_.level) +
+                     "): " + what);
+}
+
+ir::Function Trace::finish() {
+  fn_.body = std::move(blocks_.front());
+  blocks_.clear();
+  blocks_.emplace_back();
+  return std::move(fn_);
+}
+
+}  // namespace anyp::detail

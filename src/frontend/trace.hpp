@@ -1,0 +1,50 @@
+// trace.hpp — the recorder behind pl:: and pld::. While a body lambda runs,
+// a Trace is active on this thread; every pl/pld call appends an op to its
+// innermost open block. Traces nest (tracing a host function traces the
+// functions it calls), so the active traces form a thread-local stack.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "anyp/pl.hpp"
+#include "ir/function.hpp"
+
+namespace anyp::detail {
+
+class Trace {
+ public:
+  Trace(std::string name, ir::Level level);
+  ~Trace();
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+
+  // The innermost active trace; throws CompileError naming `op` if none.
+  static Trace& current(std::string_view op);
+  static Trace* active();
+
+  ir::VarId new_var(ir::Type type, std::string name = "");
+  VarRef ref(ir::VarId id) const { return VarRef{this, id}; }
+  // The variable behind a handle; it must belong to this trace.
+  ir::VarId id_of(VarRef v, std::string_view op) const;
+  const ir::Type& type_of(ir::VarId id) const { return fn_.vars[id].type; }
+  ir::Type operand_type(const ir::Operand& o) const;
+  ir::Operand operand(const pl::ScalarArg& arg, std::string_view op) const;
+
+  void add_param(ir::VarId var, ir::Intent intent) { fn_.params.push_back({var, intent}); }
+  const ir::Function& function() const { return fn_; }
+  void emit(ir::Op op);
+  void emit_stmt(ir::Stmt stmt);
+  void push_block();
+  ir::Block pop_block();
+
+  [[noreturn]] void fail(const std::string& what) const;
+  ir::Function finish();
+
+ private:
+  ir::Function fn_;
+  std::vector<ir::Block> blocks_;
+};
+
+}  // namespace anyp::detail

@@ -1,0 +1,314 @@
+// host_tensor.cpp — HostTensor (host-side dtype/shape/contiguous storage),
+// the ladder input generator and the host comparison helpers
+// (see include/anyp/host_tensor.hpp).
+#include "anyp/host_tensor.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "host/half_float.hpp"
+
+namespace anyp {
+namespace {
+
+std::string shape_to_string(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i != 0) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  s += "]";
+  return s;
+}
+
+std::int64_t product(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) n *= d;
+  return n;
+}
+
+void check_shape(const std::vector<std::int64_t>& shape) {
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      throw std::invalid_argument("HostTensor: dim " + std::to_string(i) + " has negative extent " +
+                                  std::to_string(shape[i]) + " (shape " + shape_to_string(shape) +
+                                  ")");
+    }
+  }
+}
+
+// A C-style conversion of `value` to an integer type of any width: round
+// toward zero, then wrap modulo 2^64 (and the caller's narrowing cast wraps
+// further). NaN and infinities give 0.
+std::uint64_t truncate_and_wrap(double value) {
+  if (!std::isfinite(value)) return 0;
+  const double t = std::trunc(value);
+  constexpr double two63 = 9223372036854775808.0;
+  constexpr double two64 = 18446744073709551616.0;
+  if (t >= -two63 && t < two63) return static_cast<std::uint64_t>(static_cast<std::int64_t>(t));
+  // |t| >= 2^63: t is a multiple of 2^11, and fmod is exact.
+  double m = std::fmod(t, two64);  // in (-2^64, 2^64)
+  if (m >= two63) return static_cast<std::uint64_t>(m);
+  if (m >= -two63) return static_cast<std::uint64_t>(static_cast<std::int64_t>(m));
+  return static_cast<std::uint64_t>(m + two64);  // exact: a multiple of 2^11 below 2^63
+}
+
+template <class T>
+T load(const std::byte* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+template <class T>
+void store(std::byte* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+std::string describe(const HostTensor& t) {
+  return std::string(dtype_name(t.dtype())) + " " + t.shape_string();
+}
+
+void check_same_layout(const char* what, const HostTensor& a, const HostTensor& b) {
+  if (!a.defined() || !b.defined()) {
+    throw std::invalid_argument(std::string(what) + ": undefined (default) tensor");
+  }
+  if (a.shape() != b.shape()) {
+    throw std::invalid_argument(std::string(what) + ": shape mismatch: " + a.shape_string() +
+                                " vs " + b.shape_string());
+  }
+  if (a.dtype() != b.dtype()) {
+    throw std::invalid_argument(std::string(what) + ": dtype mismatch: " + describe(a) + " vs " +
+                                describe(b));
+  }
+}
+
+}  // namespace
+
+// ---- construction ----------------------------------------------------------
+
+HostTensor HostTensor::zeros(std::vector<std::int64_t> shape, DType dtype) {
+  check_shape(shape);
+  HostTensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  // make_shared<T[]>(n) value-initialises: every byte is zero.
+  t.storage_ = std::make_shared<std::byte[]>(t.nbytes());
+  t.data_ = t.storage_.get();
+  return t;
+}
+
+HostTensor HostTensor::randn(std::vector<std::int64_t> shape, DType dtype, std::uint64_t seed) {
+  HostTensor t = zeros(std::move(shape), dtype);
+  // Seeds below 2^32 seed the engine directly; wider seeds fold their top half.
+  std::mt19937 engine(static_cast<std::uint32_t>(seed ^ (seed >> 32)));
+  // Box-Muller on 53-bit uniforms, spelled out so the values do not depend on
+  // the standard library's normal_distribution.
+  auto uniform01 = [&engine] {               // (0, 1]
+    const std::uint64_t hi = engine() >> 5;  // 27 bits
+    const std::uint64_t lo = engine() >> 6;  // 26 bits
+    return (static_cast<double>((hi << 26) | lo) + 1.0) * 0x1p-53;
+  };
+  const std::int64_t n = t.numel();
+  for (std::int64_t i = 0; i < n; i += 2) {
+    const double radius = std::sqrt(-2.0 * std::log(uniform01()));
+    const double angle = 2.0 * std::numbers::pi * uniform01();
+    t.set(i, radius * std::cos(angle));
+    if (i + 1 < n) t.set(i + 1, radius * std::sin(angle));
+  }
+  return t;
+}
+
+HostTensor HostTensor::arange(std::vector<std::int64_t> shape, DType dtype) {
+  HostTensor t = zeros(std::move(shape), dtype);
+  const std::int64_t n = t.numel();
+  for (std::int64_t i = 0; i < n; ++i) t.set(i, static_cast<double>(i));
+  return t;
+}
+
+HostTensor HostTensor::view(void* data, std::vector<std::int64_t> shape, DType dtype) {
+  check_shape(shape);
+  HostTensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  if (data == nullptr && t.numel() != 0) {
+    throw std::invalid_argument("HostTensor::view: null data for tensor " + t.shape_string());
+  }
+  t.data_ = static_cast<std::byte*>(data);
+  return t;
+}
+
+// ---- shape and indexing ----------------------------------------------------
+
+std::int64_t HostTensor::numel() const { return product(shape_); }
+
+std::string HostTensor::shape_string() const { return shape_to_string(shape_); }
+
+HostTensor HostTensor::operator[](std::int64_t index) const {
+  if (shape_.empty()) {
+    throw std::out_of_range("cannot index a 0-d tensor (tensor [])");
+  }
+  if (index < 0 || index >= shape_[0]) {
+    throw std::out_of_range("index " + std::to_string(index) +
+                            " out of range for dim 0 of extent " + std::to_string(shape_[0]) +
+                            " (tensor " + shape_string() + ")");
+  }
+  HostTensor t;
+  t.dtype_ = dtype_;
+  t.shape_.assign(shape_.begin() + 1, shape_.end());
+  t.storage_ = storage_;
+  const std::size_t row_bytes = static_cast<std::size_t>(t.numel()) * dtype_bytes(dtype_);
+  t.data_ = data_ + static_cast<std::size_t>(index) * row_bytes;
+  return t;
+}
+
+double HostTensor::get(std::int64_t flat_index) const {
+  if (!defined()) throw std::logic_error("HostTensor::get on an undefined (default) tensor");
+  if (flat_index < 0 || flat_index >= numel()) {
+    throw std::out_of_range("flat index " + std::to_string(flat_index) + " out of range for " +
+                            std::to_string(numel()) + " elements (tensor " + shape_string() + ")");
+  }
+  const std::byte* p = data_ + static_cast<std::size_t>(flat_index) * dtype_bytes(dtype_);
+  switch (dtype_) {
+    case DType::FP32:
+      return load<float>(p);
+    case DType::FP16:
+      return fp16_bits_to_float(load<std::uint16_t>(p));
+    case DType::BF16:
+      return bf16_bits_to_float(load<std::uint16_t>(p));
+    case DType::INT8:
+      return load<std::int8_t>(p);
+    case DType::INT16:
+      return load<std::int16_t>(p);
+    case DType::INT32:
+      return load<std::int32_t>(p);
+    case DType::INT64:
+      return static_cast<double>(load<std::int64_t>(p));
+  }
+  return 0.0;
+}
+
+void HostTensor::set(std::int64_t flat_index, double value) {
+  if (!defined()) throw std::logic_error("HostTensor::set on an undefined (default) tensor");
+  if (flat_index < 0 || flat_index >= numel()) {
+    throw std::out_of_range("flat index " + std::to_string(flat_index) + " out of range for " +
+                            std::to_string(numel()) + " elements (tensor " + shape_string() + ")");
+  }
+  std::byte* p = data_ + static_cast<std::size_t>(flat_index) * dtype_bytes(dtype_);
+  switch (dtype_) {
+    case DType::FP32:
+      store(p, static_cast<float>(value));
+      return;
+    case DType::FP16:
+      store(p, double_to_fp16_bits(value));
+      return;
+    case DType::BF16:
+      store(p, double_to_bf16_bits(value));
+      return;
+    case DType::INT8:
+      store(p, static_cast<std::int8_t>(truncate_and_wrap(value)));
+      return;
+    case DType::INT16:
+      store(p, static_cast<std::int16_t>(truncate_and_wrap(value)));
+      return;
+    case DType::INT32:
+      store(p, static_cast<std::int32_t>(truncate_and_wrap(value)));
+      return;
+    case DType::INT64:
+      store(p, static_cast<std::int64_t>(truncate_and_wrap(value)));
+      return;
+  }
+}
+
+namespace {
+
+std::int64_t flatten(const std::vector<std::int64_t>& shape, const std::string& shape_str,
+                     std::initializer_list<std::int64_t> index) {
+  if (index.size() != shape.size()) {
+    throw std::out_of_range("index has " + std::to_string(index.size()) +
+                            " coordinates but tensor " + shape_str + " has " +
+                            std::to_string(shape.size()) + " dims");
+  }
+  std::int64_t flat = 0;
+  std::size_t dim = 0;
+  for (std::int64_t i : index) {
+    if (i < 0 || i >= shape[dim]) {
+      throw std::out_of_range("index " + std::to_string(i) + " out of range for dim " +
+                              std::to_string(dim) + " of extent " + std::to_string(shape[dim]) +
+                              " (tensor " + shape_str + ")");
+    }
+    flat = flat * shape[dim] + i;
+    ++dim;
+  }
+  return flat;
+}
+
+}  // namespace
+
+double HostTensor::at(std::initializer_list<std::int64_t> index) const {
+  return get(flatten(shape_, shape_string(), index));
+}
+
+void HostTensor::set_at(std::initializer_list<std::int64_t> index, double value) {
+  set(flatten(shape_, shape_string(), index), value);
+}
+
+HostTensor HostTensor::clone() const {
+  if (!defined()) return HostTensor{};
+  HostTensor t = zeros(shape_, dtype_);
+  if (nbytes() != 0) std::memcpy(t.data_, data_, nbytes());
+  return t;
+}
+
+// ---- inputs ----------------------------------------------------------------
+
+double InputGenerator::next() { return 0.5 + static_cast<double>(engine_() >> 9) * 0x1p-23; }
+
+HostTensor InputGenerator::uniform(std::vector<std::int64_t> shape, DType dtype) {
+  HostTensor t = HostTensor::zeros(std::move(shape), dtype);
+  const std::int64_t n = t.numel();
+  for (std::int64_t i = 0; i < n; ++i) t.set(i, next());
+  return t;
+}
+
+// ---- comparisons -----------------------------------------------------------
+
+double max_abs_diff(const HostTensor& a, const HostTensor& b) {
+  check_same_layout("max_abs_diff", a, b);
+  double worst = 0.0;
+  const std::int64_t n = a.numel();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double x = a.get(i);
+    const double y = b.get(i);
+    if (x == y) continue;  // also equal infinities
+    const double d = std::fabs(x - y);
+    if (std::isnan(d)) return std::numeric_limits<double>::quiet_NaN();
+    if (d > worst) worst = d;
+  }
+  return worst;
+}
+
+bool allclose(const HostTensor& a, const HostTensor& b, double rtol, double atol) {
+  check_same_layout("allclose", a, b);
+  const std::int64_t n = a.numel();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double x = a.get(i);
+    const double y = b.get(i);
+    if (x == y) continue;  // also equal infinities
+    // Written so that NaN fails.
+    if (!(std::fabs(x - y) <= atol + rtol * std::fabs(y))) return false;
+  }
+  return true;
+}
+
+bool equal_exact(const HostTensor& a, const HostTensor& b) {
+  check_same_layout("equal_exact", a, b);
+  return a.nbytes() == 0 || std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+}
+
+}  // namespace anyp

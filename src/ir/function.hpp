@@ -1,0 +1,67 @@
+// function.hpp — structured statements (op, for, if), functions with a level,
+// and programs (a host function and everything it calls).
+//
+// Variables are function-local registers with a static type; an op names
+// them by VarId. Nodes are built once by the tracer and never mutated.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/op.hpp"
+#include "ir/type.hpp"
+
+namespace anyp::ir {
+
+struct Stmt;
+using Block = std::vector<Stmt>;
+
+// for iv in [start, stop): body. The bound is read once, at loop entry.
+struct ForStmt {
+  VarId iv = -1;
+  Operand start, stop;
+  Block body;
+};
+
+// if cond != 0: then_body else else_body.
+struct IfStmt {
+  Operand cond;
+  Block then_body, else_body;
+};
+
+struct Stmt {
+  std::variant<Op, ForStmt, IfStmt> node;
+};
+
+enum class Intent { In, Out, InOut };
+const char* intent_name(Intent i);
+
+struct Var {
+  std::string name;  // parameter name; empty for temporaries (printed %<id>)
+  Type type;
+};
+
+struct Param {
+  VarId var;
+  Intent intent;
+};
+
+struct Function {
+  std::string name;
+  Level level = Level::Incore;
+  std::vector<Var> vars;
+  std::vector<Param> params;  // params[i].var == i
+  Block body;
+};
+
+// A host function and, in first-call order, every function reachable from it.
+struct Program {
+  std::shared_ptr<const Function> host;
+  std::vector<std::shared_ptr<const Function>> functions;  // includes host, first
+};
+
+Program collect_program(std::shared_ptr<const Function> host);
+
+}  // namespace anyp::ir

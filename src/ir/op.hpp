@@ -1,0 +1,128 @@
+// op.hpp — the IR's operations: one X-macro lists every op kind with its
+// printed name and the function levels that may use it.
+//
+// Operand layout per kind (args are Operands: a variable or an immediate):
+//   Const        %r = args[0]                         (immediate)
+//   Assign       %r = args[0]                         (writes an existing var)
+//   ScalarBinary %r = args[0] <attr:BinaryOp> args[1]
+//   ScalarNot    %r = !args[0]
+//   ScalarCast   %r = cast(args[0]) to dtype
+//   Index        %r = args[0][args[1]]                (host slicing, drops dim 0)
+//   AllocWindow  %r = buffer `name`, shape, dtype     (host)
+//   Window       %r = view of buffer args[0], shape, dtype (host)
+//   WorldSize    marker: pld::world_size() used as a value
+//   Call         callee(args...), device = last arg when has_device
+//   Load         %r = tile of args[0] at offsets args[1..], shape
+//   Store        args[1][offsets args[2..]] = tile args[0]; %r is args[1]
+//   Read         %r = args[0][indices args[1..]]
+//   Write        args[0][indices args[2..]] = args[1]
+//   TileBinary   %r = args[0] <attr:BinaryOp> args[1] (tile or scalar)
+//   TileCast     %r = cast(args[0]) to dtype
+//   GetCommCtx   %r = comm context of window args[0]
+//   Rank/NRanks  %r = rank / P of ctx args[0]
+//   Notify       signal args[0], peer args[1], value args[2], offsets args[3..]; attr NotifyOp
+//   Wait         signal args[0], expected args[1], offsets args[2..]; attr WaitCmp
+//   Put/Get      dst args[0], peer args[1], src args[2]; region form: `count` dst
+//                offsets, then src offsets, and shape; attr AtomicType
+//   RemoteLoad   %r = tile of peer args[1]'s window args[0] at offsets args[2..], shape
+//   RemoteStore  tile args[0] into peer args[2]'s window args[1] at offsets args[3..]; attr AtomicType
+//   Barrier      self-clearing barrier on signal args[0]; %r is args[0]
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "anyp/dtype.hpp"
+#include "ir/expr.hpp"
+
+namespace anyp::ir {
+
+enum class Level { Host, Orchestration, Incore };
+const char* level_name(Level l);
+
+enum LevelMask : unsigned { kHost = 1, kOrch = 2, kIncore = 4, kAny = 7 };
+
+#define ANYP_OP_KINDS(X)                                      \
+  X(Const, "const", kAny)                                     \
+  X(Assign, "assign", kAny)                                   \
+  X(ScalarBinary, "scalar", kAny)                             \
+  X(ScalarNot, "not", kAny)                                   \
+  X(ScalarCast, "pl.cast", kAny)                              \
+  X(Index, "index", kHost)                                    \
+  X(AllocWindow, "pld.alloc_window_buffer", kHost)            \
+  X(Window, "pld.window", kHost)                              \
+  X(WorldSize, "pld.world_size", kHost)                       \
+  X(Call, "call", kHost | kOrch)                              \
+  X(Load, "pl.load", kIncore)                                 \
+  X(Store, "pl.store", kIncore)                               \
+  X(Read, "pl.read", kIncore)                                 \
+  X(Write, "pl.write", kIncore)                               \
+  X(TileBinary, "tile", kIncore)                              \
+  X(TileCast, "pl.cast", kIncore)                             \
+  X(GetCommCtx, "pld.get_comm_ctx", kAny)                     \
+  X(Rank, "pld.rank", kIncore)                                \
+  X(NRanks, "pld.nranks", kIncore)                            \
+  X(Notify, "pld.system.notify", kIncore)                     \
+  X(Wait, "pld.system.wait", kIncore)                         \
+  X(Put, "pld.tensor.put", kIncore)                           \
+  X(Get, "pld.tensor.get", kIncore)                           \
+  X(RemoteLoad, "pld.tile.remote_load", kIncore)              \
+  X(RemoteStore, "pld.tile.remote_store", kIncore)            \
+  X(Barrier, "pld.tensor.barrier", kIncore)
+
+enum class OpKind {
+#define ANYP_X(kind, name, levels) kind,
+  ANYP_OP_KINDS(ANYP_X)
+#undef ANYP_X
+};
+
+// Binary operators of ScalarBinary and TileBinary.
+enum class BinaryOp { Add, Sub, Mul, Div, Mod, Max, Min, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
+// Same order as pld::NotifyOp, pld::WaitCmp, pld::AtomicType.
+enum class NotifyKind { AtomicAdd, Set };
+enum class WaitKind { Eq, Ne, Gt, Ge, Lt, Le };
+enum class AtomicKind { None, Add };
+
+const char* op_kind_name(OpKind k);
+unsigned op_levels(OpKind k);
+const char* binary_op_name(BinaryOp op);      // "add", "lt", ...
+const char* tile_binary_name(BinaryOp op);    // "pl.add", "pl.maximum", ...
+const char* notify_name(NotifyKind k);        // "AtomicAdd"
+const char* wait_name(WaitKind k);            // "Ge"
+const char* atomic_name(AtomicKind k);        // "None"
+
+using VarId = std::int32_t;
+
+// An op argument: a variable, or an integer/floating immediate.
+struct Operand {
+  VarId var = -1;
+  Expr int_imm;  // set for integer immediates (may mention dims)
+  double float_imm = 0;
+  bool is_float_imm = false;
+  bool is_var() const { return var >= 0; }
+  static Operand of_var(VarId v) { return Operand{v, nullptr, 0, false}; }
+  static Operand of_int(Expr e) { return Operand{-1, std::move(e), 0, false}; }
+  static Operand of_float(double f) { return Operand{-1, nullptr, f, true}; }
+};
+
+struct Function;
+
+struct Op {
+  OpKind kind = OpKind::Const;
+  VarId result = -1;
+  std::vector<Operand> args;
+  std::vector<Expr> shape;  // Load/RemoteLoad/AllocWindow/Window/region Put/Get
+  DType dtype = DType::INT32;
+  int attr = 0;             // BinaryOp / NotifyKind / WaitKind / AtomicKind
+  int count = 0;            // Put/Get region: number of dst offsets
+  bool has_device = false;  // Call: last arg is the device
+  std::string name;         // AllocWindow: buffer name
+  std::shared_ptr<const Function> callee;  // Call
+};
+
+// The name shown in diagnostics ("pl.add", "pld.system.wait", "call @k").
+std::string op_display_name(const Op& op);
+
+}  // namespace anyp::ir

@@ -1,0 +1,197 @@
+// printer.cpp — IR to text. One line per op, two-space indentation per block.
+#include "ir/printer.hpp"
+
+#include <charconv>
+
+namespace anyp::ir {
+namespace {
+
+class Printer {
+ public:
+  Printer(const Function& fn, const DimBindings* bindings) : fn_(fn), bindings_(bindings) {}
+
+  std::string run() {
+    out_ += std::string(level_name(fn_.level)) + " " + fn_.name + "(";
+    for (std::size_t i = 0; i < fn_.params.size(); ++i) {
+      if (i) out_ += ", ";
+      const Var& v = fn_.vars[fn_.params[i].var];
+      out_ += var(fn_.params[i].var) + ": " + type(v.type);
+      if (v.type.kind != TypeKind::Scalar) out_ += std::string(" ") + intent_name(fn_.params[i].intent);
+    }
+    out_ += ") {\n";
+    block(fn_.body, 1);
+    out_ += "}\n";
+    return out_;
+  }
+
+ private:
+  std::string var(VarId id) const {
+    const Var& v = fn_.vars[id];
+    return v.name.empty() ? "%" + std::to_string(id) : "%" + v.name;
+  }
+
+  std::string expr(const Expr& e) const {
+    if (bindings_) {
+      EvalResult r = evaluate(e, *bindings_);
+      if (r.value) return std::to_string(*r.value);
+    }
+    return to_string(e);
+  }
+
+  std::string shape(const std::vector<Expr>& s) const {
+    std::string t = "[";
+    for (std::size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + expr(s[i]);
+    return t + "]";
+  }
+
+  std::string type(const Type& t) const {
+    switch (t.kind) {
+      case TypeKind::Scalar: return "Scalar " + std::string(dtype_name(t.dtype));
+      case TypeKind::CommCtx: return "CommCtx";
+      default:
+        return std::string(type_kind_name(t.kind)) + shape(t.shape) + " " +
+               std::string(dtype_name(t.dtype));
+    }
+  }
+
+  std::string operand(const Operand& o) const {
+    if (o.is_var()) return var(o.var);
+    if (o.is_float_imm) {
+      char buf[64];
+      auto res = std::to_chars(buf, buf + sizeof buf, o.float_imm);
+      std::string s(buf, res.ptr);
+      if (s.find_first_of(".e") == std::string::npos) s += ".0";
+      return s;
+    }
+    return expr(o.int_imm);
+  }
+
+  std::string operands(const std::vector<Operand>& args, std::size_t from, std::size_t to) const {
+    std::string s;
+    for (std::size_t i = from; i < to; ++i) s += (i > from ? ", " : "") + operand(args[i]);
+    return s;
+  }
+  std::string indexed(const std::vector<Operand>& args, std::size_t base, std::size_t from,
+                      std::size_t to) const {
+    return operand(args[base]) + "[" + operands(args, from, to) + "]";
+  }
+
+  std::string result_type(const Op& op) const {
+    return op.result >= 0 ? " : " + type(fn_.vars[op.result].type) : "";
+  }
+
+  void line(int depth, const std::string& text) {
+    out_.append(static_cast<std::size_t>(depth) * 2, ' ');
+    out_ += text;
+    out_ += '\n';
+  }
+
+  std::string op_text(const Op& op) const {
+    const std::string res = op.result >= 0 ? var(op.result) + " = " : "";
+    const auto& a = op.args;
+    const std::size_t n = a.size();
+    switch (op.kind) {
+      case OpKind::Const: return res + "const " + operand(a[0]) + result_type(op);
+      case OpKind::Assign: return res + operand(a[0]);
+      case OpKind::ScalarBinary:
+        return res + binary_op_name(static_cast<BinaryOp>(op.attr)) + " " + operands(a, 0, 2) +
+               result_type(op);
+      case OpKind::ScalarNot: return res + "not " + operand(a[0]) + result_type(op);
+      case OpKind::ScalarCast:
+      case OpKind::TileCast: return res + "pl.cast " + operand(a[0]) + result_type(op);
+      case OpKind::Index: return res + indexed(a, 0, 1, 2) + result_type(op);
+      case OpKind::AllocWindow:
+        return res + "pld.alloc_window_buffer \"" + op.name + "\" " + shape(op.shape) + " " +
+               std::string(dtype_name(op.dtype));
+      case OpKind::Window:
+        return res + "pld.window " + operand(a[0]) + " " + shape(op.shape) + " " +
+               std::string(dtype_name(op.dtype));
+      case OpKind::WorldSize: return "pld.world_size";
+      case OpKind::Call: {
+        const std::size_t nargs = op.has_device ? n - 1 : n;
+        std::string s = "call @" + op.callee->name + "(" + operands(a, 0, nargs) + ")";
+        if (op.has_device) s += " device=" + operand(a[n - 1]);
+        return s;
+      }
+      case OpKind::Load:
+        return res + "pl.load " + indexed(a, 0, 1, n) + " " + shape(op.shape) + result_type(op);
+      case OpKind::Store: return res + "pl.store " + operand(a[0]) + " -> " + indexed(a, 1, 2, n);
+      case OpKind::Read: return res + "pl.read " + indexed(a, 0, 1, n) + result_type(op);
+      case OpKind::Write: return "pl.write " + indexed(a, 0, 2, n) + " = " + operand(a[1]);
+      case OpKind::TileBinary:
+        return res + tile_binary_name(static_cast<BinaryOp>(op.attr)) + " " + operands(a, 0, 2) +
+               result_type(op);
+      case OpKind::GetCommCtx: return res + "pld.get_comm_ctx " + operand(a[0]);
+      case OpKind::Rank: return res + "pld.rank " + operand(a[0]) + result_type(op);
+      case OpKind::NRanks: return res + "pld.nranks " + operand(a[0]) + result_type(op);
+      case OpKind::Notify:
+        return "pld.system.notify " + indexed(a, 0, 3, n) + " peer=" + operand(a[1]) + " " +
+               notify_name(static_cast<NotifyKind>(op.attr)) + " " + operand(a[2]);
+      case OpKind::Wait:
+        return "pld.system.wait " + indexed(a, 0, 2, n) + " " +
+               wait_name(static_cast<WaitKind>(op.attr)) + " " + operand(a[1]);
+      case OpKind::Put:
+      case OpKind::Get: {
+        std::string s = std::string(op_kind_name(op.kind)) + " ";
+        const std::string atomic = std::string(" atomic=") + atomic_name(static_cast<AtomicKind>(op.attr));
+        if (op.shape.empty()) {
+          return s + operand(a[0]) + " <- " + operand(a[2]) + " peer=" + operand(a[1]) + atomic;
+        }
+        const std::size_t dst_end = 3 + static_cast<std::size_t>(op.count);
+        return s + indexed(a, 0, 3, dst_end) + " <- " + indexed(a, 2, dst_end, n) + " " +
+               shape(op.shape) + " peer=" + operand(a[1]) + atomic;
+      }
+      case OpKind::RemoteLoad:
+        return res + "pld.tile.remote_load " + indexed(a, 0, 2, n) + " peer=" + operand(a[1]) +
+               " " + shape(op.shape) + result_type(op);
+      case OpKind::RemoteStore:
+        return "pld.tile.remote_store " + operand(a[0]) + " -> " + indexed(a, 1, 3, n) +
+               " peer=" + operand(a[2]) + " atomic=" +
+               atomic_name(static_cast<AtomicKind>(op.attr));
+      case OpKind::Barrier: return res + "pld.tensor.barrier " + operand(a[0]);
+    }
+    return "?";
+  }
+
+  void block(const Block& b, int depth) {
+    for (const Stmt& s : b) {
+      if (const auto* op = std::get_if<Op>(&s.node)) {
+        line(depth, op_text(*op));
+      } else if (const auto* f = std::get_if<ForStmt>(&s.node)) {
+        line(depth, "for " + var(f->iv) + " in range(" + operand(f->start) + ", " +
+                        operand(f->stop) + ") {");
+        block(f->body, depth + 1);
+        line(depth, "}");
+      } else if (const auto* i = std::get_if<IfStmt>(&s.node)) {
+        line(depth, "if " + operand(i->cond) + " {");
+        block(i->then_body, depth + 1);
+        if (!i->else_body.empty()) {
+          line(depth, "} else {");
+          block(i->else_body, depth + 1);
+        }
+        line(depth, "}");
+      }
+    }
+  }
+
+  const Function& fn_;
+  const DimBindings* bindings_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string print_function(const Function& fn, const DimBindings* bindings) {
+  return Printer(fn, bindings).run();
+}
+
+std::string print_program(const Program& program, const DimBindings* bindings) {
+  std::string out;
+  for (std::size_t i = 0; i < program.functions.size(); ++i) {
+    if (i) out += "\n";
+    out += print_function(*program.functions[i], bindings);
+  }
+  return out;
+}
+
+}  // namespace anyp::ir

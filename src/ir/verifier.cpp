@@ -1,0 +1,108 @@
+// verifier.cpp — level rules and call-graph rules of the three-level model.
+#include "ir/verifier.hpp"
+
+#include <string>
+
+#include "anyp/errors.hpp"
+
+namespace anyp::ir {
+namespace {
+
+[[noreturn]] void fail(const Function& fn, const std::string& what) {
+  throw CompileError("compile error: function '" + fn.name + "' (" + level_name(fn.level) +
+                     "): " + what);
+}
+
+std::string allowed_levels(unsigned mask) {
+  std::string s;
+  auto add = [&](unsigned bit, const char* name) {
+    if (!(mask & bit)) return;
+    if (!s.empty()) s += " and ";
+    s += name;
+  };
+  add(kHost, "host");
+  add(kOrch, "orchestration");
+  add(kIncore, "incore");
+  return s;
+}
+
+unsigned level_bit(Level l) {
+  switch (l) {
+    case Level::Host: return kHost;
+    case Level::Orchestration: return kOrch;
+    case Level::Incore: return kIncore;
+  }
+  return 0;
+}
+
+void check_operand(const Function& fn, const Operand& o) {
+  if (o.is_var() && (o.var < 0 || static_cast<std::size_t>(o.var) >= fn.vars.size())) {
+    fail(fn, "operand refers to unknown variable %" + std::to_string(o.var));
+  }
+}
+
+void check_call(const Function& fn, const Op& op) {
+  const Function& callee = *op.callee;
+  if (fn.level == Level::Host) {
+    if (callee.level != Level::Orchestration) {
+      fail(fn, "'" + callee.name + "' is " + level_name(callee.level) +
+                   ", but the host may only dispatch orchestration functions " +
+                   "(device dispatch of a non-orchestration function); wrap the kernel in a " +
+                   "pl::jit::orchestration function and dispatch that");
+    }
+    if (!op.has_device) {
+      fail(fn, "the dispatch of '" + callee.name +
+                   "' has no pl::device(r): the host runs orchestration functions on a device");
+    }
+  } else if (fn.level == Level::Orchestration) {
+    if (op.has_device) {
+      fail(fn, "the call of '" + callee.name +
+                   "' passes pl::device(r); only the host dispatches to a device");
+    }
+    if (callee.level != Level::Incore) {
+      fail(fn, "calls '" + callee.name + "' (" + level_name(callee.level) +
+                   "); an orchestration function calls incore kernels only");
+    }
+  }
+}
+
+void verify_block(const Function& fn, const Block& block) {
+  for (const Stmt& s : block) {
+    if (const auto* op = std::get_if<Op>(&s.node)) {
+      for (const Operand& o : op->args) check_operand(fn, o);
+      const unsigned levels = op_levels(op->kind);
+      if (!(levels & level_bit(fn.level))) {
+        fail(fn, "op " + op_display_name(*op) + " is not allowed at the " +
+                     level_name(fn.level) + " level (it is a " + allowed_levels(levels) +
+                     " op)");
+      }
+      if (op->kind == OpKind::Call) check_call(fn, *op);
+    } else if (const auto* f = std::get_if<ForStmt>(&s.node)) {
+      check_operand(fn, f->start);
+      check_operand(fn, f->stop);
+      verify_block(fn, f->body);
+    } else if (const auto* i = std::get_if<IfStmt>(&s.node)) {
+      check_operand(fn, i->cond);
+      verify_block(fn, i->then_body);
+      verify_block(fn, i->else_body);
+    }
+  }
+}
+
+}  // namespace
+
+void verify_function(const Function& fn) {
+  for (std::size_t i = 0; i < fn.params.size(); ++i) {
+    if (fn.params[i].var != static_cast<VarId>(i)) fail(fn, "parameter variables out of order");
+  }
+  verify_block(fn, fn.body);
+}
+
+void verify_program(const Program& program) {
+  if (program.host->level != Level::Host) {
+    fail(*program.host, "compile() needs a pl::jit::host function");
+  }
+  for (const auto& fn : program.functions) verify_function(*fn);
+}
+
+}  // namespace anyp::ir

@@ -1,0 +1,105 @@
+// scalar_math.cpp — scalar arithmetic semantics (see scalar_math.hpp).
+#include "runtime/scalar_math.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "host/half_float.hpp"
+
+namespace anyp::runtime {
+
+double round_to_dtype(double v, DType dtype) {
+  switch (dtype) {
+    case DType::FP32: return static_cast<double>(static_cast<float>(v));
+    case DType::FP16: return fp16_bits_to_float(float_to_fp16_bits(static_cast<float>(v)));
+    case DType::BF16: return bf16_bits_to_float(float_to_bf16_bits(static_cast<float>(v)));
+    default: return v;
+  }
+}
+
+namespace {
+std::int64_t wrap(std::int64_t v, DType dtype) {
+  switch (dtype) {
+    case DType::INT8: return static_cast<std::int8_t>(v);
+    case DType::INT16: return static_cast<std::int16_t>(v);
+    case DType::INT32: return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+    default: return v;
+  }
+}
+}  // namespace
+
+ScalarValue scalar_cast(ScalarValue v, DType dtype) {
+  if (dtype_is_float(dtype)) return float_scalar(round_to_dtype(v.as_double(), dtype));
+  if (v.is_float) {
+    if (!std::isfinite(v.f)) return int_scalar(0);
+    return int_scalar(wrap(static_cast<std::int64_t>(v.f), dtype));
+  }
+  return int_scalar(wrap(v.i, dtype));
+}
+
+std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarValue b,
+                                         DType result, std::string* error) {
+  using ir::BinaryOp;
+  const bool fp = a.is_float || b.is_float;
+  auto cmp = [&](bool v) { return int_scalar(v ? 1 : 0); };
+  if (fp) {
+    const double x = a.as_double(), y = b.as_double();
+    switch (op) {
+      case BinaryOp::Lt: return cmp(x < y);
+      case BinaryOp::Le: return cmp(x <= y);
+      case BinaryOp::Gt: return cmp(x > y);
+      case BinaryOp::Ge: return cmp(x >= y);
+      case BinaryOp::Eq: return cmp(x == y);
+      case BinaryOp::Ne: return cmp(x != y);
+      case BinaryOp::And: return cmp(x != 0 && y != 0);
+      case BinaryOp::Or: return cmp(x != 0 || y != 0);
+      case BinaryOp::Add: return scalar_cast(float_scalar(x + y), result);
+      case BinaryOp::Sub: return scalar_cast(float_scalar(x - y), result);
+      case BinaryOp::Mul: return scalar_cast(float_scalar(x * y), result);
+      case BinaryOp::Div: return scalar_cast(float_scalar(x / y), result);
+      case BinaryOp::Max: return scalar_cast(float_scalar(std::max(x, y)), result);
+      case BinaryOp::Min: return scalar_cast(float_scalar(std::min(x, y)), result);
+      case BinaryOp::Mod: break;
+    }
+    if (error) *error = "% needs integer operands";
+    return std::nullopt;
+  }
+  const std::int64_t x = a.i, y = b.i;
+  switch (op) {
+    case BinaryOp::Lt: return cmp(x < y);
+    case BinaryOp::Le: return cmp(x <= y);
+    case BinaryOp::Gt: return cmp(x > y);
+    case BinaryOp::Ge: return cmp(x >= y);
+    case BinaryOp::Eq: return cmp(x == y);
+    case BinaryOp::Ne: return cmp(x != y);
+    case BinaryOp::And: return cmp(x != 0 && y != 0);
+    case BinaryOp::Or: return cmp(x != 0 || y != 0);
+    case BinaryOp::Add: return int_scalar(wrap(x + y, result));
+    case BinaryOp::Sub: return int_scalar(wrap(x - y, result));
+    case BinaryOp::Mul: return int_scalar(wrap(x * y, result));
+    case BinaryOp::Max: return int_scalar(std::max(x, y));
+    case BinaryOp::Min: return int_scalar(std::min(x, y));
+    case BinaryOp::Div:
+    case BinaryOp::Mod:
+      if (y == 0) {
+        if (error) *error = std::to_string(x) + (op == BinaryOp::Div ? " / 0" : " % 0") + " divides by zero";
+        return std::nullopt;
+      }
+      return int_scalar(wrap(op == BinaryOp::Div ? x / y : x % y, result));
+  }
+  return std::nullopt;
+}
+
+bool compare(ir::WaitKind cmp, std::int64_t value, std::int64_t expected) {
+  switch (cmp) {
+    case ir::WaitKind::Eq: return value == expected;
+    case ir::WaitKind::Ne: return value != expected;
+    case ir::WaitKind::Gt: return value > expected;
+    case ir::WaitKind::Ge: return value >= expected;
+    case ir::WaitKind::Lt: return value < expected;
+    case ir::WaitKind::Le: return value <= expected;
+  }
+  return false;
+}
+
+}  // namespace anyp::runtime

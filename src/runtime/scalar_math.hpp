@@ -1,0 +1,35 @@
+// scalar_math.hpp — the semantics of scalar arithmetic, shared by the host
+// evaluator (compile time) and the rank VM (run time): integer ops wrap to
+// the result dtype and truncate like C (so (r - 1) % n is -1 at r = 0);
+// floating ops round to the result dtype.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "anyp/dtype.hpp"
+#include "ir/op.hpp"
+
+namespace anyp::runtime {
+
+struct ScalarValue {
+  std::int64_t i = 0;
+  double f = 0;
+  bool is_float = false;
+  double as_double() const { return is_float ? f : static_cast<double>(i); }
+  std::int64_t as_int() const { return is_float ? static_cast<std::int64_t>(f) : i; }
+};
+
+inline ScalarValue int_scalar(std::int64_t v) { return ScalarValue{v, 0, false}; }
+inline ScalarValue float_scalar(double v) { return ScalarValue{0, v, true}; }
+
+// Rounds/wraps v to dtype.
+ScalarValue scalar_cast(ScalarValue v, DType dtype);
+double round_to_dtype(double v, DType dtype);
+// nullopt on division by zero (error set).
+std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarValue b,
+                                         DType result, std::string* error);
+bool compare(ir::WaitKind cmp, std::int64_t value, std::int64_t expected);
+
+}  // namespace anyp::runtime

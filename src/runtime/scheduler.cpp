@@ -1,0 +1,151 @@
+// scheduler.cpp — worker pool, signal cells, parking and deadlock detection.
+#include "runtime/scheduler.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "runtime/rank_vm.hpp"
+#include "runtime/scalar_math.hpp"
+
+namespace anyp::runtime {
+
+Scheduler::Scheduler(std::vector<RankVm*> ranks, SchedulerOptions options)
+    : ranks_(std::move(ranks)),
+      options_(options),
+      rng_(options.seed),
+      done_(ranks_.size(), 0),
+      parked_(ranks_.size()) {
+  for (std::size_t r = 0; r < ranks_.size(); ++r) ready_.push_back(static_cast<std::int64_t>(r));
+}
+
+std::string Scheduler::run() {
+  const int workers = options_.deterministic ? 1 : std::max(1, options_.workers);
+  std::vector<std::thread> threads;
+  for (int i = 1; i < workers; ++i) threads.emplace_back([this] { worker(); });
+  worker();
+  for (auto& t : threads) t.join();
+  return failure_;
+}
+
+void Scheduler::worker() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    while (!stop_ && ready_.empty()) {
+      if (running_ == 0) {
+        stop_ = true;
+        if (finished_ < static_cast<std::int64_t>(ranks_.size())) {
+          deadlocked_ = true;
+          failure_ = deadlock_report();
+        }
+        cv_.notify_all();
+        break;
+      }
+      cv_.wait(lock);
+    }
+    if (stop_) return;
+    std::int64_t rank;
+    if (options_.deterministic && ready_.size() > 1) {
+      std::uniform_int_distribution<std::size_t> pick(0, ready_.size() - 1);
+      const std::size_t i = pick(rng_);
+      rank = ready_[i];
+      ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      rank = ready_.front();
+      ready_.pop_front();
+    }
+    ++running_;
+    lock.unlock();
+    const RankVm::Outcome outcome = ranks_[rank]->run(options_.budget);
+    lock.lock();
+    --running_;
+    switch (outcome) {
+      case RankVm::Outcome::Done:
+        done_[rank] = 1;
+        if (++finished_ == static_cast<std::int64_t>(ranks_.size())) {
+          stop_ = true;
+          cv_.notify_all();
+        }
+        break;
+      case RankVm::Outcome::Yield:
+        ++preemptions_;
+        ready_.push_back(rank);
+        break;
+      case RankVm::Outcome::Parked: ++parks_; break;
+      case RankVm::Outcome::Failed:
+        if (failure_.empty()) failure_ = ranks_[rank]->error();
+        stop_ = true;
+        cv_.notify_all();
+        break;
+    }
+    if (!ready_.empty() || (running_ == 0 && !stop_)) cv_.notify_one();
+  }
+}
+
+void Scheduler::notify(std::int64_t from_rank, std::int32_t* cell, ir::NotifyKind op,
+                       std::int32_t value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (op == ir::NotifyKind::Set) {
+    *cell = value;
+  } else {
+    *cell = static_cast<std::int32_t>(static_cast<std::uint32_t>(*cell) + static_cast<std::uint32_t>(value));
+  }
+  auto& w = writers_[cell];
+  if (std::find(w.begin(), w.end(), from_rank) == w.end()) w.push_back(from_rank);
+  auto it = waiters_.find(cell);
+  if (it == waiters_.end()) return;
+  auto& list = it->second;
+  bool woke = false;
+  for (std::size_t i = 0; i < list.size();) {
+    const std::int64_t r = list[i];
+    if (compare(parked_[r].cmp, *cell, parked_[r].expected)) {
+      ready_.push_back(r);
+      list[i] = list.back();
+      list.pop_back();
+      woke = true;
+    } else {
+      ++i;
+    }
+  }
+  if (list.empty()) waiters_.erase(it);
+  if (woke) cv_.notify_one();
+}
+
+bool Scheduler::wait_or_park(std::int64_t rank, std::int32_t* cell, ir::WaitKind cmp,
+                             std::int64_t expected, const std::function<std::string()>& describe) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (compare(cmp, *cell, expected)) return true;
+  parked_[rank] = ParkedWait{cell, cmp, expected, describe()};
+  waiters_[cell].push_back(rank);
+  return false;
+}
+
+std::string Scheduler::deadlock_report() const {
+  std::int64_t waiting = 0;
+  for (std::size_t r = 0; r < ranks_.size(); ++r) waiting += !done_[r];
+  std::string s = "deadlock: no rank can make progress; " + std::to_string(waiting) + " of " +
+                  std::to_string(ranks_.size()) + " ranks are waiting\n";
+  for (std::size_t r = 0; r < ranks_.size(); ++r) {
+    s += "  rank " + std::to_string(r) + ": ";
+    if (done_[r]) {
+      s += "finished\n";
+      continue;
+    }
+    const ParkedWait& p = parked_[r];
+    s += p.where + " " + ir::wait_name(p.cmp) + " " + std::to_string(p.expected) +
+         "; current value " + std::to_string(*p.cell);
+    auto it = writers_.find(p.cell);
+    if (it == writers_.end()) {
+      s += "; never written";
+    } else {
+      std::vector<std::int64_t> w = it->second;
+      std::sort(w.begin(), w.end());
+      s += "; written by rank" + std::string(w.size() > 1 ? "s " : " ");
+      for (std::size_t i = 0; i < w.size() && i < 8; ++i) s += (i ? ", " : "") + std::to_string(w[i]);
+      if (w.size() > 8) s += " and " + std::to_string(w.size() - 8) + " more";
+    }
+    s += "\n";
+  }
+  return s;
+}
+
+}  // namespace anyp::runtime

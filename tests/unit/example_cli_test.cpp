@@ -1,0 +1,398 @@
+// example_cli_test.cpp — unit tests for the ladder examples' command line
+// (anyp::cli::parse, run_example), the golden checks and report()
+// (include/anyp/example_cli.hpp; ladder.md part A).
+#include "anyp/example_cli.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "anyp/errors.hpp"
+
+namespace anyp::cli {
+namespace {
+
+using ::testing::internal::CaptureStderr;
+using ::testing::internal::CaptureStdout;
+using ::testing::internal::GetCapturedStderr;
+using ::testing::internal::GetCapturedStdout;
+
+// Every field is spelled out: GCC 12's -Wextra warns about members a
+// designated initializer leaves out, even those with default initializers.
+const ExampleSpec kStep7{.name = "07_dynamic_rank_count",
+                         .step = 7,
+                         .modes = {"put", "get"},
+                         .ops = {},
+                         .default_devices = {0, 1}};
+const ExampleSpec kStep11{.name = "11_allreduce_reveal",
+                          .step = 11,
+                          .modes = {"mesh", "ring"},
+                          .ops = {"sum", "max", "min", "prod"},
+                          .default_devices = {0, 1, 2, 3}};
+const ExampleSpec kStep3{
+    .name = "03_window_buffer", .step = 3, .modes = {}, .ops = {}, .default_devices = {0, 1}};
+
+// argv for `args`, with a program name in front.
+struct Argv {
+  explicit Argv(std::vector<std::string> args) : strings(std::move(args)) {
+    strings.insert(strings.begin(), "example");
+    for (const std::string& s : strings) pointers.push_back(s.c_str());
+  }
+  int argc() const { return static_cast<int>(pointers.size()); }
+  const char* const* argv() const { return pointers.data(); }
+  std::vector<std::string> strings;
+  std::vector<const char*> pointers;
+};
+
+Options parse_args(std::vector<std::string> args, const ExampleSpec& spec = kStep7) {
+  const Argv a(std::move(args));
+  return parse(a.argc(), a.argv(), spec);
+}
+
+// The UsageError message parse() throws for `args` ("" if it does not throw).
+std::string usage_error(std::vector<std::string> args, const ExampleSpec& spec = kStep7) {
+  try {
+    parse_args(std::move(args), spec);
+  } catch (const UsageError& e) {
+    return e.message;
+  }
+  return "";
+}
+
+// ---- defaults ----------------------------------------------------------------------
+
+TEST(Parse, Defaults) {
+  const Options o = parse_args({});
+  EXPECT_EQ(o.platform, "a2a3sim");
+  EXPECT_EQ(o.device_ids, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(o.world_size(), 2);
+  EXPECT_EQ(o.mode, "put");
+  EXPECT_EQ(o.op, "");
+  EXPECT_FALSE(o.compile_only);
+  EXPECT_EQ(o.seed, 7u);
+  EXPECT_EQ(o.workers, 0);
+  EXPECT_FALSE(o.deterministic);
+  EXPECT_EQ(o.schedule_seed, 0u);
+  EXPECT_EQ(o.output_dir, "anyp_out/07_dynamic_rank_count/P2-a2a3sim");
+}
+
+TEST(Parse, SpecDefaultsForDevicesModeAndOp) {
+  const Options o = parse_args({}, kStep11);
+  EXPECT_EQ(o.device_ids, (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(o.mode, "mesh");
+  EXPECT_EQ(o.op, "sum");
+  EXPECT_EQ(o.seed, 11u);
+  EXPECT_EQ(o.output_dir, "anyp_out/11_allreduce_reveal/P4-a2a3sim");
+
+  const Options plain = parse_args({}, kStep3);
+  EXPECT_EQ(plain.mode, "");
+  EXPECT_EQ(plain.seed, 3u);
+}
+
+TEST(Parse, AllFlags) {
+  const Options o = parse_args(
+      {"-p", "a5sim", "-d", "4,2,7", "--mode", "ring", "--op", "max", "--compile-only", "--seed",
+       "42", "--workers", "3", "--schedule-seed", "99", "--output-dir", "/tmp/artifacts"},
+      kStep11);
+  EXPECT_EQ(o.platform, "a5sim");
+  EXPECT_EQ(o.device_ids, (std::vector<std::int64_t>{4, 2, 7}));
+  EXPECT_EQ(o.world_size(), 3);
+  EXPECT_EQ(o.mode, "ring");
+  EXPECT_EQ(o.op, "max");
+  EXPECT_TRUE(o.compile_only);
+  EXPECT_EQ(o.seed, 42u);
+  EXPECT_EQ(o.workers, 3);
+  EXPECT_TRUE(o.deterministic);
+  EXPECT_EQ(o.schedule_seed, 99u);
+  EXPECT_EQ(o.output_dir, "/tmp/artifacts");
+}
+
+TEST(Parse, LongFormsAndEquals) {
+  const Options o = parse_args({"--platform=a5sim", "--device=0,1,2,3,4", "--mode=get"});
+  EXPECT_EQ(o.platform, "a5sim");
+  EXPECT_EQ(o.world_size(), 5);
+  EXPECT_EQ(o.mode, "get");
+  EXPECT_EQ(o.output_dir, "anyp_out/07_dynamic_rank_count/P5-a5sim");
+}
+
+TEST(Parse, LargeDeviceList) {
+  std::string ids;
+  for (int i = 0; i < 1024; ++i) ids += (i == 0 ? "" : ",") + std::to_string(i);
+  const Options o = parse_args({"-d", ids});
+  EXPECT_EQ(o.world_size(), 1024);
+  EXPECT_EQ(o.device_ids.back(), 1023);
+}
+
+TEST(Parse, SeedsAreDecimal) {
+  EXPECT_EQ(parse_args({"--seed", "010"}).seed, 10u);  // not octal
+  EXPECT_EQ(parse_args({"--seed", "4294967295"}).seed, 4294967295u);
+  EXPECT_EQ(parse_args({"--schedule-seed", "18446744073709551615"}).schedule_seed,
+            18446744073709551615u);
+  EXPECT_EQ(parse_args({"--schedule-seed", "0"}).deterministic, true);
+}
+
+TEST(Parse, Config) {
+  const RunConfig c =
+      parse_args({"-p", "a5sim", "-d", "3,1", "--workers", "2", "--schedule-seed", "5"}).config();
+  EXPECT_EQ(c.platform, "a5sim");
+  EXPECT_EQ(c.distributed.device_ids, (std::vector<std::int64_t>{3, 1}));
+  EXPECT_EQ(c.workers, 2);
+  EXPECT_TRUE(c.deterministic);
+  EXPECT_EQ(c.schedule_seed, 5u);
+  EXPECT_EQ(c.engine, "threads");
+  EXPECT_EQ(c.output_dir, "");  // --compile-only writes via finish_compile_only
+  EXPECT_FALSE(parse_args({}).config().deterministic);
+}
+
+// ---- errors (ladder.md A.1; the texts are the contract) ---------------------------
+
+TEST(ParseErrors, Platform) {
+  EXPECT_EQ(usage_error({"-p", "a2a3"}),
+            "platform 'a2a3' is real Ascend hardware, which anyp does not drive; supported "
+            "platforms: a2a3sim, a5sim");
+  EXPECT_EQ(usage_error({"--platform", "a5"}),
+            "platform 'a5' is real Ascend hardware, which anyp does not drive; supported "
+            "platforms: a2a3sim, a5sim");
+  EXPECT_EQ(usage_error({"-p", "cuda"}),
+            "unknown platform 'cuda'; supported platforms: a2a3sim, a5sim");
+}
+
+TEST(ParseErrors, Devices) {
+  EXPECT_EQ(usage_error({"-d", ""}), "-d/--device: empty device list");
+  EXPECT_EQ(usage_error({"-d", "0,x"}),
+            "-d/--device: 'x' is not a device id (a non-negative integer)");
+  EXPECT_EQ(usage_error({"-d", "0,,1"}),
+            "-d/--device: '' is not a device id (a non-negative integer)");
+  EXPECT_EQ(usage_error({"-d", "1.5,2"}),
+            "-d/--device: '1.5' is not a device id (a non-negative integer)");
+  EXPECT_EQ(usage_error({"-d", "0,99999999999999999999"}),
+            "-d/--device: '99999999999999999999' is not a device id (a non-negative integer)");
+  EXPECT_EQ(usage_error({"-d", "-1"}), "-d/--device: device id -1 is negative");
+  EXPECT_EQ(usage_error({"-d", "0,-3,1"}), "-d/--device: device id -3 is negative");
+  EXPECT_EQ(usage_error({"-d", "0,2,1,2"}), "-d/--device: device 2 is listed twice");
+  EXPECT_EQ(usage_error({"-d", "0"}), "need at least 2 devices, got [0]");
+  EXPECT_EQ(usage_error({"--device", "5"}), "need at least 2 devices, got [5]");
+}
+
+TEST(ParseErrors, ModeAndOp) {
+  EXPECT_EQ(usage_error({"--mode", "x"}), "--mode: 'x' is not one of put, get");
+  EXPECT_EQ(usage_error({"--op", "avg"}, kStep11), "--op: 'avg' is not one of sum, max, min, prod");
+  // Steps without modes/ops do not accept the flags at all.
+  const std::string mode = usage_error({"--mode", "put"}, kStep3);
+  EXPECT_NE(mode.find("--mode"), std::string::npos) << mode;
+  EXPECT_TRUE(mode.ends_with("\nrun with --help for usage")) << mode;
+  const std::string op = usage_error({"--op", "sum"}, kStep7);
+  EXPECT_NE(op.find("--op"), std::string::npos) << op;
+  EXPECT_TRUE(op.ends_with("\nrun with --help for usage")) << op;
+}
+
+TEST(ParseErrors, UnknownFlagAndExtraArguments) {
+  EXPECT_EQ(usage_error({"--bogus"}),
+            "The following argument was not expected: --bogus\nrun with --help for usage");
+  EXPECT_EQ(usage_error({"stray"}),
+            "The following argument was not expected: stray\nrun with --help for usage");
+  EXPECT_EQ(usage_error({"-d"}), "--device: 1 required IDS missing\nrun with --help for usage");
+}
+
+TEST(ParseErrors, Numbers) {
+  EXPECT_EQ(usage_error({"--workers", "0"}),
+            "--workers: must be at least 1, got 0\nrun with --help for usage");
+  EXPECT_EQ(usage_error({"--workers", "-2"}),
+            "--workers: '-2' is not a non-negative integer\nrun with --help for usage");
+  EXPECT_EQ(
+      usage_error({"--workers", "2147483648"}),
+      "--workers: 2147483648 is out of range (at most 2147483647)\nrun with --help for usage");
+  EXPECT_EQ(usage_error({"--seed", "abc"}),
+            "--seed: 'abc' is not a non-negative integer\nrun with --help for usage");
+  EXPECT_EQ(usage_error({"--seed", "0x10"}),
+            "--seed: '0x10' is not a non-negative integer\nrun with --help for usage");
+  EXPECT_EQ(usage_error({"--seed", "4294967296"}),
+            "--seed: 4294967296 is out of range (at most 4294967295)\nrun with --help for usage");
+  EXPECT_EQ(usage_error({"--schedule-seed", "18446744073709551616"}),
+            "--schedule-seed: 18446744073709551616 is out of range (at most "
+            "18446744073709551615)\nrun with --help for usage");
+}
+
+// ---- help ------------------------------------------------------------------------
+
+TEST(Help, ParseThrowsHelpRequested) {
+  try {
+    parse_args({"--help"}, kStep11);
+    FAIL() << "no HelpRequested";
+  } catch (const HelpRequested& help) {
+    for (const char* flag : {"Usage:", "--platform", "--device", "--mode", "--op", "--compile-only",
+                             "--seed", "--workers", "--schedule-seed", "--output-dir"}) {
+      EXPECT_NE(help.usage.find(flag), std::string::npos) << flag;
+    }
+  }
+}
+
+TEST(Help, RunExamplePrintsUsageAndReturnsZero) {
+  const Argv a({"-h"});
+  bool called = false;
+  CaptureStdout();
+  CaptureStderr();
+  const int rc = run_example(a.argc(), a.argv(), kStep7, [&](const Options&) {
+    called = true;
+    return 0;
+  });
+  const std::string out = GetCapturedStdout();
+  const std::string err = GetCapturedStderr();
+  EXPECT_EQ(rc, 0);
+  EXPECT_FALSE(called);
+  EXPECT_NE(out.find("Usage:"), std::string::npos) << out;
+  EXPECT_NE(out.find("--mode"), std::string::npos) << out;
+  EXPECT_EQ(out.find("--op"), std::string::npos) << out;  // step 7 has no --op
+  EXPECT_EQ(err, "");
+}
+
+// ---- run_example exit codes ----------------------------------------------------------
+
+struct RunResult {
+  int rc;
+  std::string out;
+  std::string err;
+};
+
+RunResult run(std::vector<std::string> args, const std::function<int(const Options&)>& body) {
+  const Argv a(std::move(args));
+  CaptureStdout();
+  CaptureStderr();
+  const int rc = run_example(a.argc(), a.argv(), kStep7, body);
+  std::string out = GetCapturedStdout();
+  return {rc, std::move(out), GetCapturedStderr()};
+}
+
+TEST(RunExample, BodyResultIsTheExitCode) {
+  int seen_p = 0;
+  RunResult r = run({"-d", "0,1,2"}, [&](const Options& o) {
+    seen_p = static_cast<int>(o.world_size());
+    return 0;
+  });
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(seen_p, 3);
+  r = run({}, [](const Options&) { return 1; });
+  EXPECT_EQ(r.rc, 1);
+}
+
+TEST(RunExample, UsageErrorFromArgvExitsTwoWithoutRunningTheBody) {
+  bool called = false;
+  const RunResult r = run({"-d", "0"}, [&](const Options&) {
+    called = true;
+    return 0;
+  });
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_FALSE(called);
+  EXPECT_EQ(r.err, "need at least 2 devices, got [0]\n");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(RunExample, ExceptionsMapToExitCodes) {
+  RunResult r = run({}, [](const Options&) -> int {
+    throw UsageError{"SIZE=960 cannot be split into 32-byte-aligned chunks for P=7"};
+  });
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err, "SIZE=960 cannot be split into 32-byte-aligned chunks for P=7\n");
+
+  r = run({}, [](const Options&) -> int { throw ConfigError("bad device list"); });
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err, "bad device list\n");
+
+  r = run({}, [](const Options&) -> int { throw CompileError("compile failed"); });
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "compile failed\n");
+
+  r = run({}, [](const Options&) -> int { throw RunError("rank 1 failed in put"); });
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "rank 1 failed in put\n");
+
+  r = run({}, [](const Options&) -> int { throw DeadlockError("deadlock: rank 0 waits"); });
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "deadlock: rank 0 waits\n");
+
+  r = run({}, [](const Options&) -> int { throw std::runtime_error("boom"); });
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "error: boom\n");
+
+  r = run({}, [](const Options&) -> int { throw 42; });
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "error: unknown exception\n");
+}
+
+// ---- checks and report ----------------------------------------------------------------
+
+HostTensor filled(std::vector<std::int64_t> shape, double value) {
+  HostTensor t = HostTensor::zeros(std::move(shape), DType::FP32);
+  for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, value);
+  return t;
+}
+
+TEST(Checks, ExactPassesSilently) {
+  const HostTensor golden = HostTensor::arange({4, 1, 8}, DType::FP32);
+  CaptureStderr();
+  EXPECT_TRUE(check_exact("y", golden.clone(), golden, 4));
+  EXPECT_EQ(GetCapturedStderr(), "");
+}
+
+TEST(Checks, ExactFailurePrintsMaxDiff) {
+  const HostTensor golden = HostTensor::arange({4, 1, 8}, DType::FP32);
+  HostTensor out = golden.clone();
+  out.set(3, 3.25);
+  out.set(9, 9.125);
+  CaptureStderr();
+  EXPECT_FALSE(check_exact("y", out, golden, 4));
+  EXPECT_EQ(GetCapturedStderr(), "y mismatch: max diff = 0.25 (P=4)\n");
+
+  // A lost contribution (a zero read) shows up too.
+  out = golden.clone();
+  out.set(31, 0.0);
+  CaptureStderr();
+  EXPECT_FALSE(check_exact("gathered", out, golden, 4));
+  EXPECT_EQ(GetCapturedStderr(), "gathered mismatch: max diff = 31 (P=4)\n");
+}
+
+TEST(Checks, CloseToleranceIsOneEMinusFivePlusRelative) {
+  const HostTensor golden = filled({2, 4}, 1.0);
+  CaptureStderr();
+  EXPECT_TRUE(check_close("allred", filled({2, 4}, 1.0 + 0x1p-17), golden, 2));  // 7.6e-6
+  EXPECT_EQ(GetCapturedStderr(), "");
+
+  CaptureStderr();
+  EXPECT_FALSE(check_close("allred", filled({2, 4}, 1.0 + 0x1p-10), golden, 3));
+  EXPECT_EQ(GetCapturedStderr(), "allred mismatch: max diff = 0.0009765625 (P=3)\n");
+
+  // Shortest round-trip decimal of a non-dyadic-looking difference.
+  HostTensor out = golden.clone();
+  out.set(5, 1.1);  // stored as the float 1.10000002384185791015625
+  CaptureStderr();
+  EXPECT_FALSE(check_close("allred", out, golden, 8));
+  EXPECT_EQ(GetCapturedStderr(), "allred mismatch: max diff = 0.10000002384185791 (P=8)\n");
+
+  // Relative part: golden 1000 allows 1e-5 + 1e-2; a diff of 2^-7 passes.
+  CaptureStderr();
+  EXPECT_TRUE(check_close("allred", filled({1}, 1000.0 + 0x1p-7), filled({1}, 1000.0), 2));
+  EXPECT_EQ(GetCapturedStderr(), "");
+}
+
+TEST(Checks, NanFails) {
+  CaptureStderr();
+  EXPECT_FALSE(check_close("y", filled({2}, std::nan("")), filled({2}, 1.0), 2));
+  EXPECT_EQ(GetCapturedStderr(), "y mismatch: max diff = nan (P=2)\n");
+}
+
+TEST(Report, OkOnlyWhenEveryCheckPassed) {
+  CaptureStdout();
+  EXPECT_EQ(report({true, true}), 0);
+  EXPECT_EQ(GetCapturedStdout(), "OK\n");
+  CaptureStdout();
+  EXPECT_EQ(report({}), 0);
+  EXPECT_EQ(GetCapturedStdout(), "OK\n");
+  CaptureStdout();
+  EXPECT_EQ(report({true, false}), 1);
+  EXPECT_EQ(GetCapturedStdout(), "");
+}
+
+}  // namespace
+}  // namespace anyp::cli
