@@ -18,6 +18,7 @@ PACKAGES=(
   libcli11-dev
   nlohmann-json3-dev
   clang-format
+  time
 )
 
 is_installed() {

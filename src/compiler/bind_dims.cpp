@@ -111,7 +111,13 @@ std::vector<detail::HostParamSpec> host_param_specs(const ir::Function& host,
     s.name = p.name;
     s.is_tensor = p.type.kind != ir::TypeKind::Scalar;
     s.dtype = p.type.dtype;
-    if (s.is_tensor) s.shape = args[i].tensor().shape();
+    if (s.is_tensor) {
+      s.shape = args[i].tensor().shape();
+    } else {
+      s.scalar.is_int = args[i].is_int();
+      s.scalar.int_value = s.scalar.is_int ? args[i].int_value() : 0;
+      s.scalar.float_value = s.scalar.is_int ? 0 : args[i].float_value();
+    }
     specs.push_back(std::move(s));
   }
   return specs;

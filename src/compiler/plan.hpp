@@ -12,11 +12,20 @@
 
 namespace anyp::detail {
 
+// A scalar host argument: its value is bound at compile time.
+struct ArgScalar {
+  bool is_int = true;
+  std::int64_t int_value = 0;
+  double float_value = 0;
+  bool operator==(const ArgScalar&) const = default;
+};
+
 struct HostParamSpec {
   std::string name;
   bool is_tensor = true;
   DType dtype = DType::FP32;
   std::vector<std::int64_t> shape;  // tensors: the bound shape
+  ArgScalar scalar;                 // scalars: the value compiled in
 };
 
 struct Plan {

@@ -28,7 +28,17 @@ std::vector<const HostTensor*> check_run_args(const detail::Plan& plan, const st
   std::vector<const HostTensor*> tensors(args.size(), nullptr);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto& p = plan.host_params[i];
-    if (!p.is_tensor) continue;
+    if (!p.is_tensor) {
+      const bool is_int = !args[i].is_tensor() && args[i].is_int();
+      detail::ArgScalar got{is_int, is_int ? args[i].int_value() : 0,
+                            args[i].is_tensor() || is_int ? 0 : args[i].float_value()};
+      if (args[i].is_tensor() || !(got == p.scalar)) {
+        throw RunError("run error: scalar argument '" + p.name +
+                       "' differs from the value the program was compiled with; scalar host "
+                       "arguments are bound at compile time, so compile again");
+      }
+      continue;
+    }
     if (!args[i].is_tensor()) throw RunError("run error: argument '" + p.name + "' must be a tensor");
     const HostTensor& t = args[i].tensor();
     if (t.shape() != p.shape || t.dtype() != p.dtype) {
@@ -47,8 +57,6 @@ std::vector<const HostTensor*> check_run_args(const detail::Plan& plan, const st
 RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
   const detail::Plan& plan = *plan_;
   const std::vector<const HostTensor*> host_args = check_run_args(plan, args);
-  // Scalar arguments were bound at compile time; a run with other values
-  // would silently use the old ones.
   runtime::Fabric fabric(plan.world_size, plan.window_bytes);
   std::vector<runtime::RankVm> vms;
   vms.reserve(static_cast<std::size_t>(plan.world_size));
