@@ -3,8 +3,7 @@
 # error cases. Each test runs through tests/expect_output.cmake, which checks
 # the exit code and the exact stdout/stderr. Label: `examples`.
 #
-# The lists of invocations are maintained by the lead; only the helpers and a
-# commented sample live here for now.
+# Steps 01-07 are registered below; the later steps add their own lists.
 
 set(ANYP_EXPECT_OUTPUT_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/expect_output.cmake)
 # Seconds before ctest kills one example run (a deadlock must not eat CI time).
@@ -58,6 +57,8 @@ function(anyp_add_cli_error_test name example args expected_exit expected_stderr
   if(NOT expected_stderr STREQUAL "")
     # Newlines travel as the two characters \n (expect_output.cmake turns them back).
     string(REPLACE "\n" "\\n" expected_stderr "${expected_stderr}")
+    # A ';' would split the -D argument in two when ${stderr_check} expands.
+    string(REPLACE ";" "\\;" expected_stderr "${expected_stderr}")
     set(stderr_check "-DEXPECT_STDERR=${expected_stderr}\\n")
   endif()
   add_test(NAME ${name}
@@ -72,12 +73,82 @@ function(anyp_add_cli_error_test name example args expected_exit expected_stderr
     TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT})
 endfunction()
 
-# ---- sample (the lead fills in the real lists) ---------------------------------
-# foreach(P 2 3 4 5 8 64)
-#   anyp_add_example_test(01_hello_rank - ${P})
-#   foreach(mode put get)
-#     anyp_add_example_test(07_dynamic_rank_count ${mode} ${P})
-#   endforeach()
-# endforeach()
-# anyp_add_cli_error_test(cli.01_hello_rank.P1 01_hello_rank "-d;0" 2
-#   "need at least 2 devices, got [0]")
+# anyp_add_compile_only_test(<example> <mode> <P>)
+#   Test `example.<example>.<mode>.compile_only.P<P>`: runs the example with
+#   `-d 0,...,P-1 --compile-only --output-dir <build>/compile_only/...` and
+#   passes when it exits 0, prints exactly "compile_only done: <dir>\n" on
+#   stdout and nothing on stderr.
+function(anyp_add_compile_only_test example mode P)
+  anyp_device_list(${P} devices)
+  set(output_dir ${CMAKE_CURRENT_BINARY_DIR}/compile_only/${example}/${mode}/P${P})
+  set(args -d ${devices} --compile-only --output-dir ${output_dir})
+  if(NOT mode STREQUAL "-")
+    list(APPEND args --mode ${mode})
+  endif()
+  set(test_name example.${example}.${mode}.compile_only.P${P})
+  add_test(NAME ${test_name}
+    COMMAND ${CMAKE_COMMAND}
+      -DEXPECT_EXIT=0
+      "-DEXPECT_STDOUT=compile_only done: ${output_dir}\\n"
+      -DEXPECT_STDERR=
+      -P ${ANYP_EXPECT_OUTPUT_SCRIPT}
+      -- $<TARGET_FILE:${example}> ${args})
+  set_tests_properties(${test_name} PROPERTIES
+    LABELS examples
+    TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT})
+endfunction()
+
+# ---- every step and mode at several P ------------------------------------------
+# Steps 01-07 run at any P >= 2 (ladder.md A.4, E.8) and are cheap, so each
+# also runs at P = 256.
+set(ANYP_EXAMPLE_MODES_01_hello_rank -)
+set(ANYP_EXAMPLE_MODES_02_programming_model -)
+set(ANYP_EXAMPLE_MODES_03_window_buffer -)
+set(ANYP_EXAMPLE_MODES_04_barrier hand builtin)
+set(ANYP_EXAMPLE_MODES_05_remote_load_store load store)
+set(ANYP_EXAMPLE_MODES_06_put_get put get)
+set(ANYP_EXAMPLE_MODES_07_dynamic_rank_count put get)
+set(ANYP_ANY_P_EXAMPLES
+  01_hello_rank 02_programming_model 03_window_buffer 04_barrier
+  05_remote_load_store 06_put_get 07_dynamic_rank_count)
+foreach(example ${ANYP_ANY_P_EXAMPLES})
+  foreach(mode ${ANYP_EXAMPLE_MODES_${example}})
+    foreach(P 2 3 4 5 8 64 256)
+      anyp_add_example_test(${example} ${mode} ${P})
+    endforeach()
+  endforeach()
+  # Every step exits 2 at P = 1 (ladder.md A.5).
+  anyp_add_cli_error_test(cli.${example}.P1 ${example} "-d;0" 2
+    "need at least 2 devices, got [0]")
+endforeach()
+
+# ---- the command line (src/cli/example_cli.cpp), on step 07 ---------------------
+anyp_add_cli_error_test(cli.07_dynamic_rank_count.duplicate_device 07_dynamic_rank_count
+  "-d;0,0" 2 "-d/--device: device 0 is listed twice")
+anyp_add_cli_error_test(cli.07_dynamic_rank_count.negative_device 07_dynamic_rank_count
+  "-d;-1,0" 2 "-d/--device: device id -1 is negative")
+anyp_add_cli_error_test(cli.07_dynamic_rank_count.not_a_number 07_dynamic_rank_count
+  "-d;a,b" 2 "-d/--device: 'a' is not a device id (a non-negative integer)")
+anyp_add_cli_error_test(cli.07_dynamic_rank_count.real_hardware 07_dynamic_rank_count
+  "-p;a2a3" 2
+  "platform 'a2a3' is real Ascend hardware, which anyp does not drive; supported platforms: a2a3sim, a5sim")
+anyp_add_cli_error_test(cli.07_dynamic_rank_count.unknown_platform 07_dynamic_rank_count
+  "-p;foo" 2 "unknown platform 'foo'; supported platforms: a2a3sim, a5sim")
+anyp_add_cli_error_test(cli.07_dynamic_rank_count.bad_mode 07_dynamic_rank_count
+  "--mode;bogus" 2 "--mode: 'bogus' is not one of put, get")
+# `-d ''`: an empty list element vanishes when a list expands into arguments
+# (the helpers' ${args}, expect_output.cmake's execute_process(COMMAND ${CMD})),
+# so a shell supplies the empty argument here.
+add_test(NAME cli.07_dynamic_rank_count.empty_devices
+  COMMAND ${CMAKE_COMMAND}
+    -DEXPECT_EXIT=2
+    -DEXPECT_STDOUT=
+    "-DEXPECT_STDERR=-d/--device: empty device list\\n"
+    -P ${ANYP_EXPECT_OUTPUT_SCRIPT}
+    -- sh -c "exec \"$0\" -d ''" $<TARGET_FILE:07_dynamic_rank_count>)
+set_tests_properties(cli.07_dynamic_rank_count.empty_devices PROPERTIES
+  LABELS examples
+  TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT})
+
+# ---- --compile-only: one artifact directory per P --------------------------------
+anyp_add_compile_only_test(07_dynamic_rank_count put 3)

@@ -17,35 +17,37 @@ constexpr std::int64_t TILE = 8;       // an [8, 8] FP32 tile: rows of 32 bytes
 const pl::Dim NR = pl::dynamic("NR");  // the rank count is a runtime dimension
 
 // y = x*r + x + b: tensors first, then the scalar.
-const auto scale_shift = pl::jit::incore(
-    "scale_shift",
-    {pl::In("x", pl::Tensor({TILE, TILE}, pl::FP32)), pl::In("b", pl::Tensor({TILE, TILE}, pl::FP32)),
-     pl::Out("y", pl::Tensor({TILE, TILE}, pl::FP32)), pl::In("r", pl::INT32)},
-    [](pl::Value x, pl::Value b, pl::Value y, pl::Scalar r) {
-      pl::Tile t = pl::load(x, {0, 0}, {TILE, TILE});
-      pl::Scalar rf = pl::cast(r, pl::FP32);
-      pl::Tile bt = pl::load(b, {0, 0}, {TILE, TILE});
-      y = pl::store(pl::add(pl::add(pl::mul(t, rf), t), bt), {0, 0}, y);
-    });
+const auto scale_shift =
+    pl::jit::incore("scale_shift",
+                    {pl::In("x", pl::Tensor({TILE, TILE}, pl::FP32)),
+                     pl::In("b", pl::Tensor({TILE, TILE}, pl::FP32)),
+                     pl::Out("y", pl::Tensor({TILE, TILE}, pl::FP32)), pl::In("r", pl::INT32)},
+                    [](pl::Value x, pl::Value b, pl::Value y, pl::Scalar r) {
+                      pl::Tile t = pl::load(x, {0, 0}, {TILE, TILE});
+                      pl::Scalar rf = pl::cast(r, pl::FP32);
+                      pl::Tile bt = pl::load(b, {0, 0}, {TILE, TILE});
+                      y = pl::store(pl::add(pl::add(pl::mul(t, rf), t), bt), {0, 0}, y);
+                    });
 
 // The per-device orchestration: forwards its arguments to the kernel.
 const auto per_rank = pl::jit::orchestration(
     "per_rank",
-    {pl::In("x", pl::Tensor({TILE, TILE}, pl::FP32)), pl::In("b", pl::Tensor({TILE, TILE}, pl::FP32)),
+    {pl::In("x", pl::Tensor({TILE, TILE}, pl::FP32)),
+     pl::In("b", pl::Tensor({TILE, TILE}, pl::FP32)),
      pl::Out("y", pl::Tensor({TILE, TILE}, pl::FP32)), pl::In("r", pl::INT32)},
     [](pl::Value x, pl::Value b, pl::Value y, pl::Scalar r) { scale_shift(x, b, y, r); });
 
 // The host: x and y carry the leading rank dim NR and are sliced per rank;
 // b has none and goes to every rank whole.
-const pl::HostFunction programming_model = pl::jit::host(
-    "programming_model",
-    {pl::In("x", pl::Tensor({NR, TILE, TILE}, pl::FP32)),
-     pl::In("b", pl::Tensor({TILE, TILE}, pl::FP32)),
-     pl::Out("y", pl::Tensor({NR, TILE, TILE}, pl::FP32))},
-    [](pl::Value x, pl::Value b, pl::Value y) {
-      pl::range(pld::world_size(),
-                [&](pl::Scalar r) { per_rank(x[r], b, y[r], r, pl::device(r)); });
-    });
+const pl::HostFunction programming_model =
+    pl::jit::host("programming_model",
+                  {pl::In("x", pl::Tensor({NR, TILE, TILE}, pl::FP32)),
+                   pl::In("b", pl::Tensor({TILE, TILE}, pl::FP32)),
+                   pl::Out("y", pl::Tensor({NR, TILE, TILE}, pl::FP32))},
+                  [](pl::Value x, pl::Value b, pl::Value y) {
+                    pl::range(pld::world_size(),
+                              [&](pl::Scalar r) { per_rank(x[r], b, y[r], r, pl::device(r)); });
+                  });
 
 int run(const anyp::cli::Options& opt) {
   const std::int64_t P = opt.world_size();
@@ -61,8 +63,7 @@ int run(const anyp::cli::Options& opt) {
   for (std::int64_t r = 0; r < P; ++r) {
     for (std::int64_t i = 0; i < TILE; ++i) {
       for (std::int64_t j = 0; j < TILE; ++j) {
-        expected.set_at({r, i, j},
-                        x.at({r, i, j}) * static_cast<double>(r + 1) + b.at({i, j}));
+        expected.set_at({r, i, j}, x.at({r, i, j}) * static_cast<double>(r + 1) + b.at({i, j}));
       }
     }
   }

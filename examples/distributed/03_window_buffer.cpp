@@ -34,17 +34,17 @@ const auto per_rank = pl::jit::orchestration(
     [](pl::Value x, pl::Value y, pl::Value data) { roundtrip(x, y, data); });
 
 // The host: allocate once, above the loop; make the view per rank.
-const pl::HostFunction window_buffer = pl::jit::host(
-    "window_buffer",
-    {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
-     pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
-    [](pl::Value x, pl::Value y) {
-      auto data_buf = pld::alloc_window_buffer("data_buf", {1, SIZE}, pl::FP32);
-      pl::range(pld::world_size(), [&](pl::Scalar r) {
-        auto data = pld::window(data_buf, {1, SIZE}, pl::FP32);
-        per_rank(x[r], y[r], data, pl::device(r));
-      });
-    });
+const pl::HostFunction window_buffer =
+    pl::jit::host("window_buffer",
+                  {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
+                   pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
+                  [](pl::Value x, pl::Value y) {
+                    auto data_buf = pld::alloc_window_buffer("data_buf", {1, SIZE}, pl::FP32);
+                    pl::range(pld::world_size(), [&](pl::Scalar r) {
+                      auto data = pld::window(data_buf, {1, SIZE}, pl::FP32);
+                      per_rank(x[r], y[r], data, pl::device(r));
+                    });
+                  });
 
 int run(const anyp::cli::Options& opt) {
   const std::int64_t P = opt.world_size();

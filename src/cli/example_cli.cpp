@@ -222,6 +222,9 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   if (!spec.modes.empty()) check_choice("--mode", options.mode, spec.modes);
   if (!spec.ops.empty()) check_choice("--op", options.op, spec.ops);
   options.deterministic = schedule_opt->count() > 0;
+  if (output_opt->count() > 0 && !options.compile_only) {
+    throw UsageError{"--output-dir: only meaningful with --compile-only (a normal run writes nothing)"};
+  }
   if (output_opt->count() == 0 || options.output_dir.empty()) {
     options.output_dir = "anyp_out/" + spec.name + "/P" + std::to_string(options.world_size()) +
                          "-" + options.platform;

@@ -21,7 +21,9 @@ std::map<std::string, std::shared_ptr<const detail::Plan>> plan_cache;
 
 std::string cache_key(const detail::FunctionDef& host, const std::vector<ArgRef>& args,
                       const RunConfig& config) {
-  std::string key = std::to_string(reinterpret_cast<std::uintptr_t>(&host)) + "|" + config.platform + "|";
+  // By the function's id, not its address: a destroyed function's address
+  // can be reused by a new one, which must not hit the old plan.
+  std::string key = std::to_string(host.id()) + "|" + config.platform + "|";
   for (auto d : config.distributed.device_ids) key += std::to_string(d) + ",";
   for (const ArgRef& a : args) {
     key += "|";
@@ -54,6 +56,12 @@ void validate_config(const RunConfig& config) {
   for (auto id : ids) {
     if (id < 0) throw ConfigError("device id " + std::to_string(id) + " is negative");
     if (!seen.insert(id).second) throw ConfigError("device " + std::to_string(id) + " is listed twice");
+  }
+  if (config.preempt_budget <= 0) {
+    throw ConfigError("preempt_budget must be positive, got " + std::to_string(config.preempt_budget));
+  }
+  if (config.workers < 0) {
+    throw ConfigError("workers must be 0 (automatic) or positive, got " + std::to_string(config.workers));
   }
   if (config.engine != "threads") {
     throw ConfigError("engine '" + config.engine + "' is not available; supported engines: threads");

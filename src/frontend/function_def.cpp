@@ -1,6 +1,8 @@
 // function_def.cpp — lazy tracing of pl::jit functions and call recording.
 #include "frontend/function_def.hpp"
 
+#include <atomic>
+
 #include "anyp/errors.hpp"
 #include "frontend/trace.hpp"
 #include "ir/printer.hpp"
@@ -9,6 +11,8 @@
 namespace anyp::detail {
 
 namespace {
+
+std::atomic<std::uint64_t> next_function_id{1};
 
 ir::Level to_ir_level(Level l) {
   switch (l) {
@@ -50,7 +54,8 @@ ir::Type type_from_spec(const pl::TypeSpec& spec) {
 
 FunctionDef::FunctionDef(std::string name, ir::Level level, std::vector<pl::Param> params,
                          std::size_t body_arity, BodyFn body)
-    : name_(std::move(name)),
+    : id_(next_function_id.fetch_add(1)),
+      name_(std::move(name)),
       level_(level),
       params_(std::move(params)),
       body_arity_(body_arity),

@@ -3,6 +3,7 @@
 // first use) and exactly once. Tracing errors are kept and rethrown.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,6 +20,9 @@ class FunctionDef {
               std::size_t body_arity, BodyFn body);
 
   const std::string& name() const { return name_; }
+  // Unique for the life of the process (never reused, unlike an address):
+  // the compile cache keys plans by it.
+  std::uint64_t id() const { return id_; }
   ir::Level level() const { return level_; }
   const std::vector<pl::Param>& params() const { return params_; }
 
@@ -28,6 +32,7 @@ class FunctionDef {
  private:
   std::shared_ptr<const ir::Function> trace() const;
 
+  std::uint64_t id_;
   std::string name_;
   ir::Level level_;
   std::vector<pl::Param> params_;

@@ -43,6 +43,11 @@ std::vector<ir::Expr> shape_exprs(const pl::Shape& shape) {
   return out;
 }
 
+std::string dtype_with_article(DType dtype) {
+  const std::string name(anyp::dtype_name(dtype));
+  return (dtype == DType::BF16 ? "a " : "an ") + name;  // "eff-", "int-" read with "an"
+}
+
 void expect_writable(Trace& t, ir::VarId v, std::string_view op) {
   const ir::Function& fn = t.function();
   if (static_cast<std::size_t>(v) < fn.params.size() && fn.params[v].intent == ir::Intent::In &&

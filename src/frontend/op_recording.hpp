@@ -19,6 +19,8 @@ ir::VarId expect_kind(Trace& t, const pl::Handle& h, std::string_view op, std::s
 std::vector<ir::Operand> index_operands(Trace& t, const pl::Index& index, std::size_t rank,
                                         std::string_view op, std::string_view role);
 std::vector<ir::Expr> shape_exprs(const pl::Shape& shape);
+// "an FP32", "an INT32", "a BF16": a dtype name with its indefinite article.
+std::string dtype_with_article(DType dtype);
 // A parameter declared pl::In may not be written.
 void expect_writable(Trace& t, ir::VarId v, std::string_view op);
 

@@ -42,8 +42,8 @@ Value store(const Tile& tile, Index offsets, const Value& tensor) {
   const ir::Type& tt = t.type_of(tv);
   const ir::Type& dt = t.type_of(dst);
   if (tt.dtype != dt.dtype) {
-    t.fail("pl.store: dtype mismatch: a " + std::string(anyp::dtype_name(tt.dtype)) +
-           " tile stored into a " + std::string(anyp::dtype_name(dt.dtype)) +
+    t.fail("pl.store: dtype mismatch: " + anyp::detail::dtype_with_article(tt.dtype) +
+           " tile stored into " + anyp::detail::dtype_with_article(dt.dtype) +
            " tensor; convert it with pl::cast");
   }
   if (tt.shape.size() != dt.shape.size()) {

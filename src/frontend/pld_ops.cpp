@@ -82,7 +82,9 @@ pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype) {
 }
 
 pl::Dim world_size() {
-  if (Trace* t = Trace::active()) {
+  // Recorded only in the host, where P is a value. Kernels and orchestration
+  // functions may use it in shapes; Trace::operand refuses it as a value there.
+  if (Trace* t = Trace::active(); t && t->function().level == ir::Level::Host) {
     ir::Op op;
     op.kind = ir::OpKind::WorldSize;
     t->emit(std::move(op));
@@ -252,8 +254,8 @@ void remote_store(const pl::Tile& tile, const pl::Value& window_view, const pl::
   ir::VarId w = expect_kind(t, window_view, name, "the target", kWindow);
   const ir::Type& wt = t.type_of(w);
   if (t.type_of(tv).dtype != wt.dtype) {
-    t.fail(std::string(name) + ": dtype mismatch: a " +
-           std::string(anyp::dtype_name(t.type_of(tv).dtype)) + " tile stored into " +
+    t.fail(std::string(name) + ": dtype mismatch: " +
+           anyp::detail::dtype_with_article(t.type_of(tv).dtype) + " tile stored into " +
            ir::to_string(wt));
   }
   ir::Op op;

@@ -56,7 +56,19 @@ ir::Operand Trace::operand(const pl::ScalarArg& arg, std::string_view op) const 
       }
       return ir::Operand::of_var(id);
     }
-    case pl::ScalarArg::Kind::Int: return ir::Operand::of_int(arg.int_expr());
+    case pl::ScalarArg::Kind::Int: {
+      if (fn_.level != ir::Level::Host) {
+        bool world_size = false;
+        ir::for_each_dim(arg.int_expr(), [&](std::int64_t id, const std::string&) {
+          world_size = world_size || id == ir::kWorldSizeDimId;
+        });
+        if (world_size) {
+          fail(std::string("op pld.world_size is not allowed at the ") + ir::level_name(fn_.level) +
+               " level (it is a host op; other levels may use it only in shapes)");
+        }
+      }
+      return ir::Operand::of_int(arg.int_expr());
+    }
     case pl::ScalarArg::Kind::Float: return ir::Operand::of_float(arg.float_value());
   }
   return {};

@@ -26,6 +26,11 @@ std::string allowed_levels(unsigned mask) {
   return s;
 }
 
+// "a host", "an incore", "an orchestration".
+std::string with_article(const std::string& levels) {
+  return (levels.rfind("host", 0) == 0 ? "a " : "an ") + levels;
+}
+
 unsigned level_bit(Level l) {
   switch (l) {
     case Level::Host: return kHost;
@@ -73,8 +78,8 @@ void verify_block(const Function& fn, const Block& block) {
       const unsigned levels = op_levels(op->kind);
       if (!(levels & level_bit(fn.level))) {
         fail(fn, "op " + op_display_name(*op) + " is not allowed at the " +
-                     level_name(fn.level) + " level (it is a " + allowed_levels(levels) +
-                     " op)");
+                     level_name(fn.level) + " level (it is " +
+                     with_article(allowed_levels(levels)) + " op)");
       }
       if (op->kind == OpKind::Call) check_call(fn, *op);
     } else if (const auto* f = std::get_if<ForStmt>(&s.node)) {

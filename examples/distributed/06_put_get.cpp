@@ -1,0 +1,130 @@
+// 06_put_get — tensor-level RMA with a pairwise handshake instead of a barrier.
+//
+// put: the sender starts the transfer. Stage x into my src window, push it
+// whole into the right neighbour's dst (pld::tensor::put, atomic = None: an
+// overwrite; Add would accumulate), notify right, wait for left's notify,
+// then read my dst. get: the receiver starts it. Stage x into src, notify
+// left (the rank that reads me) that src is ready, wait for right (the rank I
+// read) to say the same, then pull right's src into my dst (pld::tensor::get).
+// Each signal cell has exactly one writer, so one notify and one wait per
+// rank suffice at any P: the cost does not grow with P.
+//   06_put_get                            (put, P = 2)
+//   06_put_get -d 0,1,2   --mode put
+//   06_put_get -d 0,1,2,3 --mode get
+// Golden: put y[r] = x[(r-1) mod P]; get y[r] = x[(r+1) % P]; both exact.
+#include <anyp/anyp.hpp>
+#include <anyp/example_cli.hpp>
+
+namespace {
+
+constexpr std::int64_t SIZE = 64;
+const pl::Dim NR = pl::dynamic("NR");  // the rank count is a runtime dimension
+
+using pld::AtomicType;
+using pld::NotifyOp;
+using pld::WaitCmp;
+
+// put: push my src into right's dst, tell right, wait for left's push.
+const auto put_step = pl::jit::incore(
+    "put_step",
+    {pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
+     pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
+     pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
+     pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))},
+    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
+      auto ctx = pld::get_comm_ctx(src);
+      pl::Scalar my_rank = pld::rank(ctx);
+      pl::Scalar nranks = pld::nranks(ctx);
+      pl::Scalar right = (my_rank + 1) % nranks;
+      src = pl::store(pl::load(x, {0, 0}, {1, SIZE}), {0, 0}, src);
+      pld::tensor::put(dst, right, src, AtomicType::None);
+      pld::system::notify(signal, right, {0, 0}, 1, NotifyOp::AtomicAdd);
+      pld::system::wait(signal, {0, 0}, 1, WaitCmp::Ge);  // only left writes this cell
+      y = pl::store(pl::load(dst, {0, 0}, {1, SIZE}), {0, 0}, y);
+    });
+
+// get: stage my src, tell left (my reader) it is ready, wait for right, pull.
+const auto get_step = pl::jit::incore(
+    "get_step",
+    {pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
+     pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
+     pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
+     pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))},
+    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
+      auto ctx = pld::get_comm_ctx(src);
+      pl::Scalar my_rank = pld::rank(ctx);
+      pl::Scalar nranks = pld::nranks(ctx);
+      pl::Scalar left = (my_rank + nranks - 1) % nranks;
+      pl::Scalar right = (my_rank + 1) % nranks;
+      src = pl::store(pl::load(x, {0, 0}, {1, SIZE}), {0, 0}, src);
+      pld::system::notify(signal, left, {0, 0}, 1, NotifyOp::AtomicAdd);
+      pld::system::wait(signal, {0, 0}, 1, WaitCmp::Ge);  // right sets it
+      pld::tensor::get(dst, right, src);
+      y = pl::store(pl::load(dst, {0, 0}, {1, SIZE}), {0, 0}, y);
+    });
+
+const std::vector<pl::Param> kPerRankParams = {
+    pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
+    pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
+    pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
+    pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
+
+const auto per_rank_put =
+    pl::jit::orchestration("per_rank_put", kPerRankParams,
+                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
+                              pl::Value signal) { put_step(x, y, src, dst, signal); });
+
+const auto per_rank_get =
+    pl::jit::orchestration("per_rank_get", kPerRankParams,
+                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
+                              pl::Value signal) { get_step(x, y, src, dst, signal); });
+
+// The host: three symmetric windows, one view of each per rank.
+pl::HostFunction make_ring(const char* name, const pl::Function& per_rank) {
+  return pl::jit::host(
+      name,
+      {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
+       pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
+      [per_rank](pl::Value x, pl::Value y) {
+        auto src_buf = pld::alloc_window_buffer("src_buf", {1, SIZE}, pl::FP32);
+        auto dst_buf = pld::alloc_window_buffer("dst_buf", {1, SIZE}, pl::FP32);
+        auto signal_buf = pld::alloc_window_buffer("signal_buf", {1, 1}, pl::INT32);
+        pl::range(pld::world_size(), [&](pl::Scalar r) {
+          auto src = pld::window(src_buf, {1, SIZE}, pl::FP32);
+          auto dst = pld::window(dst_buf, {1, SIZE}, pl::FP32);
+          auto signal = pld::window(signal_buf, {1, 1}, pl::INT32);
+          per_rank(x[r], y[r], src, dst, signal, pl::device(r));
+        });
+      });
+}
+
+const pl::HostFunction ring_put = make_ring("ring_put", per_rank_put);
+const pl::HostFunction ring_get = make_ring("ring_get", per_rank_get);
+
+int run(const anyp::cli::Options& opt) {
+  const std::int64_t P = opt.world_size();
+  anyp::InputGenerator gen(opt.seed);
+  anyp::HostTensor x = gen.uniform({P, 1, SIZE});
+  anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
+  const bool get_mode = opt.mode == "get";
+  anyp::CompiledProgram compiled = (get_mode ? ring_get : ring_put).compile({x, y}, opt.config());
+  if (opt.compile_only) return anyp::cli::finish_compile_only(compiled, opt);
+  compiled(x, y);
+  // The golden, derived from the actual P.
+  anyp::HostTensor expected = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
+  for (std::int64_t r = 0; r < P; ++r) {
+    const std::int64_t from = get_mode ? (r + 1) % P : (r + P - 1) % P;
+    for (std::int64_t j = 0; j < SIZE; ++j) expected.set_at({r, 0, j}, x.at({from, 0, j}));
+  }
+  return anyp::cli::report({anyp::cli::check_exact("y", y, expected, P)});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  anyp::cli::ExampleSpec spec;
+  spec.name = "06_put_get";
+  spec.step = 6;
+  spec.modes = {"put", "get"};
+  return anyp::cli::run_example(argc, argv, spec, run);
+}

@@ -1,0 +1,329 @@
+// deadlock_test.cpp — the scheduler never hangs: when no rank can run and
+// some are unfinished it throws anyp::DeadlockError with a report listing
+// every rank (its wait: function, op, signal, cell, comparison, expected and
+// current value, and who wrote the cell; or "finished"). Also: a rank that
+// spins for a long time is preempted (small preempt_budget) while the others
+// wait on it, and the answer is still exact.
+#include <gtest/gtest.h>
+
+#include <anyp/anyp.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+using pld::NotifyOp;
+using pld::WaitCmp;
+
+anyp::RunConfig config_for(std::int64_t P) {
+  anyp::RunConfig config;
+  config.distributed.device_ids.clear();
+  for (std::int64_t r = 0; r < P; ++r) config.distributed.device_ids.push_back(r);
+  return config;
+}
+
+// Runs `compiled` with `args`; returns the DeadlockError's what(), or what
+// happened instead.
+std::string deadlock_report(const anyp::CompiledProgram& compiled,
+                            const std::vector<anyp::ArgRef>& args = {}) {
+  try {
+    compiled.run(args);
+  } catch (const anyp::DeadlockError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("unexpected exception: ") + e.what();
+  }
+  return "ran without error";
+}
+
+// ---- every rank waits for a signal nobody sends ------------------------------------------
+// The signal is [world_size, 1]; rank r waits on its own cell {r, 0} >= 1.
+
+const auto wait_forever = pl::jit::incore(
+    "wait_forever", {pl::InOut("sig", pld::DistributedTensor({pld::world_size(), 1}, pl::INT32))},
+    [](pl::Value sig) {
+      pl::Scalar r = pld::rank(pld::get_comm_ctx(sig));
+      pld::system::wait(sig, {r, 0}, 1, WaitCmp::Ge);
+    });
+
+const auto per_rank_wait = pl::jit::orchestration(
+    "per_rank_wait",
+    {pl::InOut("sig", pld::DistributedTensor({pld::world_size(), 1}, pl::INT32))},
+    [](pl::Value sig) { wait_forever(sig); });
+
+const pl::HostFunction all_wait = pl::jit::host("all_wait", {}, [] {
+  auto sig_buf = pld::alloc_window_buffer("sig", {pld::world_size(), 1}, pl::INT32);
+  pl::range(pld::world_size(), [&](pl::Scalar r) {
+    per_rank_wait(pld::window(sig_buf, {pld::world_size(), 1}, pl::INT32), pl::device(r));
+  });
+});
+
+std::string all_wait_report(std::int64_t P) {
+  std::string s = "deadlock: no rank can make progress; " + std::to_string(P) + " of " +
+                  std::to_string(P) + " ranks are waiting\n";
+  for (std::int64_t r = 0; r < P; ++r) {
+    s += "  rank " + std::to_string(r) +
+         ": function 'wait_forever', op pld.system.wait: waits for signal 'sig' cell [" +
+         std::to_string(r) + ", 0] Ge 1; current value 0; never written\n";
+  }
+  return s;
+}
+
+TEST(Deadlock, EveryRankWaitsForASignalNobodySends) {
+  // The report, spelled out once.
+  EXPECT_EQ(all_wait_report(3),
+            "deadlock: no rank can make progress; 3 of 3 ranks are waiting\n"
+            "  rank 0: function 'wait_forever', op pld.system.wait: waits for signal 'sig' cell "
+            "[0, 0] Ge 1; current value 0; never written\n"
+            "  rank 1: function 'wait_forever', op pld.system.wait: waits for signal 'sig' cell "
+            "[1, 0] Ge 1; current value 0; never written\n"
+            "  rank 2: function 'wait_forever', op pld.system.wait: waits for signal 'sig' cell "
+            "[2, 0] Ge 1; current value 0; never written\n");
+  for (std::int64_t P : {2, 3, 8}) {
+    const anyp::CompiledProgram compiled = all_wait.compile({}, config_for(P));
+    EXPECT_EQ(deadlock_report(compiled), all_wait_report(P)) << "P=" << P;
+  }
+}
+
+// One rank: the runtime accepts P = 1 and still reports the deadlock.
+TEST(Deadlock, OneRankWaitingForItself) {
+  const anyp::CompiledProgram compiled = all_wait.compile({}, config_for(1));
+  EXPECT_EQ(deadlock_report(compiled), all_wait_report(1));
+}
+
+TEST(Deadlock, ReportIsTheSameUnderEverySchedule) {
+  for (std::uint64_t seed : {0u, 1u, 99u}) {
+    anyp::RunConfig config = config_for(3);
+    config.deterministic = true;
+    config.schedule_seed = seed;
+    config.preempt_budget = 1;
+    EXPECT_EQ(deadlock_report(all_wait.compile({}, config)), all_wait_report(3)) << seed;
+  }
+  for (int workers : {1, 2, 4}) {
+    anyp::RunConfig config = config_for(8);
+    config.workers = workers;
+    EXPECT_EQ(deadlock_report(all_wait.compile({}, config)), all_wait_report(8)) << workers;
+  }
+}
+
+// A deadlocked run leaves nothing behind: the next run starts from zeroed
+// windows and deadlocks the same way.
+TEST(Deadlock, RunningAgainReportsTheSameDeadlock) {
+  const anyp::CompiledProgram compiled = all_wait.compile({}, config_for(4));
+  EXPECT_EQ(deadlock_report(compiled), all_wait_report(4));
+  EXPECT_EQ(deadlock_report(compiled), all_wait_report(4));
+}
+
+TEST(Deadlock, DeadlockErrorIsARunError) {
+  const anyp::CompiledProgram compiled = all_wait.compile({}, config_for(2));
+  EXPECT_THROW(compiled(), anyp::RunError);
+}
+
+// ---- a partial deadlock ---------------------------------------------------------------------
+// Ranks 0..P-2 each add 1 to cell {0, 0} of every rank 0..P-2 (themselves
+// included), then wait for it to reach P; the last rank does nothing and
+// finishes. Each waiting cell ends at P - 1, written by ranks 0..P-2.
+
+const auto short_by_one = pl::jit::incore(
+    "short_by_one", {pl::InOut("sig", pld::DistributedTensor({1, 1}, pl::INT32))},
+    [](pl::Value sig) {
+      auto ctx = pld::get_comm_ctx(sig);
+      pl::Scalar r = pld::rank(ctx);
+      pl::Scalar n = pld::nranks(ctx);
+      pl::Scalar last = n - 1;
+      pl::if_(r < last, [&] {
+        pl::range(0, last,
+                  [&](pl::Scalar p) { pld::system::notify(sig, p, {0, 0}, 1, NotifyOp::AtomicAdd); });
+        pld::system::wait(sig, {0, 0}, n, WaitCmp::Ge);
+      });
+    });
+
+const auto per_rank_short = pl::jit::orchestration(
+    "per_rank_short", {pl::InOut("sig", pld::DistributedTensor({1, 1}, pl::INT32))},
+    [](pl::Value sig) { short_by_one(sig); });
+
+const pl::HostFunction partial = pl::jit::host("partial", {}, [] {
+  auto sig_buf = pld::alloc_window_buffer("tally", {1, 1}, pl::INT32);
+  pl::range(pld::world_size(), [&](pl::Scalar r) {
+    per_rank_short(pld::window(sig_buf, {1, 1}, pl::INT32), pl::device(r));
+  });
+});
+
+std::string partial_report(std::int64_t P) {
+  std::string writers = P - 1 > 1 ? "ranks " : "rank ";
+  for (std::int64_t w = 0; w < P - 1 && w < 8; ++w) writers += (w ? ", " : "") + std::to_string(w);
+  if (P - 1 > 8) writers += " and " + std::to_string(P - 1 - 8) + " more";
+  std::string s = "deadlock: no rank can make progress; " + std::to_string(P - 1) + " of " +
+                  std::to_string(P) + " ranks are waiting\n";
+  for (std::int64_t r = 0; r < P - 1; ++r) {
+    s += "  rank " + std::to_string(r) +
+         ": function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell [0, 0] Ge " +
+         std::to_string(P) + "; current value " + std::to_string(P - 1) + "; written by " +
+         writers + "\n";
+  }
+  s += "  rank " + std::to_string(P - 1) + ": finished\n";
+  return s;
+}
+
+TEST(Deadlock, PartialDeadlockShowsFinishedRanksAndWriters) {
+  EXPECT_EQ(partial_report(2),
+            "deadlock: no rank can make progress; 1 of 2 ranks are waiting\n"
+            "  rank 0: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
+            "[0, 0] Ge 2; current value 1; written by rank 0\n"
+            "  rank 1: finished\n");
+  EXPECT_EQ(partial_report(3),
+            "deadlock: no rank can make progress; 2 of 3 ranks are waiting\n"
+            "  rank 0: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
+            "[0, 0] Ge 3; current value 2; written by ranks 0, 1\n"
+            "  rank 1: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
+            "[0, 0] Ge 3; current value 2; written by ranks 0, 1\n"
+            "  rank 2: finished\n");
+  for (std::int64_t P : {2, 3, 8}) {
+    EXPECT_EQ(deadlock_report(partial.compile({}, config_for(P))), partial_report(P)) << "P=" << P;
+  }
+}
+
+// More than 8 writers are summarised.
+TEST(Deadlock, ManyWritersAreSummarised) {
+  const std::string report = deadlock_report(partial.compile({}, config_for(12)));
+  EXPECT_EQ(report, partial_report(12));
+  EXPECT_EQ(report.substr(0, report.find('\n', report.find('\n') + 1) + 1),
+            "deadlock: no rank can make progress; 11 of 12 ranks are waiting\n"
+            "  rank 0: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
+            "[0, 0] Ge 12; current value 11; written by ranks 0, 1, 2, 3, 4, 5, 6, 7 and 3 more\n");
+}
+
+// ---- a collective called by one rank only ------------------------------------------------
+// ladder.md step 16's fatal pitfall: a builtin barrier inside `if (r == 0)`.
+
+const auto root_only_barrier = pl::jit::incore(
+    "root_only_barrier",
+    {pl::InOut("sig", pld::DistributedTensor({pld::world_size(), 1}, pl::INT32))},
+    [](pl::Value sig) {
+      pl::Scalar r = pld::rank(pld::get_comm_ctx(sig));
+      pl::if_(r == 0, [&] { sig = pld::tensor::barrier(sig); });
+    });
+
+const auto per_rank_root = pl::jit::orchestration(
+    "per_rank_root",
+    {pl::InOut("sig", pld::DistributedTensor({pld::world_size(), 1}, pl::INT32))},
+    [](pl::Value sig) { root_only_barrier(sig); });
+
+const pl::HostFunction root_only = pl::jit::host("root_only", {}, [] {
+  auto sig_buf = pld::alloc_window_buffer("sig", {pld::world_size(), 1}, pl::INT32);
+  pl::range(pld::world_size(), [&](pl::Scalar r) {
+    per_rank_root(pld::window(sig_buf, {pld::world_size(), 1}, pl::INT32), pl::device(r));
+  });
+});
+
+TEST(Deadlock, CollectiveOnOneRankOnly) {
+  // Rank 0 deposits its credits with every peer and waits for rank 1's.
+  EXPECT_EQ(deadlock_report(root_only.compile({}, config_for(3))),
+            "deadlock: no rank can make progress; 1 of 3 ranks are waiting\n"
+            "  rank 0: function 'root_only_barrier', op pld.tensor.barrier: waits for signal "
+            "'sig' cell [1, 0] Ge 1; current value 0; never written\n"
+            "  rank 1: finished\n"
+            "  rank 2: finished\n");
+}
+
+// ---- preemption ----------------------------------------------------------------------------
+// Rank 0 spins through SPIN iterations of scalar math, publishes the result
+// in its window and notifies everyone; the others wait for it, then every
+// rank reads rank 0's row. With a small preempt_budget rank 0 is preempted
+// many times; the answer is exact.
+
+constexpr std::int64_t SPIN = 100000;
+constexpr std::int64_t W = 8;  // one 32-byte INT32 row
+
+const auto spin_step = pl::jit::incore(
+    "spin_step",
+    {pl::Out("y", pl::Tensor({1, W}, pl::INT32)),
+     pl::InOut("data", pld::DistributedTensor({1, W}, pl::INT32)),
+     pl::InOut("sig", pld::DistributedTensor({1, 1}, pl::INT32))},
+    [](pl::Value y, pl::Value data, pl::Value sig) {
+      auto ctx = pld::get_comm_ctx(data);
+      pl::Scalar r = pld::rank(ctx);
+      pl::Scalar n = pld::nranks(ctx);
+      pl::if_(
+          r == 0,
+          [&] {
+            pl::Scalar acc = 1;
+            pl::range(SPIN, [&](pl::Scalar i) { acc = (acc * 31 + i) % 1000003; });
+            pl::range(W, [&](pl::Scalar j) { pl::write(data, {0, j}, acc + j); });
+            pl::range(1, n, [&](pl::Scalar p) {
+              pld::system::notify(sig, p, {0, 0}, 1, NotifyOp::AtomicAdd);
+            });
+          },
+          [&] { pld::system::wait(sig, {0, 0}, 1, WaitCmp::Ge); });
+      y = pl::store(pld::tile::remote_load(data, 0, {0, 0}, {1, W}), {0, 0}, y);
+    });
+
+const auto per_rank_spin = pl::jit::orchestration(
+    "per_rank_spin",
+    {pl::Out("y", pl::Tensor({1, W}, pl::INT32)),
+     pl::InOut("data", pld::DistributedTensor({1, W}, pl::INT32)),
+     pl::InOut("sig", pld::DistributedTensor({1, 1}, pl::INT32))},
+    [](pl::Value y, pl::Value data, pl::Value sig) { spin_step(y, data, sig); });
+
+const pl::Dim NR = pl::dynamic("NR");
+
+const pl::HostFunction spin = pl::jit::host(
+    "spin", {pl::Out("y", pl::Tensor({NR, 1, W}, pl::INT32))}, [](pl::Value y) {
+      auto data_buf = pld::alloc_window_buffer("data", {1, W}, pl::INT32);
+      auto sig_buf = pld::alloc_window_buffer("sig", {1, 1}, pl::INT32);
+      pl::range(pld::world_size(), [&](pl::Scalar r) {
+        per_rank_spin(y[r], pld::window(data_buf, {1, W}, pl::INT32),
+                      pld::window(sig_buf, {1, 1}, pl::INT32), pl::device(r));
+      });
+    });
+
+std::int64_t spin_value() {
+  std::int64_t acc = 1;
+  for (std::int64_t i = 0; i < SPIN; ++i) acc = (acc * 31 + i) % 1000003;
+  return acc;
+}
+
+// "" when every rank's row is rank 0's published row.
+std::string spin_mismatch(const anyp::HostTensor& y) {
+  const std::int64_t acc = spin_value();
+  for (std::int64_t r = 0; r < y.shape()[0]; ++r) {
+    for (std::int64_t j = 0; j < W; ++j) {
+      if (y.at({r, 0, j}) != static_cast<double>(acc + j)) {
+        return "y[" + std::to_string(r) + "][0][" + std::to_string(j) + "] = " +
+               std::to_string(y.at({r, 0, j})) + ", expected " + std::to_string(acc + j);
+      }
+    }
+  }
+  return "";
+}
+
+TEST(Preemption, LongSpinIsPreemptedAndFinishesExactly) {
+  for (std::int64_t P : {2, 4}) {
+    anyp::RunConfig config = config_for(P);
+    config.preempt_budget = 64;
+    anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, W}, pl::INT32);
+    const anyp::RunStats stats = spin.compile({y}, config)(y);
+    EXPECT_EQ(spin_mismatch(y), "") << "P=" << P;
+    EXPECT_GT(stats.preemptions, 0) << "P=" << P;
+    EXPECT_GT(stats.instructions, SPIN) << "P=" << P;
+  }
+}
+
+TEST(Preemption, DeterministicScheduleWithATinyBudget) {
+  for (std::uint64_t seed : {0u, 5u}) {
+    anyp::RunConfig config = config_for(3);
+    config.deterministic = true;
+    config.schedule_seed = seed;
+    config.preempt_budget = 16;
+    anyp::HostTensor y = anyp::HostTensor::zeros({3, 1, W}, pl::INT32);
+    const anyp::RunStats stats = spin.compile({y}, config)(y);
+    EXPECT_EQ(spin_mismatch(y), "") << "seed " << seed;
+    // Rank 0 needs well over 100000 instructions: thousands of 16-instruction slices.
+    EXPECT_GT(stats.preemptions, SPIN / 16) << "seed " << seed;
+    EXPECT_GT(stats.parks, 0) << "seed " << seed;  // the waiters ran while rank 0 spun
+    EXPECT_EQ(stats.workers, 1);
+  }
+}
+
+}  // namespace
