@@ -3,7 +3,8 @@
 // every rank (its wait: function, op, signal, cell, comparison, expected and
 // current value, and who wrote the cell; or "finished"). Also: a rank that
 // spins for a long time is preempted (small preempt_budget) while the others
-// wait on it, and the answer is still exact.
+// wait on it, and the answer is still exact. Every test program is race-free
+// (these tests also run under TSan).
 #include <gtest/gtest.h>
 
 #include <anyp/anyp.hpp>
@@ -48,8 +49,7 @@ const auto wait_forever = pl::jit::incore(
     });
 
 const auto per_rank_wait = pl::jit::orchestration(
-    "per_rank_wait",
-    {pl::InOut("sig", pld::DistributedTensor({pld::world_size(), 1}, pl::INT32))},
+    "per_rank_wait", {pl::InOut("sig", pld::DistributedTensor({pld::world_size(), 1}, pl::INT32))},
     [](pl::Value sig) { wait_forever(sig); });
 
 const pl::HostFunction all_wait = pl::jit::host("all_wait", {}, [] {
@@ -125,19 +125,20 @@ TEST(Deadlock, DeadlockErrorIsARunError) {
 // included), then wait for it to reach P; the last rank does nothing and
 // finishes. Each waiting cell ends at P - 1, written by ranks 0..P-2.
 
-const auto short_by_one = pl::jit::incore(
-    "short_by_one", {pl::InOut("sig", pld::DistributedTensor({1, 1}, pl::INT32))},
-    [](pl::Value sig) {
-      auto ctx = pld::get_comm_ctx(sig);
-      pl::Scalar r = pld::rank(ctx);
-      pl::Scalar n = pld::nranks(ctx);
-      pl::Scalar last = n - 1;
-      pl::if_(r < last, [&] {
-        pl::range(0, last,
-                  [&](pl::Scalar p) { pld::system::notify(sig, p, {0, 0}, 1, NotifyOp::AtomicAdd); });
-        pld::system::wait(sig, {0, 0}, n, WaitCmp::Ge);
-      });
-    });
+const auto short_by_one =
+    pl::jit::incore("short_by_one", {pl::InOut("sig", pld::DistributedTensor({1, 1}, pl::INT32))},
+                    [](pl::Value sig) {
+                      auto ctx = pld::get_comm_ctx(sig);
+                      pl::Scalar r = pld::rank(ctx);
+                      pl::Scalar n = pld::nranks(ctx);
+                      pl::Scalar last = n - 1;
+                      pl::if_(r < last, [&] {
+                        pl::range(0, last, [&](pl::Scalar p) {
+                          pld::system::notify(sig, p, {0, 0}, 1, NotifyOp::AtomicAdd);
+                        });
+                        pld::system::wait(sig, {0, 0}, n, WaitCmp::Ge);
+                      });
+                    });
 
 const auto per_rank_short = pl::jit::orchestration(
     "per_rank_short", {pl::InOut("sig", pld::DistributedTensor({1, 1}, pl::INT32))},
@@ -197,17 +198,16 @@ TEST(Deadlock, ManyWritersAreSummarised) {
 // ---- a collective called by one rank only ------------------------------------------------
 // ladder.md step 16's fatal pitfall: a builtin barrier inside `if (r == 0)`.
 
-const auto root_only_barrier = pl::jit::incore(
-    "root_only_barrier",
-    {pl::InOut("sig", pld::DistributedTensor({pld::world_size(), 1}, pl::INT32))},
-    [](pl::Value sig) {
-      pl::Scalar r = pld::rank(pld::get_comm_ctx(sig));
-      pl::if_(r == 0, [&] { sig = pld::tensor::barrier(sig); });
-    });
+const auto root_only_barrier =
+    pl::jit::incore("root_only_barrier",
+                    {pl::InOut("sig", pld::DistributedTensor({pld::world_size(), 1}, pl::INT32))},
+                    [](pl::Value sig) {
+                      pl::Scalar r = pld::rank(pld::get_comm_ctx(sig));
+                      pl::if_(r == 0, [&] { sig = pld::tensor::barrier(sig); });
+                    });
 
 const auto per_rank_root = pl::jit::orchestration(
-    "per_rank_root",
-    {pl::InOut("sig", pld::DistributedTensor({pld::world_size(), 1}, pl::INT32))},
+    "per_rank_root", {pl::InOut("sig", pld::DistributedTensor({pld::world_size(), 1}, pl::INT32))},
     [](pl::Value sig) { root_only_barrier(sig); });
 
 const pl::HostFunction root_only = pl::jit::host("root_only", {}, [] {
@@ -236,28 +236,30 @@ TEST(Deadlock, CollectiveOnOneRankOnly) {
 constexpr std::int64_t SPIN = 100000;
 constexpr std::int64_t W = 8;  // one 32-byte INT32 row
 
-const auto spin_step = pl::jit::incore(
-    "spin_step",
-    {pl::Out("y", pl::Tensor({1, W}, pl::INT32)),
-     pl::InOut("data", pld::DistributedTensor({1, W}, pl::INT32)),
-     pl::InOut("sig", pld::DistributedTensor({1, 1}, pl::INT32))},
-    [](pl::Value y, pl::Value data, pl::Value sig) {
-      auto ctx = pld::get_comm_ctx(data);
-      pl::Scalar r = pld::rank(ctx);
-      pl::Scalar n = pld::nranks(ctx);
-      pl::if_(
-          r == 0,
-          [&] {
-            pl::Scalar acc = 1;
-            pl::range(SPIN, [&](pl::Scalar i) { acc = (acc * 31 + i) % 1000003; });
-            pl::range(W, [&](pl::Scalar j) { pl::write(data, {0, j}, acc + j); });
-            pl::range(1, n, [&](pl::Scalar p) {
-              pld::system::notify(sig, p, {0, 0}, 1, NotifyOp::AtomicAdd);
-            });
-          },
-          [&] { pld::system::wait(sig, {0, 0}, 1, WaitCmp::Ge); });
-      y = pl::store(pld::tile::remote_load(data, 0, {0, 0}, {1, W}), {0, 0}, y);
-    });
+const auto spin_step =
+    pl::jit::incore("spin_step",
+                    {pl::Out("y", pl::Tensor({1, W}, pl::INT32)),
+                     pl::InOut("data", pld::DistributedTensor({1, W}, pl::INT32)),
+                     pl::InOut("sig", pld::DistributedTensor({1, 1}, pl::INT32))},
+                    [](pl::Value y, pl::Value data, pl::Value sig) {
+                      auto ctx = pld::get_comm_ctx(data);
+                      pl::Scalar r = pld::rank(ctx);
+                      pl::Scalar n = pld::nranks(ctx);
+                      pl::if_(
+                          r == 0,
+                          [&] {
+                            pl::Scalar acc = 1;
+                            pl::range(SPIN, [&](pl::Scalar i) { acc = (acc * 31 + i) % 1000003; });
+                            pl::range(W, [&](pl::Scalar j) { pl::write(data, {0, j}, acc + j); });
+                            pl::range(1, n, [&](pl::Scalar p) {
+                              pld::system::notify(sig, p, {0, 0}, 1, NotifyOp::AtomicAdd);
+                            });
+                          },
+                          [&] {
+                            pld::system::wait(sig, {0, 0}, 1, WaitCmp::Ge);
+                          });
+                      y = pl::store(pld::tile::remote_load(data, 0, {0, 0}, {1, W}), {0, 0}, y);
+                    });
 
 const auto per_rank_spin = pl::jit::orchestration(
     "per_rank_spin",
@@ -268,8 +270,8 @@ const auto per_rank_spin = pl::jit::orchestration(
 
 const pl::Dim NR = pl::dynamic("NR");
 
-const pl::HostFunction spin = pl::jit::host(
-    "spin", {pl::Out("y", pl::Tensor({NR, 1, W}, pl::INT32))}, [](pl::Value y) {
+const pl::HostFunction spin =
+    pl::jit::host("spin", {pl::Out("y", pl::Tensor({NR, 1, W}, pl::INT32))}, [](pl::Value y) {
       auto data_buf = pld::alloc_window_buffer("data", {1, W}, pl::INT32);
       auto sig_buf = pld::alloc_window_buffer("sig", {1, 1}, pl::INT32);
       pl::range(pld::world_size(), [&](pl::Scalar r) {
@@ -290,8 +292,8 @@ std::string spin_mismatch(const anyp::HostTensor& y) {
   for (std::int64_t r = 0; r < y.shape()[0]; ++r) {
     for (std::int64_t j = 0; j < W; ++j) {
       if (y.at({r, 0, j}) != static_cast<double>(acc + j)) {
-        return "y[" + std::to_string(r) + "][0][" + std::to_string(j) + "] = " +
-               std::to_string(y.at({r, 0, j})) + ", expected " + std::to_string(acc + j);
+        return "y[" + std::to_string(r) + "][0][" + std::to_string(j) +
+               "] = " + std::to_string(y.at({r, 0, j})) + ", expected " + std::to_string(acc + j);
       }
     }
   }

@@ -2,7 +2,10 @@
 // host signature names the rank count NR = pl::dynamic("NR")): one process
 // compiles and runs both modes at many P; parameterised runs up to P = 64;
 // deterministic schedules; worker counts; the compile cache and its
-// artifacts; and the runtime's acceptance of a 1-rank program.
+// artifacts; and the runtime's acceptance of a 1-rank program. Also the
+// builtin barrier called 100 times back to back on one [NR, 1] signal, each
+// round checked through data (a ring read of the right neighbour), and the
+// signal left all-zero afterwards (self-clearing, ladder.md part C).
 //
 // The kernels are copies of examples/distributed/07_dynamic_rank_count.cpp
 // (tests may not include an example). Golden: get y[r] = x[(r+1) % P],
@@ -14,6 +17,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -76,17 +80,15 @@ const std::vector<pl::Param> kPerRankParams = {
     pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
     pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
 
-const auto per_rank_put = pl::jit::orchestration(
-    "per_rank_put", kPerRankParams,
-    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
-      put_step(x, y, src, dst, signal);
-    });
+const auto per_rank_put =
+    pl::jit::orchestration("per_rank_put", kPerRankParams,
+                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
+                              pl::Value signal) { put_step(x, y, src, dst, signal); });
 
-const auto per_rank_get = pl::jit::orchestration(
-    "per_rank_get", kPerRankParams,
-    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
-      get_step(x, y, src, dst, signal);
-    });
+const auto per_rank_get =
+    pl::jit::orchestration("per_rank_get", kPerRankParams,
+                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
+                              pl::Value signal) { get_step(x, y, src, dst, signal); });
 
 pl::HostFunction make_ring(const char* name, const pl::Function& per_rank) {
   return pl::jit::host(
@@ -114,6 +116,9 @@ const pl::HostFunction ring_get = make_ring("ring_get", per_rank_get);
 enum class Mode { Put, Get };
 
 const char* mode_name(Mode m) { return m == Mode::Put ? "put" : "get"; }
+
+// Readable test parameters in gtest/ctest output.
+void PrintTo(Mode m, std::ostream* os) { *os << mode_name(m); }
 
 const pl::HostFunction& ring_of(Mode m) { return m == Mode::Put ? ring_put : ring_get; }
 
@@ -317,8 +322,8 @@ TEST(Ring07CompileCache, SameArgumentsGiveTheSamePlanAndIdenticalArtifacts) {
   EXPECT_EQ(anyp::compiler::plan_cache_size(), plans);
   EXPECT_EQ(a.output_dir(), first.path.string());
   EXPECT_EQ(b.output_dir(), second.path.string());
-  for (const char* file : {"symbolic.ir", "specialized.ir", "window_layout.txt", "lowered.txt",
-                           "manifest.json"}) {
+  for (const char* file :
+       {"symbolic.ir", "specialized.ir", "window_layout.txt", "lowered.txt", "manifest.json"}) {
     const std::string text = read_file(first.path / file);
     EXPECT_FALSE(text.empty()) << file;
     EXPECT_EQ(text, read_file(second.path / file)) << file;
@@ -361,19 +366,139 @@ TEST(Ring07CompileCache, DifferentPGiveDifferentSpecializedIr) {
 }
 
 // The cache key includes the device list: same P, other devices, other plan.
+// (A fresh host function, so the cache holds nothing for it yet.)
 TEST(Ring07CompileCache, DeviceListIsPartOfTheKey) {
+  const pl::HostFunction ring = make_ring("ring_put", per_rank_put);
   anyp::HostTensor x = anyp::HostTensor::zeros({2, 1, SIZE}, pl::FP32);
   anyp::HostTensor y = anyp::HostTensor::zeros({2, 1, SIZE}, pl::FP32);
   anyp::RunConfig a = config_for(2), b = config_for(2);
   b.distributed.device_ids = {5, 9};
-  anyp::CompiledProgram ca = ring_put.compile({x, y}, a);
-  const std::size_t plans = anyp::compiler::plan_cache_size();
-  anyp::CompiledProgram cb = ring_put.compile({x, y}, b);
-  EXPECT_EQ(anyp::compiler::plan_cache_size(), plans + 1);
+  const std::size_t before = anyp::compiler::plan_cache_size();
+  anyp::CompiledProgram ca = ring.compile({x, y}, a);
+  EXPECT_EQ(anyp::compiler::plan_cache_size(), before + 1);
+  anyp::CompiledProgram cb = ring.compile({x, y}, b);
+  EXPECT_EQ(anyp::compiler::plan_cache_size(), before + 2);
+  ring.compile({x, y}, b);
+  EXPECT_EQ(anyp::compiler::plan_cache_size(), before + 2);
   EXPECT_EQ(ca.specialized_ir(), cb.specialized_ir());
   EXPECT_NE(ca.manifest_json(), cb.manifest_json());
   EXPECT_NE(cb.manifest_json().find("\"device_ids\": [5, 9],"), std::string::npos)
       << cb.manifest_json();
+}
+
+// ---- the builtin barrier, back to back ------------------------------------------------------
+// 100 rounds on one [NR, 1] signal. Round k: stage x[r] + 1000 k in slot k % 2
+// of my window, barrier, read my right neighbour's slot (double buffering:
+// a slot is rewritten two rounds later, after the neighbour has passed the
+// barrier that follows its read), record it in seen[k] and accumulate it.
+// After a final barrier the signal's cells are copied out with pl::read: the
+// self-clearing credit protocol (ladder.md part C) leaves them all 0.
+
+constexpr std::int64_t W = 8;  // one 32-byte FP32 row
+constexpr std::int64_t ROUNDS = 100;
+
+const std::vector<pl::Param> kBarrierParams = {
+    pl::In("x", pl::Tensor({1, W}, pl::FP32)),
+    pl::Out("seen", pl::Tensor({ROUNDS, W}, pl::FP32)),
+    pl::Out("total", pl::Tensor({1, W}, pl::FP32)),
+    pl::Out("cells", pl::Tensor({NR, 1}, pl::INT32)),
+    pl::InOut("data", pld::DistributedTensor({2, W}, pl::FP32)),
+    pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))};
+
+const auto barrier_rounds = pl::jit::incore(
+    "barrier_rounds", kBarrierParams,
+    [](pl::Value x, pl::Value seen, pl::Value total, pl::Value cells, pl::Value data,
+       pl::Value signal) {
+      auto ctx = pld::get_comm_ctx(data);
+      pl::Scalar r = pld::rank(ctx);
+      pl::Scalar n = pld::nranks(ctx);
+      pl::Scalar right = (r + 1) % n;
+      pl::Tile mine = pl::load(x, {0, 0}, {1, W});
+      pl::Tile acc = pl::mul(mine, 0.0);
+      pl::range(ROUNDS, [&](pl::Scalar k) {
+        pl::Scalar slot = k % 2;
+        data = pl::store(pl::add(mine, pl::cast(k * 1000, pl::FP32)), {slot, 0}, data);
+        signal = pld::tensor::barrier(signal);
+        pl::Tile got = pld::tile::remote_load(data, right, {slot, 0}, {1, W});
+        seen = pl::store(got, {k, 0}, seen);
+        acc = pl::add(acc, got);
+      });
+      total = pl::store(acc, {0, 0}, total);
+      signal = pld::tensor::barrier(signal);
+      pl::range(n, [&](pl::Scalar i) { pl::write(cells, {i, 0}, pl::read(signal, {i, 0})); });
+    });
+
+const auto per_rank_barrier = pl::jit::orchestration(
+    "per_rank_barrier", kBarrierParams,
+    [](pl::Value x, pl::Value seen, pl::Value total, pl::Value cells, pl::Value data,
+       pl::Value signal) { barrier_rounds(x, seen, total, cells, data, signal); });
+
+const pl::HostFunction barrier_loop = pl::jit::host(
+    "barrier_loop",
+    {pl::In("x", pl::Tensor({NR, 1, W}, pl::FP32)),
+     pl::Out("seen", pl::Tensor({NR, ROUNDS, W}, pl::FP32)),
+     pl::Out("total", pl::Tensor({NR, 1, W}, pl::FP32)),
+     pl::Out("cells", pl::Tensor({NR, NR, 1}, pl::INT32))},
+    [](pl::Value x, pl::Value seen, pl::Value total, pl::Value cells) {
+      auto data_buf = pld::alloc_window_buffer("data", {2, W}, pl::FP32);
+      auto signal_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
+      pl::range(pld::world_size(), [&](pl::Scalar r) {
+        pl::Value xr = x[r];
+        pl::Value seen_r = seen[r];
+        pl::Value total_r = total[r];
+        pl::Value cells_r = cells[r];
+        per_rank_barrier(xr, seen_r, total_r, cells_r, pld::window(data_buf, {2, W}, pl::FP32),
+                         pld::window(signal_buf, {NR, 1}, pl::INT32), pl::device(r));
+      });
+    });
+
+// Runs barrier_loop at P; "" when every value is exact, else the first mismatch.
+std::string run_barrier_loop(std::int64_t P, const anyp::RunConfig& config) {
+  anyp::HostTensor x = anyp::HostTensor::arange({P, 1, W}, pl::FP32);  // x[r][0][j] = 8 r + j
+  anyp::HostTensor seen = anyp::HostTensor::zeros({P, ROUNDS, W}, pl::FP32);
+  anyp::HostTensor total = anyp::HostTensor::zeros({P, 1, W}, pl::FP32);
+  anyp::HostTensor cells = anyp::HostTensor::zeros({P, P, 1}, pl::INT32);
+  for (std::int64_t i = 0; i < cells.numel(); ++i) cells.set(i, -7);  // must be overwritten
+  barrier_loop.compile({x, seen, total, cells}, config)(x, seen, total, cells);
+  auto where = [&](const std::string& name, std::int64_t r, std::int64_t a, std::int64_t b,
+                   double got, double want) {
+    std::ostringstream s;
+    s << "P=" << P << ": " << name << "[" << r << "][" << a << "][" << b << "] = " << got
+      << ", expected " << want;
+    return s.str();
+  };
+  for (std::int64_t r = 0; r < P; ++r) {
+    const std::int64_t right = (r + 1) % P;
+    for (std::int64_t j = 0; j < W; ++j) {
+      double sum = 0;
+      for (std::int64_t k = 0; k < ROUNDS; ++k) {
+        const double want = static_cast<double>(W * right + j + 1000 * k);
+        sum += want;
+        if (seen.at({r, k, j}) != want) return where("seen", r, k, j, seen.at({r, k, j}), want);
+      }
+      if (total.at({r, 0, j}) != sum) return where("total", r, 0, j, total.at({r, 0, j}), sum);
+    }
+    for (std::int64_t i = 0; i < P; ++i) {
+      if (cells.at({r, i, 0}) != 0) return where("cells", r, i, 0, cells.at({r, i, 0}), 0);
+    }
+  }
+  return "";
+}
+
+TEST(BuiltinBarrier, HundredBackToBackBarriersOnOneSignal) {
+  for (std::int64_t P = 2; P <= 8; ++P) EXPECT_EQ(run_barrier_loop(P, config_for(P)), "");
+}
+
+TEST(BuiltinBarrier, HundredBarriersUnderDeterministicSchedules) {
+  for (std::int64_t P : {3, 5}) {
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      anyp::RunConfig config = config_for(P);
+      config.deterministic = true;
+      config.schedule_seed = seed;
+      config.preempt_budget = 7;  // ranks drift apart mid-barrier
+      EXPECT_EQ(run_barrier_loop(P, config), "") << "seed " << seed;
+    }
+  }
 }
 
 }  // namespace

@@ -53,11 +53,9 @@ pl::Function make_kernel(const KernelBody& body = copy_body) {
 }
 
 pl::Function make_per_rank(const pl::Function& kernel) {
-  return pl::jit::orchestration(
-      "per_rank", kernel_params(),
-      [kernel](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
-        kernel(x, y, data, signal);
-      });
+  return pl::jit::orchestration("per_rank", kernel_params(),
+                                [kernel](pl::Value x, pl::Value y, pl::Value data,
+                                         pl::Value signal) { kernel(x, y, data, signal); });
 }
 
 // The valid host body: windows above the rank loop, views and x[r], y[r]
@@ -152,8 +150,8 @@ TEST(CompileErrors, DimBoundToTwoValuesByTwoArguments) {
 }
 
 TEST(CompileErrors, WorldSizeDimDisagreesWithTheDeviceList) {
-  const pl::HostFunction host = make_host(standard_host_body(make_per_rank(make_kernel())),
-                                          host_params(pld::world_size()));
+  const pl::HostFunction host =
+      make_host(standard_host_body(make_per_rank(make_kernel())), host_params(pld::world_size()));
   EXPECT_EQ(compile_error(host, 3), "compiled without error");
   EXPECT_EQ(compile_error(host, {rows(4), rows(4)}, 3),
             "compile error: function 'host', parameter 'x', dim 0: dim world_size is bound to 3 "
@@ -234,10 +232,10 @@ TEST(CompileErrors, DerivedParameterExtentNotExact) {
 
 // A tile shape {1, SIZE / NR}.
 TEST(CompileErrors, DerivedTileExtentNotExact) {
-  const pl::HostFunction host = program_with_kernel([](pl::Value x, pl::Value y, pl::Value,
-                                                       pl::Value) {
-    y = pl::store(pl::load(x, {0, 0}, {1, SIZE / NR}), {0, 0}, y);
-  });
+  const pl::HostFunction host =
+      program_with_kernel([](pl::Value x, pl::Value y, pl::Value, pl::Value) {
+        y = pl::store(pl::load(x, {0, 0}, {1, SIZE / NR}), {0, 0}, y);
+      });
   EXPECT_EQ(compile_error(host, 2), "compiled without error");
   EXPECT_EQ(compile_error(host, 3),
             "compile error: function 'kernel' (incore), op pl.load, tile shape, dim 1: extent 64 "
@@ -245,10 +243,10 @@ TEST(CompileErrors, DerivedTileExtentNotExact) {
 }
 
 TEST(CompileErrors, DerivedTileExtentZero) {
-  const pl::HostFunction host = program_with_kernel([](pl::Value x, pl::Value y, pl::Value,
-                                                       pl::Value) {
-    y = pl::store(pl::load(x, {0, 0}, {1, 8 * (NR - 3)}), {0, 0}, y);
-  });
+  const pl::HostFunction host =
+      program_with_kernel([](pl::Value x, pl::Value y, pl::Value, pl::Value) {
+        y = pl::store(pl::load(x, {0, 0}, {1, 8 * (NR - 3)}), {0, 0}, y);
+      });
   EXPECT_EQ(compile_error(host, 3),
             "compile error: function 'kernel' (incore), op pl.load, tile shape, dim 1: extent 8 * "
             "(NR - 3) is not a positive exact integer (it is 0)");
@@ -360,19 +358,20 @@ TEST(CompileErrors, NotifyInTheHost) {
       per_rank(xr, yr, data, signal, pl::device(r));
     });
   });
-  EXPECT_EQ(compile_error(host, 2),
-            "compile error: function 'host' (host): op pld.system.notify is not allowed at the host "
-            "level (it is an incore op)");
+  EXPECT_EQ(
+      compile_error(host, 2),
+      "compile error: function 'host' (host): op pld.system.notify is not allowed at the host "
+      "level (it is an incore op)");
 }
 
 TEST(CompileErrors, RankInTheOrchestration) {
   const pl::Function kernel = make_kernel();
-  const auto per_rank = pl::jit::orchestration(
-      "per_rank", kernel_params(),
-      [kernel](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
-        [[maybe_unused]] pl::Scalar r = pld::rank(pld::get_comm_ctx(data));
-        kernel(x, y, data, signal);
-      });
+  const auto per_rank =
+      pl::jit::orchestration("per_rank", kernel_params(),
+                             [kernel](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
+                               [[maybe_unused]] pl::Scalar r = pld::rank(pld::get_comm_ctx(data));
+                               kernel(x, y, data, signal);
+                             });
   EXPECT_EQ(compile_error(make_host(standard_host_body(per_rank)), 2),
             "compile error: function 'per_rank' (orchestration): op pld.rank is not allowed at the "
             "orchestration level (it is an incore op)");
@@ -389,7 +388,8 @@ TEST(CompileErrors, AllocWindowBufferInAKernel) {
             "at the incore level (it is a host op)");
 }
 
-// ---- calls and dispatch --------------------------------------------------------------------------
+// ---- calls and dispatch
+// --------------------------------------------------------------------------
 
 // The host dispatches the kernel itself (ladder step 02's fatal pitfall).
 TEST(CompileErrors, HostDispatchesAKernelDirectly) {
@@ -402,11 +402,11 @@ TEST(CompileErrors, HostDispatchesAKernelDirectly) {
 
 TEST(CompileErrors, OrchestrationCallWithADevice) {
   const pl::Function kernel = make_kernel();
-  const auto per_rank = pl::jit::orchestration(
-      "per_rank", kernel_params(),
-      [kernel](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
-        kernel(x, y, data, signal, pl::device(0));
-      });
+  const auto per_rank =
+      pl::jit::orchestration("per_rank", kernel_params(),
+                             [kernel](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
+                               kernel(x, y, data, signal, pl::device(0));
+                             });
   EXPECT_EQ(compile_error(make_host(standard_host_body(per_rank)), 2),
             "compile error: function 'per_rank' (orchestration): the call of 'kernel' passes "
             "pl::device(r); only the host dispatches to a device");
@@ -499,7 +499,8 @@ TEST(CompileErrors, DispatchedWindowDtypeMismatch) {
             "expected DistributedTensor[1, 64] FP32, got DistributedTensor[1, 64] INT32");
 }
 
-// ---- tiles and dtypes ----------------------------------------------------------------------------
+// ---- tiles and dtypes
+// ----------------------------------------------------------------------------
 
 // A [1, 4] FP32 tile row is 16 B: not a whole number of 32-byte units.
 TEST(CompileErrors, TileRowNotAWholeNumberOf32ByteUnits) {
@@ -618,7 +619,8 @@ TEST(CompileErrors, WindowViewLargerThanItsBuffer) {
             "not fit window buffer 'data' (128 B)");
 }
 
-// ---- intents ----------------------------------------------------------------------------------------
+// ---- intents
+// ----------------------------------------------------------------------------------------
 
 TEST(CompileErrors, StoreIntoAnInParameter) {
   const pl::HostFunction host =
@@ -631,16 +633,15 @@ TEST(CompileErrors, StoreIntoAnInParameter) {
 }
 
 TEST(CompileErrors, GetIntoAnInParameter) {
-  const pl::HostFunction host =
-      program_with_kernel([](pl::Value x, pl::Value, pl::Value data, pl::Value) {
-        pld::tensor::get(x, 0, data);
-      });
+  const pl::HostFunction host = program_with_kernel(
+      [](pl::Value x, pl::Value, pl::Value data, pl::Value) { pld::tensor::get(x, 0, data); });
   EXPECT_EQ(compile_error(host, 2),
             "compile error: function 'kernel' (incore): pld.tensor.get writes parameter 'x', which "
             "is declared pl::In; declare it pl::Out or pl::InOut");
 }
 
-// ---- errors are sticky -----------------------------------------------------------------------------
+// ---- errors are sticky
+// -----------------------------------------------------------------------------
 
 // A program that failed to trace fails the same way on every compile.
 TEST(CompileErrors, TraceErrorRepeatsOnEveryCompile) {
@@ -651,7 +652,8 @@ TEST(CompileErrors, TraceErrorRepeatsOnEveryCompile) {
       << first;
 }
 
-// ---- the compile cache ------------------------------------------------------------------------------
+// ---- the compile cache
+// ------------------------------------------------------------------------------
 
 // Regression: plans were cached by the host function's address, so a new
 // function allocated where a destroyed one lived compiled to the old plan: a
@@ -663,8 +665,8 @@ TEST(CompileCache, NewFunctionAtAReusedAddressGetsItsOwnPlan) {
       EXPECT_EQ(compile_error(valid, 2), "compiled without error") << "round " << round;
     }
     {
-      const pl::HostFunction broken = program_with_kernel(
-          [](pl::Value, pl::Value y, pl::Value data, pl::Value) {
+      const pl::HostFunction broken =
+          program_with_kernel([](pl::Value, pl::Value y, pl::Value data, pl::Value) {
             y = pl::store(pl::load(data, {0, 32}, {1, SIZE}), {0, 0}, y);
           });
       EXPECT_EQ(compile_error(broken, 2),
@@ -678,8 +680,8 @@ TEST(CompileCache, NewFunctionAtAReusedAddressGetsItsOwnPlan) {
 TEST(CompileCache, NewFunctionAtAReusedAddressRunsItsOwnCode) {
   for (int round = 0; round < 10; ++round) {
     for (int add : {1, 2}) {
-      const pl::HostFunction host = program_with_kernel(
-          [add](pl::Value x, pl::Value y, pl::Value, pl::Value) {
+      const pl::HostFunction host =
+          program_with_kernel([add](pl::Value x, pl::Value y, pl::Value, pl::Value) {
             y = pl::store(pl::add(pl::load(x, {0, 0}, {1, SIZE}), add), {0, 0}, y);
           });
       anyp::HostTensor x = rows(2);

@@ -33,18 +33,18 @@ const auto per_rank = pl::jit::orchestration(
      pl::InOut("data", pld::DistributedTensor({1, SIZE}, pl::FP32))},
     [](pl::Value x, pl::Value y, pl::Value data) { add_rank(x, y, data); });
 
-const pl::HostFunction program = pl::jit::host(
-    "program",
-    {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
-     pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
-    [](pl::Value x, pl::Value y) {
-      auto data_buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
-      pl::range(pld::world_size(), [&](pl::Scalar r) {
-        pl::Value xr = x[r];
-        pl::Value yr = y[r];
-        per_rank(xr, yr, pld::window(data_buf, {1, SIZE}, pl::FP32), pl::device(r));
-      });
-    });
+const pl::HostFunction program =
+    pl::jit::host("program",
+                  {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
+                   pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
+                  [](pl::Value x, pl::Value y) {
+                    auto data_buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
+                    pl::range(pld::world_size(), [&](pl::Scalar r) {
+                      pl::Value xr = x[r];
+                      pl::Value yr = y[r];
+                      per_rank(xr, yr, pld::window(data_buf, {1, SIZE}, pl::FP32), pl::device(r));
+                    });
+                  });
 
 anyp::RunConfig with_devices(std::vector<std::int64_t> ids) {
   anyp::RunConfig config;
@@ -127,6 +127,24 @@ TEST(ConfigErrors, UnknownEngine) {
   anyp::RunConfig config;
   config.engine = "fibers";
   EXPECT_EQ(config_error(config), "engine 'fibers' is not available; supported engines: threads");
+}
+
+TEST(ConfigErrors, PreemptBudgetMustBePositive) {
+  anyp::RunConfig config;
+  config.preempt_budget = 0;
+  EXPECT_EQ(config_error(config), "preempt_budget must be positive, got 0");
+  config.preempt_budget = -5;
+  EXPECT_EQ(config_error(config), "preempt_budget must be positive, got -5");
+  config.preempt_budget = 1;
+  EXPECT_EQ(config_error(config), "compiled without error");
+}
+
+TEST(ConfigErrors, WorkersMustNotBeNegative) {
+  anyp::RunConfig config;
+  config.workers = -1;
+  EXPECT_EQ(config_error(config), "workers must be 0 (automatic) or positive, got -1");
+  config.workers = 0;
+  EXPECT_EQ(config_error(config), "compiled without error");
 }
 
 // The configuration is checked before the program: a bad platform is

@@ -74,17 +74,15 @@ const std::vector<pl::Param> kPerRankParams = {
     pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
     pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
 
-const auto per_rank_put = pl::jit::orchestration(
-    "per_rank_put", kPerRankParams,
-    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
-      put_step(x, y, src, dst, signal);
-    });
+const auto per_rank_put =
+    pl::jit::orchestration("per_rank_put", kPerRankParams,
+                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
+                              pl::Value signal) { put_step(x, y, src, dst, signal); });
 
-const auto per_rank_get = pl::jit::orchestration(
-    "per_rank_get", kPerRankParams,
-    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
-      get_step(x, y, src, dst, signal);
-    });
+const auto per_rank_get =
+    pl::jit::orchestration("per_rank_get", kPerRankParams,
+                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
+                              pl::Value signal) { get_step(x, y, src, dst, signal); });
 
 pl::HostFunction make_ring(const char* name, const pl::Function& per_rank) {
   return pl::jit::host(
@@ -282,19 +280,19 @@ TEST(IrGolden07, ManifestAtP3) {
 // Rank r copies chunk r (C = SIZE / NR columns) of its x into row r of a
 // [NR, SIZE] window, then meets the others at a builtin barrier on [NR, 1].
 
-const auto chunk_step = pl::jit::incore(
-    "chunk_step",
-    {pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)),
-     pl::InOut("data", pld::DistributedTensor({NR, SIZE}, pl::FP32)),
-     pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))},
-    [](pl::Value x, pl::Value data, pl::Value signal) {
-      auto ctx = pld::get_comm_ctx(data);
-      pl::Scalar r = pld::rank(ctx);
-      pl::Scalar column = r * (SIZE / NR);
-      pl::Tile t = pl::load(x, {0, column}, {1, SIZE / NR});
-      data = pl::store(t, {r, column}, data);
-      signal = pld::tensor::barrier(signal);
-    });
+const auto chunk_step =
+    pl::jit::incore("chunk_step",
+                    {pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)),
+                     pl::InOut("data", pld::DistributedTensor({NR, SIZE}, pl::FP32)),
+                     pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))},
+                    [](pl::Value x, pl::Value data, pl::Value signal) {
+                      auto ctx = pld::get_comm_ctx(data);
+                      pl::Scalar r = pld::rank(ctx);
+                      pl::Scalar column = r * (SIZE / NR);
+                      pl::Tile t = pl::load(x, {0, column}, {1, SIZE / NR});
+                      data = pl::store(t, {r, column}, data);
+                      signal = pld::tensor::barrier(signal);
+                    });
 
 const auto per_rank_chunk = pl::jit::orchestration(
     "per_rank_chunk",
@@ -303,8 +301,8 @@ const auto per_rank_chunk = pl::jit::orchestration(
      pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))},
     [](pl::Value x, pl::Value data, pl::Value signal) { chunk_step(x, data, signal); });
 
-const pl::HostFunction chunks = pl::jit::host(
-    "chunks", {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32))}, [](pl::Value x) {
+const pl::HostFunction chunks =
+    pl::jit::host("chunks", {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32))}, [](pl::Value x) {
       auto data_buf = pld::alloc_window_buffer("data", {NR, SIZE}, pl::FP32);
       auto signal_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
       pl::range(pld::world_size(), [&](pl::Scalar r) {
