@@ -83,7 +83,7 @@ ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& a
       const std::string where = ", dim " + std::to_string(d) + ": ";
       if (!r.value) {
         fail_param(host, p.name, where + "extent " + ir::to_string(e) +
-                                     " is not a positive exact integer: " + r.error);
+                                     " is not a positive exact integer (" + r.error + ")");
       }
       if (*r.value == actual) continue;
       if (ir::is_const(e)) {

@@ -12,6 +12,11 @@ namespace anyp::compiler {
 
 std::vector<std::int64_t> eval_shape(const std::vector<ir::Expr>& shape,
                                      const ir::DimBindings& bindings, const std::string& context) {
+  constexpr std::size_t kMaxRank = 8;  // the runtime's limit (memory_access.hpp)
+  if (shape.size() > kMaxRank) {
+    throw CompileError("compile error: " + context + ": " + std::to_string(shape.size()) +
+                       " dims; anyp supports at most " + std::to_string(kMaxRank));
+  }
   std::vector<std::int64_t> out;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     ir::EvalResult r = ir::evaluate(shape[i], bindings);
@@ -70,6 +75,13 @@ class HostEvaluator {
 
   HostSpecialization run() {
     block(host_.body);
+    for (std::size_t r = 0; r < result_.ranks.size(); ++r) {
+      if (result_.ranks[r].empty()) {
+        fail("rank " + std::to_string(r) + " of P = " + std::to_string(world_size_) +
+             " gets no dispatch; loop the dispatch over pl::range(pld::world_size()), never a "
+             "literal bound");
+      }
+    }
     for (std::size_t b = 0; b < result_.buffers.size(); ++b) {
       if (!viewed_.count(static_cast<std::int32_t>(b))) {
         fail("window buffer '" + result_.buffers[b].name +

@@ -63,6 +63,7 @@ const char* atomic_name(AtomicKind k) { return k == AtomicKind::Add ? "Add" : "N
 std::string op_display_name(const Op& op) {
   switch (op.kind) {
     case OpKind::TileBinary: return tile_binary_name(static_cast<BinaryOp>(op.attr));
+    case OpKind::ScalarBinary: return std::string("scalar ") + binary_op_name(static_cast<BinaryOp>(op.attr));
     case OpKind::Call: return "call @" + (op.callee ? op.callee->name : std::string("?"));
     default: return op_kind_name(op.kind);
   }

@@ -156,6 +156,12 @@ std::int32_t* RankVm::signal_cell(const Instr& in, const ViewReg& v, std::int64_
   return reinterpret_cast<std::int32_t*>(view_base(in, v, rank) + flat * 4);
 }
 
+void RankVm::window_written(const Instr& in, const ViewReg& v, std::int64_t rank) const {
+  if (!v.window) return;
+  const std::byte* base = view_base(in, v, rank);
+  ctx_->scheduler->on_window_write(base, base + element_count(v.shape) * static_cast<std::int64_t>(dtype_bytes(v.dtype)));
+}
+
 void RankVm::tile_binary(const Instr& in) {
   const TileReg& a = t_[in.a];
   TileReg& out = t_[in.dst];
@@ -224,6 +230,8 @@ void RankVm::transfer(const Instr& in, bool is_put) {
     }
     at += static_cast<std::size_t>(len) * esize;
   });
+  if (lock.owns_lock()) lock.unlock();
+  window_written(in, dst, is_put ? peer : rank_);
 }
 
 bool RankVm::step(const Instr& in, bool& parked) {
@@ -295,6 +303,8 @@ bool RankVm::step(const Instr& in, bool& parked) {
           store_element(p, v.dtype, x);
         }
       });
+      if (lock.owns_lock()) lock.unlock();
+      window_written(in, v, dst_rank);
       break;
     }
     case Opcode::Read:
@@ -311,6 +321,7 @@ bool RankVm::step(const Instr& in, bool& parked) {
         s_[in.dst] = dtype_is_float(v.dtype) ? float_scalar(x) : int_scalar(static_cast<std::int64_t>(x));
       } else {
         store_element(p, v.dtype, s_[in.b].as_double());
+        window_written(in, v, rank_);
       }
       break;
     }

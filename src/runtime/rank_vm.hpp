@@ -67,6 +67,8 @@ class RankVm {
                             const std::vector<std::int64_t>& idx) const;
   void transfer(const Instr& in, bool is_put);
   void tile_binary(const Instr& in);
+  // Lets parked waits on cells of this window view re-check after a write.
+  void window_written(const Instr& in, const ViewReg& v, std::int64_t rank) const;
 
   std::int64_t rank_;
   const std::vector<Dispatch>* dispatches_;

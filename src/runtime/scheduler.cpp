@@ -2,6 +2,7 @@
 #include "runtime/scheduler.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <thread>
 
 #include "runtime/rank_vm.hpp"
@@ -93,12 +94,17 @@ void Scheduler::notify(std::int64_t from_rank, std::int32_t* cell, ir::NotifyKin
   if (std::find(w.begin(), w.end(), from_rank) == w.end()) w.push_back(from_rank);
   auto it = waiters_.find(cell);
   if (it == waiters_.end()) return;
-  auto& list = it->second;
+  if (wake_satisfied(it->second, cell)) cv_.notify_one();
+  if (it->second.empty()) waiters_.erase(it);
+}
+
+bool Scheduler::wake_satisfied(std::vector<std::int64_t>& list, const std::int32_t* cell) {
   bool woke = false;
   for (std::size_t i = 0; i < list.size();) {
     const std::int64_t r = list[i];
     if (compare(parked_[r].cmp, *cell, parked_[r].expected)) {
       ready_.push_back(r);
+      parked_now_.fetch_sub(1, std::memory_order_relaxed);
       list[i] = list.back();
       list.pop_back();
       woke = true;
@@ -106,7 +112,18 @@ void Scheduler::notify(std::int64_t from_rank, std::int32_t* cell, ir::NotifyKin
       ++i;
     }
   }
-  if (list.empty()) waiters_.erase(it);
+  return woke;
+}
+
+void Scheduler::on_window_write(const std::byte* begin, const std::byte* end) {
+  if (parked_now_.load(std::memory_order_relaxed) == 0) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  bool woke = false;
+  for (auto it = waiters_.begin(); it != waiters_.end();) {
+    const auto* cell = reinterpret_cast<const std::byte*>(it->first);
+    if (cell >= begin && cell < end) woke |= wake_satisfied(it->second, it->first);
+    it = it->second.empty() ? waiters_.erase(it) : std::next(it);
+  }
   if (woke) cv_.notify_one();
 }
 
@@ -116,14 +133,15 @@ bool Scheduler::wait_or_park(std::int64_t rank, std::int32_t* cell, ir::WaitKind
   if (compare(cmp, *cell, expected)) return true;
   parked_[rank] = ParkedWait{cell, cmp, expected, describe()};
   waiters_[cell].push_back(rank);
+  parked_now_.fetch_add(1, std::memory_order_relaxed);
   return false;
 }
 
 std::string Scheduler::deadlock_report() const {
   std::int64_t waiting = 0;
   for (std::size_t r = 0; r < ranks_.size(); ++r) waiting += !done_[r];
-  std::string s = "deadlock: no rank can make progress; " + std::to_string(waiting) + " of " +
-                  std::to_string(ranks_.size()) + " ranks are waiting\n";
+  std::string s = "deadlock: no rank can make progress (" + std::to_string(waiting) + " of " +
+                  std::to_string(ranks_.size()) + " ranks waiting)\n";
   for (std::size_t r = 0; r < ranks_.size(); ++r) {
     s += "  rank " + std::to_string(r) + ": ";
     if (done_[r]) {

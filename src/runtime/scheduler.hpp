@@ -10,6 +10,7 @@
 // rank drawn from the ready set by a seeded RNG.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -56,11 +57,18 @@ class Scheduler {
   bool wait_or_park(std::int64_t rank, std::int32_t* cell, ir::WaitKind cmp, std::int64_t expected,
                     const std::function<std::string()>& describe);
 
+  // Called after a data write (store, put, remote_store, write) into window
+  // memory [begin, end): a parked wait on a cell there re-checks, since a
+  // device's wait polls memory and would see the new value too.
+  void on_window_write(const std::byte* begin, const std::byte* end);
+
   std::int64_t parks() const { return parks_; }
   std::int64_t preemptions() const { return preemptions_; }
 
  private:
   void worker();
+  // Moves the ranks in `list` whose wait on `cell` now holds to the ready queue.
+  bool wake_satisfied(std::vector<std::int64_t>& list, const std::int32_t* cell);
   std::string deadlock_report() const;
 
   std::vector<RankVm*> ranks_;
@@ -78,6 +86,7 @@ class Scheduler {
   std::vector<ParkedWait> parked_;  // per rank, valid while parked
   std::unordered_map<std::int32_t*, std::vector<std::int64_t>> waiters_;
   std::unordered_map<std::int32_t*, std::vector<std::int64_t>> writers_;
+  std::atomic<std::int64_t> parked_now_{0};  // ranks parked at this moment
   std::int64_t parks_ = 0;
   std::int64_t preemptions_ = 0;
 };

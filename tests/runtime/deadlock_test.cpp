@@ -60,8 +60,8 @@ const pl::HostFunction all_wait = pl::jit::host("all_wait", {}, [] {
 });
 
 std::string all_wait_report(std::int64_t P) {
-  std::string s = "deadlock: no rank can make progress; " + std::to_string(P) + " of " +
-                  std::to_string(P) + " ranks are waiting\n";
+  std::string s = "deadlock: no rank can make progress (" + std::to_string(P) + " of " +
+                  std::to_string(P) + " ranks waiting)\n";
   for (std::int64_t r = 0; r < P; ++r) {
     s += "  rank " + std::to_string(r) +
          ": function 'wait_forever', op pld.system.wait: waits for signal 'sig' cell [" +
@@ -73,7 +73,7 @@ std::string all_wait_report(std::int64_t P) {
 TEST(Deadlock, EveryRankWaitsForASignalNobodySends) {
   // The report, spelled out once.
   EXPECT_EQ(all_wait_report(3),
-            "deadlock: no rank can make progress; 3 of 3 ranks are waiting\n"
+            "deadlock: no rank can make progress (3 of 3 ranks waiting)\n"
             "  rank 0: function 'wait_forever', op pld.system.wait: waits for signal 'sig' cell "
             "[0, 0] Ge 1; current value 0; never written\n"
             "  rank 1: function 'wait_forever', op pld.system.wait: waits for signal 'sig' cell "
@@ -155,8 +155,8 @@ std::string partial_report(std::int64_t P) {
   std::string writers = P - 1 > 1 ? "ranks " : "rank ";
   for (std::int64_t w = 0; w < P - 1 && w < 8; ++w) writers += (w ? ", " : "") + std::to_string(w);
   if (P - 1 > 8) writers += " and " + std::to_string(P - 1 - 8) + " more";
-  std::string s = "deadlock: no rank can make progress; " + std::to_string(P - 1) + " of " +
-                  std::to_string(P) + " ranks are waiting\n";
+  std::string s = "deadlock: no rank can make progress (" + std::to_string(P - 1) + " of " +
+                  std::to_string(P) + " ranks waiting)\n";
   for (std::int64_t r = 0; r < P - 1; ++r) {
     s += "  rank " + std::to_string(r) +
          ": function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell [0, 0] Ge " +
@@ -169,12 +169,12 @@ std::string partial_report(std::int64_t P) {
 
 TEST(Deadlock, PartialDeadlockShowsFinishedRanksAndWriters) {
   EXPECT_EQ(partial_report(2),
-            "deadlock: no rank can make progress; 1 of 2 ranks are waiting\n"
+            "deadlock: no rank can make progress (1 of 2 ranks waiting)\n"
             "  rank 0: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
             "[0, 0] Ge 2; current value 1; written by rank 0\n"
             "  rank 1: finished\n");
   EXPECT_EQ(partial_report(3),
-            "deadlock: no rank can make progress; 2 of 3 ranks are waiting\n"
+            "deadlock: no rank can make progress (2 of 3 ranks waiting)\n"
             "  rank 0: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
             "[0, 0] Ge 3; current value 2; written by ranks 0, 1\n"
             "  rank 1: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
@@ -190,7 +190,7 @@ TEST(Deadlock, ManyWritersAreSummarised) {
   const std::string report = deadlock_report(partial.compile({}, config_for(12)));
   EXPECT_EQ(report, partial_report(12));
   EXPECT_EQ(report.substr(0, report.find('\n', report.find('\n') + 1) + 1),
-            "deadlock: no rank can make progress; 11 of 12 ranks are waiting\n"
+            "deadlock: no rank can make progress (11 of 12 ranks waiting)\n"
             "  rank 0: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
             "[0, 0] Ge 12; current value 11; written by ranks 0, 1, 2, 3, 4, 5, 6, 7 and 3 more\n");
 }
@@ -220,7 +220,7 @@ const pl::HostFunction root_only = pl::jit::host("root_only", {}, [] {
 TEST(Deadlock, CollectiveOnOneRankOnly) {
   // Rank 0 deposits its credits with every peer and waits for rank 1's.
   EXPECT_EQ(deadlock_report(root_only.compile({}, config_for(3))),
-            "deadlock: no rank can make progress; 1 of 3 ranks are waiting\n"
+            "deadlock: no rank can make progress (1 of 3 ranks waiting)\n"
             "  rank 0: function 'root_only_barrier', op pld.tensor.barrier: waits for signal "
             "'sig' cell [1, 0] Ge 1; current value 0; never written\n"
             "  rank 1: finished\n"

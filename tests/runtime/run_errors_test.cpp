@@ -214,7 +214,7 @@ TEST(RunErrors, ScalarDivisionByZero) {
         pld::system::notify(signal, peer, {0, 0}, 1, NotifyOp::AtomicAdd);
       });
   EXPECT_EQ(run_error(host, 1),
-            "run error: rank 0 (device 0), function 'div0', op scalar: 100 / 0 divides by zero");
+            "run error: rank 0 (device 0), function 'div0', op scalar div: 100 / 0 divides by zero");
 }
 
 // ---- arguments that do not fit the compiled program
@@ -285,8 +285,8 @@ TEST(RunErrors, ScalarArgumentMustMatchTheCompiledValue) {
     ADD_FAILURE() << "no RunError";
   } catch (const anyp::RunError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "run error: scalar argument 'k' differs from the value the program was compiled "
-              "with; scalar host arguments are bound at compile time, so compile again");
+              "run error: scalar argument 'k' is 4, but the program was compiled with 3; scalar "
+              "host arguments are bound at compile time, so compile again");
   }
   host.compile({x, y, 4}, config_for(2))(x, y, 4);
   EXPECT_EQ(y.at({1, 0, 7}), 4.0);

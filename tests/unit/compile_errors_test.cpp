@@ -188,7 +188,7 @@ TEST(CompileErrors, DerivedHostParameterExtentNotExact) {
       "host", {pl::In("x", pl::Tensor({NR, 1, SIZE / NR}, pl::FP32))}, [](pl::Value) {});
   EXPECT_EQ(compile_error(host, {anyp::HostTensor::zeros({3, 1, 21}, pl::FP32)}, 3),
             "compile error: function 'host', parameter 'x', dim 2: extent 64 / NR is not a "
-            "positive exact integer: 64 / 3 is not an exact integer");
+            "positive exact integer (64 / 3 is not an exact integer)");
 }
 
 // A window view {1, SIZE / NR}: 64 / 3 is not an integer.

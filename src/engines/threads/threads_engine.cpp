@@ -20,6 +20,10 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return s + "]";
 }
 
+std::string scalar_text(const detail::ArgScalar& s) {
+  return s.is_int ? std::to_string(s.int_value) : std::to_string(s.float_value);
+}
+
 std::vector<const HostTensor*> check_run_args(const detail::Plan& plan, const std::vector<ArgRef>& args) {
   if (args.size() != plan.host_params.size()) {
     throw RunError("run error: '" + plan.host_name + "' takes " + std::to_string(plan.host_params.size()) +
@@ -32,10 +36,13 @@ std::vector<const HostTensor*> check_run_args(const detail::Plan& plan, const st
       const bool is_int = !args[i].is_tensor() && args[i].is_int();
       detail::ArgScalar got{is_int, is_int ? args[i].int_value() : 0,
                             args[i].is_tensor() || is_int ? 0 : args[i].float_value()};
-      if (args[i].is_tensor() || !(got == p.scalar)) {
-        throw RunError("run error: scalar argument '" + p.name +
-                       "' differs from the value the program was compiled with; scalar host "
-                       "arguments are bound at compile time, so compile again");
+      if (args[i].is_tensor()) {
+        throw RunError("run error: argument '" + p.name + "' must be a scalar, got a tensor");
+      }
+      if (!(got == p.scalar)) {
+        throw RunError("run error: scalar argument '" + p.name + "' is " + scalar_text(got) +
+                       ", but the program was compiled with " + scalar_text(p.scalar) +
+                       "; scalar host arguments are bound at compile time, so compile again");
       }
       continue;
     }
