@@ -14,7 +14,7 @@ for P in 2 4 16 64 256 1024 4096; do
     2>/dev/null | grep -E '^BM_'
 done
 echo "== whole example process (07_dynamic_rank_count --mode get), /usr/bin/time"
-for P in 2 4 64 1024 4096; do
+for P in 2 4 16 64 256 1024 4096; do
   ids=$(seq -s, 0 $((P - 1)))
   /usr/bin/time -f "P=${P}: %e s wall, %U s user, %S s sys, %M KB peak" \
     build/bench/examples/07_dynamic_rank_count --mode get -d "$ids" >/dev/null

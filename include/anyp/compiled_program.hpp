@@ -48,6 +48,10 @@ struct RunStats {
   int workers = 0;
 };
 
+// Drops every cached plan (compile() caches one per program, bound dims,
+// devices and platform); CompiledPrograms already returned stay valid.
+void clear_compile_cache();
+
 class CompiledProgram {
  public:
   CompiledProgram(std::shared_ptr<const detail::Plan> plan, RunConfig config);

@@ -108,12 +108,21 @@ std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host
   return plan_cache.emplace(key, std::move(plan)).first->second;
 }
 
+void clear_plan_cache() {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  plan_cache.clear();
+}
+
 std::size_t plan_cache_size() {
   std::lock_guard<std::mutex> lock(cache_mutex);
   return plan_cache.size();
 }
 
 }  // namespace anyp::compiler
+
+namespace anyp {
+void clear_compile_cache() { compiler::clear_plan_cache(); }
+}  // namespace anyp
 
 namespace pl {
 

@@ -22,6 +22,7 @@ std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host
                                                  const std::vector<ArgRef>& args,
                                                  const RunConfig& config);
 
+void clear_plan_cache();
 // Number of plans in the cache (for tests of caching).
 std::size_t plan_cache_size();
 

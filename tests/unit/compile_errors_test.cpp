@@ -561,6 +561,26 @@ TEST(CompileErrors, PutDtypeMismatch) {
 
 // ---- window allocation rules --------------------------------------------------------------------
 
+// Ladder step 01's fatal pitfall: a literal loop bound leaves ranks without a
+// dispatch, which would otherwise hang or leave garbage rows at P >= 3.
+TEST(CompileErrors, LiteralRankLoopBoundLeavesARankWithoutDispatch) {
+  const pl::Function per_rank = make_per_rank(make_kernel());
+  const pl::HostFunction host = make_host([per_rank](pl::Value x, pl::Value y) {
+    auto data_buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
+    auto signal_buf = pld::alloc_window_buffer("signal", {1, 1}, pl::INT32);
+    pl::range(2, [&](pl::Scalar r) {
+      pl::Value xr = x[r];
+      pl::Value yr = y[r];
+      per_rank(xr, yr, pld::window(data_buf, {1, SIZE}, pl::FP32),
+               pld::window(signal_buf, {1, 1}, pl::INT32), pl::device(r));
+    });
+  });
+  EXPECT_EQ(compile_error(host, 2), "compiled without error");
+  EXPECT_EQ(compile_error(host, 3),
+            "compile error: function 'host' (host): rank 2 of P = 3 gets no dispatch; loop the "
+            "dispatch over pl::range(pld::world_size()), never a literal bound");
+}
+
 TEST(CompileErrors, AllocationInsideTheRankLoop) {
   const pl::Function per_rank = make_per_rank(make_kernel());
   const pl::HostFunction host = make_host([per_rank](pl::Value x, pl::Value y) {
