@@ -40,8 +40,23 @@ class ArgRef {
   std::variant<const HostTensor*, std::int64_t, double> value_;
 };
 
+// What one rank moved through peer windows in a run (a cost card row).
+// Self-accesses are local and not counted as RMA or bytes.
+struct RankCost {
+  std::int64_t bytes_in = 0;        // payload read from peers' windows
+  std::int64_t bytes_out = 0;       // payload written into peers' windows
+  std::int64_t rma = 0;             // remote data ops issued
+  std::int64_t notifies = 0;        // notifies to other ranks
+  std::int64_t local_notifies = 0;  // notifies to itself (collective epilogues: "+E")
+  std::int64_t waits = 0;           // waits completed
+  RankCost& operator+=(const RankCost& o);
+  bool operator==(const RankCost&) const = default;
+};
+
 // Counters of the last run (threads engine).
 struct RunStats {
+  std::vector<RankCost> cost;     // one per rank
+  RankCost total() const;
   std::int64_t instructions = 0;  // VM instructions executed, all ranks
   std::int64_t parks = 0;         // times a rank parked on a wait
   std::int64_t preemptions = 0;   // times a rank was preempted

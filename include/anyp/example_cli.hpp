@@ -47,6 +47,7 @@ struct Options {
   bool deterministic = false;      // set by --schedule-seed
   std::uint64_t schedule_seed = 0;
   std::string output_dir;          // --compile-only target (one dir per P)
+  bool cost = false;               // --cost: print the cost card after OK
 
   std::int64_t world_size() const { return static_cast<std::int64_t>(device_ids.size()); }
   RunConfig config() const;
@@ -83,6 +84,11 @@ bool check_close(std::string_view name, const HostTensor& out, const HostTensor&
                  std::int64_t world_size);
 // Prints "OK" and returns 0 when every check passed, else returns 1.
 int report(const std::vector<bool>& checks);
+// As above; with --cost, also prints the run's cost card after "OK".
+int report(const std::vector<bool>& checks, const Options& options, const RunStats& stats);
+// The cost card: one row per rank (bytes in/out through peer windows, RMA
+// ops, notifies to peers, local epilogue notifies "+E", waits) and a total.
+std::string cost_card(const RunStats& stats);
 // Writes the artifact to the options' output dir, prints
 // "compile_only done: <dir>" and returns 0.
 int finish_compile_only(CompiledProgram& compiled, const Options& options);

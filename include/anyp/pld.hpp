@@ -23,6 +23,7 @@ enum class NotifyOp { AtomicAdd, Set };
 enum class WaitCmp { Eq, Ne, Gt, Ge, Lt, Le };
 enum class AtomicType { None, Add };
 enum class ReduceOp { Sum, Max, Min, Prod };
+enum class AllreduceMode { Mesh, Ring };
 
 // A window view parameter: memory that peers can reach.
 pl::TypeSpec DistributedTensor(pl::Shape shape, pl::DType dtype);
@@ -76,6 +77,37 @@ void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
 // Full barrier over all ranks on an [NR, 1] INT32 signal; self-clearing, so
 // one signal serves back-to-back calls. Returns the signal (re-bind it).
 pl::Value barrier(const pl::Value& signal);
+
+// The builtin collectives (ladder.md steps 11-16). All are called by every
+// rank, in the same order; all use the self-clearing credit protocol, so one
+// signal serves back-to-back calls. Each returns its in-place window.
+//
+// In place on window `data` (any shape; FP32, FP16 or BF16): every rank ends
+// with OP over all ranks. Mesh: signal [NR, 1], data processed in chunks of
+// at most 16 KiB with a read-done barrier before each overwrite. Ring:
+// signal [2 * (NR - 1), NR], 2 (P - 1) rounds over P near-equal segments.
+pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op = ReduceOp::Sum,
+                    AllreduceMode mode = AllreduceMode::Mesh);
+// Every rank's window `data` becomes the root's; root is a compile-time
+// constant in [0, P). Signal [NR, 1].
+pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::ScalarArg& root);
+// Row r of every rank's window `dst` ([NR, ...], NR rows of src's size)
+// becomes rank r's plain tensor `src`. Signal [NR, 1].
+pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value& signal);
+// Window `data` is [NR, ...]: rank r's row r becomes OP over every rank's row r.
+// Signal [NR, 1].
+pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal,
+                         ReduceOp op = ReduceOp::Sum);
+// Row d of rank r's plain tensor `src` ([NR, C]) lands in row r of rank d's
+// window `dst` ([NR, C]). Signal [NR, 1].
+pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal);
+// As all_to_all, but only the first send_counts[d] elements of row d go to
+// rank d; rank d finds the count in its recv_counts window cell {r, 0} (a Set
+// notify). send_counts is an INT32 [NR, 1] tensor, recv_counts an INT32
+// [NR, 1] window. Not allowed inside a loop (its counts have no read-done
+// handshake).
+pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
+                       const pl::Value& recv_counts, const pl::Value& signal);
 }  // namespace tensor
 
 namespace tile {

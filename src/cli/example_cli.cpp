@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <iomanip>
+#include <sstream>
 #include <charconv>
 #include <climits>
 #include <cstdint>
@@ -189,6 +191,8 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
     app.add_option("--op", options.op, "Reduction: one of " + join(spec.ops))
         ->capture_default_str();
   }
+  app.add_flag("--cost", options.cost,
+               "After OK, print the cost card counted from the run (per rank and total)");
   app.add_flag("--compile-only", options.compile_only,
                "Validate, specialise and compile for P, write the artifact, do not run");
   app.add_option("--seed", options.seed, "Input generator seed (default: the step number)")
@@ -279,6 +283,26 @@ int report(const std::vector<bool>& checks) {
   if (!std::all_of(checks.begin(), checks.end(), [](bool ok) { return ok; })) return 1;
   std::cout << "OK\n";
   return 0;
+}
+
+int report(const std::vector<bool>& checks, const Options& options, const RunStats& stats) {
+  const int code = report(checks);
+  if (code == 0 && options.cost) std::cout << cost_card(stats);
+  return code;
+}
+
+std::string cost_card(const RunStats& stats) {
+  std::ostringstream out;
+  auto row = [&](const std::string& who, const RankCost& c) {
+    out << std::setw(6) << who << std::setw(11) << c.bytes_in << std::setw(11) << c.bytes_out
+        << std::setw(7) << c.rma << std::setw(8) << c.notifies << std::setw(6) << c.local_notifies
+        << std::setw(7) << c.waits << '\n';
+  };
+  out << "cost card (P=" << stats.cost.size() << ")\n";
+  out << "  rank   bytes_in  bytes_out    RMA  notify    +E   wait\n";
+  for (std::size_t r = 0; r < stats.cost.size(); ++r) row(std::to_string(r), stats.cost[r]);
+  row("total", stats.total());
+  return out.str();
 }
 
 int finish_compile_only(CompiledProgram& compiled, const Options& options) {

@@ -77,7 +77,13 @@ class FunctionChecker {
       case ir::OpKind::RemoteStore: check_region(op, op.args[1], 3, shape_of(op.args[0]), "target"); break;
       case ir::OpKind::Put:
       case ir::OpKind::Get: check_transfer(op); break;
-      case ir::OpKind::Barrier: check_signal(op, {bindings_.at(ir::kWorldSizeDimId), 1}, "[NR, 1]"); break;
+      case ir::OpKind::Barrier: check_signal(op, 0, mesh_signal(), "[NR, 1]"); break;
+      case ir::OpKind::Allreduce:
+      case ir::OpKind::Broadcast:
+      case ir::OpKind::Allgather:
+      case ir::OpKind::ReduceScatter:
+      case ir::OpKind::AllToAll:
+      case ir::OpKind::AllToAllV: check_collective(op); break;
       case ir::OpKind::Call: check_call(op); break;
       default: break;
     }
@@ -128,11 +134,84 @@ class FunctionChecker {
     check_region(op, op.args[2], 3 + static_cast<std::size_t>(op.count), region, "source");
   }
 
-  void check_signal(const ir::Op& op, const std::vector<std::int64_t>& want, const std::string& decl) {
-    const auto& got = shape_of(op.args[0]);
+  std::int64_t world() const { return bindings_.at(ir::kWorldSizeDimId); }
+  std::vector<std::int64_t> mesh_signal() const { return {world(), 1}; }
+
+  void check_signal(const ir::Op& op, std::size_t arg, const std::vector<std::int64_t>& want,
+                    const std::string& decl, const std::string& role = "the signal") {
+    const auto& got = shape_of(op.args[arg]);
     if (got != want) {
-      fail(op, "the signal must be " + decl + " INT32, which is " + shape_text(want) +
-                   " here, got " + shape_text(got));
+      fail(op, role + " must be " + decl + " INT32, which is " + shape_text(want) + " here, got " +
+                   shape_text(got));
+    }
+  }
+
+  static std::int64_t numel(const std::vector<std::int64_t>& shape) {
+    std::int64_t n = 1;
+    for (auto e : shape) n *= e;
+    return n;
+  }
+
+  void expect_rows(const ir::Op& op, std::size_t arg, const char* role) {
+    const auto& shape = shape_of(op.args[arg]);
+    if (shape.empty() || shape[0] != world()) {
+      fail(op, std::string(role) + " must have NR = " + std::to_string(world()) +
+                   " rows (one per rank) in dim 0, got " + shape_text(shape));
+    }
+  }
+
+  void check_collective(const ir::Op& op) {
+    switch (op.kind) {
+      case ir::OpKind::Allreduce:
+        if (static_cast<ir::AllreduceKind>(op.count) == ir::AllreduceKind::Ring) {
+          if (world() < 2) fail(op, "a Ring allreduce needs P >= 2, got P = " + std::to_string(world()));
+          check_signal(op, 1, {2 * (world() - 1), world()}, "[2 * (NR - 1), NR] for mode Ring");
+        } else {
+          check_signal(op, 1, mesh_signal(), "[NR, 1] for mode Mesh");
+        }
+        break;
+      case ir::OpKind::Broadcast: {
+        check_signal(op, 1, mesh_signal(), "[NR, 1]");
+        ir::EvalResult root = ir::evaluate(op.args[2].int_imm, bindings_);
+        if (!root.value || *root.value < 0 || *root.value >= world()) {
+          fail(op, "root " + (root.value ? std::to_string(*root.value) : root.error) +
+                       " is out of range [0, " + std::to_string(world()) + ")");
+        }
+        break;
+      }
+      case ir::OpKind::Allgather: {
+        check_signal(op, 2, mesh_signal(), "[NR, 1]");
+        const auto& src = shape_of(op.args[0]);
+        const auto& dst = shape_of(op.args[1]);
+        if (numel(dst) != world() * numel(src)) {
+          fail(op, "the target " + shape_text(dst) + " must hold NR = " + std::to_string(world()) +
+                       " copies of the source " + shape_text(src) + " (" +
+                       std::to_string(world() * numel(src)) + " elements), got " +
+                       std::to_string(numel(dst)));
+        }
+        break;
+      }
+      case ir::OpKind::ReduceScatter:
+        check_signal(op, 1, mesh_signal(), "[NR, 1]");
+        expect_rows(op, 0, "the data");
+        break;
+      case ir::OpKind::AllToAll:
+      case ir::OpKind::AllToAllV: {
+        const bool v = op.kind == ir::OpKind::AllToAllV;
+        const std::size_t src = 0, dst = v ? 2 : 1, sig = v ? 4 : 2;
+        check_signal(op, sig, mesh_signal(), "[NR, 1]");
+        expect_rows(op, src, "the source");
+        if (shape_of(op.args[src]) != shape_of(op.args[dst])) {
+          fail(op, "the source " + shape_text(shape_of(op.args[src])) + " and the target " +
+                       shape_text(shape_of(op.args[dst])) + " must have the same shape");
+        }
+        if (v) {
+          check_signal(op, 1, mesh_signal(), "[NR, 1]", "send_counts");
+          check_signal(op, 3, mesh_signal(), "[NR, 1]", "recv_counts");
+        }
+        break;
+      }
+      default: break;
     }
   }
 

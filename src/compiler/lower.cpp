@@ -226,24 +226,50 @@ class Lowerer {
         i.b = scalar(f, a[2]);
         i.idx = scalars(f, a, 3, n);
         break;
-      case ir::OpKind::Barrier: {
-        CollectiveRegs regs{e_.scalar_reg(), e_.scalar_reg()};
-        Instr r;
-        r.op = Opcode::Rank;
-        r.dst = regs.rank;
-        e_.emit(r);
-        r.op = Opcode::NRanks;
-        r.dst = regs.nranks;
-        e_.emit(r);
-        lower_barrier(e_, regs, reg(f, a[0]));
-        return;
-      }
+      case ir::OpKind::Barrier:
+      case ir::OpKind::Allreduce:
+      case ir::OpKind::Broadcast:
+      case ir::OpKind::Allgather:
+      case ir::OpKind::ReduceScatter:
+      case ir::OpKind::AllToAll:
+      case ir::OpKind::AllToAllV: return collective(f, op);
       case ir::OpKind::Call: return inline_call(f, op);
       default:
         throw CompileError("compile error: function '" + f.fn->name + "': op " +
                            ir::op_display_name(op) + " cannot be lowered at this level");
     }
     e_.emit(std::move(i));
+  }
+
+  void collective(Frame& f, const ir::Op& op) {
+    CollectiveRegs regs{e_.scalar_reg(), e_.scalar_reg(), bindings_.at(ir::kWorldSizeDimId)};
+    Instr r;
+    r.op = Opcode::Rank;
+    r.dst = regs.rank;
+    e_.emit(r);
+    r.op = Opcode::NRanks;
+    r.dst = regs.nranks;
+    e_.emit(r);
+    CollectiveCall call;
+    call.kind = op.kind;
+    call.reduce = static_cast<ir::ReduceKind>(op.attr);
+    call.mode = static_cast<ir::AllreduceKind>(op.count);
+    for (const ir::Operand& o : op.args) {
+      if (!o.is_var()) {
+        call.root = eval(o.int_imm);
+        call.views.push_back(-1);
+        call.numel.push_back(0);
+        call.dtypes.push_back(DType::INT32);
+        continue;
+      }
+      const ir::Type& t = f.fn->vars[o.var].type;
+      std::int64_t n = 1;
+      for (auto e : eval_shape(t.shape)) n *= e;
+      call.views.push_back(reg(f, o));
+      call.numel.push_back(n);
+      call.dtypes.push_back(t.dtype);
+    }
+    lower_collective(e_, regs, call);
   }
 
   void inline_call(Frame& f, const ir::Op& op) {

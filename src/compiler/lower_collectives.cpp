@@ -1,7 +1,8 @@
-// lower_collectives.cpp — the self-clearing credit barrier as VM code.
+// lower_collectives.cpp — the builtin collectives as VM code.
 #include "compiler/lower_collectives.hpp"
 
-#include "ir/op.hpp"
+#include <functional>
+#include <utility>
 
 namespace anyp::compiler {
 
@@ -10,48 +11,296 @@ using runtime::Opcode;
 
 namespace {
 
-void notify(Emitter& e, std::int32_t signal, std::int32_t peer, std::int32_t row, std::int32_t value) {
-  Instr i;
-  i.op = Opcode::Notify;
-  i.sub = static_cast<std::uint8_t>(ir::NotifyKind::AtomicAdd);
-  i.a = signal;
-  i.b = peer;
-  i.c = value;
-  i.idx = {row, e.int_constant(0)};
-  e.emit(i);
-}
+// Which cell of a signal belongs to rank `who` (registers for row, column).
+using CellOf = std::function<std::pair<std::int32_t, std::int32_t>(std::int32_t who)>;
 
-void wait_ge(Emitter& e, std::int32_t signal, std::int32_t row, std::int32_t expected) {
-  Instr i;
-  i.op = Opcode::Wait;
-  i.sub = static_cast<std::uint8_t>(ir::WaitKind::Ge);
-  i.a = signal;
-  i.b = expected;
-  i.idx = {row, e.int_constant(0)};
-  e.emit(i);
-}
-
-// Barrier k of a call with `total` barriers; the epilogue runs after the last.
-void credit_barrier(Emitter& e, const CollectiveRegs& regs, std::int32_t signal, std::int64_t k,
-                    std::int64_t total) {
-  const std::int32_t zero = e.int_constant(0);
-  const std::int32_t one = e.int_constant(1);
-  e.for_range(zero, regs.nranks, regs.rank,
-              [&](std::int32_t peer) { notify(e, signal, peer, regs.rank, one); });
-  const std::int32_t expected = e.int_constant(k);
-  e.for_range(zero, regs.nranks, regs.rank,
-              [&](std::int32_t s) { wait_ge(e, signal, s, expected); });
-  if (k == total) {
-    const std::int32_t minus_total = e.int_constant(-total);
-    e.for_range(zero, regs.nranks, regs.rank,
-                [&](std::int32_t s) { notify(e, signal, regs.rank, s, minus_total); });
+ir::BinaryOp reduce_binary(ir::ReduceKind k) {
+  switch (k) {
+    case ir::ReduceKind::Sum: return ir::BinaryOp::Add;
+    case ir::ReduceKind::Max: return ir::BinaryOp::Max;
+    case ir::ReduceKind::Min: return ir::BinaryOp::Min;
+    case ir::ReduceKind::Prod: return ir::BinaryOp::Mul;
   }
+  return ir::BinaryOp::Add;
+}
+
+class CollectiveEmitter {
+ public:
+  CollectiveEmitter(Emitter& e, const CollectiveRegs& regs) : e_(e), regs_(regs) {}
+
+  std::int32_t c(std::int64_t v) { return e_.int_constant(v); }
+  std::int32_t op(ir::BinaryOp kind, std::int32_t a, std::int32_t b) {
+    Instr i;
+    i.op = Opcode::ScalarBin;
+    i.sub = static_cast<std::uint8_t>(kind);
+    i.dst = e_.scalar_reg();
+    i.a = a;
+    i.b = b;
+    i.dtype = DType::INT64;
+    e_.emit(i);
+    return i.dst;
+  }
+
+  // Cells of an [NR, 1] signal: rank s's credits sit in row s.
+  CellOf mesh_cells() {
+    return [this](std::int32_t who) { return std::make_pair(who, c(0)); };
+  }
+  // Cells of row `row` of a [rows, NR] signal: rank s's credits in column s.
+  CellOf row_cells(std::int32_t row) {
+    return [row](std::int32_t who) { return std::make_pair(row, who); };
+  }
+
+  void notify(std::int32_t signal, std::int32_t peer, std::pair<std::int32_t, std::int32_t> cell,
+              std::int32_t value, ir::NotifyKind kind = ir::NotifyKind::AtomicAdd) {
+    Instr i;
+    i.op = Opcode::Notify;
+    i.sub = static_cast<std::uint8_t>(kind);
+    i.a = signal;
+    i.b = peer;
+    i.c = value;
+    i.idx = {cell.first, cell.second};
+    e_.emit(i);
+  }
+
+  // Barrier number `expected` (a register holding k) of the current call.
+  void barrier(std::int32_t signal, const CellOf& cell, std::int32_t expected) {
+    e_.for_range(c(0), regs_.nranks, regs_.rank,
+                 [&](std::int32_t peer) { notify(signal, peer, cell(regs_.rank), c(1)); });
+    e_.for_range(c(0), regs_.nranks, regs_.rank, [&](std::int32_t s) {
+      Instr i;
+      i.op = Opcode::Wait;
+      i.sub = static_cast<std::uint8_t>(ir::WaitKind::Ge);
+      i.a = signal;
+      i.b = expected;
+      auto [row, col] = cell(s);
+      i.idx = {row, col};
+      e_.emit(i);
+    });
+  }
+
+  // Gives back the `total` credits of one call: every cell returns to 0.
+  void epilogue(std::int32_t signal, const CellOf& cell, std::int64_t total) {
+    const std::int32_t minus = c(-total);
+    e_.for_range(c(0), regs_.nranks, regs_.rank,
+                 [&](std::int32_t s) { notify(signal, regs_.rank, cell(s), minus); });
+  }
+
+  std::int32_t load_flat(std::int32_t view, std::int32_t rank, std::int32_t offset, std::int32_t len) {
+    Instr i;
+    i.op = Opcode::LoadFlat;
+    i.dst = e_.tile_reg();
+    i.a = view;
+    i.b = rank;
+    i.idx = {offset, len};
+    e_.emit(i);
+    return i.dst;
+  }
+  void load_flat_into(std::int32_t tile, std::int32_t view, std::int32_t rank, std::int32_t offset,
+                      std::int32_t len) {
+    Instr i;
+    i.op = Opcode::LoadFlat;
+    i.dst = tile;
+    i.a = view;
+    i.b = rank;
+    i.idx = {offset, len};
+    e_.emit(i);
+  }
+  void store_flat(std::int32_t view, std::int32_t rank, std::int32_t offset, std::int32_t tile) {
+    Instr i;
+    i.op = Opcode::StoreFlat;
+    i.a = view;
+    i.b = rank;
+    i.c = tile;
+    i.idx = {offset};
+    e_.emit(i);
+  }
+  void put_flat(std::int32_t dst, std::int32_t peer, std::int32_t dst_offset, std::int32_t src,
+                std::int32_t src_offset, std::int32_t len) {
+    Instr i;
+    i.op = Opcode::PutFlat;
+    i.a = dst;
+    i.b = peer;
+    i.c = src;
+    i.idx = {dst_offset, src_offset, len};
+    e_.emit(i);
+  }
+  void reduce_into(std::int32_t acc, std::int32_t other, ir::ReduceKind kind) {
+    Instr i;
+    i.op = Opcode::TileBin;
+    i.sub = static_cast<std::uint8_t>(reduce_binary(kind));
+    i.dst = acc;
+    i.a = acc;
+    i.b = other;
+    e_.emit(i);
+  }
+  void jump_if_zero(std::int32_t cond, std::size_t& patch_at) {
+    Instr i;
+    i.op = Opcode::JumpIfZero;
+    i.a = cond;
+    patch_at = e_.emit(i);
+  }
+
+  Emitter& e_;
+  const CollectiveRegs& regs_;
+};
+
+std::int64_t chunks_for(std::int64_t elements, DType dtype) {
+  const std::int64_t bytes = elements * static_cast<std::int64_t>(dtype_bytes(dtype));
+  return std::max<std::int64_t>(1, (bytes + kCollectiveChunkBytes - 1) / kCollectiveChunkBytes);
+}
+
+// Mesh: barrier 1 (all staged); per chunk: pull every peer's chunk and reduce,
+// read-done barrier, overwrite my chunk. B = 1 + K.
+void lower_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
+  const std::int32_t data = call.views[0], signal = call.views[1];
+  const std::int64_t n = call.numel[0];
+  const std::int64_t chunks = chunks_for(n, call.dtypes[0]);
+  const CellOf cells = ce.mesh_cells();
+  ce.barrier(signal, cells, ce.c(1));
+  for (std::int64_t k = 0; k < chunks; ++k) {
+    const std::int64_t begin = k * n / chunks, end = (k + 1) * n / chunks;
+    const std::int32_t off = ce.c(begin), len = ce.c(end - begin);
+    const std::int32_t acc = ce.load_flat(data, ce.regs_.rank, off, len);
+    const std::int32_t part = ce.e_.tile_reg();
+    ce.e_.for_range(ce.c(0), ce.regs_.nranks, ce.regs_.rank, [&](std::int32_t peer) {
+      ce.load_flat_into(part, data, peer, off, len);
+      ce.reduce_into(acc, part, call.reduce);
+    });
+    ce.barrier(signal, cells, ce.c(2 + k));
+    ce.store_flat(data, ce.regs_.rank, off, acc);
+  }
+  ce.epilogue(signal, cells, 1 + chunks);
+}
+
+// Ring: 2(P-1) rounds, row g of the [2(NR-1), NR] signal per round. Round g
+// pulls segment k from the left neighbour (reduce-scatter: accumulate, then
+// all-gather: overwrite), each sub-chunk between a ready and a read-done barrier.
+void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
+  using ir::BinaryOp;
+  const std::int32_t data = call.views[0], signal = call.views[1];
+  const std::int64_t n = call.numel[0], world = ce.regs_.world;
+  const std::int64_t subs = chunks_for((n + world - 1) / world, call.dtypes[0]);
+  const std::int32_t r = ce.regs_.rank, p = ce.regs_.nranks;
+  const std::int32_t left = ce.op(BinaryOp::Mod, ce.op(BinaryOp::Add, r, ce.c(world - 1)), p);
+  ce.e_.for_range(ce.c(0), ce.c(2 * (world - 1)), -1, [&](std::int32_t g) {
+    const CellOf cells = ce.row_cells(g);
+    const std::int32_t is_reduce = ce.op(BinaryOp::Lt, g, ce.c(world - 1));
+    // k = (r - g - 1 + (is_reduce ? 0 : P) + 2P) % P
+    const std::int32_t shift = ce.op(BinaryOp::Mul, ce.op(BinaryOp::Sub, ce.c(1), is_reduce), p);
+    const std::int32_t t = ce.op(BinaryOp::Add, ce.op(BinaryOp::Sub, ce.op(BinaryOp::Sub, r, g), ce.c(1)),
+                                 ce.op(BinaryOp::Add, shift, ce.c(2 * world)));
+    const std::int32_t k = ce.op(BinaryOp::Mod, t, p);
+    const std::int32_t seg_begin = ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, k, ce.c(n)), p);
+    const std::int32_t seg_end =
+        ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, k, ce.c(1)), ce.c(n)), p);
+    const std::int32_t seg_len = ce.op(BinaryOp::Sub, seg_end, seg_begin);
+    ce.e_.for_range(ce.c(0), ce.c(subs), -1, [&](std::int32_t j) {
+      const std::int32_t off = ce.op(BinaryOp::Add, seg_begin,
+                                     ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, j, seg_len), ce.c(subs)));
+      const std::int32_t end = ce.op(
+          BinaryOp::Add, seg_begin,
+          ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, j, ce.c(1)), seg_len), ce.c(subs)));
+      const std::int32_t len = ce.op(BinaryOp::Sub, end, off);
+      const std::int32_t two_j = ce.op(BinaryOp::Mul, j, ce.c(2));
+      ce.barrier(signal, cells, ce.op(BinaryOp::Add, two_j, ce.c(1)));
+      const std::int32_t incoming = ce.load_flat(data, left, off, len);
+      ce.barrier(signal, cells, ce.op(BinaryOp::Add, two_j, ce.c(2)));
+      std::size_t skip = 0;
+      ce.jump_if_zero(is_reduce, skip);
+      const std::int32_t mine = ce.load_flat(data, r, off, len);
+      ce.reduce_into(incoming, mine, call.reduce);
+      ce.e_.patch(skip, ce.e_.here());
+      ce.store_flat(data, r, off, incoming);
+    });
+  });
+  ce.e_.for_range(ce.c(0), ce.c(2 * (world - 1)), -1,
+                  [&](std::int32_t g) { ce.epilogue(signal, ce.row_cells(g), 2 * subs); });
 }
 
 }  // namespace
 
-void lower_barrier(Emitter& e, const CollectiveRegs& regs, std::int32_t signal) {
-  credit_barrier(e, regs, signal, 1, 1);
+void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCall& call) {
+  CollectiveEmitter ce(e, regs);
+  const std::int32_t r = regs.rank;
+  const CellOf mesh = ce.mesh_cells();
+  switch (call.kind) {
+    case ir::OpKind::Barrier:
+      ce.barrier(call.views[0], mesh, ce.c(1));
+      ce.epilogue(call.views[0], mesh, 1);
+      return;
+    case ir::OpKind::Allreduce:
+      if (call.mode == ir::AllreduceKind::Ring) return lower_ring_allreduce(ce, call);
+      return lower_mesh_allreduce(ce, call);
+    case ir::OpKind::Broadcast: {
+      const std::int32_t data = call.views[0], signal = call.views[1];
+      ce.barrier(signal, mesh, ce.c(1));
+      const std::int32_t not_root = ce.op(ir::BinaryOp::Ne, r, ce.c(call.root));
+      std::size_t skip = 0;
+      ce.jump_if_zero(not_root, skip);
+      const std::int32_t t = ce.load_flat(data, ce.c(call.root), ce.c(0), ce.c(call.numel[0]));
+      ce.store_flat(data, r, ce.c(0), t);
+      e.patch(skip, e.here());
+      ce.epilogue(signal, mesh, 1);
+      return;
+    }
+    case ir::OpKind::Allgather: {
+      const std::int32_t src = call.views[0], dst = call.views[1], signal = call.views[2];
+      const std::int64_t n = call.numel[0];
+      const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, r, ce.c(n));
+      e.for_range(ce.c(0), regs.nranks, -1,
+                  [&](std::int32_t peer) { ce.put_flat(dst, peer, my_row, src, ce.c(0), ce.c(n)); });
+      ce.barrier(signal, mesh, ce.c(1));
+      ce.epilogue(signal, mesh, 1);
+      return;
+    }
+    case ir::OpKind::ReduceScatter: {
+      const std::int32_t data = call.views[0], signal = call.views[1];
+      const std::int64_t n = call.numel[0] / regs.world;
+      ce.barrier(signal, mesh, ce.c(1));
+      const std::int32_t off = ce.op(ir::BinaryOp::Mul, r, ce.c(n));
+      const std::int32_t acc = ce.load_flat(data, r, off, ce.c(n));
+      const std::int32_t part = e.tile_reg();
+      e.for_range(ce.c(0), regs.nranks, r, [&](std::int32_t peer) {
+        ce.load_flat_into(part, data, peer, off, ce.c(n));
+        ce.reduce_into(acc, part, call.reduce);
+      });
+      ce.barrier(signal, mesh, ce.c(2));
+      ce.store_flat(data, r, off, acc);
+      ce.epilogue(signal, mesh, 2);
+      return;
+    }
+    case ir::OpKind::AllToAll:
+    case ir::OpKind::AllToAllV: {
+      const bool v = call.kind == ir::OpKind::AllToAllV;
+      const std::int32_t src = call.views[0], dst = call.views[v ? 2 : 1], signal = call.views[v ? 4 : 2];
+      const std::int64_t row = call.numel[0] / regs.world;
+      const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, r, ce.c(row));
+      e.for_range(ce.c(0), regs.nranks, -1, [&](std::int32_t d) {
+        const std::int32_t their_row = ce.op(ir::BinaryOp::Mul, d, ce.c(row));
+        std::int32_t len = ce.c(row);
+        if (v) {
+          Instr read;
+          read.op = Opcode::Read;
+          read.dst = e.scalar_reg();
+          read.a = call.views[1];
+          read.idx = {d, ce.c(0)};
+          e.emit(read);
+          Instr check;
+          check.op = Opcode::CheckCount;
+          check.a = read.dst;
+          check.b = ce.c(row);
+          e.emit(check);
+          len = read.dst;
+        }
+        ce.put_flat(dst, d, my_row, src, their_row, len);
+        if (v) ce.notify(call.views[3], d, {r, ce.c(0)}, len, ir::NotifyKind::Set);
+      });
+      ce.barrier(signal, mesh, ce.c(1));
+      ce.epilogue(signal, mesh, 1);
+      return;
+    }
+    default: return;
+  }
 }
 
 }  // namespace anyp::compiler

@@ -1,21 +1,42 @@
-// lower_collectives.hpp — expansion of the builtin collectives into VM
-// instructions, following the self-clearing credit protocol (ladder.md C):
-// barrier k: notify every peer's cell {r,0} +1, then wait own cells {s,0} >= k;
-// epilogue: self-notify {s,0} -= B for every s != r.
+// lower_collectives.hpp — expansion of the builtin collectives into VM code,
+// following the self-clearing credit protocol (ladder.md part C):
+//   barrier k (k = 1..B of one call): notify every peer's cell {r, 0} +1,
+//   then wait own cells {s, 0} >= k; epilogue after barrier B: self-notify
+//   {s, 0} -= B for every s != r, so every cell returns to 0.
+// Data moves with flat (element-range) VM ops whose offsets may depend on the
+// rank at run time. Chunks of at most 16 KiB get a read-done barrier before
+// their owner overwrites them.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "anyp/dtype.hpp"
 #include "compiler/emitter.hpp"
+#include "ir/op.hpp"
 
 namespace anyp::compiler {
+
+inline constexpr std::int64_t kCollectiveChunkBytes = 16 * 1024;
 
 struct CollectiveRegs {
   std::int32_t rank = -1;    // this rank (scalar reg)
   std::int32_t nranks = -1;  // P (scalar reg)
+  std::int64_t world = 0;    // P, known at compile time
 };
 
-// One full barrier (B = 1) on the [NR, 1] INT32 signal in view register `signal`.
-void lower_barrier(Emitter& e, const CollectiveRegs& regs, std::int32_t signal);
+// One collective call: its op, and per argument its view register (or -1),
+// element count and dtype (from the bound types).
+struct CollectiveCall {
+  ir::OpKind kind = ir::OpKind::Barrier;
+  ir::ReduceKind reduce = ir::ReduceKind::Sum;
+  ir::AllreduceKind mode = ir::AllreduceKind::Mesh;
+  std::int64_t root = 0;
+  std::vector<std::int32_t> views;
+  std::vector<std::int64_t> numel;
+  std::vector<DType> dtypes;
+};
+
+void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCall& call);
 
 }  // namespace anyp::compiler

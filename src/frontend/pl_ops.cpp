@@ -174,7 +174,9 @@ void range(const ScalarArg& start, const ScalarArg& stop, const std::function<vo
   }
   f.iv = t.new_var(ir::scalar_type(DType::INT32));
   t.push_block();
+  t.enter_loop();
   body(Scalar(t.ref(f.iv)));
+  t.exit_loop();
   f.body = t.pop_block();
   t.emit_stmt(ir::Stmt{std::move(f)});
 }

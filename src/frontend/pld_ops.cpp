@@ -268,3 +268,146 @@ void remote_store(const pl::Tile& tile, const pl::Value& window_view, const pl::
 
 }  // namespace tile
 }  // namespace pld
+
+// ---- builtin collectives -----------------------------------------------------------------
+
+namespace pld::tensor {
+namespace {
+
+namespace ir = anyp::ir;
+using anyp::detail::expect_kind;
+using anyp::detail::Trace;
+
+static_assert(static_cast<int>(ReduceOp::Prod) == static_cast<int>(ir::ReduceKind::Prod));
+static_assert(static_cast<int>(AllreduceMode::Ring) == static_cast<int>(ir::AllreduceKind::Ring));
+
+const auto kWindowKind = {ir::TypeKind::DistTensor};
+
+ir::VarId expect_float_data(Trace& t, const pl::Value& data, const char* op, const char* role) {
+  ir::VarId v = expect_kind(t, data, op, role, kWindowKind);
+  const pl::DType d = t.type_of(v).dtype;
+  if (d != pl::FP32 && d != pl::FP16 && d != pl::BF16) {
+    t.fail(std::string(op) + ": " + role + " must be FP32, FP16 or BF16, got " +
+           ir::to_string(t.type_of(v)));
+  }
+  return v;
+}
+
+ir::VarId expect_signal_window(Trace& t, const pl::Value& signal, const char* op) {
+  ir::VarId v = expect_kind(t, signal, op, "the signal", kWindowKind);
+  if (t.type_of(v).dtype != pl::INT32) {
+    t.fail(std::string(op) + ": the signal must be INT32, got " + ir::to_string(t.type_of(v)));
+  }
+  if (t.type_of(v).shape.size() != 2) {
+    t.fail(std::string(op) + ": the signal must have 2 dims, got " + ir::to_string(t.type_of(v)));
+  }
+  return v;
+}
+
+// A plain tensor source: a buffer that cannot alias the window target.
+ir::VarId expect_plain_source(Trace& t, const pl::Value& src, const char* op) {
+  ir::VarId v = t.id_of(src.var(), op);
+  if (t.type_of(v).kind != ir::TypeKind::Tensor) {
+    t.fail(std::string(op) + ": the source must be a plain tensor, a buffer separate from the "
+           "target window, got " + ir::to_string(t.type_of(v)));
+  }
+  return v;
+}
+
+pl::Value emit_collective(Trace& t, ir::OpKind kind, std::vector<ir::Operand> args,
+                          ir::VarId result, int attr = 0, int count = 0) {
+  ir::Op op;
+  op.kind = kind;
+  op.args = std::move(args);
+  op.attr = attr;
+  op.count = count;
+  op.result = result;
+  t.emit(std::move(op));
+  return pl::Value(t.ref(result));
+}
+
+ir::Operand var(ir::VarId v) { return ir::Operand::of_var(v); }
+
+}  // namespace
+
+pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op, AllreduceMode mode) {
+  const char* name = "pld.tensor.allreduce";
+  Trace& t = Trace::current(name);
+  ir::VarId d = expect_float_data(t, data, name, "the data");
+  ir::VarId s = expect_signal_window(t, signal, name);
+  return emit_collective(t, ir::OpKind::Allreduce, {var(d), var(s)}, d, static_cast<int>(op),
+                         static_cast<int>(mode));
+}
+
+pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::ScalarArg& root) {
+  const char* name = "pld.tensor.broadcast";
+  Trace& t = Trace::current(name);
+  ir::VarId d = expect_kind(t, data, name, "the data", kWindowKind);
+  ir::VarId s = expect_signal_window(t, signal, name);
+  ir::Operand r = t.operand(root, name);
+  if (r.is_var() || r.is_float_imm) {
+    t.fail(std::string(name) + ": root must be a compile-time integer constant in [0, P), got a "
+           "run-time value; pass a constant such as ROOT = 0");
+  }
+  return emit_collective(t, ir::OpKind::Broadcast, {var(d), var(s), r}, d);
+}
+
+pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value& signal) {
+  const char* name = "pld.tensor.allgather";
+  Trace& t = Trace::current(name);
+  ir::VarId x = expect_plain_source(t, src, name);
+  ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
+  ir::VarId s = expect_signal_window(t, signal, name);
+  if (t.type_of(x).dtype != t.type_of(d).dtype) {
+    t.fail(std::string(name) + ": dtype mismatch: source " + ir::to_string(t.type_of(x)) +
+           ", target " + ir::to_string(t.type_of(d)));
+  }
+  return emit_collective(t, ir::OpKind::Allgather, {var(x), var(d), var(s)}, d);
+}
+
+pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceOp op) {
+  const char* name = "pld.tensor.reduce_scatter";
+  Trace& t = Trace::current(name);
+  ir::VarId d = expect_float_data(t, data, name, "the data");
+  ir::VarId s = expect_signal_window(t, signal, name);
+  return emit_collective(t, ir::OpKind::ReduceScatter, {var(d), var(s)}, d, static_cast<int>(op));
+}
+
+pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal) {
+  const char* name = "pld.tensor.all_to_all";
+  Trace& t = Trace::current(name);
+  ir::VarId x = expect_plain_source(t, src, name);
+  ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
+  ir::VarId s = expect_signal_window(t, signal, name);
+  if (t.type_of(x).dtype != t.type_of(d).dtype) {
+    t.fail(std::string(name) + ": dtype mismatch: source " + ir::to_string(t.type_of(x)) +
+           ", target " + ir::to_string(t.type_of(d)));
+  }
+  return emit_collective(t, ir::OpKind::AllToAll, {var(x), var(d), var(s)}, d);
+}
+
+pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
+                       const pl::Value& recv_counts, const pl::Value& signal) {
+  const char* name = "pld.tensor.all_to_all_v";
+  Trace& t = Trace::current(name);
+  if (t.loop_depth() > 0) {
+    t.fail(std::string(name) + " is inside a pl::range loop: its Set-published recv_counts have "
+           "no read-done handshake, so a second call could overwrite counts a peer has not read; "
+           "call it outside loops");
+  }
+  ir::VarId x = expect_plain_source(t, src, name);
+  ir::VarId sc = expect_kind(t, send_counts, name, "send_counts", {ir::TypeKind::Tensor});
+  ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
+  ir::VarId rc = expect_signal_window(t, recv_counts, name);
+  ir::VarId s = expect_signal_window(t, signal, name);
+  if (t.type_of(sc).dtype != pl::INT32) {
+    t.fail(std::string(name) + ": send_counts must be INT32, got " + ir::to_string(t.type_of(sc)));
+  }
+  if (t.type_of(x).dtype != t.type_of(d).dtype) {
+    t.fail(std::string(name) + ": dtype mismatch: source " + ir::to_string(t.type_of(x)) +
+           ", target " + ir::to_string(t.type_of(d)));
+  }
+  return emit_collective(t, ir::OpKind::AllToAllV, {var(x), var(sc), var(d), var(rc), var(s)}, d);
+}
+
+}  // namespace pld::tensor

@@ -38,6 +38,10 @@ class Trace {
   void emit_stmt(ir::Stmt stmt);
   void push_block();
   ir::Block pop_block();
+  // pl::range bodies being traced (ops that may not sit in a loop check it).
+  int loop_depth() const { return loop_depth_; }
+  void enter_loop() { ++loop_depth_; }
+  void exit_loop() { --loop_depth_; }
 
   [[noreturn]] void fail(const std::string& what) const;
   ir::Function finish();
@@ -45,6 +49,7 @@ class Trace {
  private:
   ir::Function fn_;
   std::vector<ir::Block> blocks_;
+  int loop_depth_ = 0;
 };
 
 }  // namespace anyp::detail

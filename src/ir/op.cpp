@@ -60,6 +60,13 @@ const char* wait_name(WaitKind k) {
 
 const char* atomic_name(AtomicKind k) { return k == AtomicKind::Add ? "Add" : "None"; }
 
+const char* reduce_name(ReduceKind k) {
+  static const char* names[] = {"Sum", "Max", "Min", "Prod"};
+  return names[static_cast<int>(k)];
+}
+
+const char* allreduce_mode_name(AllreduceKind k) { return k == AllreduceKind::Ring ? "Ring" : "Mesh"; }
+
 std::string op_display_name(const Op& op) {
   switch (op.kind) {
     case OpKind::TileBinary: return tile_binary_name(static_cast<BinaryOp>(op.attr));

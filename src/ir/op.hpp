@@ -27,6 +27,13 @@
 //   RemoteLoad   %r = tile of peer args[1]'s window args[0] at offsets args[2..], shape
 //   RemoteStore  tile args[0] into peer args[2]'s window args[1] at offsets args[3..]; attr AtomicType
 //   Barrier      self-clearing barrier on signal args[0]; %r is args[0]
+//   Allreduce    data args[0] in place, signal args[1]; attr ReduceKind, count AllreduceKind
+//   Broadcast    data args[0] in place, signal args[1], root args[2] (an immediate)
+//   Allgather    src tensor args[0] -> dst window args[1] (row r), signal args[2]
+//   ReduceScatter data args[0] ([NR, ...], row r reduced in place), signal args[1]; attr ReduceKind
+//   AllToAll     src tensor args[0] row d -> rank d's dst window args[1] row r, signal args[2]
+//   AllToAllV    src args[0], send_counts args[1], dst args[2], recv_counts args[3], signal args[4]
+//   (every collective's result %r is its in-place window: data, or dst)
 #pragma once
 
 #include <cstdint>
@@ -70,7 +77,13 @@ enum LevelMask : unsigned { kHost = 1, kOrch = 2, kIncore = 4, kAny = 7 };
   X(Get, "pld.tensor.get", kIncore)                           \
   X(RemoteLoad, "pld.tile.remote_load", kIncore)              \
   X(RemoteStore, "pld.tile.remote_store", kIncore)            \
-  X(Barrier, "pld.tensor.barrier", kIncore)
+  X(Barrier, "pld.tensor.barrier", kIncore)                   \
+  X(Allreduce, "pld.tensor.allreduce", kIncore)               \
+  X(Broadcast, "pld.tensor.broadcast", kIncore)               \
+  X(Allgather, "pld.tensor.allgather", kIncore)               \
+  X(ReduceScatter, "pld.tensor.reduce_scatter", kIncore)      \
+  X(AllToAll, "pld.tensor.all_to_all", kIncore)               \
+  X(AllToAllV, "pld.tensor.all_to_all_v", kIncore)
 
 enum class OpKind {
 #define ANYP_X(kind, name, levels) kind,
@@ -84,6 +97,9 @@ enum class BinaryOp { Add, Sub, Mul, Div, Mod, Max, Min, Lt, Le, Gt, Ge, Eq, Ne,
 enum class NotifyKind { AtomicAdd, Set };
 enum class WaitKind { Eq, Ne, Gt, Ge, Lt, Le };
 enum class AtomicKind { None, Add };
+// Same order as pld::ReduceOp and pld::AllreduceMode.
+enum class ReduceKind { Sum, Max, Min, Prod };
+enum class AllreduceKind { Mesh, Ring };
 
 const char* op_kind_name(OpKind k);
 unsigned op_levels(OpKind k);
@@ -92,6 +108,8 @@ const char* tile_binary_name(BinaryOp op);    // "pl.add", "pl.maximum", ...
 const char* notify_name(NotifyKind k);        // "AtomicAdd"
 const char* wait_name(WaitKind k);            // "Ge"
 const char* atomic_name(AtomicKind k);        // "None"
+const char* reduce_name(ReduceKind k);        // "Sum"
+const char* allreduce_mode_name(AllreduceKind k);  // "Mesh"
 
 using VarId = std::int32_t;
 

@@ -149,6 +149,18 @@ class Printer {
                " peer=" + operand(a[2]) + " atomic=" +
                atomic_name(static_cast<AtomicKind>(op.attr));
       case OpKind::Barrier: return res + "pld.tensor.barrier " + operand(a[0]);
+      case OpKind::Allreduce:
+        return res + "pld.tensor.allreduce " + operands(a, 0, n) + " " +
+               reduce_name(static_cast<ReduceKind>(op.attr)) + " " +
+               allreduce_mode_name(static_cast<AllreduceKind>(op.count));
+      case OpKind::ReduceScatter:
+        return res + "pld.tensor.reduce_scatter " + operands(a, 0, n) + " " +
+               reduce_name(static_cast<ReduceKind>(op.attr));
+      case OpKind::Broadcast:
+        return res + "pld.tensor.broadcast " + operands(a, 0, 2) + " root=" + operand(a[2]);
+      case OpKind::Allgather:
+      case OpKind::AllToAll:
+      case OpKind::AllToAllV: return res + op_kind_name(op.kind) + " " + operands(a, 0, n);
     }
     return "?";
   }

@@ -8,7 +8,8 @@ const char* opcode_name(Opcode op) {
                                 "not",    "cast",     "jump",       "jump.zero",   "jump.ge",
                                 "load",   "store",    "read",       "write",       "tile",
                                 "cast.tile", "rank",  "nranks",     "notify",      "wait",
-                                "put",    "get",      "remote_load", "remote_store"};
+                                "put",    "get",      "remote_load", "remote_store", "load.flat", "store.flat",
+                                "put.flat", "check.count"};
   return names[static_cast<int>(op)];
 }
 

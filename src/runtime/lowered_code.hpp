@@ -25,6 +25,11 @@
 //              src offsets; shape = region (empty: whole); sub = AtomicKind
 //   RemoteLoad  t[dst] = peer s[b]'s v[a] at idx, shape
 //   RemoteStore peer s[b]'s v[a] at idx = t[c] (sub = AtomicKind)
+// Flat forms (builtin collectives; offsets and lengths in elements, at run time):
+//   LoadFlat   t[dst] = rank s[b]'s v[a] elements [s[idx0], s[idx0] + s[idx1])  (1-D tile)
+//   StoreFlat  rank s[b]'s v[a] elements from s[idx0] = t[c]
+//   PutFlat    peer s[b]'s v[a] from s[idx0] = local v[c] elements [s[idx1], + s[idx2])
+//   CheckCount fail unless 0 <= s[a] <= s[b] (all_to_all_v send counts)
 #pragma once
 
 #include <cstdint>
@@ -40,6 +45,7 @@ enum class Opcode : std::uint8_t {
   Jump, JumpIfZero, JumpIfGe,
   Load, Store, Read, Write, TileBin, TileCast,
   Rank, NRanks, Notify, Wait, Put, Get, RemoteLoad, RemoteStore,
+  LoadFlat, StoreFlat, PutFlat, CheckCount,
 };
 const char* opcode_name(Opcode op);
 

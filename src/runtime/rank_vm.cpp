@@ -162,6 +162,65 @@ void RankVm::window_written(const Instr& in, const ViewReg& v, std::int64_t rank
   ctx_->scheduler->on_window_write(base, base + element_count(v.shape) * static_cast<std::int64_t>(dtype_bytes(v.dtype)));
 }
 
+void RankVm::count_rma(std::int64_t peer, std::int64_t bytes, bool inbound) {
+  if (peer == rank_) return;
+  ++cost_.rma;
+  (inbound ? cost_.bytes_in : cost_.bytes_out) += bytes;
+}
+
+void RankVm::check_flat(const Instr& in, const ViewReg& v, std::int64_t offset, std::int64_t len) const {
+  const std::int64_t n = element_count(v.shape);
+  if (offset < 0 || len < 0 || offset + len > n) {
+    fail(in, "elements [" + std::to_string(offset) + ", " + std::to_string(offset + len) +
+                 ") are outside the " + std::to_string(n) + "-element window " + list_text(v.shape));
+  }
+}
+
+void RankVm::flat_op(const Instr& in) {
+  const std::int64_t peer = peer_of(in, in.b);
+  const ViewReg& v = v_[in.a];
+  const std::size_t esize = dtype_bytes(v.dtype);
+  const std::int64_t offset = s_[in.idx[0]].as_int();
+  switch (in.op) {
+    case Opcode::LoadFlat: {
+      const std::int64_t len = s_[in.idx[1]].as_int();
+      check_flat(in, v, offset, len);
+      const std::byte* base = view_base(in, v, peer) + offset * static_cast<std::int64_t>(esize);
+      TileReg& t = t_[in.dst];
+      t.dtype = v.dtype;
+      t.shape = {len};
+      t.data.resize(static_cast<std::size_t>(len));
+      for (std::int64_t k = 0; k < len; ++k) t.data[static_cast<std::size_t>(k)] = load_element(base + k * static_cast<std::int64_t>(esize), v.dtype);
+      count_rma(peer, len * static_cast<std::int64_t>(esize), true);
+      break;
+    }
+    case Opcode::StoreFlat: {
+      const TileReg& t = t_[in.c];
+      const auto len = static_cast<std::int64_t>(t.data.size());
+      check_flat(in, v, offset, len);
+      std::byte* base = view_base(in, v, peer) + offset * static_cast<std::int64_t>(esize);
+      for (std::int64_t k = 0; k < len; ++k) store_element(base + k * static_cast<std::int64_t>(esize), v.dtype, t.data[static_cast<std::size_t>(k)]);
+      count_rma(peer, len * static_cast<std::int64_t>(esize), false);
+      window_written(in, v, peer);
+      break;
+    }
+    case Opcode::PutFlat: {
+      const ViewReg& src = v_[in.c];
+      const std::int64_t src_offset = s_[in.idx[1]].as_int();
+      const std::int64_t len = s_[in.idx[2]].as_int();
+      check_flat(in, v, offset, len);
+      check_flat(in, src, src_offset, len);
+      std::memcpy(view_base(in, v, peer) + offset * static_cast<std::int64_t>(esize),
+                  view_base(in, src, rank_) + src_offset * static_cast<std::int64_t>(esize),
+                  static_cast<std::size_t>(len) * esize);
+      count_rma(peer, len * static_cast<std::int64_t>(esize), false);
+      window_written(in, v, peer);
+      break;
+    }
+    default: break;
+  }
+}
+
 void RankVm::tile_binary(const Instr& in) {
   const TileReg& a = t_[in.a];
   TileReg& out = t_[in.dst];
@@ -202,6 +261,7 @@ void RankVm::transfer(const Instr& in, bool is_put) {
   }
   check_region(in, dst, doff, extent, "destination");
   check_region(in, src, soff, extent, "source");
+  count_rma(peer, element_count(extent) * static_cast<std::int64_t>(dtype_bytes(dst.dtype)), !is_put);
   std::byte* dbase = view_base(in, dst, is_put ? peer : rank_);
   const std::byte* sbase = view_base(in, src, is_put ? rank_ : peer);
   const std::size_t esize = dtype_bytes(dst.dtype);
@@ -269,6 +329,9 @@ bool RankVm::step(const Instr& in, bool& parked) {
       auto offs = offsets(in, 0, in.idx.size());
       check_region(in, v, offs, in.shape, "source");
       const std::byte* base = view_base(in, v, src_rank);
+      if (in.op == Opcode::RemoteLoad) {
+        count_rma(src_rank, element_count(in.shape) * static_cast<std::int64_t>(dtype_bytes(v.dtype)), true);
+      }
       TileReg& t = t_[in.dst];
       t.dtype = v.dtype;
       t.shape = in.shape;
@@ -292,6 +355,7 @@ bool RankVm::step(const Instr& in, bool& parked) {
       check_region(in, v, offs, t.shape, "target");
       std::byte* base = view_base(in, v, dst_rank);
       const std::size_t esize = dtype_bytes(v.dtype);
+      if (remote) count_rma(dst_rank, element_count(t.shape) * static_cast<std::int64_t>(esize), false);
       const bool atomic = remote && static_cast<ir::AtomicKind>(in.sub) == ir::AtomicKind::Add;
       std::unique_lock<std::mutex> lock;
       if (atomic) lock = std::unique_lock<std::mutex>(ctx_->fabric->atomic_lock(dst_rank));
@@ -339,6 +403,7 @@ bool RankVm::step(const Instr& in, bool& parked) {
       const std::int64_t peer = peer_of(in, in.b);
       auto idx = offsets(in, 0, in.idx.size());
       std::int32_t* cell = signal_cell(in, v_[in.a], peer, idx);
+      ++(peer == rank_ ? cost_.local_notifies : cost_.notifies);
       ctx_->scheduler->notify(rank_, cell, static_cast<ir::NotifyKind>(in.sub),
                               static_cast<std::int32_t>(s_[in.c].as_int()));
       break;
@@ -356,8 +421,18 @@ bool RankVm::step(const Instr& in, bool& parked) {
         parked = true;
         return false;  // pc stays on the wait; it re-checks when the rank resumes
       }
+      ++cost_.waits;
       break;
     }
+    case Opcode::LoadFlat:
+    case Opcode::StoreFlat:
+    case Opcode::PutFlat: flat_op(in); break;
+    case Opcode::CheckCount:
+      if (s_[in.a].as_int() < 0 || s_[in.a].as_int() > s_[in.b].as_int()) {
+        fail(in, "send count " + std::to_string(s_[in.a].as_int()) + " is out of range [0, " +
+                     std::to_string(s_[in.b].as_int()) + "] (the row length)");
+      }
+      break;
     case Opcode::Put: transfer(in, true); break;
     case Opcode::Get: transfer(in, false); break;
   }

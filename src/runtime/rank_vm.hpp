@@ -52,6 +52,7 @@ class RankVm {
   Outcome run(std::int64_t budget);
   const std::string& error() const { return error_; }
   std::int64_t instructions() const { return executed_; }
+  const RankCost& cost() const { return cost_; }
 
  private:
   bool enter_dispatch();
@@ -66,6 +67,11 @@ class RankVm {
   std::int32_t* signal_cell(const Instr& in, const ViewReg& v, std::int64_t rank,
                             const std::vector<std::int64_t>& idx) const;
   void transfer(const Instr& in, bool is_put);
+  void flat_op(const Instr& in);
+  // Counts a data op between this rank and `peer` (only when peer != rank).
+  void count_rma(std::int64_t peer, std::int64_t bytes, bool inbound);
+  // Checks [offset, offset + len) lies inside the view's elements.
+  void check_flat(const Instr& in, const ViewReg& v, std::int64_t offset, std::int64_t len) const;
   void tile_binary(const Instr& in);
   // Lets parked waits on cells of this window view re-check after a write.
   void window_written(const Instr& in, const ViewReg& v, std::int64_t rank) const;
@@ -82,6 +88,7 @@ class RankVm {
   std::vector<ViewReg> v_;
   std::string error_;
   std::int64_t executed_ = 0;
+  RankCost cost_;
 };
 
 }  // namespace anyp::runtime

@@ -11,8 +11,8 @@ namespace anyp::runtime {
 double round_to_dtype(double v, DType dtype) {
   switch (dtype) {
     case DType::FP32: return static_cast<double>(static_cast<float>(v));
-    case DType::FP16: return fp16_bits_to_float(float_to_fp16_bits(static_cast<float>(v)));
-    case DType::BF16: return bf16_bits_to_float(float_to_bf16_bits(static_cast<float>(v)));
+    case DType::FP16: return fp16_bits_to_float(double_to_fp16_bits(v));
+    case DType::BF16: return bf16_bits_to_float(double_to_bf16_bits(v));
     default: return v;
   }
 }

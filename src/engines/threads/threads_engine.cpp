@@ -61,6 +61,22 @@ std::vector<const HostTensor*> check_run_args(const detail::Plan& plan, const st
 
 }  // namespace
 
+RankCost& RankCost::operator+=(const RankCost& o) {
+  bytes_in += o.bytes_in;
+  bytes_out += o.bytes_out;
+  rma += o.rma;
+  notifies += o.notifies;
+  local_notifies += o.local_notifies;
+  waits += o.waits;
+  return *this;
+}
+
+RankCost RunStats::total() const {
+  RankCost sum;
+  for (const auto& c : cost) sum += c;
+  return sum;
+}
+
 RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
   const detail::Plan& plan = *plan_;
   const std::vector<const HostTensor*> host_args = check_run_args(plan, args);
@@ -82,7 +98,10 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
   ctx.scheduler = &scheduler;
   const std::string failure = scheduler.run();
   RunStats stats;
-  for (const auto& vm : vms) stats.instructions += vm.instructions();
+  for (const auto& vm : vms) {
+    stats.instructions += vm.instructions();
+    stats.cost.push_back(vm.cost());
+  }
   stats.parks = scheduler.parks();
   stats.preemptions = scheduler.preemptions();
   stats.workers = options.deterministic ? 1 : options.workers;
