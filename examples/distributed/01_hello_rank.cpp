@@ -50,7 +50,7 @@ int run(const anyp::cli::Options& opt) {
   anyp::HostTensor y = anyp::HostTensor::zeros({P, TILE, TILE}, pl::FP32);
   anyp::CompiledProgram compiled = hello_rank.compile({x, y}, opt.config());
   if (opt.compile_only) return anyp::cli::finish_compile_only(compiled, opt);
-  compiled(x, y);
+  const anyp::RunStats stats = compiled(x, y);
   // The golden, derived from the actual P.
   anyp::HostTensor expected = anyp::HostTensor::zeros({P, TILE, TILE}, pl::FP32);
   for (std::int64_t r = 0; r < P; ++r) {
@@ -60,7 +60,7 @@ int run(const anyp::cli::Options& opt) {
       }
     }
   }
-  return anyp::cli::report({anyp::cli::check_close("y", y, expected, P)});
+  return anyp::cli::report({anyp::cli::check_close("y", y, expected, P)}, opt, stats);
 }
 
 }  // namespace

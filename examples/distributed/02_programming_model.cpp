@@ -57,7 +57,7 @@ int run(const anyp::cli::Options& opt) {
   anyp::HostTensor y = anyp::HostTensor::zeros({P, TILE, TILE}, pl::FP32);
   anyp::CompiledProgram compiled = programming_model.compile({x, b, y}, opt.config());
   if (opt.compile_only) return anyp::cli::finish_compile_only(compiled, opt);
-  compiled(x, b, y);
+  const anyp::RunStats stats = compiled(x, b, y);
   // The golden, derived from the actual P.
   anyp::HostTensor expected = anyp::HostTensor::zeros({P, TILE, TILE}, pl::FP32);
   for (std::int64_t r = 0; r < P; ++r) {
@@ -67,7 +67,7 @@ int run(const anyp::cli::Options& opt) {
       }
     }
   }
-  return anyp::cli::report({anyp::cli::check_close("y", y, expected, P)});
+  return anyp::cli::report({anyp::cli::check_close("y", y, expected, P)}, opt, stats);
 }
 
 }  // namespace

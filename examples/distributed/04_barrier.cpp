@@ -109,13 +109,13 @@ int run_hand(const anyp::cli::Options& opt) {
   anyp::HostTensor tally = anyp::HostTensor::zeros({P, P, 1}, pl::INT32);
   anyp::CompiledProgram compiled = barrier_hand.compile({tally}, opt.config());
   if (opt.compile_only) return anyp::cli::finish_compile_only(compiled, opt);
-  compiled(tally);
+  const anyp::RunStats stats = compiled(tally);
   // The golden: one credit from every peer, none in the own cell.
   anyp::HostTensor expected = anyp::HostTensor::zeros({P, P, 1}, pl::INT32);
   for (std::int64_t r = 0; r < P; ++r) {
     for (std::int64_t i = 0; i < P; ++i) expected.set_at({r, i, 0}, i == r ? 0 : 1);
   }
-  return anyp::cli::report({anyp::cli::check_exact("tally", tally, expected, P)});
+  return anyp::cli::report({anyp::cli::check_exact("tally", tally, expected, P)}, opt, stats);
 }
 
 int run_builtin(const anyp::cli::Options& opt) {
@@ -125,13 +125,13 @@ int run_builtin(const anyp::cli::Options& opt) {
   anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
   anyp::CompiledProgram compiled = barrier_builtin.compile({x, y}, opt.config());
   if (opt.compile_only) return anyp::cli::finish_compile_only(compiled, opt);
-  compiled(x, y);
+  const anyp::RunStats stats = compiled(x, y);
   // The golden, derived from the actual P: the right neighbour's row.
   anyp::HostTensor expected = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
   for (std::int64_t r = 0; r < P; ++r) {
     for (std::int64_t j = 0; j < SIZE; ++j) expected.set_at({r, 0, j}, x.at({(r + 1) % P, 0, j}));
   }
-  return anyp::cli::report({anyp::cli::check_exact("y", y, expected, P)});
+  return anyp::cli::report({anyp::cli::check_exact("y", y, expected, P)}, opt, stats);
 }
 
 int run(const anyp::cli::Options& opt) {

@@ -107,14 +107,14 @@ int run(const anyp::cli::Options& opt) {
   const bool get_mode = opt.mode == "get";
   anyp::CompiledProgram compiled = (get_mode ? ring_get : ring_put).compile({x, y}, opt.config());
   if (opt.compile_only) return anyp::cli::finish_compile_only(compiled, opt);
-  compiled(x, y);
+  const anyp::RunStats stats = compiled(x, y);
   // The golden, derived from the actual P.
   anyp::HostTensor expected = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
   for (std::int64_t r = 0; r < P; ++r) {
     const std::int64_t from = get_mode ? (r + 1) % P : (r + P - 1) % P;
     for (std::int64_t j = 0; j < SIZE; ++j) expected.set_at({r, 0, j}, x.at({from, 0, j}));
   }
-  return anyp::cli::report({anyp::cli::check_exact("y", y, expected, P)});
+  return anyp::cli::report({anyp::cli::check_exact("y", y, expected, P)}, opt, stats);
 }
 
 }  // namespace

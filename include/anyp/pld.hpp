@@ -78,8 +78,10 @@ void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
 // one signal serves back-to-back calls. Returns the signal (re-bind it).
 pl::Value barrier(const pl::Value& signal);
 
-// The builtin collectives (ladder.md steps 11-16). All are called by every
-// rank, in the same order; all use the self-clearing credit protocol, so one
+// The builtin collectives (ladder.md steps 11-16). In a kernel they are
+// called by every rank, in the same order; in the host function (between
+// dispatch loops, on window views made outside the loop) they run once on
+// every rank. all use the self-clearing credit protocol, so one
 // signal serves back-to-back calls. Each returns its in-place window.
 //
 // In place on window `data` (any shape; FP32, FP16 or BF16): every rank ends
@@ -88,6 +90,10 @@ pl::Value barrier(const pl::Value& signal);
 // signal [2 * (NR - 1), NR], 2 (P - 1) rounds over P near-equal segments.
 pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op = ReduceOp::Sum,
                     AllreduceMode mode = AllreduceMode::Mesh);
+// Host level only, between dispatch loops: a mesh allreduce whose [NR, 1]
+// signal the compiler synthesizes (refused inside a loop, where a
+// synthesized signal could not be reused safely).
+pl::Value allreduce(const pl::Value& data, ReduceOp op = ReduceOp::Sum);
 // Every rank's window `data` becomes the root's; root is a compile-time
 // constant in [0, P). Signal [NR, 1].
 pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::ScalarArg& root);

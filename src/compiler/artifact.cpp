@@ -59,6 +59,9 @@ std::string CompiledProgram::specialized_ir() const {
   const std::string dims = compiler::describe_bindings(plan_->bindings, plan_->program);
   if (!dims.empty()) s += ", " + dims;
   s += "\n" + ir::print_program(plan_->program, &plan_->bindings);
+  for (const auto& fn : plan_->synthesized) {
+    s += "\n; synthesized for a host-level collective\n" + ir::print_function(*fn, &plan_->bindings);
+  }
   return s;
 }
 

@@ -165,17 +165,18 @@ class FunctionChecker {
       case ir::OpKind::Allreduce:
         if (static_cast<ir::AllreduceKind>(op.count) == ir::AllreduceKind::Ring) {
           if (world() < 2) fail(op, "a Ring allreduce needs P >= 2, got P = " + std::to_string(world()));
-          check_signal(op, 1, {2 * (world() - 1), world()}, "[2 * (NR - 1), NR] for mode Ring");
+          check_signal(op, 1, {2 * (world() - 1), world()}, "[2 * (NR - 1), NR]", "the Ring signal");
         } else {
-          check_signal(op, 1, mesh_signal(), "[NR, 1] for mode Mesh");
+          check_signal(op, 1, mesh_signal(), "[NR, 1]", "the Mesh signal");
         }
         break;
       case ir::OpKind::Broadcast: {
         check_signal(op, 1, mesh_signal(), "[NR, 1]");
         ir::EvalResult root = ir::evaluate(op.args[2].int_imm, bindings_);
-        if (!root.value || *root.value < 0 || *root.value >= world()) {
-          fail(op, "root " + (root.value ? std::to_string(*root.value) : root.error) +
-                       " is out of range [0, " + std::to_string(world()) + ")");
+        if (!root.value) fail(op, "root " + ir::to_string(op.args[2].int_imm) + ": " + root.error);
+        if (*root.value < 0 || *root.value >= world()) {
+          fail(op, "root " + std::to_string(*root.value) + " is out of range [0, " +
+                       std::to_string(world()) + ") for P = " + std::to_string(world()));
         }
         break;
       }
@@ -240,6 +241,10 @@ class FunctionChecker {
 };
 
 }  // namespace
+
+void check_function(const ir::Function& fn, const ir::DimBindings& bindings) {
+  FunctionChecker(fn, bindings).run();
+}
 
 void check_functions(const ir::Program& program, const ir::DimBindings& bindings) {
   for (const auto& fn : program.functions) {

@@ -11,5 +11,7 @@
 namespace anyp::compiler {
 
 void check_functions(const ir::Program& program, const ir::DimBindings& bindings);
+// One function (used for the functions the compiler synthesizes).
+void check_function(const ir::Function& fn, const ir::DimBindings& bindings);
 
 }  // namespace anyp::compiler

@@ -160,9 +160,10 @@ void lower_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   for (std::int64_t k = 0; k < chunks; ++k) {
     const std::int64_t begin = k * n / chunks, end = (k + 1) * n / chunks;
     const std::int32_t off = ce.c(begin), len = ce.c(end - begin);
-    const std::int32_t acc = ce.load_flat(data, ce.regs_.rank, off, len);
+    // Every rank reduces in rank order 0..P-1, so the replicas agree bitwise.
+    const std::int32_t acc = ce.load_flat(data, ce.c(0), off, len);
     const std::int32_t part = ce.e_.tile_reg();
-    ce.e_.for_range(ce.c(0), ce.regs_.nranks, ce.regs_.rank, [&](std::int32_t peer) {
+    ce.e_.for_range(ce.c(1), ce.regs_.nranks, -1, [&](std::int32_t peer) {
       ce.load_flat_into(part, data, peer, off, len);
       ce.reduce_into(acc, part, call.reduce);
     });
@@ -258,9 +259,9 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
       const std::int64_t n = call.numel[0] / regs.world;
       ce.barrier(signal, mesh, ce.c(1));
       const std::int32_t off = ce.op(ir::BinaryOp::Mul, r, ce.c(n));
-      const std::int32_t acc = ce.load_flat(data, r, off, ce.c(n));
+      const std::int32_t acc = ce.load_flat(data, ce.c(0), off, ce.c(n));  // rank order 0..P-1
       const std::int32_t part = e.tile_reg();
-      e.for_range(ce.c(0), regs.nranks, r, [&](std::int32_t peer) {
+      e.for_range(ce.c(1), regs.nranks, -1, [&](std::int32_t peer) {
         ce.load_flat_into(part, data, peer, off, ce.c(n));
         ce.reduce_into(acc, part, call.reduce);
       });

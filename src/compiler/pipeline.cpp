@@ -1,6 +1,7 @@
 // pipeline.cpp — runs the passes in order and caches the resulting plans.
 #include "compiler/pipeline.hpp"
 
+#include <charconv>
 #include <map>
 #include <mutex>
 #include <set>
@@ -33,7 +34,9 @@ std::string cache_key(const detail::FunctionDef& host, const std::vector<ArgRef>
     } else if (a.is_int()) {
       key += "i" + std::to_string(a.int_value());
     } else {
-      key += "f" + std::to_string(a.float_value());
+      char buf[32];
+      const auto end = std::to_chars(buf, buf + sizeof buf, a.float_value()).ptr;
+      key += "f" + std::string(buf, end);
     }
   }
   return key;
@@ -90,6 +93,7 @@ std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host
   plan->host_params = host_param_specs(host_ir, args);
   check_functions(plan->program, plan->bindings);
   HostSpecialization spec = specialize_host(host_ir, plan->bindings, args, plan->world_size);
+  plan->synthesized = spec.synthesized;
   plan->window_bytes = layout_windows(spec.buffers);
   plan->buffers = std::move(spec.buffers);
   std::map<const ir::Function*, std::int32_t> code_of;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ struct Plan {
   std::int64_t window_bytes = 0;  // per rank
   std::vector<runtime::LoweredCode> codes;
   std::vector<std::vector<runtime::Dispatch>> ranks;  // ranks[r]: dispatches in order
+  // Orchestration functions the compiler made for host-level collectives.
+  std::vector<std::shared_ptr<const ir::Function>> synthesized;
 };
 
 }  // namespace anyp::detail

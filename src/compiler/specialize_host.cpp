@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "anyp/errors.hpp"
+#include "compiler/check_functions.hpp"
 #include "runtime/scalar_math.hpp"
 
 namespace anyp::compiler {
@@ -65,8 +66,9 @@ class HostEvaluator {
     for (std::size_t i = 0; i < host.params.size(); ++i) {
       const ir::Var& p = host.vars[host.params[i].var];
       if (p.type.kind == ir::TypeKind::Scalar) {
-        env_[i] = args[i].is_int() ? runtime::int_scalar(args[i].int_value())
-                                   : runtime::float_scalar(args[i].float_value());
+        env_[i] = runtime::scalar_cast(args[i].is_int() ? runtime::int_scalar(args[i].int_value())
+                                                        : runtime::float_scalar(args[i].float_value()),
+                                       p.type.dtype);
       } else {
         env_[i] = TensorSlice{static_cast<std::int32_t>(i), 0, args[i].tensor().shape(), p.type.dtype};
       }
@@ -161,6 +163,12 @@ class HostEvaluator {
       case ir::OpKind::WorldSize: return;
       case ir::OpKind::GetCommCtx: env_[op.result] = std::monostate{}; return;
       case ir::OpKind::Call: return call(op);
+      case ir::OpKind::Allreduce:
+      case ir::OpKind::Broadcast:
+      case ir::OpKind::Allgather:
+      case ir::OpKind::ReduceScatter:
+      case ir::OpKind::AllToAll:
+      case ir::OpKind::AllToAllV: return host_collective(op);
       default: fail("op " + name + " cannot run at the host level");
     }
   }
@@ -217,6 +225,70 @@ class HostEvaluator {
     viewed_.insert(b->id);
     views_made_[op.result] = b->id;
     env_[op.result] = ViewRef{b->id, std::move(shape), op.dtype, op.result};
+  }
+
+  // A collective between dispatch loops: one dispatch per rank of a
+  // synthesized orchestration function whose body is the collective itself.
+  void host_collective(const ir::Op& op) {
+    const std::string name = ir::op_display_name(op);
+    ir::Op body = op;
+    auto fn = std::make_shared<ir::Function>();
+    fn->name = "host_" + std::string(name.substr(name.rfind('.') + 1)) + "_" +
+               std::to_string(result_.synthesized.size());
+    fn->level = ir::Level::Orchestration;
+    std::vector<runtime::ArgBinding> bindings;
+    std::set<std::int32_t> buffers_seen;
+    auto add_param = [&](const std::string& pname, const ViewRef& w) {
+      fn->vars.push_back(ir::Var{pname, ir::shaped_type(ir::TypeKind::DistTensor, {}, w.dtype)});
+      for (auto e : w.shape) fn->vars.back().type.shape.push_back(ir::make_const(e));
+      fn->params.push_back({static_cast<ir::VarId>(fn->vars.size() - 1), ir::Intent::InOut});
+      runtime::ArgBinding a;
+      a.kind = runtime::ArgBinding::Kind::Window;
+      a.buffer = w.buffer;
+      a.dtype = w.dtype;
+      a.shape = w.shape;
+      bindings.push_back(std::move(a));
+      views_dispatched_.insert(w.made_by);
+      return static_cast<ir::VarId>(fn->vars.size() - 1);
+    };
+    for (std::size_t i = 0; i < op.args.size(); ++i) {
+      const ir::Operand& o = op.args[i];
+      if (!o.is_var()) continue;  // broadcast root: an immediate, kept as is
+      const auto* w = std::get_if<ViewRef>(&env_[o.var]);
+      if (!w) {
+        fail(name + " at the host level works on window views made with pld::window outside the "
+             "rank loop; argument " + std::to_string(i) + " is " + var_name(o.var) +
+             ", which is not one");
+      }
+      if (!buffers_seen.insert(w->buffer).second) {
+        fail(name + ": two arguments view the same window buffer '" +
+             result_.buffers[w->buffer].name + "'; source and target must not alias");
+      }
+      body.args[i] = ir::Operand::of_var(add_param("arg" + std::to_string(i), *w));
+    }
+    if (op.kind == ir::OpKind::Allreduce && op.args.size() == 1) {
+      if (loop_depth_ > 0) {
+        fail(name + " without a signal is inside a loop: the synthesized signal would be "
+             "allocated once per iteration; allocate an [NR, 1] INT32 signal with "
+             "pld::alloc_window_buffer above the loop and pass it");
+      }
+      runtime::WindowBuffer b;
+      b.name = fn->name + "_signal";
+      b.used = world_size_ * 4;
+      result_.buffers.push_back(b);
+      const auto id = static_cast<std::int32_t>(result_.buffers.size() - 1);
+      viewed_.insert(id);
+      body.args.push_back(ir::Operand::of_var(
+          add_param("signal", ViewRef{id, {world_size_, 1}, DType::INT32, -1})));
+    }
+    body.result = body.args[op.kind == ir::OpKind::Allgather || op.kind == ir::OpKind::AllToAll ? 1
+                            : op.kind == ir::OpKind::AllToAllV                                ? 2
+                                                                                              : 0]
+                      .var;
+    fn->body.push_back(ir::Stmt{std::move(body)});
+    check_function(*fn, bindings_);
+    result_.synthesized.push_back(fn);
+    for (auto& rank : result_.ranks) rank.push_back(HostDispatch{fn.get(), bindings});
   }
 
   void call(const ir::Op& op) {

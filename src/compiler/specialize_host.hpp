@@ -8,6 +8,7 @@
 // viewed and every view reaches a dispatch — else a CompileError.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "anyp/compiled_program.hpp"
@@ -24,6 +25,9 @@ struct HostDispatch {
 struct HostSpecialization {
   std::vector<runtime::WindowBuffer> buffers;  // offsets not yet assigned
   std::vector<std::vector<HostDispatch>> ranks;
+  // Orchestration functions made for host-level collectives (dispatches
+  // point into these).
+  std::vector<std::shared_ptr<const ir::Function>> synthesized;
 };
 
 HostSpecialization specialize_host(const ir::Function& host, const ir::DimBindings& bindings,

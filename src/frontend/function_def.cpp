@@ -62,13 +62,20 @@ FunctionDef::FunctionDef(std::string name, ir::Level level, std::vector<pl::Para
       body_(std::move(body)) {}
 
 std::shared_ptr<const ir::Function> FunctionDef::ir() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (tracing_) {
+    throw CompileError("compile error: function '" + name_ +
+                       "' calls itself (directly or through the functions it calls); a traced "
+                       "program cannot recurse");
+  }
   if (!traced_ && error_.empty()) {
+    tracing_ = true;
     try {
       traced_ = trace();
     } catch (const CompileError& e) {
       error_ = e.what();
     }
+    tracing_ = false;
   }
   if (!error_.empty()) throw CompileError(error_);
   return traced_;

@@ -38,7 +38,8 @@ class FunctionDef {
   std::vector<pl::Param> params_;
   std::size_t body_arity_;
   BodyFn body_;
-  mutable std::mutex mutex_;
+  mutable std::recursive_mutex mutex_;  // recursive: a recursive trace is reported, not hung
+  mutable bool tracing_ = false;
   mutable std::shared_ptr<const ir::Function> traced_;
   mutable std::string error_;
 };

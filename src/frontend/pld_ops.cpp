@@ -293,13 +293,14 @@ ir::VarId expect_float_data(Trace& t, const pl::Value& data, const char* op, con
   return v;
 }
 
-ir::VarId expect_signal_window(Trace& t, const pl::Value& signal, const char* op) {
-  ir::VarId v = expect_kind(t, signal, op, "the signal", kWindowKind);
+ir::VarId expect_signal_window(Trace& t, const pl::Value& signal, const char* op,
+                               const std::string& role = "the signal") {
+  ir::VarId v = expect_kind(t, signal, op, role, kWindowKind);
   if (t.type_of(v).dtype != pl::INT32) {
-    t.fail(std::string(op) + ": the signal must be INT32, got " + ir::to_string(t.type_of(v)));
+    t.fail(std::string(op) + ": " + role + " must be INT32, got " + ir::to_string(t.type_of(v)));
   }
   if (t.type_of(v).shape.size() != 2) {
-    t.fail(std::string(op) + ": the signal must have 2 dims, got " + ir::to_string(t.type_of(v)));
+    t.fail(std::string(op) + ": " + role + " must have 2 dims, got " + ir::to_string(t.type_of(v)));
   }
   return v;
 }
@@ -307,6 +308,9 @@ ir::VarId expect_signal_window(Trace& t, const pl::Value& signal, const char* op
 // A plain tensor source: a buffer that cannot alias the window target.
 ir::VarId expect_plain_source(Trace& t, const pl::Value& src, const char* op) {
   ir::VarId v = t.id_of(src.var(), op);
+  // At the host level the source is a separate staging window (checked not
+  // to alias the target when the host function is specialised).
+  if (t.function().level == ir::Level::Host && t.type_of(v).kind == ir::TypeKind::DistTensor) return v;
   if (t.type_of(v).kind != ir::TypeKind::Tensor) {
     t.fail(std::string(op) + ": the source must be a plain tensor, a buffer separate from the "
            "target window, got " + ir::to_string(t.type_of(v)));
@@ -339,15 +343,31 @@ pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op,
                          static_cast<int>(mode));
 }
 
+pl::Value allreduce(const pl::Value& data, ReduceOp op) {
+  const char* name = "pld.tensor.allreduce";
+  Trace& t = Trace::current(name);
+  if (t.function().level != ir::Level::Host) {
+    t.fail(std::string(name) + " without a signal is a host-level form; in a " +
+           ir::level_name(t.function().level) + " function pass an [NR, 1] INT32 signal window");
+  }
+  ir::VarId d = expect_float_data(t, data, name, "the data");
+  return emit_collective(t, ir::OpKind::Allreduce, {var(d)}, d, static_cast<int>(op),
+                         static_cast<int>(AllreduceMode::Mesh));
+}
+
 pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::ScalarArg& root) {
   const char* name = "pld.tensor.broadcast";
   Trace& t = Trace::current(name);
   ir::VarId d = expect_kind(t, data, name, "the data", kWindowKind);
   ir::VarId s = expect_signal_window(t, signal, name);
   ir::Operand r = t.operand(root, name);
-  if (r.is_var() || r.is_float_imm) {
+  if (r.is_var()) {
     t.fail(std::string(name) + ": root must be a compile-time integer constant in [0, P), got a "
            "run-time value; pass a constant such as ROOT = 0");
+  }
+  if (r.is_float_imm) {
+    t.fail(std::string(name) + ": root must be an integer constant in [0, P), got a floating "
+           "value");
   }
   return emit_collective(t, ir::OpKind::Broadcast, {var(d), var(s), r}, d);
 }
@@ -398,7 +418,7 @@ pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const
   ir::VarId x = expect_plain_source(t, src, name);
   ir::VarId sc = expect_kind(t, send_counts, name, "send_counts", {ir::TypeKind::Tensor});
   ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
-  ir::VarId rc = expect_signal_window(t, recv_counts, name);
+  ir::VarId rc = expect_signal_window(t, recv_counts, name, "recv_counts");
   ir::VarId s = expect_signal_window(t, signal, name);
   if (t.type_of(sc).dtype != pl::INT32) {
     t.fail(std::string(name) + ": send_counts must be INT32, got " + ir::to_string(t.type_of(sc)));

@@ -34,6 +34,9 @@
 //   AllToAll     src tensor args[0] row d -> rank d's dst window args[1] row r, signal args[2]
 //   AllToAllV    src args[0], send_counts args[1], dst args[2], recv_counts args[3], signal args[4]
 //   (every collective's result %r is its in-place window: data, or dst)
+//   At the host level a collective runs between dispatch loops: every rank
+//   gets one dispatch of it. A host Allreduce may omit its signal (args =
+//   [data]); the compiler then synthesizes an [NR, 1] one.
 #pragma once
 
 #include <cstdint>
@@ -78,12 +81,12 @@ enum LevelMask : unsigned { kHost = 1, kOrch = 2, kIncore = 4, kAny = 7 };
   X(RemoteLoad, "pld.tile.remote_load", kIncore)              \
   X(RemoteStore, "pld.tile.remote_store", kIncore)            \
   X(Barrier, "pld.tensor.barrier", kIncore)                   \
-  X(Allreduce, "pld.tensor.allreduce", kIncore)               \
-  X(Broadcast, "pld.tensor.broadcast", kIncore)               \
-  X(Allgather, "pld.tensor.allgather", kIncore)               \
-  X(ReduceScatter, "pld.tensor.reduce_scatter", kIncore)      \
-  X(AllToAll, "pld.tensor.all_to_all", kIncore)               \
-  X(AllToAllV, "pld.tensor.all_to_all_v", kIncore)
+  X(Allreduce, "pld.tensor.allreduce", kHost | kIncore)               \
+  X(Broadcast, "pld.tensor.broadcast", kHost | kIncore)               \
+  X(Allgather, "pld.tensor.allgather", kHost | kIncore)               \
+  X(ReduceScatter, "pld.tensor.reduce_scatter", kHost | kIncore)      \
+  X(AllToAll, "pld.tensor.all_to_all", kHost | kIncore)               \
+  X(AllToAllV, "pld.tensor.all_to_all_v", kHost | kIncore)
 
 enum class OpKind {
 #define ANYP_X(kind, name, levels) kind,

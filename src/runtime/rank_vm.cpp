@@ -157,9 +157,10 @@ std::int32_t* RankVm::signal_cell(const Instr& in, const ViewReg& v, std::int64_
 }
 
 void RankVm::window_written(const Instr& in, const ViewReg& v, std::int64_t rank) const {
-  if (!v.window) return;
+  if (!v.window || rank == rank_) return;
   const std::byte* base = view_base(in, v, rank);
-  ctx_->scheduler->on_window_write(base, base + element_count(v.shape) * static_cast<std::int64_t>(dtype_bytes(v.dtype)));
+  ctx_->scheduler->on_window_write(
+      rank, base, base + element_count(v.shape) * static_cast<std::int64_t>(dtype_bytes(v.dtype)));
 }
 
 void RankVm::count_rma(std::int64_t peer, std::int64_t bytes, bool inbound) {

@@ -74,9 +74,10 @@ std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarV
     case BinaryOp::Ne: return cmp(x != y);
     case BinaryOp::And: return cmp(x != 0 && y != 0);
     case BinaryOp::Or: return cmp(x != 0 || y != 0);
-    case BinaryOp::Add: return int_scalar(wrap(x + y, result));
-    case BinaryOp::Sub: return int_scalar(wrap(x - y, result));
-    case BinaryOp::Mul: return int_scalar(wrap(x * y, result));
+    // Two's-complement wrap-around, computed without signed overflow.
+    case BinaryOp::Add: return int_scalar(wrap(static_cast<std::int64_t>(static_cast<std::uint64_t>(x) + static_cast<std::uint64_t>(y)), result));
+    case BinaryOp::Sub: return int_scalar(wrap(static_cast<std::int64_t>(static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(y)), result));
+    case BinaryOp::Mul: return int_scalar(wrap(static_cast<std::int64_t>(static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(y)), result));
     case BinaryOp::Max: return int_scalar(std::max(x, y));
     case BinaryOp::Min: return int_scalar(std::min(x, y));
     case BinaryOp::Div:
@@ -85,6 +86,7 @@ std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarV
         if (error) *error = std::to_string(x) + (op == BinaryOp::Div ? " / 0" : " % 0") + " divides by zero";
         return std::nullopt;
       }
+      if (y == -1) return int_scalar(wrap(op == BinaryOp::Div ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(x)) : 0, result));
       return int_scalar(wrap(op == BinaryOp::Div ? x / y : x % y, result));
   }
   return std::nullopt;

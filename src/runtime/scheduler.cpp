@@ -15,7 +15,8 @@ Scheduler::Scheduler(std::vector<RankVm*> ranks, SchedulerOptions options)
       options_(options),
       rng_(options.seed),
       done_(ranks_.size(), 0),
-      parked_(ranks_.size()) {
+      parked_(ranks_.size()),
+      is_parked_(ranks_.size(), 0) {
   for (std::size_t r = 0; r < ranks_.size(); ++r) ready_.push_back(static_cast<std::int64_t>(r));
 }
 
@@ -104,7 +105,7 @@ bool Scheduler::wake_satisfied(std::vector<std::int64_t>& list, const std::int32
     const std::int64_t r = list[i];
     if (compare(parked_[r].cmp, *cell, parked_[r].expected)) {
       ready_.push_back(r);
-      parked_now_.fetch_sub(1, std::memory_order_relaxed);
+      is_parked_[r] = 0;
       list[i] = list.back();
       list.pop_back();
       woke = true;
@@ -115,16 +116,16 @@ bool Scheduler::wake_satisfied(std::vector<std::int64_t>& list, const std::int32
   return woke;
 }
 
-void Scheduler::on_window_write(const std::byte* begin, const std::byte* end) {
-  if (parked_now_.load(std::memory_order_relaxed) == 0) return;
+void Scheduler::on_window_write(std::int64_t owner, const std::byte* begin, const std::byte* end) {
   std::lock_guard<std::mutex> lock(mutex_);
-  bool woke = false;
-  for (auto it = waiters_.begin(); it != waiters_.end();) {
-    const auto* cell = reinterpret_cast<const std::byte*>(it->first);
-    if (cell >= begin && cell < end) woke |= wake_satisfied(it->second, it->first);
-    it = it->second.empty() ? waiters_.erase(it) : std::next(it);
-  }
-  if (woke) cv_.notify_one();
+  if (!is_parked_[owner]) return;
+  std::int32_t* cell = parked_[owner].cell;
+  const auto* at = reinterpret_cast<const std::byte*>(cell);
+  if (at < begin || at >= end) return;
+  auto it = waiters_.find(cell);
+  if (it == waiters_.end()) return;
+  if (wake_satisfied(it->second, cell)) cv_.notify_one();
+  if (it->second.empty()) waiters_.erase(it);
 }
 
 bool Scheduler::wait_or_park(std::int64_t rank, std::int32_t* cell, ir::WaitKind cmp,
@@ -133,7 +134,7 @@ bool Scheduler::wait_or_park(std::int64_t rank, std::int32_t* cell, ir::WaitKind
   if (compare(cmp, *cell, expected)) return true;
   parked_[rank] = ParkedWait{cell, cmp, expected, describe()};
   waiters_[cell].push_back(rank);
-  parked_now_.fetch_add(1, std::memory_order_relaxed);
+  is_parked_[rank] = 1;
   return false;
 }
 
@@ -153,11 +154,11 @@ std::string Scheduler::deadlock_report() const {
          "; current value " + std::to_string(*p.cell);
     auto it = writers_.find(p.cell);
     if (it == writers_.end()) {
-      s += "; never written";
+      s += "; never notified";
     } else {
       std::vector<std::int64_t> w = it->second;
       std::sort(w.begin(), w.end());
-      s += "; written by rank" + std::string(w.size() > 1 ? "s " : " ");
+      s += "; notified by rank" + std::string(w.size() > 1 ? "s " : " ");
       for (std::size_t i = 0; i < w.size() && i < 8; ++i) s += (i ? ", " : "") + std::to_string(w[i]);
       if (w.size() > 8) s += " and " + std::to_string(w.size() - 8) + " more";
     }

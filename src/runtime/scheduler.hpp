@@ -10,7 +10,6 @@
 // rank drawn from the ready set by a seeded RNG.
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -57,10 +56,12 @@ class Scheduler {
   bool wait_or_park(std::int64_t rank, std::int32_t* cell, ir::WaitKind cmp, std::int64_t expected,
                     const std::function<std::string()>& describe);
 
-  // Called after a data write (store, put, remote_store, write) into window
-  // memory [begin, end): a parked wait on a cell there re-checks, since a
-  // device's wait polls memory and would see the new value too.
-  void on_window_write(const std::byte* begin, const std::byte* end);
+  // Called after a data write (put, remote_store, ...) into `owner`'s window
+  // memory [begin, end) by another rank: if `owner` is parked on a cell
+  // there, its wait re-checks, since a device's wait polls memory and would
+  // see the new value too. (A rank waits only on its own window, so a
+  // rank's writes into its own window can never wake anyone.)
+  void on_window_write(std::int64_t owner, const std::byte* begin, const std::byte* end);
 
   std::int64_t parks() const { return parks_; }
   std::int64_t preemptions() const { return preemptions_; }
@@ -86,7 +87,7 @@ class Scheduler {
   std::vector<ParkedWait> parked_;  // per rank, valid while parked
   std::unordered_map<std::int32_t*, std::vector<std::int64_t>> waiters_;
   std::unordered_map<std::int32_t*, std::vector<std::int64_t>> writers_;
-  std::atomic<std::int64_t> parked_now_{0};  // ranks parked at this moment
+  std::vector<char> is_parked_;     // per rank
   std::int64_t parks_ = 0;
   std::int64_t preemptions_ = 0;
 };

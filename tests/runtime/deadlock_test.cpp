@@ -65,7 +65,7 @@ std::string all_wait_report(std::int64_t P) {
   for (std::int64_t r = 0; r < P; ++r) {
     s += "  rank " + std::to_string(r) +
          ": function 'wait_forever', op pld.system.wait: waits for signal 'sig' cell [" +
-         std::to_string(r) + ", 0] Ge 1; current value 0; never written\n";
+         std::to_string(r) + ", 0] Ge 1; current value 0; never notified\n";
   }
   return s;
 }
@@ -75,11 +75,11 @@ TEST(Deadlock, EveryRankWaitsForASignalNobodySends) {
   EXPECT_EQ(all_wait_report(3),
             "deadlock: no rank can make progress (3 of 3 ranks waiting)\n"
             "  rank 0: function 'wait_forever', op pld.system.wait: waits for signal 'sig' cell "
-            "[0, 0] Ge 1; current value 0; never written\n"
+            "[0, 0] Ge 1; current value 0; never notified\n"
             "  rank 1: function 'wait_forever', op pld.system.wait: waits for signal 'sig' cell "
-            "[1, 0] Ge 1; current value 0; never written\n"
+            "[1, 0] Ge 1; current value 0; never notified\n"
             "  rank 2: function 'wait_forever', op pld.system.wait: waits for signal 'sig' cell "
-            "[2, 0] Ge 1; current value 0; never written\n");
+            "[2, 0] Ge 1; current value 0; never notified\n");
   for (std::int64_t P : {2, 3, 8}) {
     const anyp::CompiledProgram compiled = all_wait.compile({}, config_for(P));
     EXPECT_EQ(deadlock_report(compiled), all_wait_report(P)) << "P=" << P;
@@ -123,7 +123,7 @@ TEST(Deadlock, DeadlockErrorIsARunError) {
 // ---- a partial deadlock ---------------------------------------------------------------------
 // Ranks 0..P-2 each add 1 to cell {0, 0} of every rank 0..P-2 (themselves
 // included), then wait for it to reach P; the last rank does nothing and
-// finishes. Each waiting cell ends at P - 1, written by ranks 0..P-2.
+// finishes. Each waiting cell ends at P - 1, notified by ranks 0..P-2.
 
 const auto short_by_one =
     pl::jit::incore("short_by_one", {pl::InOut("sig", pld::DistributedTensor({1, 1}, pl::INT32))},
@@ -160,7 +160,7 @@ std::string partial_report(std::int64_t P) {
   for (std::int64_t r = 0; r < P - 1; ++r) {
     s += "  rank " + std::to_string(r) +
          ": function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell [0, 0] Ge " +
-         std::to_string(P) + "; current value " + std::to_string(P - 1) + "; written by " +
+         std::to_string(P) + "; current value " + std::to_string(P - 1) + "; notified by " +
          writers + "\n";
   }
   s += "  rank " + std::to_string(P - 1) + ": finished\n";
@@ -171,14 +171,14 @@ TEST(Deadlock, PartialDeadlockShowsFinishedRanksAndWriters) {
   EXPECT_EQ(partial_report(2),
             "deadlock: no rank can make progress (1 of 2 ranks waiting)\n"
             "  rank 0: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
-            "[0, 0] Ge 2; current value 1; written by rank 0\n"
+            "[0, 0] Ge 2; current value 1; notified by rank 0\n"
             "  rank 1: finished\n");
   EXPECT_EQ(partial_report(3),
             "deadlock: no rank can make progress (2 of 3 ranks waiting)\n"
             "  rank 0: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
-            "[0, 0] Ge 3; current value 2; written by ranks 0, 1\n"
+            "[0, 0] Ge 3; current value 2; notified by ranks 0, 1\n"
             "  rank 1: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
-            "[0, 0] Ge 3; current value 2; written by ranks 0, 1\n"
+            "[0, 0] Ge 3; current value 2; notified by ranks 0, 1\n"
             "  rank 2: finished\n");
   for (std::int64_t P : {2, 3, 8}) {
     EXPECT_EQ(deadlock_report(partial.compile({}, config_for(P))), partial_report(P)) << "P=" << P;
@@ -192,7 +192,7 @@ TEST(Deadlock, ManyWritersAreSummarised) {
   EXPECT_EQ(report.substr(0, report.find('\n', report.find('\n') + 1) + 1),
             "deadlock: no rank can make progress (11 of 12 ranks waiting)\n"
             "  rank 0: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
-            "[0, 0] Ge 12; current value 11; written by ranks 0, 1, 2, 3, 4, 5, 6, 7 and 3 more\n");
+            "[0, 0] Ge 12; current value 11; notified by ranks 0, 1, 2, 3, 4, 5, 6, 7 and 3 more\n");
 }
 
 // ---- a collective called by one rank only ------------------------------------------------
@@ -222,7 +222,7 @@ TEST(Deadlock, CollectiveOnOneRankOnly) {
   EXPECT_EQ(deadlock_report(root_only.compile({}, config_for(3))),
             "deadlock: no rank can make progress (1 of 3 ranks waiting)\n"
             "  rank 0: function 'root_only_barrier', op pld.tensor.barrier: waits for signal "
-            "'sig' cell [1, 0] Ge 1; current value 0; never written\n"
+            "'sig' cell [1, 0] Ge 1; current value 0; never notified\n"
             "  rank 1: finished\n"
             "  rank 2: finished\n");
 }

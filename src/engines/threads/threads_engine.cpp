@@ -2,6 +2,7 @@
 // process, scheduled on min(P, cores) workers over one symmetric heap.
 // Implements CompiledProgram::run.
 #include <algorithm>
+#include <charconv>
 #include <thread>
 
 #include "anyp/compiled_program.hpp"
@@ -21,7 +22,9 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 }
 
 std::string scalar_text(const detail::ArgScalar& s) {
-  return s.is_int ? std::to_string(s.int_value) : std::to_string(s.float_value);
+  if (s.is_int) return std::to_string(s.int_value);
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, s.float_value).ptr);
 }
 
 std::vector<const HostTensor*> check_run_args(const detail::Plan& plan, const std::vector<ArgRef>& args) {
