@@ -347,7 +347,7 @@ pl::Value allreduce(const pl::Value& data, ReduceOp op) {
   const char* name = "pld.tensor.allreduce";
   Trace& t = Trace::current(name);
   if (t.function().level != ir::Level::Host) {
-    t.fail(std::string(name) + " without a signal is a host-level form; in a " +
+    t.fail(std::string(name) + " without a signal is a host-level form; in an " +
            ir::level_name(t.function().level) + " function pass an [NR, 1] INT32 signal window");
   }
   ir::VarId d = expect_float_data(t, data, name, "the data");
