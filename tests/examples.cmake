@@ -3,7 +3,7 @@
 # error cases. Each test runs through tests/expect_output.cmake, which checks
 # the exit code and the exact stdout/stderr. Label: `examples`.
 #
-# Steps 01-07 are registered below; the later steps add their own lists.
+# Steps 01-07 are registered first, then steps 08-16.
 
 set(ANYP_EXPECT_OUTPUT_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/expect_output.cmake)
 # Seconds before ctest kills one example run (a deadlock must not eat CI time).
@@ -25,17 +25,24 @@ function(anyp_device_list P out_var)
   set(${out_var} "${devices}" PARENT_SCOPE)
 endfunction()
 
-# anyp_add_example_test(<example> <mode> <P>)
-#   Test `example.<example>.<mode>.P<P>`: runs the example with
-#   `-d 0,1,...,P-1` (plus `--mode <mode>` unless mode is "-") and passes when
-#   it exits 0 with stdout exactly "OK\n".
+# anyp_add_example_test(<example> <mode> <P> [OP <op>])
+#   Test `example.<example>.<mode>.P<P>` (with OP: `example.<example>.<mode>.<op>.P<P>`):
+#   runs the example with `-d 0,1,...,P-1` (plus `--mode <mode>` unless mode
+#   is "-", plus `--op <op>` when given) and passes when it exits 0 with
+#   stdout exactly "OK\n".
 function(anyp_add_example_test example mode P)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "OP" "")
   anyp_device_list(${P} devices)
   set(args -d ${devices})
+  set(test_name example.${example}.${mode})
   if(NOT mode STREQUAL "-")
     list(APPEND args --mode ${mode})
   endif()
-  set(test_name example.${example}.${mode}.P${P})
+  if(DEFINED arg_OP)
+    list(APPEND args --op ${arg_OP})
+    string(APPEND test_name .${arg_OP})
+  endif()
+  string(APPEND test_name .P${P})
   add_test(NAME ${test_name}
     COMMAND ${CMAKE_COMMAND}
       -DEXPECT_EXIT=0
@@ -152,3 +159,69 @@ set_tests_properties(cli.07_dynamic_rank_count.empty_devices PROPERTIES
 
 # ---- --compile-only: one artifact directory per P --------------------------------
 anyp_add_compile_only_test(07_dynamic_rank_count put 3)
+
+# ---- steps 08-16 ------------------------------------------------------------------
+# Every step, mode and (steps 11, 14) --op at P = 2, 3, 4, 5, 8, plus large P.
+# Steps 09 and 10 need SIZE % (8*P) == 0, i.e. P divides 120 (ladder.md A.4):
+# they run at P = 2, 3, 4, 5, 6, 8 and, as their large P, at 24 and 120
+# (64 does not divide 120). The others also run at 64 and 256, except the
+# builtin ring of step 11 at 256: its 4(P-1)^2 notifies per rank take about a
+# minute there (by design, ladder.md step 11), so it stops at 64.
+set(ANYP_EXAMPLE_MODES_08_allreduce_mesh -)
+set(ANYP_EXAMPLE_MODES_09_allreduce_two_phase -)
+set(ANYP_EXAMPLE_MODES_10_allreduce_ring -)
+set(ANYP_EXAMPLE_MODES_11_allreduce_reveal mesh ring)
+set(ANYP_EXAMPLE_MODES_12_broadcast hand builtin)
+set(ANYP_EXAMPLE_MODES_13_allgather hand builtin)
+set(ANYP_EXAMPLE_MODES_14_reduce_scatter hand builtin)
+set(ANYP_EXAMPLE_MODES_15_all_to_all hand builtin)
+set(ANYP_EXAMPLE_MODES_16_putting_it_together shared separate)
+set(ANYP_EXAMPLE_OPS_11_allreduce_reveal sum max min prod)
+set(ANYP_EXAMPLE_OPS_14_reduce_scatter sum max min prod)
+set(ANYP_EXAMPLE_P_09_allreduce_two_phase 2 3 4 5 6 8 24 120)
+set(ANYP_EXAMPLE_P_10_allreduce_ring 2 3 4 5 6 8 24 120)
+set(ANYP_COLLECTIVE_EXAMPLES
+  08_allreduce_mesh 09_allreduce_two_phase 10_allreduce_ring 11_allreduce_reveal
+  12_broadcast 13_allgather 14_reduce_scatter 15_all_to_all 16_putting_it_together)
+foreach(example ${ANYP_COLLECTIVE_EXAMPLES})
+  if(DEFINED ANYP_EXAMPLE_P_${example})
+    set(ranks ${ANYP_EXAMPLE_P_${example}})
+  else()
+    set(ranks 2 3 4 5 8 64 256)
+  endif()
+  foreach(mode ${ANYP_EXAMPLE_MODES_${example}})
+    foreach(P ${ranks})
+      if(example STREQUAL "11_allreduce_reveal" AND mode STREQUAL "ring" AND P GREATER 64)
+        continue()
+      endif()
+      if(DEFINED ANYP_EXAMPLE_OPS_${example})
+        foreach(op ${ANYP_EXAMPLE_OPS_${example}})
+          anyp_add_example_test(${example} ${mode} ${P} OP ${op})
+        endforeach()
+      else()
+        anyp_add_example_test(${example} ${mode} ${P})
+      endif()
+    endforeach()
+  endforeach()
+  # Every step exits 2 at P = 1 (ladder.md A.5).
+  anyp_add_cli_error_test(cli.${example}.P1 ${example} "-d;0" 2
+    "need at least 2 devices, got [0]")
+endforeach()
+
+# Steps 09 and 10: P must divide 120, checked before compiling, so also under
+# --compile-only (ladder.md A.4). P = 7 and P = 16 do not divide 120.
+foreach(example 09_allreduce_two_phase 10_allreduce_ring)
+  foreach(P 7 16)
+    anyp_device_list(${P} devices)
+    set(message "SIZE=960 cannot be split into 32-byte-aligned chunks for P=${P}: need SIZE % (8*P) == 0 (P must divide 120)")
+    anyp_add_cli_error_test(cli.${example}.P${P} ${example} "-d;${devices}" 2 "${message}")
+    anyp_add_cli_error_test(cli.${example}.compile_only.P${P} ${example}
+      "-d;${devices};--compile-only" 2 "${message}")
+  endforeach()
+  anyp_add_compile_only_test(${example} - 6)
+endforeach()
+
+# --op is only on steps 11 and 14; the other steps refuse it.
+anyp_add_cli_error_test(cli.14_reduce_scatter.bad_op 14_reduce_scatter
+  "--op;avg" 2 "--op: 'avg' is not one of sum, max, min, prod")
+anyp_add_cli_error_test(cli.12_broadcast.no_op_flag 12_broadcast "--op;sum" 2 "")

@@ -60,18 +60,18 @@ const auto per_rank = pl::jit::orchestration(
       mesh_kernel(x, y, data, signal);
     });
 
-const pl::HostFunction allreduce_mesh = pl::jit::host(
-    "allreduce_mesh",
-    {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
-     pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
-    [](pl::Value x, pl::Value y) {
-      auto data_buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
-      auto signal_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
-      pl::range(pld::world_size(), [&](pl::Scalar r) {
-        per_rank(x[r], y[r], pld::window(data_buf, {1, SIZE}, pl::FP32),
-                 pld::window(signal_buf, {NR, 1}, pl::INT32), pl::device(r));
-      });
-    });
+const pl::HostFunction allreduce_mesh =
+    pl::jit::host("allreduce_mesh",
+                  {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
+                   pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
+                  [](pl::Value x, pl::Value y) {
+                    auto data_buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
+                    auto signal_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
+                    pl::range(pld::world_size(), [&](pl::Scalar r) {
+                      per_rank(x[r], y[r], pld::window(data_buf, {1, SIZE}, pl::FP32),
+                               pld::window(signal_buf, {NR, 1}, pl::INT32), pl::device(r));
+                    });
+                  });
 
 int run(const anyp::cli::Options& opt) {
   const std::int64_t P = opt.world_size();

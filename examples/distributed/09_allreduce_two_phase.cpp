@@ -54,8 +54,9 @@ const auto two_phase_kernel = pl::jit::incore(
       // 3. reduce-scatter: chunk r over all ranks, into my result window.
       pl::Tile acc = pl::load(data, {0, mine}, {1, C});
       pl::range(P, [&](pl::Scalar p) {
-        pl::if_(p != r,
-                [&] { acc = pl::add(acc, pld::tile::remote_load(data, p, {0, mine}, {1, C})); });
+        pl::if_(p != r, [&] {
+          acc = pl::add(acc, pld::tile::remote_load(data, p, {0, mine}, {1, C}));
+        });
       });
       result = pl::store(acc, {0, mine}, result);
       // 4. every reduced chunk is ready (row 1: a fresh row for a new barrier).
@@ -68,26 +69,25 @@ const auto two_phase_kernel = pl::jit::incore(
     });
 
 // The per-device orchestration: forwards its arguments to the kernel.
-const auto per_rank = pl::jit::orchestration(
-    "per_rank", kParams,
-    [](pl::Value x, pl::Value y, pl::Value data, pl::Value result, pl::Value signal) {
-      two_phase_kernel(x, y, data, result, signal);
-    });
+const auto per_rank =
+    pl::jit::orchestration("per_rank", kParams,
+                           [](pl::Value x, pl::Value y, pl::Value data, pl::Value result,
+                              pl::Value signal) { two_phase_kernel(x, y, data, result, signal); });
 
-const pl::HostFunction allreduce_two_phase = pl::jit::host(
-    "allreduce_two_phase",
-    {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
-     pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
-    [](pl::Value x, pl::Value y) {
-      auto data_buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
-      auto result_buf = pld::alloc_window_buffer("result", {1, SIZE}, pl::FP32);
-      auto signal_buf = pld::alloc_window_buffer("signal", {2, NR}, pl::INT32);
-      pl::range(pld::world_size(), [&](pl::Scalar r) {
-        per_rank(x[r], y[r], pld::window(data_buf, {1, SIZE}, pl::FP32),
-                 pld::window(result_buf, {1, SIZE}, pl::FP32),
-                 pld::window(signal_buf, {2, NR}, pl::INT32), pl::device(r));
-      });
-    });
+const pl::HostFunction allreduce_two_phase =
+    pl::jit::host("allreduce_two_phase",
+                  {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
+                   pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
+                  [](pl::Value x, pl::Value y) {
+                    auto data_buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
+                    auto result_buf = pld::alloc_window_buffer("result", {1, SIZE}, pl::FP32);
+                    auto signal_buf = pld::alloc_window_buffer("signal", {2, NR}, pl::INT32);
+                    pl::range(pld::world_size(), [&](pl::Scalar r) {
+                      per_rank(x[r], y[r], pld::window(data_buf, {1, SIZE}, pl::FP32),
+                               pld::window(result_buf, {1, SIZE}, pl::FP32),
+                               pld::window(signal_buf, {2, NR}, pl::INT32), pl::device(r));
+                    });
+                  });
 
 int run(const anyp::cli::Options& opt) {
   const std::int64_t P = opt.world_size();
@@ -95,8 +95,7 @@ int run(const anyp::cli::Options& opt) {
   if (SIZE % (8 * P) != 0) {
     throw anyp::cli::UsageError{"SIZE=" + std::to_string(SIZE) +
                                 " cannot be split into 32-byte-aligned chunks for P=" +
-                                std::to_string(P) +
-                                ": need SIZE % (8*P) == 0 (P must divide 120)"};
+                                std::to_string(P) + ": need SIZE % (8*P) == 0 (P must divide 120)"};
   }
   anyp::InputGenerator gen(opt.seed);
   anyp::HostTensor x = gen.uniform({P, 1, SIZE});

@@ -58,8 +58,8 @@ const auto ring_kernel = pl::jit::incore(
         pl::Scalar row = P - 1 + s;
         pl::Scalar col = ((r - s - 1 + P) % P) * C;
         pld::system::wait(signal, {row, left}, 1, WaitCmp::Ge);
-        scratch = pl::store(pld::tile::remote_load(scratch, left, {0, col}, {1, C}), {0, col},
-                            scratch);
+        scratch =
+            pl::store(pld::tile::remote_load(scratch, left, {0, col}, {1, C}), {0, col}, scratch);
         pl::if_(s < P - 2, [&] {
           pld::system::notify(signal, right, {row + 1, r}, 1, NotifyOp::AtomicAdd);
         });
@@ -93,8 +93,7 @@ int run(const anyp::cli::Options& opt) {
   if (SIZE % (8 * P) != 0) {
     throw anyp::cli::UsageError{"SIZE=" + std::to_string(SIZE) +
                                 " cannot be split into 32-byte-aligned chunks for P=" +
-                                std::to_string(P) +
-                                ": need SIZE % (8*P) == 0 (P must divide 120)"};
+                                std::to_string(P) + ": need SIZE % (8*P) == 0 (P must divide 120)"};
   }
   anyp::InputGenerator gen(opt.seed);
   anyp::HostTensor x = gen.uniform({P, 1, SIZE});

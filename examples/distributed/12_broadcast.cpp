@@ -11,7 +11,8 @@
 // Golden: y[r] = x[ROOT] for every r, exact (rows differ, so a non-root input
 // that leaks through fails the check).
 // Cost (N = 4 * SIZE = 256 B): each non-root takes N in with 1 RMA, the root
-// serves (P-1) * N; P-1 notify per rank (+E P-1 in builtin mode); 1 round.
+// serves (P-1) * N (pulled by the peers, so --cost shows the root with 0 in,
+// 0 out); P-1 notify per rank (+E P-1 in builtin mode); 1 round.
 #include <anyp/anyp.hpp>
 #include <anyp/example_cli.hpp>
 
@@ -65,17 +66,16 @@ const auto builtin_broadcast = pl::jit::incore(
     });
 
 // The per-device orchestrations: forward their arguments to the kernels.
-const auto per_rank_hand = pl::jit::orchestration(
-    "per_rank_hand", kHandParams,
-    [](pl::Value x, pl::Value y, pl::Value data, pl::Value signal, pl::Scalar root) {
-      hand_broadcast(x, y, data, signal, root);
-    });
+const auto per_rank_hand =
+    pl::jit::orchestration("per_rank_hand", kHandParams,
+                           [](pl::Value x, pl::Value y, pl::Value data, pl::Value signal,
+                              pl::Scalar root) { hand_broadcast(x, y, data, signal, root); });
 
-const auto per_rank_builtin = pl::jit::orchestration(
-    "per_rank_builtin", kBuiltinParams,
-    [](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
-      builtin_broadcast(x, y, data, signal);
-    });
+const auto per_rank_builtin =
+    pl::jit::orchestration("per_rank_builtin", kBuiltinParams,
+                           [](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
+                             builtin_broadcast(x, y, data, signal);
+                           });
 
 const std::vector<pl::Param> kHostParams = {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
                                             pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))};

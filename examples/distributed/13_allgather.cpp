@@ -24,8 +24,7 @@ using pld::NotifyOp;
 using pld::WaitCmp;
 
 const std::vector<pl::Param> kParams = {
-    pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)),
-    pl::Out("y", pl::Tensor({1, NR * SIZE}, pl::FP32)),
+    pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, NR* SIZE}, pl::FP32)),
     pl::InOut("data", pld::DistributedTensor({NR, SIZE}, pl::FP32)),
     pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))};
 
@@ -71,18 +70,17 @@ const auto per_rank_builtin = pl::jit::orchestration(
     });
 
 pl::HostFunction make_host(const char* name, const pl::Function& per_rank) {
-  return pl::jit::host(
-      name,
-      {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
-       pl::Out("y", pl::Tensor({NR, 1, NR * SIZE}, pl::FP32))},
-      [per_rank](pl::Value x, pl::Value y) {
-        auto data_buf = pld::alloc_window_buffer("data", {NR, SIZE}, pl::FP32);
-        auto signal_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
-        pl::range(pld::world_size(), [&](pl::Scalar r) {
-          per_rank(x[r], y[r], pld::window(data_buf, {NR, SIZE}, pl::FP32),
-                   pld::window(signal_buf, {NR, 1}, pl::INT32), pl::device(r));
-        });
-      });
+  return pl::jit::host(name,
+                       {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
+                        pl::Out("y", pl::Tensor({NR, 1, NR * SIZE}, pl::FP32))},
+                       [per_rank](pl::Value x, pl::Value y) {
+                         auto data_buf = pld::alloc_window_buffer("data", {NR, SIZE}, pl::FP32);
+                         auto signal_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           per_rank(x[r], y[r], pld::window(data_buf, {NR, SIZE}, pl::FP32),
+                                    pld::window(signal_buf, {NR, 1}, pl::INT32), pl::device(r));
+                         });
+                       });
 }
 
 const pl::HostFunction allgather_hand = make_host("allgather_hand", per_rank_hand);

@@ -12,9 +12,9 @@
 // Golden: y[r][j] = OP_k x[k][0][r*SIZE + j], close.
 // Cost (S = 256 B, N = P * S): (P-1)/P * N in, as P-1 RMA of N/P each. hand:
 // P-1 notify, 1 round; builtin: 2(P-1) notify (+E P-1), 2 rounds.
+#include <algorithm>
 #include <anyp/anyp.hpp>
 #include <anyp/example_cli.hpp>
-#include <algorithm>
 #include <string>
 
 namespace {
@@ -36,10 +36,14 @@ ReduceOp parse_op(const std::string& op) {
 // The tile op of a ReduceOp, for the hand-written loop.
 pl::Tile combine(ReduceOp op, const pl::Tile& a, const pl::Tile& b) {
   switch (op) {
-    case ReduceOp::Max: return pl::maximum(a, b);
-    case ReduceOp::Min: return pl::minimum(a, b);
-    case ReduceOp::Prod: return pl::mul(a, b);
-    default: return pl::add(a, b);
+    case ReduceOp::Max:
+      return pl::maximum(a, b);
+    case ReduceOp::Min:
+      return pl::minimum(a, b);
+    case ReduceOp::Prod:
+      return pl::mul(a, b);
+    default:
+      return pl::add(a, b);
   }
 }
 
@@ -92,26 +96,29 @@ pl::HostFunction make_program(bool builtin, ReduceOp op) {
       "per_rank", params, [kernel](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
         kernel(x, y, data, signal);
       });
-  return pl::jit::host(
-      builtin ? "reduce_scatter_builtin" : "reduce_scatter_hand",
-      {pl::In("x", pl::Tensor({NR, 1, NR * SIZE}, pl::FP32)),
-       pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
-      [per_rank](pl::Value x, pl::Value y) {
-        auto data_buf = pld::alloc_window_buffer("data", {NR, SIZE}, pl::FP32);
-        auto signal_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
-        pl::range(pld::world_size(), [&](pl::Scalar r) {
-          per_rank(x[r], y[r], pld::window(data_buf, {NR, SIZE}, pl::FP32),
-                   pld::window(signal_buf, {NR, 1}, pl::INT32), pl::device(r));
-        });
-      });
+  return pl::jit::host(builtin ? "reduce_scatter_builtin" : "reduce_scatter_hand",
+                       {pl::In("x", pl::Tensor({NR, 1, NR * SIZE}, pl::FP32)),
+                        pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
+                       [per_rank](pl::Value x, pl::Value y) {
+                         auto data_buf = pld::alloc_window_buffer("data", {NR, SIZE}, pl::FP32);
+                         auto signal_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           per_rank(x[r], y[r], pld::window(data_buf, {NR, SIZE}, pl::FP32),
+                                    pld::window(signal_buf, {NR, 1}, pl::INT32), pl::device(r));
+                         });
+                       });
 }
 
 double combine(ReduceOp op, double a, double b) {
   switch (op) {
-    case ReduceOp::Max: return std::max(a, b);
-    case ReduceOp::Min: return std::min(a, b);
-    case ReduceOp::Prod: return a * b;
-    default: return a + b;
+    case ReduceOp::Max:
+      return std::max(a, b);
+    case ReduceOp::Min:
+      return std::min(a, b);
+    case ReduceOp::Prod:
+      return a * b;
+    default:
+      return a + b;
   }
 }
 

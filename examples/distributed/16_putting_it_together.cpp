@@ -16,7 +16,9 @@
 // both close.
 // Cost (S = 256 B): a non-root takes S + (P-1) * S + (P-1) * S = (2P-1) * S in
 // and sends (P-1) * S out as puts; P RMA loads plus P-1 puts; 4 barriers
-// (1 + 2 + 1): 4(P-1) notify (+E), 4 rounds.
+// (1 + 2 + 1): 4(P-1) notify (+E 3(P-1)), 4 rounds. The last (P-1) * S in
+// arrives by the peers' all-gather puts; --cost counts bytes where the RMA is
+// issued, so a non-root's row shows P * S in and (P-1) * S out.
 #include <anyp/anyp.hpp>
 #include <anyp/example_cli.hpp>
 
@@ -34,8 +36,7 @@ void together(const pl::Value& x, const pl::Value& w, pl::Value& allred, pl::Val
   pl::Scalar r = pld::rank(ctx);
   pl::Scalar P = pld::nranks(ctx);
   // 1. broadcast the root's weights; load them only after the call.
-  pl::if_(r == ROOT,
-          [&] { w_data = pl::store(pl::load(w, {0, 0}, {1, SIZE}), {0, 0}, w_data); });
+  pl::if_(r == ROOT, [&] { w_data = pl::store(pl::load(w, {0, 0}, {1, SIZE}), {0, 0}, w_data); });
   w_data = pld::tensor::broadcast(w_data, sig_b, ROOT);
   pl::Tile wt = pl::load(w_data, {0, 0}, {1, SIZE});
   // 2. mesh all-reduce of x.
@@ -46,8 +47,8 @@ void together(const pl::Value& x, const pl::Value& w, pl::Value& allred, pl::Val
   ag_data = pld::tensor::allgather(x, ag_data, sig_ag);
   // 4. local math: gathered row s = x[s] * w[ROOT].
   pl::range(P, [&](pl::Scalar s) {
-    gathered = pl::store(pl::mul(pl::load(ag_data, {s, 0}, {1, SIZE}), wt), {0, s * SIZE},
-                         gathered);
+    gathered =
+        pl::store(pl::mul(pl::load(ag_data, {s, 0}, {1, SIZE}), wt), {0, s * SIZE}, gathered);
   });
 }
 
@@ -63,18 +64,17 @@ pl::HostFunction make_program(bool shared) {
   const pl::Shape sig_shape = {NR, 1};
   if (shared) {
     params.push_back(pl::InOut("sig", pld::DistributedTensor(sig_shape, pl::INT32)));
-    const auto kernel = pl::jit::incore(
-        "together_shared", params,
-        [](pl::Value x, pl::Value w, pl::Value allred, pl::Value gathered, pl::Value w_data,
-           pl::Value ar_data, pl::Value ag_data, pl::Value sig) {
-          together(x, w, allred, gathered, w_data, ar_data, ag_data, sig, sig, sig);
-        });
+    const auto kernel =
+        pl::jit::incore("together_shared", params,
+                        [](pl::Value x, pl::Value w, pl::Value allred, pl::Value gathered,
+                           pl::Value w_data, pl::Value ar_data, pl::Value ag_data, pl::Value sig) {
+                          together(x, w, allred, gathered, w_data, ar_data, ag_data, sig, sig, sig);
+                        });
     const auto per_rank = pl::jit::orchestration(
         "per_rank", params,
         [kernel](pl::Value x, pl::Value w, pl::Value allred, pl::Value gathered, pl::Value w_data,
-                 pl::Value ar_data, pl::Value ag_data, pl::Value sig) {
-          kernel(x, w, allred, gathered, w_data, ar_data, ag_data, sig);
-        });
+                 pl::Value ar_data, pl::Value ag_data,
+                 pl::Value sig) { kernel(x, w, allred, gathered, w_data, ar_data, ag_data, sig); });
     return pl::jit::host(
         "together_shared",
         {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
@@ -87,8 +87,7 @@ pl::HostFunction make_program(bool shared) {
           auto ag_buf = pld::alloc_window_buffer("ag_data", {NR, SIZE}, pl::FP32);
           auto sig_buf = pld::alloc_window_buffer("sig", sig_shape, pl::INT32);
           pl::range(pld::world_size(), [&](pl::Scalar r) {
-            per_rank(x[r], w[r], allred[r], gathered[r],
-                     pld::window(w_buf, {1, SIZE}, pl::FP32),
+            per_rank(x[r], w[r], allred[r], gathered[r], pld::window(w_buf, {1, SIZE}, pl::FP32),
                      pld::window(ar_buf, {1, SIZE}, pl::FP32),
                      pld::window(ag_buf, {NR, SIZE}, pl::FP32),
                      pld::window(sig_buf, sig_shape, pl::INT32), pl::device(r));
@@ -160,10 +159,9 @@ int run(const anyp::cli::Options& opt) {
       }
     }
   }
-  return anyp::cli::report(
-      {anyp::cli::check_close("allred", allred, expected_allred, P),
-       anyp::cli::check_close("gathered", gathered, expected_gathered, P)},
-      opt, stats);
+  return anyp::cli::report({anyp::cli::check_close("allred", allred, expected_allred, P),
+                            anyp::cli::check_close("gathered", gathered, expected_gathered, P)},
+                           opt, stats);
 }
 
 }  // namespace

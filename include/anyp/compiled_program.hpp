@@ -42,9 +42,11 @@ class ArgRef {
 
 // What one rank moved through peer windows in a run (a cost card row).
 // Self-accesses are local and not counted as RMA or bytes.
+// A push (put, remote_store) counts as bytes_out for the sender and bytes_in
+// for the receiver; a pull (get, remote_load) as bytes_in for the puller.
 struct RankCost {
-  std::int64_t bytes_in = 0;        // payload read from peers' windows
-  std::int64_t bytes_out = 0;       // payload written into peers' windows
+  std::int64_t bytes_in = 0;        // payload that reached this rank from peers
+  std::int64_t bytes_out = 0;       // payload this rank pushed into peers' windows
   std::int64_t rma = 0;             // remote data ops issued
   std::int64_t notifies = 0;        // notifies to other ranks
   std::int64_t local_notifies = 0;  // notifies to itself (collective epilogues: "+E")

@@ -166,7 +166,12 @@ void RankVm::window_written(const Instr& in, const ViewReg& v, std::int64_t rank
 void RankVm::count_rma(std::int64_t peer, std::int64_t bytes, bool inbound) {
   if (peer == rank_) return;
   ++cost_.rma;
-  (inbound ? cost_.bytes_in : cost_.bytes_out) += bytes;
+  if (inbound) {
+    cost_.bytes_in += bytes;
+  } else {
+    cost_.bytes_out += bytes;  // and the receiver takes the same bytes in
+    (*ctx_->pushed_in)[static_cast<std::size_t>(peer)].fetch_add(bytes, std::memory_order_relaxed);
+  }
 }
 
 void RankVm::check_flat(const Instr& in, const ViewReg& v, std::int64_t offset, std::int64_t len) const {

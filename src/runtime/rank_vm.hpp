@@ -6,6 +6,7 @@
 // values).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ struct RunContext {
   const std::vector<std::int64_t>* device_ids = nullptr;
   Fabric* fabric = nullptr;
   Scheduler* scheduler = nullptr;
+  // Per rank: payload bytes that peers pushed into it (put, remote_store);
+  // added to that rank's bytes_in when the run ends.
+  std::vector<std::atomic<std::int64_t>>* pushed_in = nullptr;
 };
 
 class RankVm {

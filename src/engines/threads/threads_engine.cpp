@@ -86,7 +86,8 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
   runtime::Fabric fabric(plan.world_size, plan.window_bytes);
   std::vector<runtime::RankVm> vms;
   vms.reserve(static_cast<std::size_t>(plan.world_size));
-  runtime::RunContext ctx{&plan.codes, &plan.buffers, &host_args, &plan.device_ids, &fabric, nullptr};
+  std::vector<std::atomic<std::int64_t>> pushed_in(static_cast<std::size_t>(plan.world_size));
+  runtime::RunContext ctx{&plan.codes, &plan.buffers, &host_args, &plan.device_ids, &fabric, nullptr, &pushed_in};
   for (std::int64_t r = 0; r < plan.world_size; ++r) vms.emplace_back(r, &plan.ranks[static_cast<std::size_t>(r)], &ctx);
   std::vector<runtime::RankVm*> ptrs;
   for (auto& vm : vms) ptrs.push_back(&vm);
@@ -104,6 +105,7 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
   for (const auto& vm : vms) {
     stats.instructions += vm.instructions();
     stats.cost.push_back(vm.cost());
+    stats.cost.back().bytes_in += pushed_in[stats.cost.size() - 1].load();
   }
   stats.parks = scheduler.parks();
   stats.preemptions = scheduler.preemptions();
