@@ -10,8 +10,8 @@
 //   15_all_to_all -d 0,1,2,3 --mode builtin --cost
 // Golden: y[r][s] = x[s][r] (the first two dimensions transposed), exact.
 // Cost (S = 256 B, N = P * S): (P-1)/P * N out as P-1 puts, and (P-1)/P * N
-// in, which arrives by the peers' puts (--cost counts bytes where the RMA is
-// issued, so that column shows 0); P-1 notify per rank (+E P-1 in builtin
+// in, which arrives by the peers' puts (--cost counts a push as out for the
+// sender and in for the receiver); P-1 notify per rank (+E P-1 in builtin
 // mode); 1 round.
 #include <anyp/anyp.hpp>
 #include <anyp/example_cli.hpp>

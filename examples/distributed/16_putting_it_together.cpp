@@ -17,8 +17,8 @@
 // Cost (S = 256 B): a non-root takes S + (P-1) * S + (P-1) * S = (2P-1) * S in
 // and sends (P-1) * S out as puts; P RMA loads plus P-1 puts; 4 barriers
 // (1 + 2 + 1): 4(P-1) notify (+E 3(P-1)), 4 rounds. The last (P-1) * S in
-// arrives by the peers' all-gather puts; --cost counts bytes where the RMA is
-// issued, so a non-root's row shows P * S in and (P-1) * S out.
+// arrives by the peers' all-gather puts (--cost counts a push as out for the
+// sender and in for the receiver).
 #include <anyp/anyp.hpp>
 #include <anyp/example_cli.hpp>
 

@@ -186,10 +186,10 @@ void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   ce.e_.for_range(ce.c(0), ce.c(2 * (world - 1)), -1, [&](std::int32_t g) {
     const CellOf cells = ce.row_cells(g);
     const std::int32_t is_reduce = ce.op(BinaryOp::Lt, g, ce.c(world - 1));
-    // k = (r - g - 1 + (is_reduce ? 0 : P) + 2P) % P
-    const std::int32_t shift = ce.op(BinaryOp::Mul, ce.op(BinaryOp::Sub, ce.c(1), is_reduce), p);
-    const std::int32_t t = ce.op(BinaryOp::Add, ce.op(BinaryOp::Sub, ce.op(BinaryOp::Sub, r, g), ce.c(1)),
-                                 ce.op(BinaryOp::Add, shift, ce.c(2 * world)));
+    // Segment k = (r - g - 1) mod P in both phases: reduce-scatter step s = g
+    // pulls (r - s - 1); all-gather step s = g - (P - 1) pulls (r - s), the
+    // same residue. (+2P keeps the dividend positive; C's % truncates.)
+    const std::int32_t t = ce.op(BinaryOp::Add, ce.op(BinaryOp::Sub, r, g), ce.c(2 * world - 1));
     const std::int32_t k = ce.op(BinaryOp::Mod, t, p);
     const std::int32_t seg_begin = ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, k, ce.c(n)), p);
     const std::int32_t seg_end =

@@ -410,6 +410,10 @@ pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const
                        const pl::Value& recv_counts, const pl::Value& signal) {
   const char* name = "pld.tensor.all_to_all_v";
   Trace& t = Trace::current(name);
+  if (t.function().level == ir::Level::Host) {
+    t.fail(std::string(name) + " is not available at the host level: its send_counts are "
+           "per-rank tensors; call it in an incore kernel");
+  }
   if (t.loop_depth() > 0) {
     t.fail(std::string(name) + " is inside a pl::range loop: its Set-published recv_counts have "
            "no read-done handshake, so a second call could overwrite counts a peer has not read; "

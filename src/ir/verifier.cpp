@@ -71,9 +71,31 @@ void check_call(const Function& fn, const Op& op) {
   }
 }
 
-void verify_block(const Function& fn, const Block& block) {
+// Does `block` (or a function it calls) contain an op of `kind`?
+bool contains_op(const Block& block, OpKind kind) {
   for (const Stmt& s : block) {
     if (const auto* op = std::get_if<Op>(&s.node)) {
+      if (op->kind == kind) return true;
+      if (op->kind == OpKind::Call && contains_op(op->callee->body, kind)) return true;
+    } else if (const auto* f = std::get_if<ForStmt>(&s.node)) {
+      if (contains_op(f->body, kind)) return true;
+    } else if (const auto* i = std::get_if<IfStmt>(&s.node)) {
+      if (contains_op(i->then_body, kind) || contains_op(i->else_body, kind)) return true;
+    }
+  }
+  return false;
+}
+
+void verify_block(const Function& fn, const Block& block, int loop_depth = 0) {
+  for (const Stmt& s : block) {
+    if (const auto* op = std::get_if<Op>(&s.node)) {
+      if (op->kind == OpKind::Call && loop_depth > 0 && fn.level != Level::Host &&
+          contains_op(op->callee->body, OpKind::AllToAllV)) {
+        fail(fn, "the call of '" + op->callee->name +
+                     "' inside a pl::range loop runs pld.tensor.all_to_all_v, which is refused "
+                     "in loops at every level: its Set-published recv_counts have no read-done "
+                     "handshake");
+      }
       for (const Operand& o : op->args) check_operand(fn, o);
       const unsigned levels = op_levels(op->kind);
       if (!(levels & level_bit(fn.level))) {
@@ -85,11 +107,11 @@ void verify_block(const Function& fn, const Block& block) {
     } else if (const auto* f = std::get_if<ForStmt>(&s.node)) {
       check_operand(fn, f->start);
       check_operand(fn, f->stop);
-      verify_block(fn, f->body);
+      verify_block(fn, f->body, loop_depth + 1);
     } else if (const auto* i = std::get_if<IfStmt>(&s.node)) {
       check_operand(fn, i->cond);
-      verify_block(fn, i->then_body);
-      verify_block(fn, i->else_body);
+      verify_block(fn, i->then_body, loop_depth);
+      verify_block(fn, i->else_body, loop_depth);
     }
   }
 }

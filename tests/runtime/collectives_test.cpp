@@ -37,6 +37,10 @@ const pl::Dim NR = pl::dynamic("NR");
 constexpr std::int64_t SIZE = 960;    // allreduce data: uneven ring segments at P = 7
 constexpr std::int64_t ROW = 64;      // one row of the row-wise collectives
 constexpr std::int64_t ROUNDS = 100;  // back-to-back calls
+// P for the 100-round loops (single calls run at every P = 2..8): even and
+// odd, uneven ring segments (64 elements at P = 3, 5), the largest; kept
+// short because these tests also run under TSan.
+constexpr std::int64_t kLoopRanks[] = {2, 3, 5, 8};
 
 using pld::AllreduceMode;
 using pld::ReduceOp;
@@ -298,10 +302,9 @@ TEST(Allreduce, Fp16AndBf16MeshAndRing) {
 TEST(Allreduce, LargeMeshRunsInChunks) {
   for (std::int64_t size : {8192, 10240}) {
     for (std::int64_t P = 2; P <= 8; ++P) {
-      for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max}) {
-        EXPECT_EQ(check_allreduce(op, AllreduceMode::Mesh, pl::FP32, size, P, 1e-5, 1e-5), "")
-            << "size=" << size << " P=" << P << " " << op_name(op);
-      }
+      EXPECT_EQ(check_allreduce(ReduceOp::Sum, AllreduceMode::Mesh, pl::FP32, size, P, 1e-5, 1e-5),
+                "")
+          << "size=" << size << " P=" << P;
     }
   }
 }
@@ -592,13 +595,13 @@ std::string check_allreduce_rounds(AllreduceMode mode, std::int64_t P,
 }
 
 TEST(BackToBack, HundredMeshAllreducesOnOneSignal) {
-  for (std::int64_t P = 2; P <= 8; ++P) {
+  for (std::int64_t P : kLoopRanks) {
     EXPECT_EQ(check_allreduce_rounds(AllreduceMode::Mesh, P, config_for(P)), "") << "P=" << P;
   }
 }
 
 TEST(BackToBack, HundredRingAllreducesOnOneSignal) {
-  for (std::int64_t P = 2; P <= 8; ++P) {
+  for (std::int64_t P : kLoopRanks) {
     EXPECT_EQ(check_allreduce_rounds(AllreduceMode::Ring, P, config_for(P)), "") << "P=" << P;
   }
 }
@@ -642,7 +645,7 @@ TEST(BackToBack, HundredBroadcastsOnOneSignal) {
           signal = pld::tensor::barrier(signal);  // everyone has read the root's data
         });
       });
-  for (std::int64_t P = 2; P <= 8; ++P) {
+  for (std::int64_t P : kLoopRanks) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, 1, ROW}, pl::FP32);
     Result out = run_program(program, x, {P, ROUNDS, ROW}, {P, 1, 8}, {P, 1}, config_for(P));
     EXPECT_EQ(first_failure(mismatch("y", out.y,
@@ -675,7 +678,7 @@ TEST(BackToBack, HundredAllgathersOnOneSignal) {
           signal = pld::tensor::barrier(signal);  // everyone has read its gathered rows
         });
       });
-  for (std::int64_t P = 2; P <= 8; ++P) {
+  for (std::int64_t P : kLoopRanks) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, 1, ROW}, pl::FP32);
     Result out = run_program(program, x, {P, ROUNDS, P * ROW}, {P, 1, ROW}, {P, 1}, config_for(P));
     EXPECT_EQ(first_failure(
@@ -707,7 +710,7 @@ TEST(BackToBack, HundredReduceScattersOnOneSignal) {
                        y = pl::store(pl::load(data, {r, 0}, {1, ROW}), {k, 0}, y);
                      });
                    });
-  for (std::int64_t P = 2; P <= 8; ++P) {
+  for (std::int64_t P : kLoopRanks) {
     anyp::InputGenerator gen(14);
     const anyp::HostTensor x = gen.uniform({P, P, ROW});
     Result out = run_program(program, x, {P, ROUNDS, ROW}, {P, 1, 8}, {P, 1}, config_for(P));
@@ -740,7 +743,7 @@ TEST(BackToBack, HundredAllToAllsOnOneSignal) {
           signal = pld::tensor::barrier(signal);  // everyone has read its received rows
         });
       });
-  for (std::int64_t P = 2; P <= 8; ++P) {
+  for (std::int64_t P : kLoopRanks) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, P, ROW}, pl::FP32);
     Result out = run_program(program, x, {P, ROUNDS, P * ROW}, {P, P, ROW}, {P, 1}, config_for(P));
     EXPECT_EQ(first_failure(
@@ -895,14 +898,14 @@ std::string check_mixed(std::int64_t P, const anyp::RunConfig& config) {
 }
 
 TEST(BackToBack, MixedCollectivesShareOneSignal) {
-  for (std::int64_t P = 2; P <= 8; ++P) EXPECT_EQ(check_mixed(P, config_for(P)), "") << "P=" << P;
+  for (std::int64_t P : kLoopRanks) EXPECT_EQ(check_mixed(P, config_for(P)), "") << "P=" << P;
 }
 
 // One worker, the next rank drawn by a seeded RNG, and a small preemption
 // budget: ranks drift apart mid-collective; the credits stay exact.
 TEST(BackToBack, MixedCollectivesUnderDeterministicSchedules) {
   for (std::int64_t P : {3, 5}) {
-    for (std::uint64_t seed : {1u, 2u, 3u}) {
+    for (std::uint64_t seed : {1u, 2u}) {
       anyp::RunConfig config = config_for(P);
       config.deterministic = true;
       config.schedule_seed = seed;

@@ -5,12 +5,13 @@
 // the wrong dtype, INT32 data to a reduction, broadcast roots out of range or
 // not compile-time constants, a window as the source of allgather /
 // all_to_all (it could alias the target), target and source sizes that do
-// not fit, reduce_scatter data without NR rows, all_to_all_v inside a loop,
-// and a ring allreduce at P = 1 (pld.hpp; ladder.md steps 11–16, part C).
+// not fit, reduce_scatter data without NR rows, all_to_all_v inside a loop
+// (of the kernel, or of the orchestration that dispatches its kernel), and a
+// ring allreduce at P = 1 (pld.hpp; ladder.md steps 11–16, part C, E.2).
 //
 // Every case uses one small program (host -> per_rank -> kernel) whose
 // windows `data` and `signal` take the shape and dtype each case asks for;
-// each broken call is also compiled in a valid form, at the same P, so the
+// most cases also compile the call in a valid form, at the same P, so the
 // message belongs to the one thing that is wrong.
 #include <gtest/gtest.h>
 
@@ -413,6 +414,55 @@ TEST(CollectiveErrors, AllToAllVInsideARangeLoop) {
             "compile error: function 'kernel' (incore): pld.tensor.all_to_all_v is inside a "
             "pl::range loop: its Set-published recv_counts have no read-done handshake, so a "
             "second call could overwrite counts a peer has not read; call it outside loops");
+}
+
+// ladder.md E.2: refused in loops at every level, so also a kernel that
+// calls it, dispatched from a loop of the orchestration function.
+TEST(CollectiveErrors, AllToAllVKernelCalledInAnOrchestrationLoop) {
+  const std::vector<pl::Param> params = {
+      pl::In("x", pl::Tensor({NR, SIZE}, pl::FP32)),
+      pl::In("counts", pl::Tensor({NR, 1}, pl::INT32)),
+      pl::InOut("data", pld::DistributedTensor({NR, SIZE}, pl::FP32)),
+      pl::InOut("recv", pld::DistributedTensor({NR, 1}, pl::INT32)),
+      pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))};
+  const auto kernel = pl::jit::incore(
+      "exchange", params,
+      [](pl::Value x, pl::Value counts, pl::Value data, pl::Value recv, pl::Value signal) {
+        data = pld::tensor::all_to_all_v(x, counts, data, recv, signal);
+      });
+  const auto per_rank = pl::jit::orchestration(
+      "per_rank", params,
+      [kernel](pl::Value x, pl::Value counts, pl::Value data, pl::Value recv, pl::Value signal) {
+        pl::range(3, [&](pl::Scalar) { kernel(x, counts, data, recv, signal); });
+      });
+  const pl::HostFunction host =
+      pl::jit::host("host",
+                    {pl::In("x", pl::Tensor({NR, NR, SIZE}, pl::FP32)),
+                     pl::In("counts", pl::Tensor({NR, NR, 1}, pl::INT32))},
+                    [per_rank](pl::Value x, pl::Value counts) {
+                      auto data_buf = pld::alloc_window_buffer("data", {NR, SIZE}, pl::FP32);
+                      auto recv_buf = pld::alloc_window_buffer("recv", {NR, 1}, pl::INT32);
+                      auto signal_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
+                      pl::range(pld::world_size(), [&](pl::Scalar r) {
+                        pl::Value xr = x[r];
+                        pl::Value counts_r = counts[r];
+                        per_rank(xr, counts_r, pld::window(data_buf, {NR, SIZE}, pl::FP32),
+                                 pld::window(recv_buf, {NR, 1}, pl::INT32),
+                                 pld::window(signal_buf, {NR, 1}, pl::INT32), pl::device(r));
+                      });
+                    });
+  const anyp::HostTensor x = anyp::HostTensor::zeros({3, 3, SIZE}, pl::FP32);
+  const anyp::HostTensor counts = anyp::HostTensor::zeros({3, 3, 1}, pl::INT32);
+  std::string error = "compiled without error";
+  try {
+    host.compile({x, counts}, config_for(3));
+  } catch (const anyp::CompileError& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error,
+            "compile error: function 'per_rank' (orchestration): the call of 'exchange' inside a "
+            "pl::range loop runs pld.tensor.all_to_all_v, which is refused in loops at every "
+            "level: its Set-published recv_counts have no read-done handshake");
 }
 
 // ---- ring allreduce at P = 1 ------------------------------------------------------------

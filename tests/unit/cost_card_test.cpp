@@ -12,10 +12,14 @@
 //                   the size), 2(P-1) RMA, 4(P-1)^2 notify (+E 2(P-1)^2), 4(P-1)^2 wait;
 //                   segments over 16 KiB run in sub-chunks, each with its own two barriers
 //   broadcast       non-root N in, 1 RMA; root 0 RMA; P-1 notify (+E P-1), P-1 wait
-//   allgather       (P-1) S out, P-1 RMA (the self-put is local), P-1 notify (+E P-1)
+//   allgather       (P-1) S out and (P-1) S in, P-1 RMA (the self-put is local),
+//                   P-1 notify (+E P-1), P-1 wait
 //   reduce_scatter  (P-1) N/P in, P-1 RMA, 2(P-1) notify (+E P-1), 2(P-1) wait
-//   all_to_all      (P-1) N/P out, P-1 RMA, P-1 notify (+E P-1), P-1 wait
-//   step 07 get     S in, 1 RMA, 1 notify, 0 +E, 1 wait (put: S out)
+//   all_to_all      (P-1) N/P out and (P-1) N/P in, P-1 RMA, P-1 notify (+E P-1), P-1 wait
+//   step 07 get     S in, 1 RMA, 1 notify, 0 +E, 1 wait (put: S out and S in)
+//
+// A pull counts as bytes_in of the puller; a push as bytes_out of the sender
+// and bytes_in of the receiver (RankCost, compiled_program.hpp).
 //
 // Every program only stages and reads its own window around the call, so
 // the collective is all that is counted.
@@ -307,10 +311,11 @@ TEST(CostCard, Allgather) {
       });
   for (std::int64_t P = 2; P <= 8; ++P) {
     const anyp::RunStats stats = run(program, {P, 1, ROW}, {P, P, ROW}, P);
-    EXPECT_EQ(
-        cost_mismatch(
-            stats, [&](std::int64_t) { return cost(0, (P - 1) * S, P - 1, P - 1, P - 1, P - 1); }),
-        "");
+    EXPECT_EQ(cost_mismatch(stats,
+                            [&](std::int64_t) {
+                              return cost((P - 1) * S, (P - 1) * S, P - 1, P - 1, P - 1, P - 1);
+                            }),
+              "");
   }
 }
 
@@ -354,7 +359,8 @@ TEST(CostCard, AllToAll) {
     const anyp::RunStats stats = run(program, {P, P, ROW}, {P, P, ROW}, P);
     EXPECT_EQ(cost_mismatch(stats,
                             [&](std::int64_t) {
-                              return cost(0, (P - 1) * N / P, P - 1, P - 1, P - 1, P - 1);
+                              return cost((P - 1) * N / P, (P - 1) * N / P, P - 1, P - 1, P - 1,
+                                          P - 1);
                             }),
               "");
   }
@@ -362,7 +368,8 @@ TEST(CostCard, AllToAll) {
 
 // ---- step 07: the hand-written ring (get and put) ------------------------------------------
 // Copies of examples/distributed/07_dynamic_rank_count.cpp's kernels: one
-// pairwise handshake and one transfer of S with a neighbour, at any P.
+// pairwise handshake and one transfer of S with a neighbour, at any P (a put
+// sends S to the right and receives S from the left).
 
 const std::vector<pl::Param> kStep07Params = {
     pl::In("x", pl::Tensor({1, ROW}, pl::FP32)), pl::Out("y", pl::Tensor({1, ROW}, pl::FP32)),
@@ -434,7 +441,7 @@ TEST(CostCard, Step07PutRing) {
   const pl::HostFunction ring = make_ring("ring_put", put_step);
   for (std::int64_t P = 2; P <= 8; ++P) {
     const anyp::RunStats stats = run(ring, {P, 1, ROW}, {P, 1, ROW}, P);
-    EXPECT_EQ(cost_mismatch(stats, [](std::int64_t) { return cost(0, S, 1, 1, 0, 1); }), "");
+    EXPECT_EQ(cost_mismatch(stats, [](std::int64_t) { return cost(S, S, 1, 1, 0, 1); }), "");
   }
 }
 
