@@ -65,17 +65,15 @@ const std::vector<pl::Param> kPerRankParams = {
     pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
     pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
 
-const auto per_rank_put = pl::jit::orchestration(
-    "per_rank_put", kPerRankParams,
-    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
-      put_step(x, y, src, dst, signal);
-    });
+const auto per_rank_put =
+    pl::jit::orchestration("per_rank_put", kPerRankParams,
+                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
+                              pl::Value signal) { put_step(x, y, src, dst, signal); });
 
-const auto per_rank_get = pl::jit::orchestration(
-    "per_rank_get", kPerRankParams,
-    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
-      get_step(x, y, src, dst, signal);
-    });
+const auto per_rank_get =
+    pl::jit::orchestration("per_rank_get", kPerRankParams,
+                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
+                              pl::Value signal) { get_step(x, y, src, dst, signal); });
 
 // The host: NR in the signature is the only change from step 06.
 pl::HostFunction make_ring(const char* name, const pl::Function& per_rank) {
@@ -91,7 +89,9 @@ pl::HostFunction make_ring(const char* name, const pl::Function& per_rank) {
           auto src = pld::window(src_buf, {1, SIZE}, pl::FP32);
           auto dst = pld::window(dst_buf, {1, SIZE}, pl::FP32);
           auto signal = pld::window(signal_buf, {1, 1}, pl::INT32);
-          per_rank(x[r], y[r], src, dst, signal, pl::device(r));
+          pl::Value xr = x[r];  // named first: C++ leaves call-argument order
+          pl::Value yr = y[r];  // unspecified, and the traced IR should not depend on it
+          per_rank(xr, yr, src, dst, signal, pl::device(r));
         });
       });
 }

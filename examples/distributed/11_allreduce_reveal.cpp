@@ -8,9 +8,9 @@
 // The call works in place on the window, so its result is re-bound. The
 // builtin ring copes with uneven segments (960 elements at P = 7).
 // Golden: y[r] = OP_k x[k] for every r, close.
+#include <algorithm>
 #include <anyp/anyp.hpp>
 #include <anyp/example_cli.hpp>
-#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -42,34 +42,36 @@ pl::HostFunction make_program(pld::ReduceOp op, pld::AllreduceMode mode) {
       "allreduce_kernel", params,
       [op, mode](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
         data = pl::store(pl::load(x, {0, 0}, {1, SIZE}), {0, 0}, data);  // stage
-        data = pld::tensor::allreduce(data, signal, op, mode);          // re-bind the result
+        data = pld::tensor::allreduce(data, signal, op, mode);           // re-bind the result
         y = pl::store(pl::load(data, {0, 0}, {1, SIZE}), {0, 0}, y);
       });
   const auto per_rank = pl::jit::orchestration(
-      "per_rank", params,
-      [kernel](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
+      "per_rank", params, [kernel](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
         kernel(x, y, data, signal);
       });
-  return pl::jit::host(
-      "allreduce_reveal",
-      {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
-       pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
-      [per_rank, sig](pl::Value x, pl::Value y) {
-        auto data_buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
-        auto signal_buf = pld::alloc_window_buffer("signal", sig, pl::INT32);
-        pl::range(pld::world_size(), [&](pl::Scalar r) {
-          per_rank(x[r], y[r], pld::window(data_buf, {1, SIZE}, pl::FP32),
-                   pld::window(signal_buf, sig, pl::INT32), pl::device(r));
-        });
-      });
+  return pl::jit::host("allreduce_reveal",
+                       {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
+                        pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
+                       [per_rank, sig](pl::Value x, pl::Value y) {
+                         auto data_buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
+                         auto signal_buf = pld::alloc_window_buffer("signal", sig, pl::INT32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           per_rank(x[r], y[r], pld::window(data_buf, {1, SIZE}, pl::FP32),
+                                    pld::window(signal_buf, sig, pl::INT32), pl::device(r));
+                         });
+                       });
 }
 
 double combine(pld::ReduceOp op, double a, double b) {
   switch (op) {
-    case pld::ReduceOp::Max: return std::max(a, b);
-    case pld::ReduceOp::Min: return std::min(a, b);
-    case pld::ReduceOp::Prod: return a * b;
-    default: return a + b;
+    case pld::ReduceOp::Max:
+      return std::max(a, b);
+    case pld::ReduceOp::Min:
+      return std::min(a, b);
+    case pld::ReduceOp::Prod:
+      return a * b;
+    default:
+      return a + b;
   }
 }
 

@@ -28,6 +28,14 @@ struct RunConfig {
   std::int64_t preempt_budget = 4096;
   // Non-empty: compile() writes the artifact into this directory.
   std::string output_dir;
+
+  // A config for P ranks on devices first_device, first_device + 1, ...
+  static RunConfig for_world_size(std::int64_t world_size, std::int64_t first_device = 0) {
+    RunConfig config;
+    config.distributed.device_ids.clear();
+    for (std::int64_t r = 0; r < world_size; ++r) config.distributed.device_ids.push_back(first_device + r);
+    return config;
+  }
 };
 
 }  // namespace anyp

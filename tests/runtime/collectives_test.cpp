@@ -48,13 +48,6 @@ using pld::ReduceOp;
 constexpr ReduceOp kOps[] = {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod};
 constexpr AllreduceMode kModes[] = {AllreduceMode::Mesh, AllreduceMode::Ring};
 
-anyp::RunConfig config_for(std::int64_t P) {
-  anyp::RunConfig config;
-  config.distributed.device_ids.clear();
-  for (std::int64_t r = 0; r < P; ++r) config.distributed.device_ids.push_back(r);
-  return config;
-}
-
 const char* op_name(ReduceOp op) {
   switch (op) {
     case ReduceOp::Sum:
@@ -250,7 +243,7 @@ std::string check_allreduce(ReduceOp op, AllreduceMode mode, pl::DType dtype, st
   anyp::InputGenerator gen(11);
   const anyp::HostTensor x = gen.uniform({P, 1, size}, dtype);
   Result out = run_program(allreduce_program(op, mode, dtype, size), x, {P, 1, size}, {P, 1, 16},
-                           signal_dims(mode, P), config_for(P));
+                           signal_dims(mode, P), anyp::RunConfig::for_world_size(P));
   std::vector<double> g(static_cast<std::size_t>(size));
   for (std::int64_t j = 0; j < size; ++j) {
     double acc = x.at({0, 0, j});
@@ -367,7 +360,7 @@ TEST(Broadcast, FromRootZeroAndFromTheLastRank) {
         const std::int64_t root = last ? P - 1 : 0;
         const anyp::HostTensor x = anyp::HostTensor::arange({P, 1, ROW}, pl::FP32);
         Result out = run_program(broadcast_program(last ? NR - 1 : pl::Dim(0), all_stage), x,
-                                 {P, 1, ROW}, {P, 1, 8}, {P, 1}, config_for(P));
+                                 {P, 1, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
         EXPECT_EQ(first_failure(mismatch("y", out.y,
                                          [&](std::int64_t, std::int64_t, std::int64_t j) {
                                            return x.at({root, 0, j});
@@ -395,7 +388,7 @@ TEST(Allgather, RowRGetsRankRsSource) {
                    });
   for (std::int64_t P = 2; P <= 8; ++P) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, 1, ROW}, pl::FP32);
-    Result out = run_program(program, x, {P, P, ROW}, {P, 1, 8}, {P, 1}, config_for(P));
+    Result out = run_program(program, x, {P, P, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
     EXPECT_EQ(first_failure(mismatch("y", out.y,
                                      [&](std::int64_t, std::int64_t p, std::int64_t j) {
                                        return x.at({p, 0, j});
@@ -429,7 +422,7 @@ TEST(ReduceScatter, EveryOpForPFrom2To8) {
     for (std::int64_t P = 2; P <= 8; ++P) {
       anyp::InputGenerator gen(14);
       const anyp::HostTensor x = gen.uniform({P, P, ROW});
-      Result out = run_program(program, x, {P, 1, ROW}, {P, 1, 8}, {P, 1}, config_for(P));
+      Result out = run_program(program, x, {P, 1, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
       const Golden g = [&](std::int64_t r, std::int64_t, std::int64_t j) {
         double acc = x.at({0, r, j});
         for (std::int64_t k = 1; k < P; ++k) acc = combine(op, acc, x.at({k, r, j}));
@@ -455,7 +448,7 @@ TEST(AllToAll, TransposesTheFirstTwoDims) {
                    });
   for (std::int64_t P = 2; P <= 8; ++P) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, P, ROW}, pl::FP32);
-    Result out = run_program(program, x, {P, P, ROW}, {P, 1, 8}, {P, 1}, config_for(P));
+    Result out = run_program(program, x, {P, P, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
     EXPECT_EQ(first_failure(mismatch("y", out.y,
                                      [&](std::int64_t r, std::int64_t s, std::int64_t j) {
                                        return x.at({s, r, j});
@@ -542,7 +535,7 @@ TEST(AllToAllV, PerDestinationCounts) {
     anyp::HostTensor got = anyp::HostTensor::zeros({P, P, 1}, pl::INT32);
     anyp::HostTensor cells = anyp::HostTensor::zeros({P, P, 1}, pl::INT32);
     for (std::int64_t i = 0; i < cells.numel(); ++i) cells.set(i, -7);
-    all_to_all_v_program.compile({x, counts, y, got, cells}, config_for(P))(x, counts, y, got,
+    all_to_all_v_program.compile({x, counts, y, got, cells}, anyp::RunConfig::for_world_size(P))(x, counts, y, got,
                                                                             cells);
     EXPECT_EQ(mismatch("y", y,
                        [&](std::int64_t r, std::int64_t s, std::int64_t j) {
@@ -596,13 +589,13 @@ std::string check_allreduce_rounds(AllreduceMode mode, std::int64_t P,
 
 TEST(BackToBack, HundredMeshAllreducesOnOneSignal) {
   for (std::int64_t P : kLoopRanks) {
-    EXPECT_EQ(check_allreduce_rounds(AllreduceMode::Mesh, P, config_for(P)), "") << "P=" << P;
+    EXPECT_EQ(check_allreduce_rounds(AllreduceMode::Mesh, P, anyp::RunConfig::for_world_size(P)), "") << "P=" << P;
   }
 }
 
 TEST(BackToBack, HundredRingAllreducesOnOneSignal) {
   for (std::int64_t P : kLoopRanks) {
-    EXPECT_EQ(check_allreduce_rounds(AllreduceMode::Ring, P, config_for(P)), "") << "P=" << P;
+    EXPECT_EQ(check_allreduce_rounds(AllreduceMode::Ring, P, anyp::RunConfig::for_world_size(P)), "") << "P=" << P;
   }
 }
 
@@ -612,7 +605,7 @@ TEST(BackToBack, HundredAllreducesUnderDeterministicSchedules) {
   for (AllreduceMode mode : kModes) {
     for (std::int64_t P : {3, 5}) {
       for (std::uint64_t seed : {1u, 2u}) {
-        anyp::RunConfig config = config_for(P);
+        anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
         config.deterministic = true;
         config.schedule_seed = seed;
         config.preempt_budget = 7;
@@ -647,7 +640,7 @@ TEST(BackToBack, HundredBroadcastsOnOneSignal) {
       });
   for (std::int64_t P : kLoopRanks) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, 1, ROW}, pl::FP32);
-    Result out = run_program(program, x, {P, ROUNDS, ROW}, {P, 1, 8}, {P, 1}, config_for(P));
+    Result out = run_program(program, x, {P, ROUNDS, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
     EXPECT_EQ(first_failure(mismatch("y", out.y,
                                      [&](std::int64_t, std::int64_t k, std::int64_t j) {
                                        return x.at({P - 1, 0, j}) + 1000.0 * static_cast<double>(k);
@@ -680,7 +673,7 @@ TEST(BackToBack, HundredAllgathersOnOneSignal) {
       });
   for (std::int64_t P : kLoopRanks) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, 1, ROW}, pl::FP32);
-    Result out = run_program(program, x, {P, ROUNDS, P * ROW}, {P, 1, ROW}, {P, 1}, config_for(P));
+    Result out = run_program(program, x, {P, ROUNDS, P * ROW}, {P, 1, ROW}, {P, 1}, anyp::RunConfig::for_world_size(P));
     EXPECT_EQ(first_failure(
                   mismatch("y", out.y,
                            [&](std::int64_t, std::int64_t k, std::int64_t c) {
@@ -713,7 +706,7 @@ TEST(BackToBack, HundredReduceScattersOnOneSignal) {
   for (std::int64_t P : kLoopRanks) {
     anyp::InputGenerator gen(14);
     const anyp::HostTensor x = gen.uniform({P, P, ROW});
-    Result out = run_program(program, x, {P, ROUNDS, ROW}, {P, 1, 8}, {P, 1}, config_for(P));
+    Result out = run_program(program, x, {P, ROUNDS, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
     const Golden g = [&](std::int64_t r, std::int64_t k, std::int64_t j) {
       double sum = 0;
       for (std::int64_t p = 0; p < P; ++p)
@@ -745,7 +738,7 @@ TEST(BackToBack, HundredAllToAllsOnOneSignal) {
       });
   for (std::int64_t P : kLoopRanks) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, P, ROW}, pl::FP32);
-    Result out = run_program(program, x, {P, ROUNDS, P * ROW}, {P, P, ROW}, {P, 1}, config_for(P));
+    Result out = run_program(program, x, {P, ROUNDS, P * ROW}, {P, P, ROW}, {P, 1}, anyp::RunConfig::for_world_size(P));
     EXPECT_EQ(first_failure(
                   mismatch("y", out.y,
                            [&](std::int64_t r, std::int64_t k, std::int64_t c) {
@@ -898,7 +891,7 @@ std::string check_mixed(std::int64_t P, const anyp::RunConfig& config) {
 }
 
 TEST(BackToBack, MixedCollectivesShareOneSignal) {
-  for (std::int64_t P : kLoopRanks) EXPECT_EQ(check_mixed(P, config_for(P)), "") << "P=" << P;
+  for (std::int64_t P : kLoopRanks) EXPECT_EQ(check_mixed(P, anyp::RunConfig::for_world_size(P)), "") << "P=" << P;
 }
 
 // One worker, the next rank drawn by a seeded RNG, and a small preemption
@@ -906,7 +899,7 @@ TEST(BackToBack, MixedCollectivesShareOneSignal) {
 TEST(BackToBack, MixedCollectivesUnderDeterministicSchedules) {
   for (std::int64_t P : {3, 5}) {
     for (std::uint64_t seed : {1u, 2u}) {
-      anyp::RunConfig config = config_for(P);
+      anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
       config.deterministic = true;
       config.schedule_seed = seed;
       config.preempt_budget = 7;
@@ -925,7 +918,7 @@ std::string deadlock_report(const pl::HostFunction& program, std::int64_t P,
                             const std::vector<std::int64_t>& signal) {
   const anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, ROW}, pl::FP32);
   try {
-    run_program(program, x, {P, 1, ROW}, {P, 1, ROW}, signal, config_for(P));
+    run_program(program, x, {P, 1, ROW}, {P, 1, ROW}, signal, anyp::RunConfig::for_world_size(P));
   } catch (const anyp::DeadlockError& e) {
     return e.what();
   } catch (const std::exception& e) {
@@ -1044,7 +1037,7 @@ TEST(PartialCollective, AllToAllOnRankZeroOnlyDeadlocks) {
   const anyp::HostTensor x = anyp::HostTensor::zeros({2, 1, ROW}, pl::FP32);
   std::string report;
   try {
-    run_program(program, x, {2, 1, ROW}, {2, 2, ROW}, {2, 1}, config_for(2));
+    run_program(program, x, {2, 1, ROW}, {2, 2, ROW}, {2, 1}, anyp::RunConfig::for_world_size(2));
   } catch (const anyp::DeadlockError& e) {
     report = e.what();
   }

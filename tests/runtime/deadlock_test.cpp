@@ -17,13 +17,6 @@ namespace {
 using pld::NotifyOp;
 using pld::WaitCmp;
 
-anyp::RunConfig config_for(std::int64_t P) {
-  anyp::RunConfig config;
-  config.distributed.device_ids.clear();
-  for (std::int64_t r = 0; r < P; ++r) config.distributed.device_ids.push_back(r);
-  return config;
-}
-
 // Runs `compiled` with `args`; returns the DeadlockError's what(), or what
 // happened instead.
 std::string deadlock_report(const anyp::CompiledProgram& compiled,
@@ -81,27 +74,27 @@ TEST(Deadlock, EveryRankWaitsForASignalNobodySends) {
             "  rank 2: function 'wait_forever', op pld.system.wait: waits for signal 'sig' cell "
             "[2, 0] Ge 1; current value 0; never notified\n");
   for (std::int64_t P : {2, 3, 8}) {
-    const anyp::CompiledProgram compiled = all_wait.compile({}, config_for(P));
+    const anyp::CompiledProgram compiled = all_wait.compile({}, anyp::RunConfig::for_world_size(P));
     EXPECT_EQ(deadlock_report(compiled), all_wait_report(P)) << "P=" << P;
   }
 }
 
 // One rank: the runtime accepts P = 1 and still reports the deadlock.
 TEST(Deadlock, OneRankWaitingForItself) {
-  const anyp::CompiledProgram compiled = all_wait.compile({}, config_for(1));
+  const anyp::CompiledProgram compiled = all_wait.compile({}, anyp::RunConfig::for_world_size(1));
   EXPECT_EQ(deadlock_report(compiled), all_wait_report(1));
 }
 
 TEST(Deadlock, ReportIsTheSameUnderEverySchedule) {
   for (std::uint64_t seed : {0u, 1u, 99u}) {
-    anyp::RunConfig config = config_for(3);
+    anyp::RunConfig config = anyp::RunConfig::for_world_size(3);
     config.deterministic = true;
     config.schedule_seed = seed;
     config.preempt_budget = 1;
     EXPECT_EQ(deadlock_report(all_wait.compile({}, config)), all_wait_report(3)) << seed;
   }
   for (int workers : {1, 2, 4}) {
-    anyp::RunConfig config = config_for(8);
+    anyp::RunConfig config = anyp::RunConfig::for_world_size(8);
     config.workers = workers;
     EXPECT_EQ(deadlock_report(all_wait.compile({}, config)), all_wait_report(8)) << workers;
   }
@@ -110,13 +103,13 @@ TEST(Deadlock, ReportIsTheSameUnderEverySchedule) {
 // A deadlocked run leaves nothing behind: the next run starts from zeroed
 // windows and deadlocks the same way.
 TEST(Deadlock, RunningAgainReportsTheSameDeadlock) {
-  const anyp::CompiledProgram compiled = all_wait.compile({}, config_for(4));
+  const anyp::CompiledProgram compiled = all_wait.compile({}, anyp::RunConfig::for_world_size(4));
   EXPECT_EQ(deadlock_report(compiled), all_wait_report(4));
   EXPECT_EQ(deadlock_report(compiled), all_wait_report(4));
 }
 
 TEST(Deadlock, DeadlockErrorIsARunError) {
-  const anyp::CompiledProgram compiled = all_wait.compile({}, config_for(2));
+  const anyp::CompiledProgram compiled = all_wait.compile({}, anyp::RunConfig::for_world_size(2));
   EXPECT_THROW(compiled(), anyp::RunError);
 }
 
@@ -181,13 +174,13 @@ TEST(Deadlock, PartialDeadlockShowsFinishedRanksAndWriters) {
             "[0, 0] Ge 3; current value 2; notified by ranks 0, 1\n"
             "  rank 2: finished\n");
   for (std::int64_t P : {2, 3, 8}) {
-    EXPECT_EQ(deadlock_report(partial.compile({}, config_for(P))), partial_report(P)) << "P=" << P;
+    EXPECT_EQ(deadlock_report(partial.compile({}, anyp::RunConfig::for_world_size(P))), partial_report(P)) << "P=" << P;
   }
 }
 
 // More than 8 writers are summarised.
 TEST(Deadlock, ManyWritersAreSummarised) {
-  const std::string report = deadlock_report(partial.compile({}, config_for(12)));
+  const std::string report = deadlock_report(partial.compile({}, anyp::RunConfig::for_world_size(12)));
   EXPECT_EQ(report, partial_report(12));
   EXPECT_EQ(report.substr(0, report.find('\n', report.find('\n') + 1) + 1),
             "deadlock: no rank can make progress (11 of 12 ranks waiting)\n"
@@ -219,7 +212,7 @@ const pl::HostFunction root_only = pl::jit::host("root_only", {}, [] {
 
 TEST(Deadlock, CollectiveOnOneRankOnly) {
   // Rank 0 deposits its credits with every peer and waits for rank 1's.
-  EXPECT_EQ(deadlock_report(root_only.compile({}, config_for(3))),
+  EXPECT_EQ(deadlock_report(root_only.compile({}, anyp::RunConfig::for_world_size(3))),
             "deadlock: no rank can make progress (1 of 3 ranks waiting)\n"
             "  rank 0: function 'root_only_barrier', op pld.tensor.barrier: waits for signal "
             "'sig' cell [1, 0] Ge 1; current value 0; never notified\n"
@@ -302,7 +295,7 @@ std::string spin_mismatch(const anyp::HostTensor& y) {
 
 TEST(Preemption, LongSpinIsPreemptedAndFinishesExactly) {
   for (std::int64_t P : {2, 4}) {
-    anyp::RunConfig config = config_for(P);
+    anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
     config.preempt_budget = 64;
     anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, W}, pl::INT32);
     const anyp::RunStats stats = spin.compile({y}, config)(y);
@@ -314,7 +307,7 @@ TEST(Preemption, LongSpinIsPreemptedAndFinishesExactly) {
 
 TEST(Preemption, DeterministicScheduleWithATinyBudget) {
   for (std::uint64_t seed : {0u, 5u}) {
-    anyp::RunConfig config = config_for(3);
+    anyp::RunConfig config = anyp::RunConfig::for_world_size(3);
     config.deterministic = true;
     config.schedule_seed = seed;
     config.preempt_budget = 16;

@@ -14,13 +14,6 @@ namespace {
 constexpr std::int64_t SIZE = 64;
 const pl::Dim NR = pl::dynamic("NR");
 
-anyp::RunConfig config_for(std::int64_t P) {
-  anyp::RunConfig config;
-  config.distributed.device_ids.clear();
-  for (std::int64_t r = 0; r < P; ++r) config.distributed.device_ids.push_back(r);
-  return config;
-}
-
 const std::vector<pl::Param> kStageParams = {
     pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)),
     pl::InOut("data", pld::DistributedTensor({1, SIZE}, pl::FP32))};
@@ -62,7 +55,7 @@ TEST_P(HostCollectives, AllreduceBetweenDispatchLoopsWithASynthesizedSignal) {
   anyp::InputGenerator gen(3);
   anyp::HostTensor x = gen.uniform({P, 1, SIZE});
   anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
-  anyp::CompiledProgram compiled = host_sum.compile({x, y}, config_for(P));
+  anyp::CompiledProgram compiled = host_sum.compile({x, y}, anyp::RunConfig::for_world_size(P));
   const anyp::RunStats stats = compiled(x, y);
   for (std::int64_t j = 0; j < SIZE; ++j) {
     double sum = 0;
@@ -99,7 +92,7 @@ TEST(HostCollectivesLoop, ExplicitSignalInAHostLoopAccumulates) {
     anyp::InputGenerator gen(5);
     anyp::HostTensor x = gen.uniform({P, 1, SIZE});
     anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
-    host.compile({x, y}, config_for(P))(x, y);
+    host.compile({x, y}, anyp::RunConfig::for_world_size(P))(x, y);
     double sum = 0;
     for (std::int64_t k = 0; k < P; ++k) sum += x.at({k, 0, 7});
     const double expected = sum * static_cast<double>(P * P);  // three allreduces: sum * P^2
@@ -111,7 +104,7 @@ std::string compile_error(const pl::HostFunction& host, std::int64_t P) {
   anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
   anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
   try {
-    host.compile({x, y}, config_for(P));
+    host.compile({x, y}, anyp::RunConfig::for_world_size(P));
   } catch (const anyp::CompileError& e) {
     return e.what();
   }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "compiler/pipeline.hpp"
+#include "support/step07_program.hpp"
 
 namespace {
 
@@ -35,82 +36,6 @@ using pld::AtomicType;
 using pld::NotifyOp;
 using pld::WaitCmp;
 
-// ---- step 07, copied from the example ---------------------------------------------
-
-const auto put_step = pl::jit::incore(
-    "put_step",
-    {pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
-     pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-     pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-     pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))},
-    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
-      auto ctx = pld::get_comm_ctx(src);
-      pl::Scalar my_rank = pld::rank(ctx);
-      pl::Scalar nranks = pld::nranks(ctx);
-      pl::Scalar right = (my_rank + 1) % nranks;
-      src = pl::store(pl::load(x, {0, 0}, {1, SIZE}), {0, 0}, src);
-      pld::tensor::put(dst, right, src, AtomicType::None);
-      pld::system::notify(signal, right, {0, 0}, 1, NotifyOp::AtomicAdd);
-      pld::system::wait(signal, {0, 0}, 1, WaitCmp::Ge);  // only left writes this cell
-      y = pl::store(pl::load(dst, {0, 0}, {1, SIZE}), {0, 0}, y);
-    });
-
-const auto get_step = pl::jit::incore(
-    "get_step",
-    {pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
-     pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-     pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-     pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))},
-    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
-      auto ctx = pld::get_comm_ctx(src);
-      pl::Scalar my_rank = pld::rank(ctx);
-      pl::Scalar nranks = pld::nranks(ctx);
-      pl::Scalar left = (my_rank + nranks - 1) % nranks;
-      pl::Scalar right = (my_rank + 1) % nranks;
-      src = pl::store(pl::load(x, {0, 0}, {1, SIZE}), {0, 0}, src);
-      pld::system::notify(signal, left, {0, 0}, 1, NotifyOp::AtomicAdd);
-      pld::system::wait(signal, {0, 0}, 1, WaitCmp::Ge);  // right sets it
-      pld::tensor::get(dst, right, src);
-      y = pl::store(pl::load(dst, {0, 0}, {1, SIZE}), {0, 0}, y);
-    });
-
-const std::vector<pl::Param> kPerRankParams = {
-    pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
-    pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-    pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-    pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
-
-const auto per_rank_put =
-    pl::jit::orchestration("per_rank_put", kPerRankParams,
-                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
-                              pl::Value signal) { put_step(x, y, src, dst, signal); });
-
-const auto per_rank_get =
-    pl::jit::orchestration("per_rank_get", kPerRankParams,
-                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
-                              pl::Value signal) { get_step(x, y, src, dst, signal); });
-
-pl::HostFunction make_ring(const char* name, const pl::Function& per_rank) {
-  return pl::jit::host(
-      name,
-      {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
-       pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
-      [per_rank](pl::Value x, pl::Value y) {
-        auto src_buf = pld::alloc_window_buffer("src_buf", {1, SIZE}, pl::FP32);
-        auto dst_buf = pld::alloc_window_buffer("dst_buf", {1, SIZE}, pl::FP32);
-        auto signal_buf = pld::alloc_window_buffer("signal_buf", {1, 1}, pl::INT32);
-        pl::range(pld::world_size(), [&](pl::Scalar r) {
-          auto src = pld::window(src_buf, {1, SIZE}, pl::FP32);
-          auto dst = pld::window(dst_buf, {1, SIZE}, pl::FP32);
-          auto signal = pld::window(signal_buf, {1, 1}, pl::INT32);
-          per_rank(x[r], y[r], src, dst, signal, pl::device(r));
-        });
-      });
-}
-
-const pl::HostFunction ring_put = make_ring("ring_put", per_rank_put);
-const pl::HostFunction ring_get = make_ring("ring_get", per_rank_get);
-
 // ---- helpers -------------------------------------------------------------------------
 
 enum class Mode { Put, Get };
@@ -120,16 +45,11 @@ const char* mode_name(Mode m) { return m == Mode::Put ? "put" : "get"; }
 // Readable test parameters in gtest/ctest output.
 void PrintTo(Mode m, std::ostream* os) { *os << mode_name(m); }
 
-const pl::HostFunction& ring_of(Mode m) { return m == Mode::Put ? ring_put : ring_get; }
-
-// Devices 0..P-1 and otherwise default options.
-anyp::RunConfig config_for(std::int64_t P) {
-  anyp::RunConfig config;
-  config.distributed.device_ids.clear();
-  for (std::int64_t r = 0; r < P; ++r) config.distributed.device_ids.push_back(r);
-  return config;
+const pl::HostFunction& ring_of(Mode m) {
+  return m == Mode::Put ? anyp_test::ring_put() : anyp_test::ring_get();
 }
 
+// Devices 0..P-1 and otherwise default options.
 // "" when y is exactly the ring shift of x for `mode`, else the first mismatch.
 std::string ring_mismatch(Mode mode, const anyp::HostTensor& x, const anyp::HostTensor& y) {
   const std::int64_t P = x.shape()[0];
@@ -188,7 +108,8 @@ struct TempDir {
 TEST(Ring07, OneProcessRunsBothModesForEveryPFrom2To16) {
   for (std::int64_t P = 2; P <= 16; ++P) {
     for (Mode mode : {Mode::Put, Mode::Get}) {
-      EXPECT_EQ(run_ring(mode, P, config_for(P)), "") << "P=" << P << " " << mode_name(mode);
+      EXPECT_EQ(run_ring(mode, P, anyp::RunConfig::for_world_size(P)), "")
+          << "P=" << P << " " << mode_name(mode);
     }
   }
 }
@@ -198,7 +119,7 @@ class Ring07AtP : public ::testing::TestWithParam<std::tuple<Mode, std::int64_t>
 TEST_P(Ring07AtP, ShiftsExactly) {
   const auto [mode, P] = GetParam();
   anyp::RunStats stats;
-  EXPECT_EQ(run_ring(mode, P, config_for(P), &stats), "");
+  EXPECT_EQ(run_ring(mode, P, anyp::RunConfig::for_world_size(P), &stats), "");
   EXPECT_GT(stats.instructions, 0);
   // Default workers: min(P, hardware threads).
   const std::int64_t cores = std::max(1u, std::thread::hardware_concurrency());
@@ -219,7 +140,7 @@ TEST(Ring07, DeterministicSchedulesGiveTheSameExactAnswer) {
   for (Mode mode : {Mode::Put, Mode::Get}) {
     for (std::int64_t P : {2, 3, 5, 8}) {
       for (std::uint64_t seed : {0u, 1u, 2u, 7u, 12345u}) {
-        anyp::RunConfig config = config_for(P);
+        anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
         config.deterministic = true;
         config.schedule_seed = seed;
         anyp::RunStats stats;
@@ -233,7 +154,7 @@ TEST(Ring07, DeterministicSchedulesGiveTheSameExactAnswer) {
 
 // A deterministic schedule is replayable: the same seed gives the same counters.
 TEST(Ring07, DeterministicScheduleReplaysIdentically) {
-  anyp::RunConfig config = config_for(5);
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(5);
   config.deterministic = true;
   config.schedule_seed = 42;
   config.preempt_budget = 3;
@@ -250,7 +171,7 @@ TEST(Ring07, OneAndTwoWorkers) {
   for (int workers : {1, 2}) {
     for (Mode mode : {Mode::Put, Mode::Get}) {
       for (std::int64_t P : {2, 3, 8}) {
-        anyp::RunConfig config = config_for(P);
+        anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
         config.workers = workers;
         anyp::RunStats stats;
         EXPECT_EQ(run_ring(mode, P, config, &stats), "")
@@ -268,7 +189,8 @@ TEST(Ring07, CompiledProgramRunsRepeatedly) {
   anyp::InputGenerator gen(7);
   anyp::HostTensor x = gen.uniform({P, 1, SIZE});
   anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
-  anyp::CompiledProgram compiled = ring_put.compile({x, y}, config_for(P));
+  anyp::CompiledProgram compiled =
+      anyp_test::ring_put().compile({x, y}, anyp::RunConfig::for_world_size(P));
   for (int round = 0; round < 3; ++round) {
     for (std::int64_t i = 0; i < x.numel(); ++i) x.set(i, gen.next());
     compiled(x, y);
@@ -284,7 +206,7 @@ TEST(Ring07, RunsOnArbitraryDeviceIds) {
   anyp::InputGenerator gen(7);
   anyp::HostTensor x = gen.uniform({3, 1, SIZE});
   anyp::HostTensor y = anyp::HostTensor::zeros({3, 1, SIZE}, pl::FP32);
-  anyp::CompiledProgram compiled = ring_get.compile({x, y}, config);
+  anyp::CompiledProgram compiled = anyp_test::ring_get().compile({x, y}, config);
   compiled(x, y);
   EXPECT_EQ(ring_mismatch(Mode::Get, x, y), "");
   const std::string lowered = compiled.lowered_code();
@@ -302,7 +224,7 @@ TEST(Ring07, RunsOnArbitraryDeviceIds) {
 // wraps onto rank 0 itself.
 TEST(Ring07, OneRankProgramRuns) {
   for (Mode mode : {Mode::Put, Mode::Get}) {
-    EXPECT_EQ(run_ring(mode, 1, config_for(1)), "") << mode_name(mode);
+    EXPECT_EQ(run_ring(mode, 1, anyp::RunConfig::for_world_size(1)), "") << mode_name(mode);
   }
 }
 
@@ -313,12 +235,12 @@ TEST(Ring07CompileCache, SameArgumentsGiveTheSamePlanAndIdenticalArtifacts) {
   anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
   anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
   TempDir first("a"), second("b");
-  anyp::RunConfig config = config_for(P);
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
   config.output_dir = first.path.string();
-  anyp::CompiledProgram a = ring_get.compile({x, y}, config);
+  anyp::CompiledProgram a = anyp_test::ring_get().compile({x, y}, config);
   const std::size_t plans = anyp::compiler::plan_cache_size();
   config.output_dir = second.path.string();
-  anyp::CompiledProgram b = ring_get.compile({x, y}, config);
+  anyp::CompiledProgram b = anyp_test::ring_get().compile({x, y}, config);
   EXPECT_EQ(anyp::compiler::plan_cache_size(), plans);
   EXPECT_EQ(a.output_dir(), first.path.string());
   EXPECT_EQ(b.output_dir(), second.path.string());
@@ -333,7 +255,8 @@ TEST(Ring07CompileCache, SameArgumentsGiveTheSamePlanAndIdenticalArtifacts) {
   // Other tensors of the same shape and dtype are the same cache entry.
   anyp::HostTensor x2 = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
   anyp::HostTensor y2 = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
-  anyp::CompiledProgram c = ring_get.compile({x2, y2}, config_for(P));
+  anyp::CompiledProgram c =
+      anyp_test::ring_get().compile({x2, y2}, anyp::RunConfig::for_world_size(P));
   EXPECT_EQ(anyp::compiler::plan_cache_size(), plans);
   EXPECT_EQ(c.lowered_code(), a.lowered_code());
   EXPECT_EQ(c.output_dir(), "");  // nothing written unless asked
@@ -347,7 +270,8 @@ TEST(Ring07CompileCache, DifferentPGiveDifferentSpecializedIr) {
   for (std::int64_t P : {2, 3, 4}) {
     anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
     anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
-    anyp::CompiledProgram compiled = ring_put.compile({x, y}, config_for(P));
+    anyp::CompiledProgram compiled =
+        anyp_test::ring_put().compile({x, y}, anyp::RunConfig::for_world_size(P));
     EXPECT_EQ(compiled.world_size(), P);
     const std::string header = "; specialised for P = " + std::to_string(P) +
                                ", NR = " + std::to_string(P) + "\nhost ring_put(%x: Tensor[" +
@@ -361,17 +285,18 @@ TEST(Ring07CompileCache, DifferentPGiveDifferentSpecializedIr) {
     specialized.push_back(compiled.specialized_ir());
     if (symbolic.empty()) symbolic = compiled.symbolic_ir();
     EXPECT_EQ(compiled.symbolic_ir(), symbolic);
-    EXPECT_EQ(compiled.symbolic_ir(), ring_put.ir_text());
+    EXPECT_EQ(compiled.symbolic_ir(), anyp_test::ring_put().ir_text());
   }
 }
 
 // The cache key includes the device list: same P, other devices, other plan.
-// (A fresh host function, so the cache holds nothing for it yet.)
+// (The cache is cleared first, so it holds nothing for the program yet.)
 TEST(Ring07CompileCache, DeviceListIsPartOfTheKey) {
-  const pl::HostFunction ring = make_ring("ring_put", per_rank_put);
+  anyp::clear_compile_cache();
+  const pl::HostFunction& ring = anyp_test::ring_put();
   anyp::HostTensor x = anyp::HostTensor::zeros({2, 1, SIZE}, pl::FP32);
   anyp::HostTensor y = anyp::HostTensor::zeros({2, 1, SIZE}, pl::FP32);
-  anyp::RunConfig a = config_for(2), b = config_for(2);
+  anyp::RunConfig a = anyp::RunConfig::for_world_size(2), b = anyp::RunConfig::for_world_size(2);
   b.distributed.device_ids = {5, 9};
   const std::size_t before = anyp::compiler::plan_cache_size();
   anyp::CompiledProgram ca = ring.compile({x, y}, a);
@@ -486,13 +411,14 @@ std::string run_barrier_loop(std::int64_t P, const anyp::RunConfig& config) {
 }
 
 TEST(BuiltinBarrier, HundredBackToBackBarriersOnOneSignal) {
-  for (std::int64_t P = 2; P <= 8; ++P) EXPECT_EQ(run_barrier_loop(P, config_for(P)), "");
+  for (std::int64_t P = 2; P <= 8; ++P)
+    EXPECT_EQ(run_barrier_loop(P, anyp::RunConfig::for_world_size(P)), "");
 }
 
 TEST(BuiltinBarrier, HundredBarriersUnderDeterministicSchedules) {
   for (std::int64_t P : {3, 5}) {
     for (std::uint64_t seed : {1u, 2u, 3u}) {
-      anyp::RunConfig config = config_for(P);
+      anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
       config.deterministic = true;
       config.schedule_seed = seed;
       config.preempt_budget = 7;  // ranks drift apart mid-barrier

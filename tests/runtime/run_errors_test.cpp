@@ -61,13 +61,6 @@ pl::HostFunction ring_program(const std::string& kernel_name, const KernelBody& 
 }
 
 // Devices first_id, first_id + 1, ...: the message names rank and device.
-anyp::RunConfig config_for(std::int64_t P, std::int64_t first_id = 0) {
-  anyp::RunConfig config;
-  config.distributed.device_ids.clear();
-  for (std::int64_t r = 0; r < P; ++r) config.distributed.device_ids.push_back(first_id + r);
-  return config;
-}
-
 // Compiles and runs `host` at P; returns the RunError's what() (a
 // DeadlockError is reported as unexpected), or what happened instead.
 std::string run_error(const pl::HostFunction& host, std::int64_t P, const anyp::RunConfig& config) {
@@ -87,7 +80,7 @@ std::string run_error(const pl::HostFunction& host, std::int64_t P, const anyp::
 }
 
 std::string run_error(const pl::HostFunction& host, std::int64_t P) {
-  return run_error(host, P, config_for(P));
+  return run_error(host, P, anyp::RunConfig::for_world_size(P));
 }
 
 const std::string kNegativePeerHint =
@@ -117,7 +110,7 @@ TEST(RunErrors, NegativePeerInAPut) {
             "  hint: a negative peer usually comes from (r - 1) % P, which C++ truncates to -1 at "
             "r = 0; write (r + P - 1) % P");
   for (std::int64_t P : {2, 8}) {
-    EXPECT_EQ(run_error(host, P, config_for(P, 10)),
+    EXPECT_EQ(run_error(host, P, anyp::RunConfig::for_world_size(P, 10)),
               "run error: rank 0 (device 10), function 'put_left', op pld.tensor.put: peer -1 is "
               "out of range [0, " +
                   std::to_string(P) + ")" + kNegativePeerHint)
@@ -142,7 +135,7 @@ void notify_bad_left(pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl:
 TEST(RunErrors, NegativePeerInANotify) {
   const pl::HostFunction host = ring_program("get_left", notify_bad_left);
   for (std::int64_t P : {2, 3, 8}) {
-    EXPECT_EQ(run_error(host, P, config_for(P, 4)),
+    EXPECT_EQ(run_error(host, P, anyp::RunConfig::for_world_size(P, 4)),
               "run error: rank 0 (device 4), function 'get_left', op pld.system.notify: peer -1 is "
               "out of range [0, " +
                   std::to_string(P) + ")" + kNegativePeerHint)
@@ -154,7 +147,7 @@ TEST(RunErrors, NegativePeerInANotify) {
 TEST(RunErrors, NegativePeerUnderDeterministicSchedules) {
   const pl::HostFunction host = ring_program("get_left", notify_bad_left);
   for (std::uint64_t seed : {0u, 1u, 2u, 3u}) {
-    anyp::RunConfig config = config_for(5);
+    anyp::RunConfig config = anyp::RunConfig::for_world_size(5);
     config.deterministic = true;
     config.schedule_seed = seed;
     config.preempt_budget = 2;
@@ -229,7 +222,7 @@ TEST(RunErrors, ArgumentsMustMatchTheCompiledProgram) {
   anyp::HostTensor y2 = anyp::HostTensor::zeros({2, 1, SIZE}, pl::FP32);
   anyp::HostTensor x3 = anyp::HostTensor::zeros({3, 1, SIZE}, pl::FP32);
   anyp::HostTensor i2 = anyp::HostTensor::zeros({2, 1, SIZE}, pl::INT32);
-  const anyp::CompiledProgram compiled = host.compile({x2, y2}, config_for(2));
+  const anyp::CompiledProgram compiled = host.compile({x2, y2}, anyp::RunConfig::for_world_size(2));
   auto message = [&](const std::vector<anyp::ArgRef>& args) -> std::string {
     try {
       compiled.run(args);
@@ -277,7 +270,7 @@ TEST(RunErrors, ScalarArgumentMustMatchTheCompiledValue) {
                     });
   anyp::HostTensor x = anyp::HostTensor::zeros({2, 1, SIZE}, pl::FP32);
   anyp::HostTensor y = anyp::HostTensor::zeros({2, 1, SIZE}, pl::FP32);
-  const anyp::CompiledProgram three = host.compile({x, y, 3}, config_for(2));
+  const anyp::CompiledProgram three = host.compile({x, y, 3}, anyp::RunConfig::for_world_size(2));
   three(x, y, 3);
   EXPECT_EQ(y.at({1, 0, 7}), 3.0);
   try {
@@ -288,7 +281,7 @@ TEST(RunErrors, ScalarArgumentMustMatchTheCompiledValue) {
               "run error: scalar argument 'k' is 4, but the program was compiled with 3; scalar "
               "host arguments are bound at compile time, so compile again");
   }
-  host.compile({x, y, 4}, config_for(2))(x, y, 4);
+  host.compile({x, y, 4}, anyp::RunConfig::for_world_size(2))(x, y, 4);
   EXPECT_EQ(y.at({1, 0, 7}), 4.0);
 }
 

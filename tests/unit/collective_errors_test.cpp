@@ -29,13 +29,6 @@ const pl::Dim NR = pl::dynamic("NR");
 using pld::AllreduceMode;
 using pld::ReduceOp;
 
-anyp::RunConfig config_for(std::int64_t P) {
-  anyp::RunConfig config;
-  config.distributed.device_ids.clear();
-  for (std::int64_t r = 0; r < P; ++r) config.distributed.device_ids.push_back(r);
-  return config;
-}
-
 // The kernel's parameters: plain tensors x [NR, SIZE], row [1, SIZE] and
 // counts [NR, 1] INT32; windows data and signal (shapes and dtypes per case)
 // and recv [NR, 1] INT32.
@@ -101,7 +94,7 @@ std::string compile_error(const pl::HostFunction& host, std::int64_t P) {
   const anyp::HostTensor row = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
   const anyp::HostTensor counts = anyp::HostTensor::zeros({P, P, 1}, pl::INT32);
   try {
-    host.compile({x, row, counts}, config_for(P));
+    host.compile({x, row, counts}, anyp::RunConfig::for_world_size(P));
   } catch (const anyp::CompileError& e) {
     return e.what();
   } catch (const std::exception& e) {
@@ -455,7 +448,7 @@ TEST(CollectiveErrors, AllToAllVKernelCalledInAnOrchestrationLoop) {
   const anyp::HostTensor counts = anyp::HostTensor::zeros({3, 3, 1}, pl::INT32);
   std::string error = "compiled without error";
   try {
-    host.compile({x, counts}, config_for(3));
+    host.compile({x, counts}, anyp::RunConfig::for_world_size(3));
   } catch (const anyp::CompileError& e) {
     error = e.what();
   }

@@ -84,13 +84,6 @@ pl::HostFunction program_with_kernel(const KernelBody& body) {
   return make_host(standard_host_body(make_per_rank(make_kernel(body))));
 }
 
-anyp::RunConfig config_for(std::int64_t P) {
-  anyp::RunConfig config;
-  config.distributed.device_ids.clear();
-  for (std::int64_t r = 0; r < P; ++r) config.distributed.device_ids.push_back(r);
-  return config;
-}
-
 anyp::HostTensor rows(std::int64_t n, pl::DType dtype = pl::FP32) {
   return anyp::HostTensor::zeros({n, 1, SIZE}, dtype);
 }
@@ -101,7 +94,7 @@ std::string compile_error(const pl::HostFunction& host, const std::vector<anyp::
                           std::int64_t P) {
   std::vector<anyp::ArgRef> refs(args.begin(), args.end());
   try {
-    host.compile(refs, config_for(P));
+    host.compile(refs, anyp::RunConfig::for_world_size(P));
   } catch (const anyp::CompileError& e) {
     return e.what();
   } catch (const std::exception& e) {
@@ -123,7 +116,7 @@ TEST(CompileErrors, StandardProgramCompilesAndRuns) {
     anyp::InputGenerator gen(1);
     anyp::HostTensor x = gen.uniform({P, 1, SIZE});
     anyp::HostTensor y = rows(P);
-    host.compile({x, y}, config_for(P))(x, y);
+    host.compile({x, y}, anyp::RunConfig::for_world_size(P))(x, y);
     EXPECT_TRUE(anyp::equal_exact(x, y)) << "P=" << P;
   }
 }
@@ -706,7 +699,7 @@ TEST(CompileCache, NewFunctionAtAReusedAddressRunsItsOwnCode) {
           });
       anyp::HostTensor x = rows(2);
       anyp::HostTensor y = rows(2);
-      host.compile({x, y}, config_for(2))(x, y);
+      host.compile({x, y}, anyp::RunConfig::for_world_size(2))(x, y);
       EXPECT_EQ(y.at({1, 0, 5}), add) << "round " << round;
     }
   }

@@ -42,13 +42,6 @@ constexpr std::int64_t KCHUNK = 16384;  // the mesh allreduce's chunk, in bytes
 using pld::AllreduceMode;
 using pld::ReduceOp;
 
-anyp::RunConfig config_for(std::int64_t P) {
-  anyp::RunConfig config;
-  config.distributed.device_ids.clear();
-  for (std::int64_t r = 0; r < P; ++r) config.distributed.device_ids.push_back(r);
-  return config;
-}
-
 std::string text(const anyp::RankCost& c) {
   std::ostringstream s;
   s << "in " << c.bytes_in << ", out " << c.bytes_out << ", RMA " << c.rma << ", notify "
@@ -140,7 +133,7 @@ anyp::RunStats run(const pl::HostFunction& program, const std::vector<std::int64
   anyp::InputGenerator gen(4);
   const anyp::HostTensor x = gen.uniform(x_shape, dtype);
   const anyp::HostTensor y = anyp::HostTensor::zeros(y_shape, dtype);
-  return program.compile({x, y}, config_for(P))(x, y);
+  return program.compile({x, y}, anyp::RunConfig::for_world_size(P))(x, y);
 }
 
 // ---- barrier ------------------------------------------------------------------------------

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "support/step07_program.hpp"
+
 namespace {
 
 constexpr std::int64_t SIZE = 64;
@@ -29,95 +31,10 @@ using pld::AtomicType;
 using pld::NotifyOp;
 using pld::WaitCmp;
 
-// ---- step 07, copied from the example ---------------------------------------------
-
-const auto put_step = pl::jit::incore(
-    "put_step",
-    {pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
-     pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-     pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-     pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))},
-    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
-      auto ctx = pld::get_comm_ctx(src);
-      pl::Scalar my_rank = pld::rank(ctx);
-      pl::Scalar nranks = pld::nranks(ctx);
-      pl::Scalar right = (my_rank + 1) % nranks;
-      src = pl::store(pl::load(x, {0, 0}, {1, SIZE}), {0, 0}, src);
-      pld::tensor::put(dst, right, src, AtomicType::None);
-      pld::system::notify(signal, right, {0, 0}, 1, NotifyOp::AtomicAdd);
-      pld::system::wait(signal, {0, 0}, 1, WaitCmp::Ge);  // only left writes this cell
-      y = pl::store(pl::load(dst, {0, 0}, {1, SIZE}), {0, 0}, y);
-    });
-
-const auto get_step = pl::jit::incore(
-    "get_step",
-    {pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
-     pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-     pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-     pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))},
-    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
-      auto ctx = pld::get_comm_ctx(src);
-      pl::Scalar my_rank = pld::rank(ctx);
-      pl::Scalar nranks = pld::nranks(ctx);
-      pl::Scalar left = (my_rank + nranks - 1) % nranks;
-      pl::Scalar right = (my_rank + 1) % nranks;
-      src = pl::store(pl::load(x, {0, 0}, {1, SIZE}), {0, 0}, src);
-      pld::system::notify(signal, left, {0, 0}, 1, NotifyOp::AtomicAdd);
-      pld::system::wait(signal, {0, 0}, 1, WaitCmp::Ge);  // right sets it
-      pld::tensor::get(dst, right, src);
-      y = pl::store(pl::load(dst, {0, 0}, {1, SIZE}), {0, 0}, y);
-    });
-
-const std::vector<pl::Param> kPerRankParams = {
-    pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
-    pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-    pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-    pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
-
-const auto per_rank_put =
-    pl::jit::orchestration("per_rank_put", kPerRankParams,
-                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
-                              pl::Value signal) { put_step(x, y, src, dst, signal); });
-
-const auto per_rank_get =
-    pl::jit::orchestration("per_rank_get", kPerRankParams,
-                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
-                              pl::Value signal) { get_step(x, y, src, dst, signal); });
-
-pl::HostFunction make_ring(const char* name, const pl::Function& per_rank) {
-  return pl::jit::host(
-      name,
-      {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
-       pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
-      [per_rank](pl::Value x, pl::Value y) {
-        auto src_buf = pld::alloc_window_buffer("src_buf", {1, SIZE}, pl::FP32);
-        auto dst_buf = pld::alloc_window_buffer("dst_buf", {1, SIZE}, pl::FP32);
-        auto signal_buf = pld::alloc_window_buffer("signal_buf", {1, 1}, pl::INT32);
-        pl::range(pld::world_size(), [&](pl::Scalar r) {
-          auto src = pld::window(src_buf, {1, SIZE}, pl::FP32);
-          auto dst = pld::window(dst_buf, {1, SIZE}, pl::FP32);
-          auto signal = pld::window(signal_buf, {1, 1}, pl::INT32);
-          pl::Value xr = x[r];  // sequenced: see the header comment
-          pl::Value yr = y[r];
-          per_rank(xr, yr, src, dst, signal, pl::device(r));
-        });
-      });
-}
-
-const pl::HostFunction ring_put = make_ring("ring_put", per_rank_put);
-const pl::HostFunction ring_get = make_ring("ring_get", per_rank_get);
-
-anyp::RunConfig config_for(std::int64_t P) {
-  anyp::RunConfig config;
-  config.distributed.device_ids.clear();
-  for (std::int64_t r = 0; r < P; ++r) config.distributed.device_ids.push_back(r);
-  return config;
-}
-
 anyp::CompiledProgram compile_at(const pl::HostFunction& fn, std::int64_t P) {
   anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
   anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
-  return fn.compile({x, y}, config_for(P));
+  return fn.compile({x, y}, anyp::RunConfig::for_world_size(P));
 }
 
 // ---- goldens ---------------------------------------------------------------------------
@@ -243,12 +160,12 @@ const char* const kRingWindowLayout = R"(window bytes per rank: 544
   signal_buf: offset 512, slot 32 B, used 4 B
 )";
 
-TEST(IrGolden07, RingGetSymbolic) { EXPECT_EQ(ring_get.ir_text(), kRingGetSymbolic); }
+TEST(IrGolden07, RingGetSymbolic) { EXPECT_EQ(anyp_test::ring_get().ir_text(), kRingGetSymbolic); }
 
-TEST(IrGolden07, RingPutSymbolic) { EXPECT_EQ(ring_put.ir_text(), kRingPutSymbolic); }
+TEST(IrGolden07, RingPutSymbolic) { EXPECT_EQ(anyp_test::ring_put().ir_text(), kRingPutSymbolic); }
 
 TEST(IrGolden07, RingGetSpecializedAtP3) {
-  anyp::CompiledProgram compiled = compile_at(ring_get, 3);
+  anyp::CompiledProgram compiled = compile_at(anyp_test::ring_get(), 3);
   EXPECT_EQ(compiled.specialized_ir(), kRingGetSpecializedP3);
   EXPECT_EQ(compiled.symbolic_ir(), kRingGetSymbolic);
 }
@@ -256,13 +173,13 @@ TEST(IrGolden07, RingGetSpecializedAtP3) {
 // Step 07's windows do not mention NR: the layout is the same at every P.
 TEST(IrGolden07, RingWindowLayoutIsIndependentOfP) {
   for (std::int64_t P : {1, 2, 3, 8, 64}) {
-    EXPECT_EQ(compile_at(ring_get, P).window_layout(), kRingWindowLayout) << "P=" << P;
-    EXPECT_EQ(compile_at(ring_put, P).window_layout(), kRingWindowLayout) << "P=" << P;
+    EXPECT_EQ(compile_at(anyp_test::ring_get(), P).window_layout(), kRingWindowLayout) << "P=" << P;
+    EXPECT_EQ(compile_at(anyp_test::ring_put(), P).window_layout(), kRingWindowLayout) << "P=" << P;
   }
 }
 
 TEST(IrGolden07, ManifestAtP3) {
-  EXPECT_EQ(compile_at(ring_get, 3).manifest_json(), R"({
+  EXPECT_EQ(compile_at(anyp_test::ring_get(), 3).manifest_json(), R"({
   "program": "ring_get",
   "platform": "a2a3sim",
   "world_size": 3,
@@ -314,7 +231,7 @@ const pl::HostFunction chunks =
 
 anyp::CompiledProgram compile_chunks(std::int64_t P) {
   anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
-  return chunks.compile({x}, config_for(P));
+  return chunks.compile({x}, anyp::RunConfig::for_world_size(P));
 }
 
 TEST(IrGoldenNr, ChunksSymbolic) {

@@ -1,0 +1,20 @@
+// step07_program.hpp — the seed program (ladder step 07: a ring shift whose
+// host signature names the rank count NR = pl::dynamic("NR")) for tests that
+// need it: golden IR, runs at many P, run statistics. A copy of
+// examples/distributed/07_dynamic_rank_count.cpp (tests may not include an
+// example), with x[r] and y[r] bound before the dispatch so the traced IR is
+// the same under every C++ compiler.
+// Golden: get y[r] = x[(r+1) % P], put y[r] = x[(r-1) mod P]; both exact.
+#pragma once
+
+#include <anyp/anyp.hpp>
+#include <cstdint>
+
+namespace anyp_test {
+
+inline constexpr std::int64_t kStep07Size = 64;
+
+const pl::HostFunction& ring_put();
+const pl::HostFunction& ring_get();
+
+}  // namespace anyp_test
