@@ -147,12 +147,16 @@ std::string RankVm::cell_text(const ViewReg& v, const std::vector<std::int64_t>&
   return "signal '" + name + "' cell " + list_text(idx);
 }
 
-std::int32_t* RankVm::signal_cell(const Instr& in, const ViewReg& v, std::int64_t rank,
-                                  const std::vector<std::int64_t>& idx) const {
-  std::vector<std::int64_t> one(idx.size(), 1);
-  check_region(in, v, idx, one, "signal");
+std::int32_t* RankVm::signal_cell(const Instr& in, const ViewReg& v, std::int64_t rank) const {
   std::int64_t flat = 0;
-  for (std::size_t d = 0; d < idx.size(); ++d) flat = flat * v.shape[d] + idx[d];
+  for (std::size_t d = 0; d < in.idx.size(); ++d) {
+    const std::int64_t i = s_[in.idx[d]].as_int();
+    if (i < 0 || i >= v.shape[d]) {  // reported with the whole index
+      check_region(in, v, offsets(in, 0, in.idx.size()), std::vector<std::int64_t>(in.idx.size(), 1),
+                   "signal");
+    }
+    flat = flat * v.shape[d] + i;
+  }
   return reinterpret_cast<std::int32_t*>(view_base(in, v, rank) + flat * 4);
 }
 
@@ -407,8 +411,7 @@ bool RankVm::step(const Instr& in, bool& parked) {
     case Opcode::NRanks: s_[in.dst] = int_scalar(ctx_->fabric->world_size()); break;
     case Opcode::Notify: {
       const std::int64_t peer = peer_of(in, in.b);
-      auto idx = offsets(in, 0, in.idx.size());
-      std::int32_t* cell = signal_cell(in, v_[in.a], peer, idx);
+      std::int32_t* cell = signal_cell(in, v_[in.a], peer);
       ++(peer == rank_ ? cost_.local_notifies : cost_.notifies);
       ctx_->scheduler->notify(rank_, cell, static_cast<ir::NotifyKind>(in.sub),
                               static_cast<std::int32_t>(s_[in.c].as_int()));
@@ -416,11 +419,11 @@ bool RankVm::step(const Instr& in, bool& parked) {
     }
     case Opcode::Wait: {
       const ViewReg& v = v_[in.a];
-      auto idx = offsets(in, 0, in.idx.size());
-      std::int32_t* cell = signal_cell(in, v, rank_, idx);
+      std::int32_t* cell = signal_cell(in, v, rank_);
       auto describe = [&] {
         const Site& s = code_->sites[in.site];
-        return "function '" + s.function + "', op " + s.op + ": waits for " + cell_text(v, idx);
+        return "function '" + s.function + "', op " + s.op + ": waits for " +
+               cell_text(v, offsets(in, 0, in.idx.size()));
       };
       if (!ctx_->scheduler->wait_or_park(rank_, cell, static_cast<ir::WaitKind>(in.sub),
                                          s_[in.b].as_int(), describe)) {

@@ -68,8 +68,8 @@ class RankVm {
   void check_region(const Instr& in, const ViewReg& v, const std::vector<std::int64_t>& offs,
                     const std::vector<std::int64_t>& extent, const char* role) const;
   std::string cell_text(const ViewReg& v, const std::vector<std::int64_t>& idx) const;
-  std::int32_t* signal_cell(const Instr& in, const ViewReg& v, std::int64_t rank,
-                            const std::vector<std::int64_t>& idx) const;
+  // The INT32 cell at in.idx (registers) of `rank`'s copy of signal view v.
+  std::int32_t* signal_cell(const Instr& in, const ViewReg& v, std::int64_t rank) const;
   void transfer(const Instr& in, bool is_put);
   void flat_op(const Instr& in);
   // Counts a data op between this rank and `peer` (only when peer != rank).

@@ -2,6 +2,8 @@
 #include "runtime/scheduler.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 #include <iterator>
 #include <thread>
 
@@ -10,14 +12,43 @@
 
 namespace anyp::runtime {
 
-Scheduler::Scheduler(std::vector<RankVm*> ranks, SchedulerOptions options)
+Scheduler::Scheduler(std::vector<RankVm*> ranks, SchedulerOptions options, const std::byte* heap,
+                     std::int64_t window_bytes)
     : ranks_(std::move(ranks)),
       options_(options),
       rng_(options.seed),
       done_(ranks_.size(), 0),
       parked_(ranks_.size()),
-      is_parked_(ranks_.size(), 0) {
+      is_parked_(ranks_.size(), 0),
+      heap_(heap),
+      first_notifier_(static_cast<std::int32_t*>(std::calloc(
+                          static_cast<std::size_t>(std::max<std::int64_t>(
+                              1, static_cast<std::int64_t>(ranks_.size()) * window_bytes / 4)),
+                          sizeof(std::int32_t))),
+                      std::free) {
+  if (!first_notifier_) throw std::bad_alloc();
   for (std::size_t r = 0; r < ranks_.size(); ++r) ready_.push_back(static_cast<std::int64_t>(r));
+}
+
+void Scheduler::note_notifier(const std::int32_t* cell, std::int64_t from_rank) {
+  std::int32_t& first = first_notifier_[(reinterpret_cast<const std::byte*>(cell) - heap_) / 4];
+  if (first == 0) {
+    first = static_cast<std::int32_t>(from_rank + 1);
+  } else if (first != from_rank + 1) {
+    auto& more = more_notifiers_[cell];
+    if (std::find(more.begin(), more.end(), from_rank) == more.end()) more.push_back(from_rank);
+  }
+}
+
+std::vector<std::int64_t> Scheduler::notifiers(const std::int32_t* cell) const {
+  std::vector<std::int64_t> all;
+  const std::int32_t first = first_notifier_[(reinterpret_cast<const std::byte*>(cell) - heap_) / 4];
+  if (first == 0) return all;
+  all.push_back(first - 1);
+  auto it = more_notifiers_.find(cell);
+  if (it != more_notifiers_.end()) all.insert(all.end(), it->second.begin(), it->second.end());
+  std::sort(all.begin(), all.end());
+  return all;
 }
 
 std::string Scheduler::run() {
@@ -42,7 +73,9 @@ void Scheduler::worker() {
         cv_.notify_all();
         break;
       }
+      ++idle_;
       cv_.wait(lock);
+      --idle_;
     }
     if (stop_) return;
     std::int64_t rank;
@@ -79,7 +112,7 @@ void Scheduler::worker() {
         cv_.notify_all();
         break;
     }
-    if (!ready_.empty() || (running_ == 0 && !stop_)) cv_.notify_one();
+    if (idle_ > 0 && (!ready_.empty() || (running_ == 0 && !stop_))) cv_.notify_one();
   }
 }
 
@@ -91,11 +124,10 @@ void Scheduler::notify(std::int64_t from_rank, std::int32_t* cell, ir::NotifyKin
   } else {
     *cell = static_cast<std::int32_t>(static_cast<std::uint32_t>(*cell) + static_cast<std::uint32_t>(value));
   }
-  auto& w = writers_[cell];
-  if (std::find(w.begin(), w.end(), from_rank) == w.end()) w.push_back(from_rank);
+  note_notifier(cell, from_rank);
   auto it = waiters_.find(cell);
   if (it == waiters_.end()) return;
-  if (wake_satisfied(it->second, cell)) cv_.notify_one();
+  if (wake_satisfied(it->second, cell) && idle_ > 0) cv_.notify_one();
   if (it->second.empty()) waiters_.erase(it);
 }
 
@@ -124,7 +156,7 @@ void Scheduler::on_window_write(std::int64_t owner, const std::byte* begin, cons
   if (at < begin || at >= end) return;
   auto it = waiters_.find(cell);
   if (it == waiters_.end()) return;
-  if (wake_satisfied(it->second, cell)) cv_.notify_one();
+  if (wake_satisfied(it->second, cell) && idle_ > 0) cv_.notify_one();
   if (it->second.empty()) waiters_.erase(it);
 }
 
@@ -152,12 +184,10 @@ std::string Scheduler::deadlock_report() const {
     const ParkedWait& p = parked_[r];
     s += p.where + " " + ir::wait_name(p.cmp) + " " + std::to_string(p.expected) +
          "; current value " + std::to_string(*p.cell);
-    auto it = writers_.find(p.cell);
-    if (it == writers_.end()) {
+    const std::vector<std::int64_t> w = notifiers(p.cell);
+    if (w.empty()) {
       s += "; never notified";
     } else {
-      std::vector<std::int64_t> w = it->second;
-      std::sort(w.begin(), w.end());
       s += "; notified by rank" + std::string(w.size() > 1 ? "s " : " ");
       for (std::size_t i = 0; i < w.size() && i < 8; ++i) s += (i ? ", " : "") + std::to_string(w[i]);
       if (w.size() > 8) s += " and " + std::to_string(w.size() - 8) + " more";

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <string>
@@ -43,7 +44,10 @@ struct SchedulerOptions {
 
 class Scheduler {
  public:
-  Scheduler(std::vector<RankVm*> ranks, SchedulerOptions options);
+  // `heap`/`window_bytes`: the fabric's windows (rank r's at heap + r *
+  // window_bytes), where every signal cell lives.
+  Scheduler(std::vector<RankVm*> ranks, SchedulerOptions options, const std::byte* heap,
+            std::int64_t window_bytes);
 
   // Runs every rank to completion. Returns "" or the failure text (a rank's
   // run-time error or the deadlock report).
@@ -68,6 +72,8 @@ class Scheduler {
 
  private:
   void worker();
+  void note_notifier(const std::int32_t* cell, std::int64_t from_rank);
+  std::vector<std::int64_t> notifiers(const std::int32_t* cell) const;  // sorted
   // Moves the ranks in `list` whose wait on `cell` now holds to the ready queue.
   bool wake_satisfied(std::vector<std::int64_t>& list, const std::int32_t* cell);
   std::string deadlock_report() const;
@@ -85,9 +91,15 @@ class Scheduler {
   std::string failure_;
   std::vector<char> done_;
   std::vector<ParkedWait> parked_;  // per rank, valid while parked
-  std::unordered_map<std::int32_t*, std::vector<std::int64_t>> waiters_;
-  std::unordered_map<std::int32_t*, std::vector<std::int64_t>> writers_;
   std::vector<char> is_parked_;     // per rank
+  std::unordered_map<std::int32_t*, std::vector<std::int64_t>> waiters_;
+  // Who notified each cell, for deadlock reports: the first notifier per
+  // 4-byte word of the heap (rank + 1; 0 = never, calloc'd so untouched
+  // pages cost nothing), and any further distinct notifiers per cell.
+  const std::byte* heap_;
+  std::unique_ptr<std::int32_t[], void (*)(void*)> first_notifier_;
+  std::unordered_map<const std::int32_t*, std::vector<std::int64_t>> more_notifiers_;
+  int idle_ = 0;  // workers waiting on cv_
   std::int64_t parks_ = 0;
   std::int64_t preemptions_ = 0;
 };

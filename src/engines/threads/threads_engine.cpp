@@ -98,7 +98,7 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
   options.deterministic = config_.deterministic;
   options.seed = config_.schedule_seed;
   options.budget = config_.preempt_budget;
-  runtime::Scheduler scheduler(ptrs, options);
+  runtime::Scheduler scheduler(ptrs, options, fabric.window(0), plan.window_bytes);
   ctx.scheduler = &scheduler;
   const std::string failure = scheduler.run();
   RunStats stats;
