@@ -94,6 +94,11 @@ pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op 
 // signal the compiler synthesizes (refused inside a loop, where a
 // synthesized signal could not be reused safely).
 pl::Value allreduce(const pl::Value& data, ReduceOp op = ReduceOp::Sum);
+// One barrier per call (ladder.md part C) for broadcast, allgather and
+// all_to_all: the signal is reusable back to back, but the data is not
+// protected across calls. Before the root restages `data`, or before a rank
+// reads a target that the next call's pushes may overwrite, put a barrier.
+//
 // Every rank's window `data` becomes the root's; root is a compile-time
 // constant in [0, P). Signal [NR, 1].
 pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::ScalarArg& root);

@@ -86,14 +86,9 @@ class CollectiveEmitter {
   }
 
   std::int32_t load_flat(std::int32_t view, std::int32_t rank, std::int32_t offset, std::int32_t len) {
-    Instr i;
-    i.op = Opcode::LoadFlat;
-    i.dst = e_.tile_reg();
-    i.a = view;
-    i.b = rank;
-    i.idx = {offset, len};
-    e_.emit(i);
-    return i.dst;
+    const std::int32_t tile = e_.tile_reg();
+    load_flat_into(tile, view, rank, offset, len);
+    return tile;
   }
   void load_flat_into(std::int32_t tile, std::int32_t view, std::int32_t rank, std::int32_t offset,
                       std::int32_t len) {
@@ -155,21 +150,26 @@ void lower_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   const std::int32_t data = call.views[0], signal = call.views[1];
   const std::int64_t n = call.numel[0];
   const std::int64_t chunks = chunks_for(n, call.dtypes[0]);
+  using ir::BinaryOp;
   const CellOf cells = ce.mesh_cells();
   ce.barrier(signal, cells, ce.c(1));
-  for (std::int64_t k = 0; k < chunks; ++k) {
-    const std::int64_t begin = k * n / chunks, end = (k + 1) * n / chunks;
-    const std::int32_t off = ce.c(begin), len = ce.c(end - begin);
+  const std::int32_t acc = ce.e_.tile_reg(), part = ce.e_.tile_reg();
+  // Chunk k = [k*n/K, (k+1)*n/K), in a run-time loop: code size and tile
+  // memory stay constant whatever the data size.
+  ce.e_.for_range(ce.c(0), ce.c(chunks), -1, [&](std::int32_t k) {
+    const std::int32_t off = ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, k, ce.c(n)), ce.c(chunks));
+    const std::int32_t end = ce.op(
+        BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, k, ce.c(1)), ce.c(n)), ce.c(chunks));
+    const std::int32_t len = ce.op(BinaryOp::Sub, end, off);
     // Every rank reduces in rank order 0..P-1, so the replicas agree bitwise.
-    const std::int32_t acc = ce.load_flat(data, ce.c(0), off, len);
-    const std::int32_t part = ce.e_.tile_reg();
+    ce.load_flat_into(acc, data, ce.c(0), off, len);
     ce.e_.for_range(ce.c(1), ce.regs_.nranks, -1, [&](std::int32_t peer) {
       ce.load_flat_into(part, data, peer, off, len);
       ce.reduce_into(acc, part, call.reduce);
     });
-    ce.barrier(signal, cells, ce.c(2 + k));
+    ce.barrier(signal, cells, ce.op(BinaryOp::Add, k, ce.c(2)));  // read-done: barrier 2 + k
     ce.store_flat(data, ce.regs_.rank, off, acc);
-  }
+  });
   ce.epilogue(signal, cells, 1 + chunks);
 }
 

@@ -7,6 +7,7 @@
 
 #include "anyp/errors.hpp"
 #include "compiler/check_functions.hpp"
+#include "ir/verifier.hpp"
 #include "runtime/scalar_math.hpp"
 
 namespace anyp::compiler {
@@ -127,10 +128,12 @@ class HostEvaluator {
         const std::int64_t start = scalar(f->start, "pl.range").as_int();
         const std::int64_t stop = scalar(f->stop, "pl.range").as_int();
         ++loop_depth_;
+        loop_dispatches_.push_back(ir::contains_op(f->body, ir::OpKind::Call));
         for (std::int64_t i = start; i < stop; ++i) {
           env_[f->iv] = runtime::int_scalar(i);
           block(f->body);
         }
+        loop_dispatches_.pop_back();
         --loop_depth_;
       } else if (const auto* c = std::get_if<ir::IfStmt>(&s.node)) {
         block(scalar(c->cond, "pl.if_").as_double() != 0 ? c->then_body : c->else_body);
@@ -231,6 +234,13 @@ class HostEvaluator {
   // synthesized orchestration function whose body is the collective itself.
   void host_collective(const ir::Op& op) {
     const std::string name = ir::op_display_name(op);
+    for (bool dispatches : loop_dispatches_) {
+      if (dispatches) {
+        fail(name + " is inside a loop that also dispatches to the ranks (the rank loop): a "
+             "host-level collective runs once on every rank by itself; call it between "
+             "dispatch loops");
+      }
+    }
     ir::Op body = op;
     auto fn = std::make_shared<ir::Function>();
     fn->name = "host_" + std::string(name.substr(name.rfind('.') + 1)) + "_" +
@@ -256,9 +266,8 @@ class HostEvaluator {
       if (!o.is_var()) continue;  // broadcast root: an immediate, kept as is
       const auto* w = std::get_if<ViewRef>(&env_[o.var]);
       if (!w) {
-        fail(name + " at the host level works on window views made with pld::window outside the "
-             "rank loop; argument " + std::to_string(i) + " is " + var_name(o.var) +
-             ", which is not one");
+        fail(name + " at the host level works on window views made with pld::window; argument " +
+             std::to_string(i) + " is " + var_name(o.var) + ", which is not one");
       }
       if (!buffers_seen.insert(w->buffer).second) {
         fail(name + ": two arguments view the same window buffer '" +
@@ -299,6 +308,13 @@ class HostEvaluator {
     if (rank < 0 || rank >= world_size_) {
       fail(what + ": pl::device(" + std::to_string(rank) + ") is out of range for P = " +
            std::to_string(world_size_));
+    }
+    if (ir::contains_op(callee.body, ir::OpKind::AllToAllV)) {
+      if (!runs_all_to_all_v_.insert(rank).second) {
+        fail(what + ": rank " + std::to_string(rank) + " already runs pld.tensor.all_to_all_v in "
+             "an earlier dispatch; it is refused in loops at every level (its Set-published "
+             "recv_counts have no read-done handshake), and repeated dispatches repeat it");
+      }
     }
     HostDispatch d;
     d.callee = &callee;
@@ -358,6 +374,8 @@ class HostEvaluator {
   std::set<std::int32_t> viewed_;
   std::map<ir::VarId, std::int32_t> views_made_;
   std::set<ir::VarId> views_dispatched_;
+  std::vector<bool> loop_dispatches_;         // per enclosing loop: does it dispatch?
+  std::set<std::int64_t> runs_all_to_all_v_;  // ranks dispatched an all_to_all_v already
 };
 
 }  // namespace

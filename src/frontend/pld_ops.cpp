@@ -318,6 +318,13 @@ ir::VarId expect_plain_source(Trace& t, const pl::Value& src, const char* op) {
   return v;
 }
 
+void expect_same_dtype(Trace& t, ir::VarId src, ir::VarId dst, const char* op) {
+  if (t.type_of(src).dtype != t.type_of(dst).dtype) {
+    t.fail(std::string(op) + ": dtype mismatch: source " + ir::to_string(t.type_of(src)) +
+           ", target " + ir::to_string(t.type_of(dst)));
+  }
+}
+
 pl::Value emit_collective(Trace& t, ir::OpKind kind, std::vector<ir::Operand> args,
                           ir::VarId result, int attr = 0, int count = 0) {
   ir::Op op;
@@ -378,10 +385,7 @@ pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value&
   ir::VarId x = expect_plain_source(t, src, name);
   ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
   ir::VarId s = expect_signal_window(t, signal, name);
-  if (t.type_of(x).dtype != t.type_of(d).dtype) {
-    t.fail(std::string(name) + ": dtype mismatch: source " + ir::to_string(t.type_of(x)) +
-           ", target " + ir::to_string(t.type_of(d)));
-  }
+  expect_same_dtype(t, x, d, name);
   return emit_collective(t, ir::OpKind::Allgather, {var(x), var(d), var(s)}, d);
 }
 
@@ -399,10 +403,7 @@ pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value
   ir::VarId x = expect_plain_source(t, src, name);
   ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
   ir::VarId s = expect_signal_window(t, signal, name);
-  if (t.type_of(x).dtype != t.type_of(d).dtype) {
-    t.fail(std::string(name) + ": dtype mismatch: source " + ir::to_string(t.type_of(x)) +
-           ", target " + ir::to_string(t.type_of(d)));
-  }
+  expect_same_dtype(t, x, d, name);
   return emit_collective(t, ir::OpKind::AllToAll, {var(x), var(d), var(s)}, d);
 }
 
@@ -424,13 +425,14 @@ pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const
   ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
   ir::VarId rc = expect_signal_window(t, recv_counts, name, "recv_counts");
   ir::VarId s = expect_signal_window(t, signal, name);
+  if (rc == s) {
+    t.fail(std::string(name) + ": recv_counts and the signal must be different windows (the "
+           "Set-published counts would overwrite the barrier's credits)");
+  }
   if (t.type_of(sc).dtype != pl::INT32) {
     t.fail(std::string(name) + ": send_counts must be INT32, got " + ir::to_string(t.type_of(sc)));
   }
-  if (t.type_of(x).dtype != t.type_of(d).dtype) {
-    t.fail(std::string(name) + ": dtype mismatch: source " + ir::to_string(t.type_of(x)) +
-           ", target " + ir::to_string(t.type_of(d)));
-  }
+  expect_same_dtype(t, x, d, name);
   return emit_collective(t, ir::OpKind::AllToAllV, {var(x), var(sc), var(d), var(rc), var(s)}, d);
 }
 

@@ -71,7 +71,8 @@ void check_call(const Function& fn, const Op& op) {
   }
 }
 
-// Does `block` (or a function it calls) contain an op of `kind`?
+}  // namespace
+
 bool contains_op(const Block& block, OpKind kind) {
   for (const Stmt& s : block) {
     if (const auto* op = std::get_if<Op>(&s.node)) {
@@ -85,6 +86,8 @@ bool contains_op(const Block& block, OpKind kind) {
   }
   return false;
 }
+
+namespace {
 
 void verify_block(const Function& fn, const Block& block, int loop_depth = 0) {
   for (const Stmt& s : block) {

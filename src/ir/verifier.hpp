@@ -10,6 +10,8 @@
 namespace anyp::ir {
 
 void verify_function(const Function& fn);
+// Does `block`, or a function it calls, contain an op of `kind`?
+bool contains_op(const Block& block, OpKind kind);
 void verify_program(const Program& program);
 
 }  // namespace anyp::ir

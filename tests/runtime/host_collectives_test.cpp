@@ -131,6 +131,24 @@ TEST(HostCollectivesErrors, SynthesizedSignalInsideALoopIsRefused) {
             "loop and pass it");
 }
 
+// Inside the rank loop a host collective would run P times on every rank.
+TEST(HostCollectivesErrors, CollectiveInsideTheRankLoopIsRefused) {
+  const pl::HostFunction host =
+      pl::jit::host("host_in_rank_loop", kHostParams, [](pl::Value x, pl::Value) {
+        auto buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
+        auto sig = pld::alloc_window_buffer("sig", {NR, 1}, pl::INT32);
+        pl::range(pld::world_size(), [&](pl::Scalar r) {
+          auto data = pld::window(buf, {1, SIZE}, pl::FP32);
+          stage_on_rank(x[r], data, pl::device(r));
+          pld::tensor::allreduce(data, pld::window(sig, {NR, 1}, pl::INT32));
+        });
+      });
+  EXPECT_EQ(compile_error(host, 2),
+            "compile error: function 'host_in_rank_loop' (host): pld.tensor.allreduce is inside a "
+            "loop that also dispatches to the ranks (the rank loop): a host-level collective runs "
+            "once on every rank by itself; call it between dispatch loops");
+}
+
 TEST(HostCollectivesErrors, SignalFreeFormInAKernelIsRefused) {
   const auto kernel = pl::jit::incore(
       "bad_kernel", kStageParams, [](pl::Value, pl::Value data) { pld::tensor::allreduce(data); });

@@ -458,6 +458,70 @@ TEST(CollectiveErrors, AllToAllVKernelCalledInAnOrchestrationLoop) {
             "level: its Set-published recv_counts have no read-done handshake");
 }
 
+// recv_counts and the signal in one window: the Set-published counts would
+// overwrite the barrier's credits and leave the signal dirty.
+TEST(CollectiveErrors, AllToAllVRecvCountsAliasingTheSignal) {
+  EXPECT_EQ(compile_error(
+                [](Args a) {
+                  a.data = pld::tensor::all_to_all_v(a.x, a.counts, a.data, a.signal, a.signal);
+                },
+                {}, 3),
+            "compile error: function 'kernel' (incore): pld.tensor.all_to_all_v: recv_counts and "
+            "the signal must be different windows (the Set-published counts would overwrite the "
+            "barrier's credits)");
+}
+
+// A host that dispatches an all_to_all_v kernel twice to every rank repeats
+// it as a loop would.
+TEST(CollectiveErrors, AllToAllVDispatchedTwiceByTheHost) {
+  const std::vector<pl::Param> params = {
+      pl::In("x", pl::Tensor({NR, SIZE}, pl::FP32)),
+      pl::In("counts", pl::Tensor({NR, 1}, pl::INT32)),
+      pl::InOut("data", pld::DistributedTensor({NR, SIZE}, pl::FP32)),
+      pl::InOut("recv", pld::DistributedTensor({NR, 1}, pl::INT32)),
+      pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))};
+  const auto kernel = pl::jit::incore(
+      "exchange", params,
+      [](pl::Value x, pl::Value counts, pl::Value data, pl::Value recv, pl::Value signal) {
+        data = pld::tensor::all_to_all_v(x, counts, data, recv, signal);
+      });
+  const auto per_rank =
+      pl::jit::orchestration("per_rank", params,
+                             [kernel](pl::Value x, pl::Value counts, pl::Value data, pl::Value recv,
+                                      pl::Value signal) { kernel(x, counts, data, recv, signal); });
+  const pl::HostFunction host =
+      pl::jit::host("host",
+                    {pl::In("x", pl::Tensor({NR, NR, SIZE}, pl::FP32)),
+                     pl::In("counts", pl::Tensor({NR, NR, 1}, pl::INT32))},
+                    [per_rank](pl::Value x, pl::Value counts) {
+                      auto data_buf = pld::alloc_window_buffer("data", {NR, SIZE}, pl::FP32);
+                      auto recv_buf = pld::alloc_window_buffer("recv", {NR, 1}, pl::INT32);
+                      auto signal_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
+                      pl::range(2, [&](pl::Scalar) {
+                        pl::range(pld::world_size(), [&](pl::Scalar r) {
+                          pl::Value xr = x[r];
+                          pl::Value counts_r = counts[r];
+                          per_rank(xr, counts_r, pld::window(data_buf, {NR, SIZE}, pl::FP32),
+                                   pld::window(recv_buf, {NR, 1}, pl::INT32),
+                                   pld::window(signal_buf, {NR, 1}, pl::INT32), pl::device(r));
+                        });
+                      });
+                    });
+  const anyp::HostTensor x = anyp::HostTensor::zeros({2, 2, SIZE}, pl::FP32);
+  const anyp::HostTensor counts = anyp::HostTensor::zeros({2, 2, 1}, pl::INT32);
+  std::string error = "compiled without error";
+  try {
+    host.compile({x, counts}, anyp::RunConfig::for_world_size(2));
+  } catch (const anyp::CompileError& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error,
+            "compile error: function 'host' (host): dispatch of 'per_rank': rank 0 already runs "
+            "pld.tensor.all_to_all_v in an earlier dispatch; it is refused in loops at every "
+            "level (its Set-published recv_counts have no read-done handshake), and repeated "
+            "dispatches repeat it");
+}
+
 // ---- ring allreduce at P = 1 ------------------------------------------------------------
 
 TEST(CollectiveErrors, RingAllreduceAtPEqualsOne) {
