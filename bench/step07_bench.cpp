@@ -27,7 +27,8 @@ const std::vector<pl::Param> kParams = {
     pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
 
 const auto get_step = pl::jit::incore(
-    "get_step", kParams, [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
+    "get_step", kParams,
+    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
       auto ctx = pld::get_comm_ctx(src);
       pl::Scalar r = pld::rank(ctx);
       pl::Scalar n = pld::nranks(ctx);
@@ -38,22 +39,24 @@ const auto get_step = pl::jit::incore(
       y = pl::store(pl::load(dst, {0, 0}, {1, SIZE}), {0, 0}, y);
     });
 
-const auto put_step = pl::jit::incore(
-    "put_step", kParams, [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
-      auto ctx = pld::get_comm_ctx(src);
-      pl::Scalar r = pld::rank(ctx);
-      pl::Scalar right = (r + 1) % pld::nranks(ctx);
-      src = pl::store(pl::load(x, {0, 0}, {1, SIZE}), {0, 0}, src);
-      pld::tensor::put(dst, right, src);
-      pld::system::notify(signal, right, {0, 0}, 1, pld::NotifyOp::AtomicAdd);
-      pld::system::wait(signal, {0, 0}, 1, pld::WaitCmp::Ge);
-      y = pl::store(pl::load(dst, {0, 0}, {1, SIZE}), {0, 0}, y);
-    });
+const auto put_step =
+    pl::jit::incore("put_step", kParams,
+                    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
+                      auto ctx = pld::get_comm_ctx(src);
+                      pl::Scalar r = pld::rank(ctx);
+                      pl::Scalar right = (r + 1) % pld::nranks(ctx);
+                      src = pl::store(pl::load(x, {0, 0}, {1, SIZE}), {0, 0}, src);
+                      pld::tensor::put(dst, right, src);
+                      pld::system::notify(signal, right, {0, 0}, 1, pld::NotifyOp::AtomicAdd);
+                      pld::system::wait(signal, {0, 0}, 1, pld::WaitCmp::Ge);
+                      y = pl::store(pl::load(dst, {0, 0}, {1, SIZE}), {0, 0}, y);
+                    });
 
 pl::HostFunction make_ring(const char* name, const pl::Function& kernel) {
-  const auto per_rank = pl::jit::orchestration(
-      std::string("per_rank_") + name, kParams,
-      [kernel](pl::Value x, pl::Value y, pl::Value s, pl::Value d, pl::Value g) { kernel(x, y, s, d, g); });
+  const auto per_rank =
+      pl::jit::orchestration(std::string("per_rank_") + name, kParams,
+                             [kernel](pl::Value x, pl::Value y, pl::Value s, pl::Value d,
+                                      pl::Value g) { kernel(x, y, s, d, g); });
   return pl::jit::host(name,
                        {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
                         pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
@@ -128,8 +131,16 @@ void ranks(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_Compile)->Apply(ranks)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_CompileRun)->Apply(ranks)->Unit(benchmark::kMicrosecond)->MeasureProcessCPUTime()->UseRealTime();
-BENCHMARK(BM_Run)->Apply(ranks)->Unit(benchmark::kMicrosecond)->MeasureProcessCPUTime()->UseRealTime();
+BENCHMARK(BM_CompileRun)
+    ->Apply(ranks)
+    ->Unit(benchmark::kMicrosecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK(BM_Run)
+    ->Apply(ranks)
+    ->Unit(benchmark::kMicrosecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 
 }  // namespace
 

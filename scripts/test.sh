@@ -5,7 +5,7 @@
 #   bash scripts/test.sh --quick    release only
 #
 # Stages, stopping at the first failure:
-#   1. setup                 scripts/setup.sh
+#   1. setup                 scripts/setup.sh (then scripts/check_format.sh)
 #   2. release               build, ctest (all tests)
 #   3. asan (address,ubsan)  build, ctest (all tests)
 #   4. tsan (thread)         build, ctest -L runtime
@@ -48,6 +48,9 @@ RUN_PREFIX=()  # a command wrapper for a stage (setarch for TSan, see below)
 
 banner "setup: system packages"
 bash scripts/setup.sh
+
+banner "format: clang-format"
+bash scripts/check_format.sh
 
 banner "release: build (RelWithDebInfo)"
 bash scripts/build.sh release

@@ -26,10 +26,10 @@ struct Plan;
 // One argument of a host call: a host tensor (by reference) or a scalar.
 class ArgRef {
  public:
-  ArgRef(const HostTensor& t) : value_(&t) {}       // NOLINT
-  ArgRef(int v) : value_(std::int64_t{v}) {}        // NOLINT
-  ArgRef(std::int64_t v) : value_(v) {}             // NOLINT
-  ArgRef(double v) : value_(v) {}                   // NOLINT
+  ArgRef(const HostTensor& t) : value_(&t) {}  // NOLINT
+  ArgRef(int v) : value_(std::int64_t{v}) {}   // NOLINT
+  ArgRef(std::int64_t v) : value_(v) {}        // NOLINT
+  ArgRef(double v) : value_(v) {}              // NOLINT
   bool is_tensor() const { return std::holds_alternative<const HostTensor*>(value_); }
   const HostTensor& tensor() const { return *std::get<const HostTensor*>(value_); }
   bool is_int() const { return std::holds_alternative<std::int64_t>(value_); }
@@ -57,7 +57,7 @@ struct RankCost {
 
 // Counters of the last run (threads engine).
 struct RunStats {
-  std::vector<RankCost> cost;     // one per rank
+  std::vector<RankCost> cost;  // one per rank
   RankCost total() const;
   std::int64_t instructions = 0;  // VM instructions executed, all ranks
   std::int64_t parks = 0;         // times a rank parked on a wait

@@ -29,10 +29,10 @@
 namespace anyp::cli {
 
 struct ExampleSpec {
-  std::string name;                       // "07_dynamic_rank_count"
-  int step = 0;                           // NN: the default input seed
-  std::vector<std::string> modes;         // first is the default; empty: no --mode
-  std::vector<std::string> ops;           // --op values (first is default); empty: no --op
+  std::string name;                // "07_dynamic_rank_count"
+  int step = 0;                    // NN: the default input seed
+  std::vector<std::string> modes;  // first is the default; empty: no --mode
+  std::vector<std::string> ops;    // --op values (first is default); empty: no --op
   std::vector<std::int64_t> default_devices{0, 1};
 };
 
@@ -42,12 +42,12 @@ struct Options {
   std::string mode;
   std::string op;
   bool compile_only = false;
-  std::uint32_t seed = 0;          // input generator seed (default: the step)
-  int workers = 0;                 // 0: min(P, cores)
-  bool deterministic = false;      // set by --schedule-seed
+  std::uint32_t seed = 0;      // input generator seed (default: the step)
+  int workers = 0;             // 0: min(P, cores)
+  bool deterministic = false;  // set by --schedule-seed
   std::uint64_t schedule_seed = 0;
-  std::string output_dir;          // --compile-only target (one dir per P)
-  bool cost = false;               // --cost: print the cost card after OK
+  std::string output_dir;  // --compile-only target (one dir per P)
+  bool cost = false;       // --cost: print the cost card after OK
 
   std::int64_t world_size() const { return static_cast<std::int64_t>(device_ids.size()); }
   RunConfig config() const;

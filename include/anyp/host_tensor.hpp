@@ -31,13 +31,11 @@ class HostTensor {
 
   static HostTensor zeros(std::vector<std::int64_t> shape, DType dtype);
   // Normally distributed values (mean 0, stddev 1) from std::mt19937(seed).
-  static HostTensor randn(std::vector<std::int64_t> shape, DType dtype,
-                          std::uint64_t seed);
+  static HostTensor randn(std::vector<std::int64_t> shape, DType dtype, std::uint64_t seed);
   // 0, 1, 2, ... in row-major order.
   static HostTensor arange(std::vector<std::int64_t> shape, DType dtype);
   // A view of user memory; the caller keeps `data` alive and sized.
-  static HostTensor view(void* data, std::vector<std::int64_t> shape,
-                         DType dtype);
+  static HostTensor view(void* data, std::vector<std::int64_t> shape, DType dtype);
 
   DType dtype() const { return dtype_; }
   const std::vector<std::int64_t>& shape() const { return shape_; }
@@ -81,8 +79,7 @@ class InputGenerator {
 // max |a - b| over all elements (shapes must match; throws otherwise).
 double max_abs_diff(const HostTensor& a, const HostTensor& b);
 // Every element: |a - b| <= atol + rtol * |b|.
-bool allclose(const HostTensor& a, const HostTensor& b, double rtol = 1e-5,
-              double atol = 1e-5);
+bool allclose(const HostTensor& a, const HostTensor& b, double rtol = 1e-5, double atol = 1e-5);
 // Bitwise equal shapes, dtypes and values.
 bool equal_exact(const HostTensor& a, const HostTensor& b);
 

@@ -118,10 +118,10 @@ class Scalar;
 // constant, a Dim (resolved at compile time), or a traced Scalar.
 class ScalarArg {
  public:
-  ScalarArg(int v);           // NOLINT
-  ScalarArg(std::int64_t v);  // NOLINT
-  ScalarArg(double v);        // NOLINT
-  ScalarArg(const Dim& d);    // NOLINT
+  ScalarArg(int v);            // NOLINT
+  ScalarArg(std::int64_t v);   // NOLINT
+  ScalarArg(double v);         // NOLINT
+  ScalarArg(const Dim& d);     // NOLINT
   ScalarArg(const Scalar& s);  // NOLINT
 
   enum class Kind { Var, Int, Float };
@@ -220,8 +220,7 @@ Scalar cast(const ScalarArg& s, DType dtype);
 
 // A loop; the bound may be a runtime scalar (pld::nranks) or a Dim.
 void range(const ScalarArg& stop, const std::function<void(Scalar)>& body);
-void range(const ScalarArg& start, const ScalarArg& stop,
-           const std::function<void(Scalar)>& body);
+void range(const ScalarArg& start, const ScalarArg& stop, const std::function<void(Scalar)>& body);
 // A branch on a runtime condition (non-zero is true).
 void if_(const ScalarArg& cond, const std::function<void()>& then_body,
          const std::function<void()>& else_body = {});
@@ -244,14 +243,14 @@ struct CallArg {
   Kind kind;
   VarRef var;
   pl::ScalarArg imm = 0;
-  CallArg(const pl::Value& v) : kind(Kind::Var), var(v.var()) {}    // NOLINT
-  CallArg(const pl::Scalar& s) : kind(Kind::Var), var(s.var()) {}   // NOLINT
-  CallArg(const pl::Tile& t) : kind(Kind::Var), var(t.var()) {}     // NOLINT
+  CallArg(const pl::Value& v) : kind(Kind::Var), var(v.var()) {}     // NOLINT
+  CallArg(const pl::Scalar& s) : kind(Kind::Var), var(s.var()) {}    // NOLINT
+  CallArg(const pl::Tile& t) : kind(Kind::Var), var(t.var()) {}      // NOLINT
   CallArg(const pl::Device& d) : kind(Kind::Device), imm(d.rank) {}  // NOLINT
-  CallArg(int v) : kind(Kind::Immediate), imm(v) {}                 // NOLINT
-  CallArg(std::int64_t v) : kind(Kind::Immediate), imm(v) {}        // NOLINT
-  CallArg(double v) : kind(Kind::Immediate), imm(v) {}              // NOLINT
-  CallArg(const pl::Dim& d) : kind(Kind::Immediate), imm(d) {}      // NOLINT
+  CallArg(int v) : kind(Kind::Immediate), imm(v) {}                  // NOLINT
+  CallArg(std::int64_t v) : kind(Kind::Immediate), imm(v) {}         // NOLINT
+  CallArg(double v) : kind(Kind::Immediate), imm(v) {}               // NOLINT
+  CallArg(const pl::Dim& d) : kind(Kind::Immediate), imm(d) {}       // NOLINT
 };
 
 enum class Level { Host, Orchestration, Incore };
@@ -260,8 +259,8 @@ enum class Level { Host, Orchestration, Incore };
 using BodyFn = std::function<void(const std::vector<VarRef>&)>;
 
 std::shared_ptr<FunctionDef> make_function(std::string name, Level level,
-                                           std::vector<pl::Param> params,
-                                           std::size_t body_arity, BodyFn body);
+                                           std::vector<pl::Param> params, std::size_t body_arity,
+                                           BodyFn body);
 void record_call(const FunctionDef& callee, const std::vector<CallArg>& args);
 std::string function_ir_text(const FunctionDef& fn);
 const std::string& function_name(const FunctionDef& fn);
@@ -283,7 +282,8 @@ BodyFn adapt_body(F body) {
   return [body](const std::vector<VarRef>& vars) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       body(std::tuple_element_t<I, typename traits::args>(vars[I])...);
-    }(std::make_index_sequence<traits::arity>{});
+    }
+    (std::make_index_sequence<traits::arity>{});
   };
 }
 

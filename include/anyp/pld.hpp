@@ -55,8 +55,7 @@ namespace system {
 void notify(const pl::Value& signal, const pl::ScalarArg& peer, pl::Index offsets,
             const pl::ScalarArg& value, NotifyOp op);
 // Park until this rank's own cell `offsets` compares true against `expected`.
-void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expected,
-          WaitCmp cmp);
+void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expected, WaitCmp cmp);
 }  // namespace system
 
 namespace tensor {
@@ -123,12 +122,11 @@ pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const
 
 namespace tile {
 // Read a tile from `peer`'s window (peer == rank is a local read).
-pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer,
-                     pl::Index offsets, pl::Shape shape);
+pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
+                     pl::Shape shape);
 // Write (or, with AtomicType::Add, accumulate) a tile into `peer`'s window.
-void remote_store(const pl::Tile& tile, const pl::Value& window_view,
-                  const pl::ScalarArg& peer, pl::Index offsets,
-                  AtomicType atomic = AtomicType::None);
+void remote_store(const pl::Tile& tile, const pl::Value& window_view, const pl::ScalarArg& peer,
+                  pl::Index offsets, AtomicType atomic = AtomicType::None);
 }  // namespace tile
 
 }  // namespace pld

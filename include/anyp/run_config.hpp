@@ -33,7 +33,8 @@ struct RunConfig {
   static RunConfig for_world_size(std::int64_t world_size, std::int64_t first_device = 0) {
     RunConfig config;
     config.distributed.device_ids.clear();
-    for (std::int64_t r = 0; r < world_size; ++r) config.distributed.device_ids.push_back(first_device + r);
+    for (std::int64_t r = 0; r < world_size; ++r)
+      config.distributed.device_ids.push_back(first_device + r);
     return config;
   }
 };

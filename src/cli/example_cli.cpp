@@ -5,14 +5,14 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <iomanip>
-#include <sstream>
 #include <charconv>
 #include <climits>
 #include <cstdint>
 #include <exception>
+#include <iomanip>
 #include <iostream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -227,7 +227,8 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   if (!spec.ops.empty()) check_choice("--op", options.op, spec.ops);
   options.deterministic = schedule_opt->count() > 0;
   if (output_opt->count() > 0 && !options.compile_only) {
-    throw UsageError{"--output-dir: only meaningful with --compile-only (a normal run writes nothing)"};
+    throw UsageError{
+        "--output-dir: only meaningful with --compile-only (a normal run writes nothing)"};
   }
   if (output_opt->count() == 0 || options.output_dir.empty()) {
     options.output_dir = "anyp_out/" + spec.name + "/P" + std::to_string(options.world_size()) +

@@ -18,10 +18,17 @@ std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out += c;
     }
   }
   return out + "\"";
@@ -31,9 +38,12 @@ std::string arg_text(const runtime::ArgBinding& a, const detail::Plan& plan) {
   switch (a.kind) {
     case runtime::ArgBinding::Kind::HostTensor:
       return plan.host_params[a.host_param].name + "+" + std::to_string(a.byte_offset) + "B";
-    case runtime::ArgBinding::Kind::Window: return "window:" + plan.buffers[a.buffer].name;
-    case runtime::ArgBinding::Kind::Int: return std::to_string(a.int_value);
-    case runtime::ArgBinding::Kind::Float: return std::to_string(a.float_value);
+    case runtime::ArgBinding::Kind::Window:
+      return "window:" + plan.buffers[a.buffer].name;
+    case runtime::ArgBinding::Kind::Int:
+      return std::to_string(a.int_value);
+    case runtime::ArgBinding::Kind::Float:
+      return std::to_string(a.float_value);
   }
   return "?";
 }
@@ -60,7 +70,8 @@ std::string CompiledProgram::specialized_ir() const {
   if (!dims.empty()) s += ", " + dims;
   s += "\n" + ir::print_program(plan_->program, &plan_->bindings);
   for (const auto& fn : plan_->synthesized) {
-    s += "\n; synthesized for a host-level collective\n" + ir::print_function(*fn, &plan_->bindings);
+    s +=
+        "\n; synthesized for a host-level collective\n" + ir::print_function(*fn, &plan_->bindings);
   }
   return s;
 }
@@ -77,7 +88,8 @@ std::string CompiledProgram::lowered_code() const {
     for (const auto& d : plan_->ranks[r]) {
       s += "  rank " + std::to_string(r) + " (device " + std::to_string(plan_->device_ids[r]) +
            "): " + plan_->codes[d.code].function + "(";
-      for (std::size_t i = 0; i < d.args.size(); ++i) s += (i ? ", " : "") + arg_text(d.args[i], *plan_);
+      for (std::size_t i = 0; i < d.args.size(); ++i)
+        s += (i ? ", " : "") + arg_text(d.args[i], *plan_);
       s += ")\n";
     }
   }
@@ -89,13 +101,15 @@ std::string CompiledProgram::manifest_json() const {
   std::string s = "{\n  \"program\": " + json_string(p.host_name) + ",\n";
   s += "  \"platform\": " + json_string(p.platform) + ",\n";
   s += "  \"world_size\": " + std::to_string(p.world_size) + ",\n  \"device_ids\": [";
-  for (std::size_t i = 0; i < p.device_ids.size(); ++i) s += (i ? ", " : "") + std::to_string(p.device_ids[i]);
+  for (std::size_t i = 0; i < p.device_ids.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(p.device_ids[i]);
   s += "],\n  \"dims\": " + json_string(compiler::describe_bindings(p.bindings, p.program)) + ",\n";
   s += "  \"window_bytes_per_rank\": " + std::to_string(p.window_bytes) + ",\n  \"buffers\": [";
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     const auto& b = p.buffers[i];
-    s += std::string(i ? ", " : "") + "{\"name\": " + json_string(b.name) + ", \"offset\": " +
-         std::to_string(b.offset) + ", \"bytes\": " + std::to_string(b.bytes) + "}";
+    s += std::string(i ? ", " : "") + "{\"name\": " + json_string(b.name) +
+         ", \"offset\": " + std::to_string(b.offset) + ", \"bytes\": " + std::to_string(b.bytes) +
+         "}";
   }
   s += "],\n  \"codes\": [";
   for (std::size_t i = 0; i < p.codes.size(); ++i) {

@@ -44,14 +44,15 @@ ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& a
     if (!args[i].is_tensor()) fail_param(host, p.name, ": expected a tensor, got a scalar");
     const HostTensor& t = args[i].tensor();
     if (t.dtype() != p.type.dtype) {
-      fail_param(host, p.name, ": dtype mismatch: declared " + std::string(dtype_name(p.type.dtype)) +
-                                   ", actual " + std::string(dtype_name(t.dtype())));
+      fail_param(host, p.name,
+                 ": dtype mismatch: declared " + std::string(dtype_name(p.type.dtype)) +
+                     ", actual " + std::string(dtype_name(t.dtype())));
     }
     if (t.shape().size() != p.type.shape.size()) {
-      fail_param(host, p.name, ": declared " + std::to_string(p.type.shape.size()) + " dims " +
-                                   ir::to_string(p.type.shape) + ", actual " +
-                                   std::to_string(t.shape().size()) + " dims " +
-                                   shape_text(t.shape()));
+      fail_param(host, p.name,
+                 ": declared " + std::to_string(p.type.shape.size()) + " dims " +
+                     ir::to_string(p.type.shape) + ", actual " + std::to_string(t.shape().size()) +
+                     " dims " + shape_text(t.shape()));
     }
     for (std::size_t d = 0; d < t.shape().size(); ++d) {
       const ir::Expr& e = p.type.shape[d];
@@ -66,9 +67,10 @@ ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& a
                                  ? "the device list (P = " + std::to_string(world_size) + ")"
                                  : "parameter '" + bound_by[e->dim_id].first + "' dim " +
                                        std::to_string(bound_by[e->dim_id].second);
-        fail_param(host, p.name, ", dim " + std::to_string(d) + ": dim " + e->dim_name +
-                                     " is bound to " + std::to_string(it->second) + " by " +
-                                     source + ", but the argument has " + std::to_string(actual));
+        fail_param(host, p.name,
+                   ", dim " + std::to_string(d) + ": dim " + e->dim_name + " is bound to " +
+                       std::to_string(it->second) + " by " + source + ", but the argument has " +
+                       std::to_string(actual));
       }
     }
   }
@@ -82,8 +84,9 @@ ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& a
       ir::EvalResult r = ir::evaluate(e, bindings);
       const std::string where = ", dim " + std::to_string(d) + ": ";
       if (!r.value) {
-        fail_param(host, p.name, where + "extent " + ir::to_string(e) +
-                                     " is not a positive exact integer (" + r.error + ")");
+        fail_param(host, p.name,
+                   where + "extent " + ir::to_string(e) + " is not a positive exact integer (" +
+                       r.error + ")");
       }
       if (*r.value == actual) continue;
       if (ir::is_const(e)) {
@@ -95,8 +98,9 @@ ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& a
                        "; if it is the rank count, declare NR = pl::dynamic(\"NR\") and write NR "
                        "in the host signature");
       }
-      fail_param(host, p.name, where + "declared " + ir::to_string(e) + " = " +
-                                   std::to_string(*r.value) + ", actual " + std::to_string(actual));
+      fail_param(host, p.name,
+                 where + "declared " + ir::to_string(e) + " = " + std::to_string(*r.value) +
+                     ", actual " + std::to_string(actual));
     }
   }
   return bindings;

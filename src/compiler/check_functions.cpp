@@ -23,7 +23,8 @@ class FunctionChecker {
   void run() {
     for (const auto& p : fn_.params) {
       const ir::Var& v = fn_.vars[p.var];
-      shapes_[p.var] = eval_shape(v.type.shape, bindings_, where() + ", parameter '" + v.name + "'");
+      shapes_[p.var] =
+          eval_shape(v.type.shape, bindings_, where() + ", parameter '" + v.name + "'");
     }
     block(fn_.body);
   }
@@ -33,7 +34,8 @@ class FunctionChecker {
     return "function '" + fn_.name + "' (" + ir::level_name(fn_.level) + ")";
   }
   [[noreturn]] void fail(const ir::Op& op, const std::string& what) const {
-    throw CompileError("compile error: " + where() + ", op " + ir::op_display_name(op) + ": " + what);
+    throw CompileError("compile error: " + where() + ", op " + ir::op_display_name(op) + ": " +
+                       what);
   }
 
   const std::vector<std::int64_t>& shape_of(const ir::Operand& o) const { return shapes_[o.var]; }
@@ -73,27 +75,40 @@ class FunctionChecker {
         check_region(op, op.args[0], first, shapes_[op.result], "source");
         break;
       }
-      case ir::OpKind::Store: check_region(op, op.args[1], 2, shape_of(op.args[0]), "target"); break;
-      case ir::OpKind::RemoteStore: check_region(op, op.args[1], 3, shape_of(op.args[0]), "target"); break;
+      case ir::OpKind::Store:
+        check_region(op, op.args[1], 2, shape_of(op.args[0]), "target");
+        break;
+      case ir::OpKind::RemoteStore:
+        check_region(op, op.args[1], 3, shape_of(op.args[0]), "target");
+        break;
       case ir::OpKind::Put:
-      case ir::OpKind::Get: check_transfer(op); break;
-      case ir::OpKind::Barrier: check_signal(op, 0, mesh_signal(), "[NR, 1]"); break;
+      case ir::OpKind::Get:
+        check_transfer(op);
+        break;
+      case ir::OpKind::Barrier:
+        check_signal(op, 0, mesh_signal(), "[NR, 1]");
+        break;
       case ir::OpKind::Allreduce:
       case ir::OpKind::Broadcast:
       case ir::OpKind::Allgather:
       case ir::OpKind::ReduceScatter:
       case ir::OpKind::AllToAll:
-      case ir::OpKind::AllToAllV: check_collective(op); break;
-      case ir::OpKind::Call: check_call(op); break;
-      default: break;
+      case ir::OpKind::AllToAllV:
+        check_collective(op);
+        break;
+      case ir::OpKind::Call:
+        check_call(op);
+        break;
+      default:
+        break;
     }
   }
 
   void check_tile_row(const ir::Op& op, const std::vector<std::int64_t>& shape, DType dtype) {
     const std::int64_t row = shape.back() * static_cast<std::int64_t>(dtype_bytes(dtype));
     if (row % kTileRowAlign != 0) {
-      fail(op, "a tile row of " + std::to_string(shape.back()) + " x " + std::string(dtype_name(dtype)) +
-                   " = " + std::to_string(row) +
+      fail(op, "a tile row of " + std::to_string(shape.back()) + " x " +
+                   std::string(dtype_name(dtype)) + " = " + std::to_string(row) +
                    " B is not a whole number of 32-byte units (tile " + shape_text(shape) +
                    "); read narrow INT32 windows cell by cell with pl::read");
     }
@@ -129,7 +144,8 @@ class FunctionChecker {
       }
       return;
     }
-    auto region = eval_shape(op.shape, bindings_, where() + ", op " + ir::op_display_name(op) + ", region shape");
+    auto region = eval_shape(op.shape, bindings_,
+                             where() + ", op " + ir::op_display_name(op) + ", region shape");
     check_region(op, op.args[0], 3, region, "destination");
     check_region(op, op.args[2], 3 + static_cast<std::size_t>(op.count), region, "source");
   }
@@ -164,8 +180,10 @@ class FunctionChecker {
     switch (op.kind) {
       case ir::OpKind::Allreduce:
         if (static_cast<ir::AllreduceKind>(op.count) == ir::AllreduceKind::Ring) {
-          if (world() < 2) fail(op, "a Ring allreduce needs P >= 2, got P = " + std::to_string(world()));
-          check_signal(op, 1, {2 * (world() - 1), world()}, "[2 * (NR - 1), NR]", "the Ring signal");
+          if (world() < 2)
+            fail(op, "a Ring allreduce needs P >= 2, got P = " + std::to_string(world()));
+          check_signal(op, 1, {2 * (world() - 1), world()}, "[2 * (NR - 1), NR]",
+                       "the Ring signal");
         } else {
           check_signal(op, 1, mesh_signal(), "[NR, 1]", "the Mesh signal");
         }
@@ -212,7 +230,8 @@ class FunctionChecker {
         }
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
 

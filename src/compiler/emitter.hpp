@@ -27,7 +27,9 @@ class Emitter {
   std::size_t emit(runtime::Instr instr);
   std::size_t here() const { return code_.instrs.size(); }
   // Sets the jump target of instruction `at` to `target`.
-  void patch(std::size_t at, std::size_t target) { code_.instrs[at].imm = static_cast<std::int64_t>(target); }
+  void patch(std::size_t at, std::size_t target) {
+    code_.instrs[at].imm = static_cast<std::int64_t>(target);
+  }
 
   void mov(std::int32_t dst, std::int32_t src);
   std::int32_t binary(std::uint8_t op, std::int32_t a, std::int32_t b);

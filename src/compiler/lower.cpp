@@ -14,11 +14,15 @@ namespace {
 
 char file_of(const ir::Type& t) {
   switch (t.kind) {
-    case ir::TypeKind::Scalar: return 's';
-    case ir::TypeKind::Tile: return 't';
+    case ir::TypeKind::Scalar:
+      return 's';
+    case ir::TypeKind::Tile:
+      return 't';
     case ir::TypeKind::Tensor:
-    case ir::TypeKind::DistTensor: return 'v';
-    default: return '-';
+    case ir::TypeKind::DistTensor:
+      return 'v';
+    default:
+      return '-';
   }
 }
 
@@ -36,10 +40,17 @@ class Lowerer {
     Frame f{&fn, std::vector<std::int32_t>(fn.vars.size(), -1)};
     for (std::size_t v = 0; v < fn.vars.size(); ++v) {
       switch (file_of(fn.vars[v].type)) {
-        case 's': f.regs[v] = e_.scalar_reg(); break;
-        case 't': f.regs[v] = e_.tile_reg(); break;
-        case 'v': f.regs[v] = e_.view_reg(); break;
-        default: break;
+        case 's':
+          f.regs[v] = e_.scalar_reg();
+          break;
+        case 't':
+          f.regs[v] = e_.tile_reg();
+          break;
+        case 'v':
+          f.regs[v] = e_.view_reg();
+          break;
+        default:
+          break;
       }
     }
     return f;
@@ -58,7 +69,8 @@ class Lowerer {
  private:
   std::int64_t eval(const ir::Expr& e) const {
     ir::EvalResult r = ir::evaluate(e, bindings_);
-    if (!r.value) throw CompileError("compile error: lowering: " + ir::to_string(e) + ": " + r.error);
+    if (!r.value)
+      throw CompileError("compile error: lowering: " + ir::to_string(e) + ": " + r.error);
     return *r.value;
   }
   std::vector<std::int64_t> eval_shape(const std::vector<ir::Expr>& s) const {
@@ -73,8 +85,8 @@ class Lowerer {
     return e_.int_constant(eval(o.int_imm));
   }
   std::int32_t reg(const Frame& f, const ir::Operand& o) { return f.regs[o.var]; }
-  std::vector<std::int32_t> scalars(const Frame& f, const std::vector<ir::Operand>& a, std::size_t from,
-                                    std::size_t to) {
+  std::vector<std::int32_t> scalars(const Frame& f, const std::vector<ir::Operand>& a,
+                                    std::size_t from, std::size_t to) {
     std::vector<std::int32_t> out;
     for (std::size_t i = from; i < to; ++i) out.push_back(scalar(f, a[i]));
     return out;
@@ -182,9 +194,14 @@ class Lowerer {
         i.a = reg(f, a[0]);
         i.dtype = op.dtype;
         break;
-      case ir::OpKind::GetCommCtx: return;
-      case ir::OpKind::Rank: i.op = Opcode::Rank; break;
-      case ir::OpKind::NRanks: i.op = Opcode::NRanks; break;
+      case ir::OpKind::GetCommCtx:
+        return;
+      case ir::OpKind::Rank:
+        i.op = Opcode::Rank;
+        break;
+      case ir::OpKind::NRanks:
+        i.op = Opcode::NRanks;
+        break;
       case ir::OpKind::Notify:
         i.op = Opcode::Notify;
         i.sub = static_cast<std::uint8_t>(op.attr);
@@ -232,8 +249,10 @@ class Lowerer {
       case ir::OpKind::Allgather:
       case ir::OpKind::ReduceScatter:
       case ir::OpKind::AllToAll:
-      case ir::OpKind::AllToAllV: return collective(f, op);
-      case ir::OpKind::Call: return inline_call(f, op);
+      case ir::OpKind::AllToAllV:
+        return collective(f, op);
+      case ir::OpKind::Call:
+        return inline_call(f, op);
       default:
         throw CompileError("compile error: function '" + f.fn->name + "': op " +
                            ir::op_display_name(op) + " cannot be lowered at this level");
@@ -331,10 +350,12 @@ std::string lowered_code_text(const runtime::LoweredCode& code) {
     }
     if (!i.shape.empty()) {
       s += " shape=[";
-      for (std::size_t k = 0; k < i.shape.size(); ++k) s += (k ? "," : "") + std::to_string(i.shape[k]);
+      for (std::size_t k = 0; k < i.shape.size(); ++k)
+        s += (k ? "," : "") + std::to_string(i.shape[k]);
       s += "]";
     }
-    if (i.op == Opcode::Const) s += i.is_float ? " imm=" + std::to_string(i.fimm) : " imm=" + std::to_string(i.imm);
+    if (i.op == Opcode::Const)
+      s += i.is_float ? " imm=" + std::to_string(i.fimm) : " imm=" + std::to_string(i.imm);
     if (i.op == Opcode::Jump || i.op == Opcode::JumpIfZero || i.op == Opcode::JumpIfGe) {
       s += " -> " + std::to_string(i.imm);
     }
@@ -342,7 +363,8 @@ std::string lowered_code_text(const runtime::LoweredCode& code) {
     s += "\n";
   };
   for (const auto& c : code.constants) line(c, "  const ");
-  for (std::size_t k = 0; k < code.instrs.size(); ++k) line(code.instrs[k], "  " + std::to_string(k) + ": ");
+  for (std::size_t k = 0; k < code.instrs.size(); ++k)
+    line(code.instrs[k], "  " + std::to_string(k) + ": ");
   return s;
 }
 

@@ -16,10 +16,14 @@ using CellOf = std::function<std::pair<std::int32_t, std::int32_t>(std::int32_t 
 
 ir::BinaryOp reduce_binary(ir::ReduceKind k) {
   switch (k) {
-    case ir::ReduceKind::Sum: return ir::BinaryOp::Add;
-    case ir::ReduceKind::Max: return ir::BinaryOp::Max;
-    case ir::ReduceKind::Min: return ir::BinaryOp::Min;
-    case ir::ReduceKind::Prod: return ir::BinaryOp::Mul;
+    case ir::ReduceKind::Sum:
+      return ir::BinaryOp::Add;
+    case ir::ReduceKind::Max:
+      return ir::BinaryOp::Max;
+    case ir::ReduceKind::Min:
+      return ir::BinaryOp::Min;
+    case ir::ReduceKind::Prod:
+      return ir::BinaryOp::Mul;
   }
   return ir::BinaryOp::Add;
 }
@@ -85,7 +89,8 @@ class CollectiveEmitter {
                  [&](std::int32_t s) { notify(signal, regs_.rank, cell(s), minus); });
   }
 
-  std::int32_t load_flat(std::int32_t view, std::int32_t rank, std::int32_t offset, std::int32_t len) {
+  std::int32_t load_flat(std::int32_t view, std::int32_t rank, std::int32_t offset,
+                         std::int32_t len) {
     const std::int32_t tile = e_.tile_reg();
     load_flat_into(tile, view, rank, offset, len);
     return tile;
@@ -158,8 +163,9 @@ void lower_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   // memory stay constant whatever the data size.
   ce.e_.for_range(ce.c(0), ce.c(chunks), -1, [&](std::int32_t k) {
     const std::int32_t off = ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, k, ce.c(n)), ce.c(chunks));
-    const std::int32_t end = ce.op(
-        BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, k, ce.c(1)), ce.c(n)), ce.c(chunks));
+    const std::int32_t end =
+        ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, k, ce.c(1)), ce.c(n)),
+              ce.c(chunks));
     const std::int32_t len = ce.op(BinaryOp::Sub, end, off);
     // Every rank reduces in rank order 0..P-1, so the replicas agree bitwise.
     ce.load_flat_into(acc, data, ce.c(0), off, len);
@@ -196,11 +202,13 @@ void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
         ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, k, ce.c(1)), ce.c(n)), p);
     const std::int32_t seg_len = ce.op(BinaryOp::Sub, seg_end, seg_begin);
     ce.e_.for_range(ce.c(0), ce.c(subs), -1, [&](std::int32_t j) {
-      const std::int32_t off = ce.op(BinaryOp::Add, seg_begin,
-                                     ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, j, seg_len), ce.c(subs)));
-      const std::int32_t end = ce.op(
-          BinaryOp::Add, seg_begin,
-          ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, j, ce.c(1)), seg_len), ce.c(subs)));
+      const std::int32_t off =
+          ce.op(BinaryOp::Add, seg_begin,
+                ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, j, seg_len), ce.c(subs)));
+      const std::int32_t end =
+          ce.op(BinaryOp::Add, seg_begin,
+                ce.op(BinaryOp::Div,
+                      ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, j, ce.c(1)), seg_len), ce.c(subs)));
       const std::int32_t len = ce.op(BinaryOp::Sub, end, off);
       const std::int32_t two_j = ce.op(BinaryOp::Mul, j, ce.c(2));
       ce.barrier(signal, cells, ce.op(BinaryOp::Add, two_j, ce.c(1)));
@@ -248,8 +256,9 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
       const std::int32_t src = call.views[0], dst = call.views[1], signal = call.views[2];
       const std::int64_t n = call.numel[0];
       const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, r, ce.c(n));
-      e.for_range(ce.c(0), regs.nranks, -1,
-                  [&](std::int32_t peer) { ce.put_flat(dst, peer, my_row, src, ce.c(0), ce.c(n)); });
+      e.for_range(ce.c(0), regs.nranks, -1, [&](std::int32_t peer) {
+        ce.put_flat(dst, peer, my_row, src, ce.c(0), ce.c(n));
+      });
       ce.barrier(signal, mesh, ce.c(1));
       ce.epilogue(signal, mesh, 1);
       return;
@@ -273,7 +282,8 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
     case ir::OpKind::AllToAll:
     case ir::OpKind::AllToAllV: {
       const bool v = call.kind == ir::OpKind::AllToAllV;
-      const std::int32_t src = call.views[0], dst = call.views[v ? 2 : 1], signal = call.views[v ? 4 : 2];
+      const std::int32_t src = call.views[0], dst = call.views[v ? 2 : 1],
+                         signal = call.views[v ? 4 : 2];
       const std::int64_t row = call.numel[0] / regs.world;
       const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, r, ce.c(row));
       e.for_range(ce.c(0), regs.nranks, -1, [&](std::int32_t d) {
@@ -300,7 +310,8 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
       ce.epilogue(signal, mesh, 1);
       return;
     }
-    default: return;
+    default:
+      return;
   }
 }
 

@@ -58,16 +58,20 @@ void validate_config(const RunConfig& config) {
   std::set<std::int64_t> seen;
   for (auto id : ids) {
     if (id < 0) throw ConfigError("device id " + std::to_string(id) + " is negative");
-    if (!seen.insert(id).second) throw ConfigError("device " + std::to_string(id) + " is listed twice");
+    if (!seen.insert(id).second)
+      throw ConfigError("device " + std::to_string(id) + " is listed twice");
   }
   if (config.preempt_budget <= 0) {
-    throw ConfigError("preempt_budget must be positive, got " + std::to_string(config.preempt_budget));
+    throw ConfigError("preempt_budget must be positive, got " +
+                      std::to_string(config.preempt_budget));
   }
   if (config.workers < 0) {
-    throw ConfigError("workers must be 0 (automatic) or positive, got " + std::to_string(config.workers));
+    throw ConfigError("workers must be 0 (automatic) or positive, got " +
+                      std::to_string(config.workers));
   }
   if (config.engine != "threads") {
-    throw ConfigError("engine '" + config.engine + "' is not available; supported engines: threads");
+    throw ConfigError("engine '" + config.engine +
+                      "' is not available; supported engines: threads");
   }
 }
 

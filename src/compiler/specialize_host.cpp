@@ -56,7 +56,8 @@ struct ViewRef {
   DType dtype;
   ir::VarId made_by;  // the Window op's result var
 };
-using HostValue = std::variant<std::monostate, runtime::ScalarValue, TensorSlice, BufferRef, ViewRef>;
+using HostValue =
+    std::variant<std::monostate, runtime::ScalarValue, TensorSlice, BufferRef, ViewRef>;
 
 class HostEvaluator {
  public:
@@ -67,11 +68,13 @@ class HostEvaluator {
     for (std::size_t i = 0; i < host.params.size(); ++i) {
       const ir::Var& p = host.vars[host.params[i].var];
       if (p.type.kind == ir::TypeKind::Scalar) {
-        env_[i] = runtime::scalar_cast(args[i].is_int() ? runtime::int_scalar(args[i].int_value())
-                                                        : runtime::float_scalar(args[i].float_value()),
-                                       p.type.dtype);
+        env_[i] =
+            runtime::scalar_cast(args[i].is_int() ? runtime::int_scalar(args[i].int_value())
+                                                  : runtime::float_scalar(args[i].float_value()),
+                                 p.type.dtype);
       } else {
-        env_[i] = TensorSlice{static_cast<std::int32_t>(i), 0, args[i].tensor().shape(), p.type.dtype};
+        env_[i] =
+            TensorSlice{static_cast<std::int32_t>(i), 0, args[i].tensor().shape(), p.type.dtype};
       }
     }
   }
@@ -144,35 +147,52 @@ class HostEvaluator {
   void op(const ir::Op& op) {
     const std::string name = ir::op_display_name(op);
     switch (op.kind) {
-      case ir::OpKind::Const: env_[op.result] = scalar(op.args[0], name); return;
+      case ir::OpKind::Const:
+        env_[op.result] = scalar(op.args[0], name);
+        return;
       case ir::OpKind::Assign:
-        env_[op.result] = op.args[0].is_var() ? env_[op.args[0].var] : HostValue(scalar(op.args[0], name));
+        env_[op.result] =
+            op.args[0].is_var() ? env_[op.args[0].var] : HostValue(scalar(op.args[0], name));
         return;
       case ir::OpKind::ScalarBinary: {
         std::string error;
-        auto v = runtime::scalar_binary(static_cast<ir::BinaryOp>(op.attr), scalar(op.args[0], name),
-                                        scalar(op.args[1], name), host_.vars[op.result].type.dtype, &error);
-        if (!v) fail("scalar " + std::string(ir::binary_op_name(static_cast<ir::BinaryOp>(op.attr))) + ": " + error);
+        auto v = runtime::scalar_binary(static_cast<ir::BinaryOp>(op.attr),
+                                        scalar(op.args[0], name), scalar(op.args[1], name),
+                                        host_.vars[op.result].type.dtype, &error);
+        if (!v)
+          fail("scalar " + std::string(ir::binary_op_name(static_cast<ir::BinaryOp>(op.attr))) +
+               ": " + error);
         env_[op.result] = *v;
         return;
       }
       case ir::OpKind::ScalarNot:
         env_[op.result] = runtime::int_scalar(scalar(op.args[0], name).as_double() == 0);
         return;
-      case ir::OpKind::ScalarCast: env_[op.result] = runtime::scalar_cast(scalar(op.args[0], name), op.dtype); return;
-      case ir::OpKind::Index: return index(op);
-      case ir::OpKind::AllocWindow: return alloc(op);
-      case ir::OpKind::Window: return window(op);
-      case ir::OpKind::WorldSize: return;
-      case ir::OpKind::GetCommCtx: env_[op.result] = std::monostate{}; return;
-      case ir::OpKind::Call: return call(op);
+      case ir::OpKind::ScalarCast:
+        env_[op.result] = runtime::scalar_cast(scalar(op.args[0], name), op.dtype);
+        return;
+      case ir::OpKind::Index:
+        return index(op);
+      case ir::OpKind::AllocWindow:
+        return alloc(op);
+      case ir::OpKind::Window:
+        return window(op);
+      case ir::OpKind::WorldSize:
+        return;
+      case ir::OpKind::GetCommCtx:
+        env_[op.result] = std::monostate{};
+        return;
+      case ir::OpKind::Call:
+        return call(op);
       case ir::OpKind::Allreduce:
       case ir::OpKind::Broadcast:
       case ir::OpKind::Allgather:
       case ir::OpKind::ReduceScatter:
       case ir::OpKind::AllToAll:
-      case ir::OpKind::AllToAllV: return host_collective(op);
-      default: fail("op " + name + " cannot run at the host level");
+      case ir::OpKind::AllToAllV:
+        return host_collective(op);
+      default:
+        fail("op " + name + " cannot run at the host level");
     }
   }
 
@@ -185,12 +205,13 @@ class HostEvaluator {
                                  : var_name(op.args[0].var);
     if (i < 0 || i >= t->shape[0]) {
       fail("x[r]: index " + std::to_string(i) + " is out of range for dim 0 of " + what + " " +
-           shape_text(t->shape) + " (extent " + std::to_string(t->shape[0]) + ", P = " +
-           std::to_string(world_size_) + ")");
+           shape_text(t->shape) + " (extent " + std::to_string(t->shape[0]) +
+           ", P = " + std::to_string(world_size_) + ")");
     }
     std::int64_t inner = static_cast<std::int64_t>(dtype_bytes(t->dtype));
     for (std::size_t d = 1; d < t->shape.size(); ++d) inner *= t->shape[d];
-    TensorSlice s{t->param, t->byte_offset + i * inner, {t->shape.begin() + 1, t->shape.end()}, t->dtype};
+    TensorSlice s{
+        t->param, t->byte_offset + i * inner, {t->shape.begin() + 1, t->shape.end()}, t->dtype};
     env_[op.result] = std::move(s);
   }
 
@@ -203,7 +224,9 @@ class HostEvaluator {
     for (const auto& b : result_.buffers) {
       if (b.name == op.name) fail("window buffer '" + op.name + "' is allocated twice");
     }
-    auto shape = eval_shape(op.shape, bindings_, "function '" + host_.name + "' (host), op pld.alloc_window_buffer '" + op.name + "'");
+    auto shape = eval_shape(
+        op.shape, bindings_,
+        "function '" + host_.name + "' (host), op pld.alloc_window_buffer '" + op.name + "'");
     std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(op.dtype));
     for (auto e : shape) bytes *= e;
     runtime::WindowBuffer b;
@@ -217,7 +240,9 @@ class HostEvaluator {
     auto* b = std::get_if<BufferRef>(&env_[op.args[0].var]);
     if (!b) fail("pld.window: " + var_name(op.args[0].var) + " is not a window buffer");
     const auto& buf = result_.buffers[b->id];
-    auto shape = eval_shape(op.shape, bindings_, "function '" + host_.name + "' (host), op pld.window of '" + buf.name + "'");
+    auto shape =
+        eval_shape(op.shape, bindings_,
+                   "function '" + host_.name + "' (host), op pld.window of '" + buf.name + "'");
     std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(op.dtype));
     for (auto e : shape) bytes *= e;
     if (bytes > buf.used) {
@@ -236,7 +261,8 @@ class HostEvaluator {
     const std::string name = ir::op_display_name(op);
     for (bool dispatches : loop_dispatches_) {
       if (dispatches) {
-        fail(name + " is inside a loop that also dispatches to the ranks (the rank loop): a "
+        fail(name +
+             " is inside a loop that also dispatches to the ranks (the rank loop): a "
              "host-level collective runs once on every rank by itself; call it between "
              "dispatch loops");
       }
@@ -277,7 +303,8 @@ class HostEvaluator {
     }
     if (op.kind == ir::OpKind::Allreduce && op.args.size() == 1) {
       if (loop_depth_ > 0) {
-        fail(name + " without a signal is inside a loop: the synthesized signal would be "
+        fail(name +
+             " without a signal is inside a loop: the synthesized signal would be "
              "allocated once per iteration; allocate an [NR, 1] INT32 signal with "
              "pld::alloc_window_buffer above the loop and pass it");
       }
@@ -291,8 +318,8 @@ class HostEvaluator {
           add_param("signal", ViewRef{id, {world_size_, 1}, DType::INT32, -1})));
     }
     body.result = body.args[op.kind == ir::OpKind::Allgather || op.kind == ir::OpKind::AllToAll ? 1
-                            : op.kind == ir::OpKind::AllToAllV                                ? 2
-                                                                                              : 0]
+                            : op.kind == ir::OpKind::AllToAllV                                  ? 2
+                                                                                                : 0]
                       .var;
     fn->body.push_back(ir::Stmt{std::move(body)});
     check_function(*fn, bindings_);
@@ -306,12 +333,13 @@ class HostEvaluator {
     const std::int64_t rank = scalar(op.args.back(), "pl.device").as_int();
     const std::string what = "dispatch of '" + callee.name + "'";
     if (rank < 0 || rank >= world_size_) {
-      fail(what + ": pl::device(" + std::to_string(rank) + ") is out of range for P = " +
-           std::to_string(world_size_));
+      fail(what + ": pl::device(" + std::to_string(rank) +
+           ") is out of range for P = " + std::to_string(world_size_));
     }
     if (ir::contains_op(callee.body, ir::OpKind::AllToAllV)) {
       if (!runs_all_to_all_v_.insert(rank).second) {
-        fail(what + ": rank " + std::to_string(rank) + " already runs pld.tensor.all_to_all_v in "
+        fail(what + ": rank " + std::to_string(rank) +
+             " already runs pld.tensor.all_to_all_v in "
              "an earlier dispatch; it is refused in loops at every level (its Set-published "
              "recv_counts have no read-done handshake), and repeated dispatches repeat it");
       }
@@ -320,22 +348,24 @@ class HostEvaluator {
     d.callee = &callee;
     for (std::size_t i = 0; i < nargs; ++i) {
       const ir::Var& param = callee.vars[callee.params[i].var];
-      const std::string arg_what = what + ", argument " + std::to_string(i) + " ('" + param.name + "')";
+      const std::string arg_what =
+          what + ", argument " + std::to_string(i) + " ('" + param.name + "')";
       auto expect = [&](const std::vector<std::int64_t>& shape, DType dtype, const char* kind) {
         auto want = eval_shape(param.type.shape, bindings_,
                                "function '" + callee.name + "' (" + ir::level_name(callee.level) +
                                    "), parameter '" + param.name + "'");
         if (want != shape || dtype != param.type.dtype) {
-          fail(arg_what + ": expected " + ir::type_kind_name(param.type.kind) + shape_text(want) + " " +
-               std::string(dtype_name(param.type.dtype)) + ", got " + kind + shape_text(shape) + " " +
-               std::string(dtype_name(dtype)));
+          fail(arg_what + ": expected " + ir::type_kind_name(param.type.kind) + shape_text(want) +
+               " " + std::string(dtype_name(param.type.dtype)) + ", got " + kind +
+               shape_text(shape) + " " + std::string(dtype_name(dtype)));
         }
       };
       runtime::ArgBinding a;
       const ir::Operand& o = op.args[i];
       const HostValue& v = o.is_var() ? env_[o.var] : HostValue(scalar(o, what));
       if (const auto* t = std::get_if<TensorSlice>(&v)) {
-        if (param.type.kind != ir::TypeKind::Tensor) fail(arg_what + ": expected a window view, got a host tensor");
+        if (param.type.kind != ir::TypeKind::Tensor)
+          fail(arg_what + ": expected a window view, got a host tensor");
         expect(t->shape, t->dtype, "Tensor");
         a.kind = runtime::ArgBinding::Kind::HostTensor;
         a.host_param = t->param;
@@ -343,7 +373,8 @@ class HostEvaluator {
         a.dtype = t->dtype;
         a.shape = t->shape;
       } else if (const auto* w = std::get_if<ViewRef>(&v)) {
-        if (param.type.kind != ir::TypeKind::DistTensor) fail(arg_what + ": expected a tensor, got a window view");
+        if (param.type.kind != ir::TypeKind::DistTensor)
+          fail(arg_what + ": expected a tensor, got a window view");
         expect(w->shape, w->dtype, "DistributedTensor");
         views_dispatched_.insert(w->made_by);
         a.kind = runtime::ArgBinding::Kind::Window;
@@ -351,7 +382,8 @@ class HostEvaluator {
         a.dtype = w->dtype;
         a.shape = w->shape;
       } else if (const auto* s = std::get_if<runtime::ScalarValue>(&v)) {
-        if (param.type.kind != ir::TypeKind::Scalar) fail(arg_what + ": expected a tensor, got a scalar");
+        if (param.type.kind != ir::TypeKind::Scalar)
+          fail(arg_what + ": expected a tensor, got a scalar");
         runtime::ScalarValue c = runtime::scalar_cast(*s, param.type.dtype);
         a.kind = c.is_float ? runtime::ArgBinding::Kind::Float : runtime::ArgBinding::Kind::Int;
         a.int_value = c.i;

@@ -16,18 +16,24 @@ std::atomic<std::uint64_t> next_function_id{1};
 
 ir::Level to_ir_level(Level l) {
   switch (l) {
-    case Level::Host: return ir::Level::Host;
-    case Level::Orchestration: return ir::Level::Orchestration;
-    case Level::Incore: return ir::Level::Incore;
+    case Level::Host:
+      return ir::Level::Host;
+    case Level::Orchestration:
+      return ir::Level::Orchestration;
+    case Level::Incore:
+      return ir::Level::Incore;
   }
   return ir::Level::Incore;
 }
 
 ir::Intent to_ir_intent(pl::Intent i) {
   switch (i) {
-    case pl::Intent::In: return ir::Intent::In;
-    case pl::Intent::Out: return ir::Intent::Out;
-    case pl::Intent::InOut: return ir::Intent::InOut;
+    case pl::Intent::In:
+      return ir::Intent::In;
+    case pl::Intent::Out:
+      return ir::Intent::Out;
+    case pl::Intent::InOut:
+      return ir::Intent::InOut;
   }
   return ir::Intent::In;
 }
@@ -44,10 +50,12 @@ ir::Type type_from_spec(const pl::TypeSpec& spec) {
   std::vector<ir::Expr> shape;
   for (const pl::Dim& d : spec.shape) shape.push_back(d.node());
   switch (spec.kind) {
-    case pl::TypeSpec::Kind::Tensor: return ir::shaped_type(ir::TypeKind::Tensor, shape, spec.dtype);
+    case pl::TypeSpec::Kind::Tensor:
+      return ir::shaped_type(ir::TypeKind::Tensor, shape, spec.dtype);
     case pl::TypeSpec::Kind::DistributedTensor:
       return ir::shaped_type(ir::TypeKind::DistTensor, shape, spec.dtype);
-    case pl::TypeSpec::Kind::Scalar: return ir::scalar_type(spec.dtype);
+    case pl::TypeSpec::Kind::Scalar:
+      return ir::scalar_type(spec.dtype);
   }
   return ir::scalar_type(spec.dtype);
 }
@@ -103,8 +111,8 @@ std::shared_ptr<const ir::Function> FunctionDef::trace() const {
 }
 
 std::shared_ptr<FunctionDef> make_function(std::string name, Level level,
-                                           std::vector<pl::Param> params,
-                                           std::size_t body_arity, BodyFn body) {
+                                           std::vector<pl::Param> params, std::size_t body_arity,
+                                           BodyFn body) {
   return std::make_shared<FunctionDef>(std::move(name), to_ir_level(level), std::move(params),
                                        body_arity, std::move(body));
 }

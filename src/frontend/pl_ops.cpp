@@ -26,7 +26,8 @@ Tile load(const Value& tensor, Index offsets, Shape shape) {
   ir::Op op;
   op.kind = ir::OpKind::Load;
   op.args.push_back(ir::Operand::of_var(src));
-  for (auto& o : index_operands(t, offsets, st.shape.size(), "pl.load", "offsets")) op.args.push_back(o);
+  for (auto& o : index_operands(t, offsets, st.shape.size(), "pl.load", "offsets"))
+    op.args.push_back(o);
   op.shape = anyp::detail::shape_exprs(shape);
   op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tile, op.shape, st.dtype));
   ir::VarId res = op.result;
@@ -53,7 +54,8 @@ Value store(const Tile& tile, Index offsets, const Value& tensor) {
   ir::Op op;
   op.kind = ir::OpKind::Store;
   op.args = {ir::Operand::of_var(tv), ir::Operand::of_var(dst)};
-  for (auto& o : index_operands(t, offsets, dt.shape.size(), "pl.store", "offsets")) op.args.push_back(o);
+  for (auto& o : index_operands(t, offsets, dt.shape.size(), "pl.store", "offsets"))
+    op.args.push_back(o);
   op.result = dst;
   t.emit(std::move(op));
   return Value(t.ref(dst));
@@ -66,7 +68,8 @@ Scalar read(const Value& tensor, Index indices) {
   ir::Op op;
   op.kind = ir::OpKind::Read;
   op.args.push_back(ir::Operand::of_var(src));
-  for (auto& o : index_operands(t, indices, st.shape.size(), "pl.read", "indices")) op.args.push_back(o);
+  for (auto& o : index_operands(t, indices, st.shape.size(), "pl.read", "indices"))
+    op.args.push_back(o);
   op.result = t.new_var(ir::scalar_type(st.dtype));
   ir::VarId res = op.result;
   t.emit(std::move(op));
@@ -81,7 +84,8 @@ void write(const Value& tensor, Index indices, const ScalarArg& value) {
   ir::Op op;
   op.kind = ir::OpKind::Write;
   op.args = {ir::Operand::of_var(dst), t.operand(value, "pl.write")};
-  for (auto& o : index_operands(t, indices, dt.shape.size(), "pl.write", "indices")) op.args.push_back(o);
+  for (auto& o : index_operands(t, indices, dt.shape.size(), "pl.write", "indices"))
+    op.args.push_back(o);
   t.emit(std::move(op));
 }
 
@@ -97,7 +101,8 @@ Tile tile_binary(ir::BinaryOp kind, const Tile& a, const ir::Operand& b_operand,
            std::string(anyp::dtype_name(bt.dtype)) + "; convert one side with pl::cast");
   }
   if (bt.kind == ir::TypeKind::Tile && bt.shape.size() != at.shape.size()) {
-    t.fail(name + ": shape mismatch: " + ir::to_string(at.shape) + " and " + ir::to_string(bt.shape));
+    t.fail(name + ": shape mismatch: " + ir::to_string(at.shape) + " and " +
+           ir::to_string(bt.shape));
   }
   ir::Op op;
   op.kind = ir::OpKind::TileBinary;
@@ -111,7 +116,8 @@ Tile tile_binary(ir::BinaryOp kind, const Tile& a, const ir::Operand& b_operand,
 
 Tile tile_tile(ir::BinaryOp kind, const Tile& a, const Tile& b) {
   Trace& t = Trace::current(ir::tile_binary_name(kind));
-  ir::VarId bv = expect_kind(t, b, ir::tile_binary_name(kind), "the second operand", {ir::TypeKind::Tile});
+  ir::VarId bv =
+      expect_kind(t, b, ir::tile_binary_name(kind), "the second operand", {ir::TypeKind::Tile});
   return tile_binary(kind, a, ir::Operand::of_var(bv), t);
 }
 
@@ -160,9 +166,7 @@ Scalar cast(const ScalarArg& s, DType dtype) {
   return Scalar(t.ref(res));
 }
 
-void range(const ScalarArg& stop, const std::function<void(Scalar)>& body) {
-  range(0, stop, body);
-}
+void range(const ScalarArg& stop, const std::function<void(Scalar)>& body) { range(0, stop, body); }
 
 void range(const ScalarArg& start, const ScalarArg& stop, const std::function<void(Scalar)>& body) {
   Trace& t = Trace::current("pl.range");

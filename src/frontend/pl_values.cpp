@@ -14,11 +14,21 @@ Dim::Dim(std::int64_t value) : node_(ir::make_const(value)) {}
 Dim::Dim(std::shared_ptr<const ir::ExprNode> node) : node_(std::move(node)) {}
 std::string Dim::to_string() const { return ir::to_string(node_); }
 
-Dim operator+(const Dim& a, const Dim& b) { return Dim(ir::make_binary(ir::ExprKind::Add, a.node(), b.node())); }
-Dim operator-(const Dim& a, const Dim& b) { return Dim(ir::make_binary(ir::ExprKind::Sub, a.node(), b.node())); }
-Dim operator*(const Dim& a, const Dim& b) { return Dim(ir::make_binary(ir::ExprKind::Mul, a.node(), b.node())); }
-Dim operator/(const Dim& a, const Dim& b) { return Dim(ir::make_binary(ir::ExprKind::Div, a.node(), b.node())); }
-Dim operator%(const Dim& a, const Dim& b) { return Dim(ir::make_binary(ir::ExprKind::Mod, a.node(), b.node())); }
+Dim operator+(const Dim& a, const Dim& b) {
+  return Dim(ir::make_binary(ir::ExprKind::Add, a.node(), b.node()));
+}
+Dim operator-(const Dim& a, const Dim& b) {
+  return Dim(ir::make_binary(ir::ExprKind::Sub, a.node(), b.node()));
+}
+Dim operator*(const Dim& a, const Dim& b) {
+  return Dim(ir::make_binary(ir::ExprKind::Mul, a.node(), b.node()));
+}
+Dim operator/(const Dim& a, const Dim& b) {
+  return Dim(ir::make_binary(ir::ExprKind::Div, a.node(), b.node()));
+}
+Dim operator%(const Dim& a, const Dim& b) {
+  return Dim(ir::make_binary(ir::ExprKind::Mod, a.node(), b.node()));
+}
 
 Dim dynamic(std::string name) { return Dim(ir::make_dim(std::move(name))); }
 
@@ -27,11 +37,15 @@ Dim dynamic(std::string name) { return Dim(ir::make_dim(std::move(name))); }
 TypeSpec Tensor(Shape shape, DType dtype) {
   return TypeSpec{TypeSpec::Kind::Tensor, std::move(shape), dtype};
 }
-Param In(std::string name, TypeSpec type) { return Param{std::move(name), std::move(type), Intent::In}; }
+Param In(std::string name, TypeSpec type) {
+  return Param{std::move(name), std::move(type), Intent::In};
+}
 Param In(std::string name, DType scalar_dtype) {
   return Param{std::move(name), TypeSpec{TypeSpec::Kind::Scalar, {}, scalar_dtype}, Intent::In};
 }
-Param Out(std::string name, TypeSpec type) { return Param{std::move(name), std::move(type), Intent::Out}; }
+Param Out(std::string name, TypeSpec type) {
+  return Param{std::move(name), std::move(type), Intent::Out};
+}
 Param InOut(std::string name, TypeSpec type) {
   return Param{std::move(name), std::move(type), Intent::InOut};
 }
@@ -146,11 +160,14 @@ Scalar binary(ir::BinaryOp kind, const ScalarArg& a, const ScalarArg& b) {
     case ir::BinaryOp::Eq:
     case ir::BinaryOp::Ne:
     case ir::BinaryOp::And:
-    case ir::BinaryOp::Or: dt = DType::INT32; break;
+    case ir::BinaryOp::Or:
+      dt = DType::INT32;
+      break;
     case ir::BinaryOp::Mod:
       if (anyp::dtype_is_float(dt)) t.fail("scalar %: operands must be integers");
       break;
-    default: break;
+    default:
+      break;
   }
   ir::VarId res = t.new_var(ir::scalar_type(dt));
   ir::Op op;
@@ -175,7 +192,9 @@ Scalar operator>(const ScalarArg& a, const ScalarArg& b) { return binary(ir::Bin
 Scalar operator>=(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Ge, a, b); }
 Scalar operator==(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Eq, a, b); }
 Scalar operator!=(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Ne, a, b); }
-Scalar operator&&(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::And, a, b); }
+Scalar operator&&(const ScalarArg& a, const ScalarArg& b) {
+  return binary(ir::BinaryOp::And, a, b);
+}
 Scalar operator||(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Or, a, b); }
 Scalar min(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Min, a, b); }
 Scalar max(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Max, a, b); }

@@ -29,7 +29,8 @@ ir::VarId expect_signal(Trace& t, const pl::Value& signal, std::string_view op) 
 
 ir::Operand peer_operand(Trace& t, const pl::ScalarArg& peer, std::string_view op) {
   ir::Operand o = t.operand(peer, op);
-  if (anyp::dtype_is_float(t.operand_type(o).dtype)) t.fail(std::string(op) + ": peer must be an integer");
+  if (anyp::dtype_is_float(t.operand_type(o).dtype))
+    t.fail(std::string(op) + ": peer must be an integer");
   return o;
 }
 
@@ -133,7 +134,8 @@ void notify(const pl::Value& signal, const pl::ScalarArg& peer, pl::Index offset
   op.kind = ir::OpKind::Notify;
   op.attr = static_cast<int>(nop);
   op.args = {ir::Operand::of_var(s), peer_operand(t, peer, name), t.operand(value, name)};
-  for (auto& o : index_operands(t, offsets, t.type_of(s).shape.size(), name, "offsets")) op.args.push_back(o);
+  for (auto& o : index_operands(t, offsets, t.type_of(s).shape.size(), name, "offsets"))
+    op.args.push_back(o);
   t.emit(std::move(op));
 }
 
@@ -145,7 +147,8 @@ void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expec
   op.kind = ir::OpKind::Wait;
   op.attr = static_cast<int>(cmp);
   op.args = {ir::Operand::of_var(s), t.operand(expected, name)};
-  for (auto& o : index_operands(t, offsets, t.type_of(s).shape.size(), name, "offsets")) op.args.push_back(o);
+  for (auto& o : index_operands(t, offsets, t.type_of(s).shape.size(), name, "offsets"))
+    op.args.push_back(o);
   t.emit(std::move(op));
 }
 
@@ -154,9 +157,9 @@ void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expec
 namespace tensor {
 namespace {
 
-void transfer(ir::OpKind kind, const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
-              const pl::Index* dst_offsets, const pl::Index* src_offsets, const pl::Shape* shape,
-              AtomicType atomic) {
+void transfer(ir::OpKind kind, const pl::Value& dst, const pl::ScalarArg& peer,
+              const pl::Value& src, const pl::Index* dst_offsets, const pl::Index* src_offsets,
+              const pl::Shape* shape, AtomicType atomic) {
   const bool is_put = kind == ir::OpKind::Put;
   const char* name = ir::op_kind_name(kind);
   Trace& t = Trace::current(name);
@@ -166,8 +169,8 @@ void transfer(ir::OpKind kind, const pl::Value& dst, const pl::ScalarArg& peer, 
   const ir::Type& dt = t.type_of(d);
   const ir::Type& st = t.type_of(s);
   if (dt.dtype != st.dtype) {
-    t.fail(std::string(name) + ": dtype mismatch: destination " + ir::to_string(dt) +
-           ", source " + ir::to_string(st));
+    t.fail(std::string(name) + ": dtype mismatch: destination " + ir::to_string(dt) + ", source " +
+           ir::to_string(st));
   }
   ir::Op op;
   op.kind = kind;
@@ -254,9 +257,9 @@ void remote_store(const pl::Tile& tile, const pl::Value& window_view, const pl::
   ir::VarId w = expect_kind(t, window_view, name, "the target", kWindow);
   const ir::Type& wt = t.type_of(w);
   if (t.type_of(tv).dtype != wt.dtype) {
-    t.fail(std::string(name) + ": dtype mismatch: " +
-           anyp::detail::dtype_with_article(t.type_of(tv).dtype) + " tile stored into " +
-           ir::to_string(wt));
+    t.fail(std::string(name) +
+           ": dtype mismatch: " + anyp::detail::dtype_with_article(t.type_of(tv).dtype) +
+           " tile stored into " + ir::to_string(wt));
   }
   ir::Op op;
   op.kind = ir::OpKind::RemoteStore;
@@ -310,10 +313,13 @@ ir::VarId expect_plain_source(Trace& t, const pl::Value& src, const char* op) {
   ir::VarId v = t.id_of(src.var(), op);
   // At the host level the source is a separate staging window (checked not
   // to alias the target when the host function is specialised).
-  if (t.function().level == ir::Level::Host && t.type_of(v).kind == ir::TypeKind::DistTensor) return v;
+  if (t.function().level == ir::Level::Host && t.type_of(v).kind == ir::TypeKind::DistTensor)
+    return v;
   if (t.type_of(v).kind != ir::TypeKind::Tensor) {
-    t.fail(std::string(op) + ": the source must be a plain tensor, a buffer separate from the "
-           "target window, got " + ir::to_string(t.type_of(v)));
+    t.fail(std::string(op) +
+           ": the source must be a plain tensor, a buffer separate from the "
+           "target window, got " +
+           ir::to_string(t.type_of(v)));
   }
   return v;
 }
@@ -341,7 +347,8 @@ ir::Operand var(ir::VarId v) { return ir::Operand::of_var(v); }
 
 }  // namespace
 
-pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op, AllreduceMode mode) {
+pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op,
+                    AllreduceMode mode) {
   const char* name = "pld.tensor.allreduce";
   Trace& t = Trace::current(name);
   ir::VarId d = expect_float_data(t, data, name, "the data");
@@ -369,11 +376,13 @@ pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::Sc
   ir::VarId s = expect_signal_window(t, signal, name);
   ir::Operand r = t.operand(root, name);
   if (r.is_var()) {
-    t.fail(std::string(name) + ": root must be a compile-time integer constant in [0, P), got a "
+    t.fail(std::string(name) +
+           ": root must be a compile-time integer constant in [0, P), got a "
            "run-time value; pass a constant such as ROOT = 0");
   }
   if (r.is_float_imm) {
-    t.fail(std::string(name) + ": root must be an integer constant in [0, P), got a floating "
+    t.fail(std::string(name) +
+           ": root must be an integer constant in [0, P), got a floating "
            "value");
   }
   return emit_collective(t, ir::OpKind::Broadcast, {var(d), var(s), r}, d);
@@ -412,11 +421,13 @@ pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const
   const char* name = "pld.tensor.all_to_all_v";
   Trace& t = Trace::current(name);
   if (t.function().level == ir::Level::Host) {
-    t.fail(std::string(name) + " is not available at the host level: its send_counts are "
+    t.fail(std::string(name) +
+           " is not available at the host level: its send_counts are "
            "per-rank tensors; call it in an incore kernel");
   }
   if (t.loop_depth() > 0) {
-    t.fail(std::string(name) + " is inside a pl::range loop: its Set-published recv_counts have "
+    t.fail(std::string(name) +
+           " is inside a pl::range loop: its Set-published recv_counts have "
            "no read-done handshake, so a second call could overwrite counts a peer has not read; "
            "call it outside loops");
   }
@@ -426,7 +437,8 @@ pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const
   ir::VarId rc = expect_signal_window(t, recv_counts, name, "recv_counts");
   ir::VarId s = expect_signal_window(t, signal, name);
   if (rc == s) {
-    t.fail(std::string(name) + ": recv_counts and the signal must be different windows (the "
+    t.fail(std::string(name) +
+           ": recv_counts and the signal must be different windows (the "
            "Set-published counts would overwrite the barrier's credits)");
   }
   if (t.type_of(sc).dtype != pl::INT32) {

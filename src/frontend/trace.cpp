@@ -69,7 +69,8 @@ ir::Operand Trace::operand(const pl::ScalarArg& arg, std::string_view op) const 
       }
       return ir::Operand::of_int(arg.int_expr());
     }
-    case pl::ScalarArg::Kind::Float: return ir::Operand::of_float(arg.float_value());
+    case pl::ScalarArg::Kind::Float:
+      return ir::Operand::of_float(arg.float_value());
   }
   return {};
 }

@@ -12,22 +12,31 @@ std::atomic<std::int64_t> next_dim_id{1};
 int precedence(ExprKind k) {
   switch (k) {
     case ExprKind::Add:
-    case ExprKind::Sub: return 1;
+    case ExprKind::Sub:
+      return 1;
     case ExprKind::Mul:
     case ExprKind::Div:
-    case ExprKind::Mod: return 2;
-    default: return 3;
+    case ExprKind::Mod:
+      return 2;
+    default:
+      return 3;
   }
 }
 
 const char* op_text(ExprKind k) {
   switch (k) {
-    case ExprKind::Add: return " + ";
-    case ExprKind::Sub: return " - ";
-    case ExprKind::Mul: return " * ";
-    case ExprKind::Div: return " / ";
-    case ExprKind::Mod: return " % ";
-    default: return "?";
+    case ExprKind::Add:
+      return " + ";
+    case ExprKind::Sub:
+      return " - ";
+    case ExprKind::Mul:
+      return " * ";
+    case ExprKind::Div:
+      return " / ";
+    case ExprKind::Mod:
+      return " % ";
+    default:
+      return "?";
   }
 }
 
@@ -63,16 +72,20 @@ Expr make_binary(ExprKind kind, Expr a, Expr b) {
   if (is_const(a) && is_const(b)) {
     const std::int64_t x = a->value, y = b->value;
     switch (kind) {
-      case ExprKind::Add: return make_const(x + y);
-      case ExprKind::Sub: return make_const(x - y);
-      case ExprKind::Mul: return make_const(x * y);
+      case ExprKind::Add:
+        return make_const(x + y);
+      case ExprKind::Sub:
+        return make_const(x - y);
+      case ExprKind::Mul:
+        return make_const(x * y);
       case ExprKind::Div:
         if (y != 0 && x % y == 0) return make_const(x / y);
         break;  // keep it symbolic: evaluate() reports the inexact division
       case ExprKind::Mod:
         if (y != 0) return make_const(x % y);
         break;
-      default: break;
+      default:
+        break;
     }
   }
   auto n = std::make_shared<ExprNode>();
@@ -87,9 +100,12 @@ bool is_const(const Expr& e) { return e && e->kind == ExprKind::Const; }
 std::string to_string(const Expr& e) {
   if (!e) return "?";
   switch (e->kind) {
-    case ExprKind::Const: return std::to_string(e->value);
-    case ExprKind::Dim: return e->dim_name;
-    default: break;
+    case ExprKind::Const:
+      return std::to_string(e->value);
+    case ExprKind::Dim:
+      return e->dim_name;
+    default:
+      break;
   }
   const int p = precedence(e->kind);
   std::string l = to_string(e->lhs);
@@ -107,21 +123,26 @@ bool same_expr(const Expr& a, const Expr& b) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind) return false;
   switch (a->kind) {
-    case ExprKind::Const: return a->value == b->value;
-    case ExprKind::Dim: return a->dim_id == b->dim_id;
-    default: return same_expr(a->lhs, b->lhs) && same_expr(a->rhs, b->rhs);
+    case ExprKind::Const:
+      return a->value == b->value;
+    case ExprKind::Dim:
+      return a->dim_id == b->dim_id;
+    default:
+      return same_expr(a->lhs, b->lhs) && same_expr(a->rhs, b->rhs);
   }
 }
 
 EvalResult evaluate(const Expr& e, const DimBindings& bindings) {
   switch (e->kind) {
-    case ExprKind::Const: return {e->value, {}};
+    case ExprKind::Const:
+      return {e->value, {}};
     case ExprKind::Dim: {
       auto it = bindings.find(e->dim_id);
       if (it == bindings.end()) return {std::nullopt, "dim " + e->dim_name + " is not bound"};
       return {it->second, {}};
     }
-    default: break;
+    default:
+      break;
   }
   EvalResult l = evaluate(e->lhs, bindings);
   if (!l.value) return l;
@@ -129,9 +150,12 @@ EvalResult evaluate(const Expr& e, const DimBindings& bindings) {
   if (!r.value) return r;
   const std::int64_t x = *l.value, y = *r.value;
   switch (e->kind) {
-    case ExprKind::Add: return {x + y, {}};
-    case ExprKind::Sub: return {x - y, {}};
-    case ExprKind::Mul: return {x * y, {}};
+    case ExprKind::Add:
+      return {x + y, {}};
+    case ExprKind::Sub:
+      return {x - y, {}};
+    case ExprKind::Mul:
+      return {x * y, {}};
     case ExprKind::Div:
       if (y == 0) return {std::nullopt, std::to_string(x) + " / 0 divides by zero"};
       if (x % y != 0) {
@@ -142,7 +166,8 @@ EvalResult evaluate(const Expr& e, const DimBindings& bindings) {
     case ExprKind::Mod:
       if (y == 0) return {std::nullopt, std::to_string(x) + " % 0 divides by zero"};
       return {x % y, {}};
-    default: return {std::nullopt, "bad expression"};
+    default:
+      return {std::nullopt, "bad expression"};
   }
 }
 

@@ -21,7 +21,7 @@ using Expr = std::shared_ptr<const ExprNode>;
 
 struct ExprNode {
   ExprKind kind;
-  std::int64_t value = 0;  // Const
+  std::int64_t value = 0;   // Const
   std::int64_t dim_id = 0;  // Dim: unique per pl::dynamic() call; 0 is world_size
   std::string dim_name;     // Dim
   Expr lhs, rhs;            // binary

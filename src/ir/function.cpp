@@ -7,9 +7,12 @@ namespace anyp::ir {
 
 const char* intent_name(Intent i) {
   switch (i) {
-    case Intent::In: return "in";
-    case Intent::Out: return "out";
-    case Intent::InOut: return "inout";
+    case Intent::In:
+      return "in";
+    case Intent::Out:
+      return "out";
+    case Intent::InOut:
+      return "inout";
   }
   return "?";
 }

@@ -7,9 +7,12 @@ namespace anyp::ir {
 
 const char* level_name(Level l) {
   switch (l) {
-    case Level::Host: return "host";
-    case Level::Orchestration: return "orchestration";
-    case Level::Incore: return "incore";
+    case Level::Host:
+      return "host";
+    case Level::Orchestration:
+      return "orchestration";
+    case Level::Incore:
+      return "incore";
   }
   return "?";
 }
@@ -17,7 +20,8 @@ const char* level_name(Level l) {
 const char* op_kind_name(OpKind k) {
   switch (k) {
 #define ANYP_X(kind, name, levels) \
-  case OpKind::kind: return name;
+  case OpKind::kind:               \
+    return name;
     ANYP_OP_KINDS(ANYP_X)
 #undef ANYP_X
   }
@@ -27,7 +31,8 @@ const char* op_kind_name(OpKind k) {
 unsigned op_levels(OpKind k) {
   switch (k) {
 #define ANYP_X(kind, name, levels) \
-  case OpKind::kind: return levels;
+  case OpKind::kind:               \
+    return levels;
     ANYP_OP_KINDS(ANYP_X)
 #undef ANYP_X
   }
@@ -42,12 +47,18 @@ const char* binary_op_name(BinaryOp op) {
 
 const char* tile_binary_name(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Add: return "pl.add";
-    case BinaryOp::Sub: return "pl.sub";
-    case BinaryOp::Mul: return "pl.mul";
-    case BinaryOp::Max: return "pl.maximum";
-    case BinaryOp::Min: return "pl.minimum";
-    default: return "pl.tile_op";
+    case BinaryOp::Add:
+      return "pl.add";
+    case BinaryOp::Sub:
+      return "pl.sub";
+    case BinaryOp::Mul:
+      return "pl.mul";
+    case BinaryOp::Max:
+      return "pl.maximum";
+    case BinaryOp::Min:
+      return "pl.minimum";
+    default:
+      return "pl.tile_op";
   }
 }
 
@@ -65,14 +76,20 @@ const char* reduce_name(ReduceKind k) {
   return names[static_cast<int>(k)];
 }
 
-const char* allreduce_mode_name(AllreduceKind k) { return k == AllreduceKind::Ring ? "Ring" : "Mesh"; }
+const char* allreduce_mode_name(AllreduceKind k) {
+  return k == AllreduceKind::Ring ? "Ring" : "Mesh";
+}
 
 std::string op_display_name(const Op& op) {
   switch (op.kind) {
-    case OpKind::TileBinary: return tile_binary_name(static_cast<BinaryOp>(op.attr));
-    case OpKind::ScalarBinary: return std::string("scalar ") + binary_op_name(static_cast<BinaryOp>(op.attr));
-    case OpKind::Call: return "call @" + (op.callee ? op.callee->name : std::string("?"));
-    default: return op_kind_name(op.kind);
+    case OpKind::TileBinary:
+      return tile_binary_name(static_cast<BinaryOp>(op.attr));
+    case OpKind::ScalarBinary:
+      return std::string("scalar ") + binary_op_name(static_cast<BinaryOp>(op.attr));
+    case OpKind::Call:
+      return "call @" + (op.callee ? op.callee->name : std::string("?"));
+    default:
+      return op_kind_name(op.kind);
   }
 }
 

@@ -25,18 +25,17 @@
 //   Put/Get      dst args[0], peer args[1], src args[2]; region form: `count` dst
 //                offsets, then src offsets, and shape; attr AtomicType
 //   RemoteLoad   %r = tile of peer args[1]'s window args[0] at offsets args[2..], shape
-//   RemoteStore  tile args[0] into peer args[2]'s window args[1] at offsets args[3..]; attr AtomicType
-//   Barrier      self-clearing barrier on signal args[0]; %r is args[0]
-//   Allreduce    data args[0] in place, signal args[1]; attr ReduceKind, count AllreduceKind
-//   Broadcast    data args[0] in place, signal args[1], root args[2] (an immediate)
-//   Allgather    src tensor args[0] -> dst window args[1] (row r), signal args[2]
-//   ReduceScatter data args[0] ([NR, ...], row r reduced in place), signal args[1]; attr ReduceKind
-//   AllToAll     src tensor args[0] row d -> rank d's dst window args[1] row r, signal args[2]
-//   AllToAllV    src args[0], send_counts args[1], dst args[2], recv_counts args[3], signal args[4]
-//   (every collective's result %r is its in-place window: data, or dst)
-//   At the host level a collective runs between dispatch loops: every rank
-//   gets one dispatch of it. A host Allreduce may omit its signal (args =
-//   [data]); the compiler then synthesizes an [NR, 1] one.
+//   RemoteStore  tile args[0] into peer args[2]'s window args[1] at offsets args[3..]; attr
+//   AtomicType Barrier      self-clearing barrier on signal args[0]; %r is args[0] Allreduce data
+//   args[0] in place, signal args[1]; attr ReduceKind, count AllreduceKind Broadcast    data
+//   args[0] in place, signal args[1], root args[2] (an immediate) Allgather    src tensor args[0]
+//   -> dst window args[1] (row r), signal args[2] ReduceScatter data args[0] ([NR, ...], row r
+//   reduced in place), signal args[1]; attr ReduceKind AllToAll     src tensor args[0] row d ->
+//   rank d's dst window args[1] row r, signal args[2] AllToAllV    src args[0], send_counts
+//   args[1], dst args[2], recv_counts args[3], signal args[4] (every collective's result %r is its
+//   in-place window: data, or dst) At the host level a collective runs between dispatch loops:
+//   every rank gets one dispatch of it. A host Allreduce may omit its signal (args = [data]); the
+//   compiler then synthesizes an [NR, 1] one.
 #pragma once
 
 #include <cstdint>
@@ -54,38 +53,38 @@ const char* level_name(Level l);
 
 enum LevelMask : unsigned { kHost = 1, kOrch = 2, kIncore = 4, kAny = 7 };
 
-#define ANYP_OP_KINDS(X)                                      \
-  X(Const, "const", kAny)                                     \
-  X(Assign, "assign", kAny)                                   \
-  X(ScalarBinary, "scalar", kAny)                             \
-  X(ScalarNot, "not", kAny)                                   \
-  X(ScalarCast, "pl.cast", kAny)                              \
-  X(Index, "index", kHost)                                    \
-  X(AllocWindow, "pld.alloc_window_buffer", kHost)            \
-  X(Window, "pld.window", kHost)                              \
-  X(WorldSize, "pld.world_size", kHost)                       \
-  X(Call, "call", kHost | kOrch)                              \
-  X(Load, "pl.load", kIncore)                                 \
-  X(Store, "pl.store", kIncore)                               \
-  X(Read, "pl.read", kIncore)                                 \
-  X(Write, "pl.write", kIncore)                               \
-  X(TileBinary, "tile", kIncore)                              \
-  X(TileCast, "pl.cast", kIncore)                             \
-  X(GetCommCtx, "pld.get_comm_ctx", kAny)                     \
-  X(Rank, "pld.rank", kIncore)                                \
-  X(NRanks, "pld.nranks", kIncore)                            \
-  X(Notify, "pld.system.notify", kIncore)                     \
-  X(Wait, "pld.system.wait", kIncore)                         \
-  X(Put, "pld.tensor.put", kIncore)                           \
-  X(Get, "pld.tensor.get", kIncore)                           \
-  X(RemoteLoad, "pld.tile.remote_load", kIncore)              \
-  X(RemoteStore, "pld.tile.remote_store", kIncore)            \
-  X(Barrier, "pld.tensor.barrier", kIncore)                   \
-  X(Allreduce, "pld.tensor.allreduce", kHost | kIncore)               \
-  X(Broadcast, "pld.tensor.broadcast", kHost | kIncore)               \
-  X(Allgather, "pld.tensor.allgather", kHost | kIncore)               \
-  X(ReduceScatter, "pld.tensor.reduce_scatter", kHost | kIncore)      \
-  X(AllToAll, "pld.tensor.all_to_all", kHost | kIncore)               \
+#define ANYP_OP_KINDS(X)                                         \
+  X(Const, "const", kAny)                                        \
+  X(Assign, "assign", kAny)                                      \
+  X(ScalarBinary, "scalar", kAny)                                \
+  X(ScalarNot, "not", kAny)                                      \
+  X(ScalarCast, "pl.cast", kAny)                                 \
+  X(Index, "index", kHost)                                       \
+  X(AllocWindow, "pld.alloc_window_buffer", kHost)               \
+  X(Window, "pld.window", kHost)                                 \
+  X(WorldSize, "pld.world_size", kHost)                          \
+  X(Call, "call", kHost | kOrch)                                 \
+  X(Load, "pl.load", kIncore)                                    \
+  X(Store, "pl.store", kIncore)                                  \
+  X(Read, "pl.read", kIncore)                                    \
+  X(Write, "pl.write", kIncore)                                  \
+  X(TileBinary, "tile", kIncore)                                 \
+  X(TileCast, "pl.cast", kIncore)                                \
+  X(GetCommCtx, "pld.get_comm_ctx", kAny)                        \
+  X(Rank, "pld.rank", kIncore)                                   \
+  X(NRanks, "pld.nranks", kIncore)                               \
+  X(Notify, "pld.system.notify", kIncore)                        \
+  X(Wait, "pld.system.wait", kIncore)                            \
+  X(Put, "pld.tensor.put", kIncore)                              \
+  X(Get, "pld.tensor.get", kIncore)                              \
+  X(RemoteLoad, "pld.tile.remote_load", kIncore)                 \
+  X(RemoteStore, "pld.tile.remote_store", kIncore)               \
+  X(Barrier, "pld.tensor.barrier", kIncore)                      \
+  X(Allreduce, "pld.tensor.allreduce", kHost | kIncore)          \
+  X(Broadcast, "pld.tensor.broadcast", kHost | kIncore)          \
+  X(Allgather, "pld.tensor.allgather", kHost | kIncore)          \
+  X(ReduceScatter, "pld.tensor.reduce_scatter", kHost | kIncore) \
+  X(AllToAll, "pld.tensor.all_to_all", kHost | kIncore)          \
   X(AllToAllV, "pld.tensor.all_to_all_v", kHost | kIncore)
 
 enum class OpKind {
@@ -106,12 +105,12 @@ enum class AllreduceKind { Mesh, Ring };
 
 const char* op_kind_name(OpKind k);
 unsigned op_levels(OpKind k);
-const char* binary_op_name(BinaryOp op);      // "add", "lt", ...
-const char* tile_binary_name(BinaryOp op);    // "pl.add", "pl.maximum", ...
-const char* notify_name(NotifyKind k);        // "AtomicAdd"
-const char* wait_name(WaitKind k);            // "Ge"
-const char* atomic_name(AtomicKind k);        // "None"
-const char* reduce_name(ReduceKind k);        // "Sum"
+const char* binary_op_name(BinaryOp op);           // "add", "lt", ...
+const char* tile_binary_name(BinaryOp op);         // "pl.add", "pl.maximum", ...
+const char* notify_name(NotifyKind k);             // "AtomicAdd"
+const char* wait_name(WaitKind k);                 // "Ge"
+const char* atomic_name(AtomicKind k);             // "None"
+const char* reduce_name(ReduceKind k);             // "Sum"
 const char* allreduce_mode_name(AllreduceKind k);  // "Mesh"
 
 using VarId = std::int32_t;
@@ -136,10 +135,10 @@ struct Op {
   std::vector<Operand> args;
   std::vector<Expr> shape;  // Load/RemoteLoad/AllocWindow/Window/region Put/Get
   DType dtype = DType::INT32;
-  int attr = 0;             // BinaryOp / NotifyKind / WaitKind / AtomicKind
-  int count = 0;            // Put/Get region: number of dst offsets
-  bool has_device = false;  // Call: last arg is the device
-  std::string name;         // AllocWindow: buffer name
+  int attr = 0;                            // BinaryOp / NotifyKind / WaitKind / AtomicKind
+  int count = 0;                           // Put/Get region: number of dst offsets
+  bool has_device = false;                 // Call: last arg is the device
+  std::string name;                        // AllocWindow: buffer name
   std::shared_ptr<const Function> callee;  // Call
 };
 

@@ -16,7 +16,8 @@ class Printer {
       if (i) out_ += ", ";
       const Var& v = fn_.vars[fn_.params[i].var];
       out_ += var(fn_.params[i].var) + ": " + type(v.type);
-      if (v.type.kind != TypeKind::Scalar) out_ += std::string(" ") + intent_name(fn_.params[i].intent);
+      if (v.type.kind != TypeKind::Scalar)
+        out_ += std::string(" ") + intent_name(fn_.params[i].intent);
     }
     out_ += ") {\n";
     block(fn_.body, 1);
@@ -46,8 +47,10 @@ class Printer {
 
   std::string type(const Type& t) const {
     switch (t.kind) {
-      case TypeKind::Scalar: return "Scalar " + std::string(dtype_name(t.dtype));
-      case TypeKind::CommCtx: return "CommCtx";
+      case TypeKind::Scalar:
+        return "Scalar " + std::string(dtype_name(t.dtype));
+      case TypeKind::CommCtx:
+        return "CommCtx";
       default:
         return std::string(type_kind_name(t.kind)) + shape(t.shape) + " " +
                std::string(dtype_name(t.dtype));
@@ -91,22 +94,28 @@ class Printer {
     const auto& a = op.args;
     const std::size_t n = a.size();
     switch (op.kind) {
-      case OpKind::Const: return res + "const " + operand(a[0]) + result_type(op);
-      case OpKind::Assign: return res + operand(a[0]);
+      case OpKind::Const:
+        return res + "const " + operand(a[0]) + result_type(op);
+      case OpKind::Assign:
+        return res + operand(a[0]);
       case OpKind::ScalarBinary:
         return res + binary_op_name(static_cast<BinaryOp>(op.attr)) + " " + operands(a, 0, 2) +
                result_type(op);
-      case OpKind::ScalarNot: return res + "not " + operand(a[0]) + result_type(op);
+      case OpKind::ScalarNot:
+        return res + "not " + operand(a[0]) + result_type(op);
       case OpKind::ScalarCast:
-      case OpKind::TileCast: return res + "pl.cast " + operand(a[0]) + result_type(op);
-      case OpKind::Index: return res + indexed(a, 0, 1, 2) + result_type(op);
+      case OpKind::TileCast:
+        return res + "pl.cast " + operand(a[0]) + result_type(op);
+      case OpKind::Index:
+        return res + indexed(a, 0, 1, 2) + result_type(op);
       case OpKind::AllocWindow:
         return res + "pld.alloc_window_buffer \"" + op.name + "\" " + shape(op.shape) + " " +
                std::string(dtype_name(op.dtype));
       case OpKind::Window:
         return res + "pld.window " + operand(a[0]) + " " + shape(op.shape) + " " +
                std::string(dtype_name(op.dtype));
-      case OpKind::WorldSize: return "pld.world_size";
+      case OpKind::WorldSize:
+        return "pld.world_size";
       case OpKind::Call: {
         const std::size_t nargs = op.has_device ? n - 1 : n;
         std::string s = "call @" + op.callee->name + "(" + operands(a, 0, nargs) + ")";
@@ -115,15 +124,21 @@ class Printer {
       }
       case OpKind::Load:
         return res + "pl.load " + indexed(a, 0, 1, n) + " " + shape(op.shape) + result_type(op);
-      case OpKind::Store: return res + "pl.store " + operand(a[0]) + " -> " + indexed(a, 1, 2, n);
-      case OpKind::Read: return res + "pl.read " + indexed(a, 0, 1, n) + result_type(op);
-      case OpKind::Write: return "pl.write " + indexed(a, 0, 2, n) + " = " + operand(a[1]);
+      case OpKind::Store:
+        return res + "pl.store " + operand(a[0]) + " -> " + indexed(a, 1, 2, n);
+      case OpKind::Read:
+        return res + "pl.read " + indexed(a, 0, 1, n) + result_type(op);
+      case OpKind::Write:
+        return "pl.write " + indexed(a, 0, 2, n) + " = " + operand(a[1]);
       case OpKind::TileBinary:
         return res + tile_binary_name(static_cast<BinaryOp>(op.attr)) + " " + operands(a, 0, 2) +
                result_type(op);
-      case OpKind::GetCommCtx: return res + "pld.get_comm_ctx " + operand(a[0]);
-      case OpKind::Rank: return res + "pld.rank " + operand(a[0]) + result_type(op);
-      case OpKind::NRanks: return res + "pld.nranks " + operand(a[0]) + result_type(op);
+      case OpKind::GetCommCtx:
+        return res + "pld.get_comm_ctx " + operand(a[0]);
+      case OpKind::Rank:
+        return res + "pld.rank " + operand(a[0]) + result_type(op);
+      case OpKind::NRanks:
+        return res + "pld.nranks " + operand(a[0]) + result_type(op);
       case OpKind::Notify:
         return "pld.system.notify " + indexed(a, 0, 3, n) + " peer=" + operand(a[1]) + " " +
                notify_name(static_cast<NotifyKind>(op.attr)) + " " + operand(a[2]);
@@ -133,7 +148,8 @@ class Printer {
       case OpKind::Put:
       case OpKind::Get: {
         std::string s = std::string(op_kind_name(op.kind)) + " ";
-        const std::string atomic = std::string(" atomic=") + atomic_name(static_cast<AtomicKind>(op.attr));
+        const std::string atomic =
+            std::string(" atomic=") + atomic_name(static_cast<AtomicKind>(op.attr));
         if (op.shape.empty()) {
           return s + operand(a[0]) + " <- " + operand(a[2]) + " peer=" + operand(a[1]) + atomic;
         }
@@ -146,9 +162,10 @@ class Printer {
                " " + shape(op.shape) + result_type(op);
       case OpKind::RemoteStore:
         return "pld.tile.remote_store " + operand(a[0]) + " -> " + indexed(a, 1, 3, n) +
-               " peer=" + operand(a[2]) + " atomic=" +
-               atomic_name(static_cast<AtomicKind>(op.attr));
-      case OpKind::Barrier: return res + "pld.tensor.barrier " + operand(a[0]);
+               " peer=" + operand(a[2]) +
+               " atomic=" + atomic_name(static_cast<AtomicKind>(op.attr));
+      case OpKind::Barrier:
+        return res + "pld.tensor.barrier " + operand(a[0]);
       case OpKind::Allreduce:
         return res + "pld.tensor.allreduce " + operands(a, 0, n) + " " +
                reduce_name(static_cast<ReduceKind>(op.attr)) + " " +
@@ -160,7 +177,8 @@ class Printer {
         return res + "pld.tensor.broadcast " + operands(a, 0, 2) + " root=" + operand(a[2]);
       case OpKind::Allgather:
       case OpKind::AllToAll:
-      case OpKind::AllToAllV: return res + op_kind_name(op.kind) + " " + operands(a, 0, n);
+      case OpKind::AllToAllV:
+        return res + op_kind_name(op.kind) + " " + operands(a, 0, n);
     }
     return "?";
   }

@@ -11,12 +11,18 @@ Type shaped_type(TypeKind kind, std::vector<Expr> shape, DType dtype) {
 
 const char* type_kind_name(TypeKind k) {
   switch (k) {
-    case TypeKind::Scalar: return "Scalar";
-    case TypeKind::Tensor: return "Tensor";
-    case TypeKind::DistTensor: return "DistributedTensor";
-    case TypeKind::Tile: return "Tile";
-    case TypeKind::WindowBuffer: return "WindowBuffer";
-    case TypeKind::CommCtx: return "CommCtx";
+    case TypeKind::Scalar:
+      return "Scalar";
+    case TypeKind::Tensor:
+      return "Tensor";
+    case TypeKind::DistTensor:
+      return "DistributedTensor";
+    case TypeKind::Tile:
+      return "Tile";
+    case TypeKind::WindowBuffer:
+      return "WindowBuffer";
+    case TypeKind::CommCtx:
+      return "CommCtx";
   }
   return "?";
 }
@@ -34,8 +40,10 @@ std::string to_string(const std::vector<Expr>& shape) {
 
 std::string to_string(const Type& t) {
   switch (t.kind) {
-    case TypeKind::Scalar: return "Scalar " + std::string(dtype_name(t.dtype));
-    case TypeKind::CommCtx: return "CommCtx";
+    case TypeKind::Scalar:
+      return "Scalar " + std::string(dtype_name(t.dtype));
+    case TypeKind::CommCtx:
+      return "CommCtx";
     default:
       return std::string(type_kind_name(t.kind)) + to_string(t.shape) + " " +
              std::string(dtype_name(t.dtype));

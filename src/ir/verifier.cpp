@@ -33,9 +33,12 @@ std::string with_article(const std::string& levels) {
 
 unsigned level_bit(Level l) {
   switch (l) {
-    case Level::Host: return kHost;
-    case Level::Orchestration: return kOrch;
-    case Level::Incore: return kIncore;
+    case Level::Host:
+      return kHost;
+    case Level::Orchestration:
+      return kOrch;
+    case Level::Incore:
+      return kIncore;
   }
   return 0;
 }
@@ -102,9 +105,8 @@ void verify_block(const Function& fn, const Block& block, int loop_depth = 0) {
       for (const Operand& o : op->args) check_operand(fn, o);
       const unsigned levels = op_levels(op->kind);
       if (!(levels & level_bit(fn.level))) {
-        fail(fn, "op " + op_display_name(*op) + " is not allowed at the " +
-                     level_name(fn.level) + " level (it is " +
-                     with_article(allowed_levels(levels)) + " op)");
+        fail(fn, "op " + op_display_name(*op) + " is not allowed at the " + level_name(fn.level) +
+                     " level (it is " + with_article(allowed_levels(levels)) + " op)");
       }
       if (op->kind == OpKind::Call) check_call(fn, *op);
     } else if (const auto* f = std::get_if<ForStmt>(&s.node)) {

@@ -21,7 +21,9 @@ class Fabric {
   std::int64_t window_bytes() const { return window_bytes_; }
   std::byte* window(std::int64_t rank) const { return heap_.get() + rank * window_bytes_; }
   // Serialises atomic accumulation into `rank`'s window.
-  std::mutex& atomic_lock(std::int64_t rank) { return atomic_locks_[static_cast<std::size_t>(rank) % atomic_locks_.size()]; }
+  std::mutex& atomic_lock(std::int64_t rank) {
+    return atomic_locks_[static_cast<std::size_t>(rank) % atomic_locks_.size()];
+  }
 
  private:
   std::int64_t world_size_;

@@ -4,12 +4,11 @@
 namespace anyp::runtime {
 
 const char* opcode_name(Opcode op) {
-  static const char* names[] = {"const",  "mov",      "mov.tile",   "mov.view",    "scalar",
-                                "not",    "cast",     "jump",       "jump.zero",   "jump.ge",
-                                "load",   "store",    "read",       "write",       "tile",
-                                "cast.tile", "rank",  "nranks",     "notify",      "wait",
-                                "put",    "get",      "remote_load", "remote_store", "load.flat", "store.flat",
-                                "put.flat", "check.count"};
+  static const char* names[] = {
+      "const", "mov",         "mov.tile",     "mov.view",  "scalar",     "not",      "cast",
+      "jump",  "jump.zero",   "jump.ge",      "load",      "store",      "read",     "write",
+      "tile",  "cast.tile",   "rank",         "nranks",    "notify",     "wait",     "put",
+      "get",   "remote_load", "remote_store", "load.flat", "store.flat", "put.flat", "check.count"};
   return names[static_cast<int>(op)];
 }
 

@@ -41,11 +41,34 @@
 namespace anyp::runtime {
 
 enum class Opcode : std::uint8_t {
-  Const, Mov, MovTile, MovView, ScalarBin, ScalarNot, ScalarCast,
-  Jump, JumpIfZero, JumpIfGe,
-  Load, Store, Read, Write, TileBin, TileCast,
-  Rank, NRanks, Notify, Wait, Put, Get, RemoteLoad, RemoteStore,
-  LoadFlat, StoreFlat, PutFlat, CheckCount,
+  Const,
+  Mov,
+  MovTile,
+  MovView,
+  ScalarBin,
+  ScalarNot,
+  ScalarCast,
+  Jump,
+  JumpIfZero,
+  JumpIfGe,
+  Load,
+  Store,
+  Read,
+  Write,
+  TileBin,
+  TileCast,
+  Rank,
+  NRanks,
+  Notify,
+  Wait,
+  Put,
+  Get,
+  RemoteLoad,
+  RemoteStore,
+  LoadFlat,
+  StoreFlat,
+  PutFlat,
+  CheckCount,
 };
 const char* opcode_name(Opcode op);
 
@@ -70,7 +93,7 @@ struct Instr {
 };
 
 struct LoweredCode {
-  std::string function;  // orchestration function name
+  std::string function;          // orchestration function name
   std::vector<Instr> constants;  // Const instructions run at dispatch entry
   std::vector<Instr> instrs;
   std::vector<Site> sites;
@@ -91,9 +114,9 @@ struct WindowBuffer {
 // How one parameter of a dispatch is bound on its rank.
 struct ArgBinding {
   enum class Kind { HostTensor, Window, Int, Float } kind = Kind::Int;
-  std::int32_t host_param = -1;   // HostTensor: index into the run's arguments
-  std::int64_t byte_offset = 0;   // HostTensor: from its data; Window: from window base
-  std::int32_t buffer = -1;       // Window: buffer index
+  std::int32_t host_param = -1;  // HostTensor: index into the run's arguments
+  std::int64_t byte_offset = 0;  // HostTensor: from its data; Window: from window base
+  std::int32_t buffer = -1;      // Window: buffer index
   DType dtype = DType::FP32;
   std::vector<std::int64_t> shape;
   std::int64_t int_value = 0;

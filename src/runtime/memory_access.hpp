@@ -20,7 +20,8 @@ void store_element(std::byte* p, DType dtype, double value);
 inline constexpr std::size_t kMaxRank = 8;
 
 template <class F>
-void for_each_region_row(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& offsets,
+void for_each_region_row(const std::vector<std::int64_t>& shape,
+                         const std::vector<std::int64_t>& offsets,
                          const std::vector<std::int64_t>& extent, F&& f) {
   const std::size_t n = shape.size();
   if (n == 0 || n > kMaxRank) {

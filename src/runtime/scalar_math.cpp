@@ -10,20 +10,28 @@ namespace anyp::runtime {
 
 double round_to_dtype(double v, DType dtype) {
   switch (dtype) {
-    case DType::FP32: return static_cast<double>(static_cast<float>(v));
-    case DType::FP16: return fp16_bits_to_float(double_to_fp16_bits(v));
-    case DType::BF16: return bf16_bits_to_float(double_to_bf16_bits(v));
-    default: return v;
+    case DType::FP32:
+      return static_cast<double>(static_cast<float>(v));
+    case DType::FP16:
+      return fp16_bits_to_float(double_to_fp16_bits(v));
+    case DType::BF16:
+      return bf16_bits_to_float(double_to_bf16_bits(v));
+    default:
+      return v;
   }
 }
 
 namespace {
 std::int64_t wrap(std::int64_t v, DType dtype) {
   switch (dtype) {
-    case DType::INT8: return static_cast<std::int8_t>(v);
-    case DType::INT16: return static_cast<std::int16_t>(v);
-    case DType::INT32: return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
-    default: return v;
+    case DType::INT8:
+      return static_cast<std::int8_t>(v);
+    case DType::INT16:
+      return static_cast<std::int16_t>(v);
+    case DType::INT32:
+      return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+    default:
+      return v;
   }
 }
 }  // namespace
@@ -45,48 +53,86 @@ std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarV
   if (fp) {
     const double x = a.as_double(), y = b.as_double();
     switch (op) {
-      case BinaryOp::Lt: return cmp(x < y);
-      case BinaryOp::Le: return cmp(x <= y);
-      case BinaryOp::Gt: return cmp(x > y);
-      case BinaryOp::Ge: return cmp(x >= y);
-      case BinaryOp::Eq: return cmp(x == y);
-      case BinaryOp::Ne: return cmp(x != y);
-      case BinaryOp::And: return cmp(x != 0 && y != 0);
-      case BinaryOp::Or: return cmp(x != 0 || y != 0);
-      case BinaryOp::Add: return scalar_cast(float_scalar(x + y), result);
-      case BinaryOp::Sub: return scalar_cast(float_scalar(x - y), result);
-      case BinaryOp::Mul: return scalar_cast(float_scalar(x * y), result);
-      case BinaryOp::Div: return scalar_cast(float_scalar(x / y), result);
-      case BinaryOp::Max: return scalar_cast(float_scalar(std::max(x, y)), result);
-      case BinaryOp::Min: return scalar_cast(float_scalar(std::min(x, y)), result);
-      case BinaryOp::Mod: break;
+      case BinaryOp::Lt:
+        return cmp(x < y);
+      case BinaryOp::Le:
+        return cmp(x <= y);
+      case BinaryOp::Gt:
+        return cmp(x > y);
+      case BinaryOp::Ge:
+        return cmp(x >= y);
+      case BinaryOp::Eq:
+        return cmp(x == y);
+      case BinaryOp::Ne:
+        return cmp(x != y);
+      case BinaryOp::And:
+        return cmp(x != 0 && y != 0);
+      case BinaryOp::Or:
+        return cmp(x != 0 || y != 0);
+      case BinaryOp::Add:
+        return scalar_cast(float_scalar(x + y), result);
+      case BinaryOp::Sub:
+        return scalar_cast(float_scalar(x - y), result);
+      case BinaryOp::Mul:
+        return scalar_cast(float_scalar(x * y), result);
+      case BinaryOp::Div:
+        return scalar_cast(float_scalar(x / y), result);
+      case BinaryOp::Max:
+        return scalar_cast(float_scalar(std::max(x, y)), result);
+      case BinaryOp::Min:
+        return scalar_cast(float_scalar(std::min(x, y)), result);
+      case BinaryOp::Mod:
+        break;
     }
     if (error) *error = "% needs integer operands";
     return std::nullopt;
   }
   const std::int64_t x = a.i, y = b.i;
   switch (op) {
-    case BinaryOp::Lt: return cmp(x < y);
-    case BinaryOp::Le: return cmp(x <= y);
-    case BinaryOp::Gt: return cmp(x > y);
-    case BinaryOp::Ge: return cmp(x >= y);
-    case BinaryOp::Eq: return cmp(x == y);
-    case BinaryOp::Ne: return cmp(x != y);
-    case BinaryOp::And: return cmp(x != 0 && y != 0);
-    case BinaryOp::Or: return cmp(x != 0 || y != 0);
+    case BinaryOp::Lt:
+      return cmp(x < y);
+    case BinaryOp::Le:
+      return cmp(x <= y);
+    case BinaryOp::Gt:
+      return cmp(x > y);
+    case BinaryOp::Ge:
+      return cmp(x >= y);
+    case BinaryOp::Eq:
+      return cmp(x == y);
+    case BinaryOp::Ne:
+      return cmp(x != y);
+    case BinaryOp::And:
+      return cmp(x != 0 && y != 0);
+    case BinaryOp::Or:
+      return cmp(x != 0 || y != 0);
     // Two's-complement wrap-around, computed without signed overflow.
-    case BinaryOp::Add: return int_scalar(wrap(static_cast<std::int64_t>(static_cast<std::uint64_t>(x) + static_cast<std::uint64_t>(y)), result));
-    case BinaryOp::Sub: return int_scalar(wrap(static_cast<std::int64_t>(static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(y)), result));
-    case BinaryOp::Mul: return int_scalar(wrap(static_cast<std::int64_t>(static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(y)), result));
-    case BinaryOp::Max: return int_scalar(std::max(x, y));
-    case BinaryOp::Min: return int_scalar(std::min(x, y));
+    case BinaryOp::Add:
+      return int_scalar(wrap(
+          static_cast<std::int64_t>(static_cast<std::uint64_t>(x) + static_cast<std::uint64_t>(y)),
+          result));
+    case BinaryOp::Sub:
+      return int_scalar(wrap(
+          static_cast<std::int64_t>(static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(y)),
+          result));
+    case BinaryOp::Mul:
+      return int_scalar(wrap(
+          static_cast<std::int64_t>(static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(y)),
+          result));
+    case BinaryOp::Max:
+      return int_scalar(std::max(x, y));
+    case BinaryOp::Min:
+      return int_scalar(std::min(x, y));
     case BinaryOp::Div:
     case BinaryOp::Mod:
       if (y == 0) {
-        if (error) *error = std::to_string(x) + (op == BinaryOp::Div ? " / 0" : " % 0") + " divides by zero";
+        if (error)
+          *error = std::to_string(x) + (op == BinaryOp::Div ? " / 0" : " % 0") + " divides by zero";
         return std::nullopt;
       }
-      if (y == -1) return int_scalar(wrap(op == BinaryOp::Div ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(x)) : 0, result));
+      if (y == -1)
+        return int_scalar(wrap(
+            op == BinaryOp::Div ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(x)) : 0,
+            result));
       return int_scalar(wrap(op == BinaryOp::Div ? x / y : x % y, result));
   }
   return std::nullopt;
@@ -94,12 +140,18 @@ std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarV
 
 bool compare(ir::WaitKind cmp, std::int64_t value, std::int64_t expected) {
   switch (cmp) {
-    case ir::WaitKind::Eq: return value == expected;
-    case ir::WaitKind::Ne: return value != expected;
-    case ir::WaitKind::Gt: return value > expected;
-    case ir::WaitKind::Ge: return value >= expected;
-    case ir::WaitKind::Lt: return value < expected;
-    case ir::WaitKind::Le: return value <= expected;
+    case ir::WaitKind::Eq:
+      return value == expected;
+    case ir::WaitKind::Ne:
+      return value != expected;
+    case ir::WaitKind::Gt:
+      return value > expected;
+    case ir::WaitKind::Ge:
+      return value >= expected;
+    case ir::WaitKind::Lt:
+      return value < expected;
+    case ir::WaitKind::Le:
+      return value <= expected;
   }
   return false;
 }

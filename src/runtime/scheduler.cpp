@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <new>
 #include <iterator>
+#include <new>
 #include <thread>
 
 #include "runtime/rank_vm.hpp"
@@ -42,7 +42,8 @@ void Scheduler::note_notifier(const std::int32_t* cell, std::int64_t from_rank) 
 
 std::vector<std::int64_t> Scheduler::notifiers(const std::int32_t* cell) const {
   std::vector<std::int64_t> all;
-  const std::int32_t first = first_notifier_[(reinterpret_cast<const std::byte*>(cell) - heap_) / 4];
+  const std::int32_t first =
+      first_notifier_[(reinterpret_cast<const std::byte*>(cell) - heap_) / 4];
   if (first == 0) return all;
   all.push_back(first - 1);
   auto it = more_notifiers_.find(cell);
@@ -105,7 +106,9 @@ void Scheduler::worker() {
         ++preemptions_;
         ready_.push_back(rank);
         break;
-      case RankVm::Outcome::Parked: ++parks_; break;
+      case RankVm::Outcome::Parked:
+        ++parks_;
+        break;
       case RankVm::Outcome::Failed:
         if (failure_.empty()) failure_ = ranks_[rank]->error();
         stop_ = true;
@@ -122,7 +125,8 @@ void Scheduler::notify(std::int64_t from_rank, std::int32_t* cell, ir::NotifyKin
   if (op == ir::NotifyKind::Set) {
     *cell = value;
   } else {
-    *cell = static_cast<std::int32_t>(static_cast<std::uint32_t>(*cell) + static_cast<std::uint32_t>(value));
+    *cell = static_cast<std::int32_t>(static_cast<std::uint32_t>(*cell) +
+                                      static_cast<std::uint32_t>(value));
   }
   note_notifier(cell, from_rank);
   auto it = waiters_.find(cell);
@@ -189,7 +193,8 @@ std::string Scheduler::deadlock_report() const {
       s += "; never notified";
     } else {
       s += "; notified by rank" + std::string(w.size() > 1 ? "s " : " ");
-      for (std::size_t i = 0; i < w.size() && i < 8; ++i) s += (i ? ", " : "") + std::to_string(w[i]);
+      for (std::size_t i = 0; i < w.size() && i < 8; ++i)
+        s += (i ? ", " : "") + std::to_string(w[i]);
       if (w.size() > 8) s += " and " + std::to_string(w.size() - 8) + " more";
     }
     s += "\n";

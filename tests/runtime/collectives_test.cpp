@@ -359,8 +359,9 @@ TEST(Broadcast, FromRootZeroAndFromTheLastRank) {
       for (bool all_stage : {false, true}) {
         const std::int64_t root = last ? P - 1 : 0;
         const anyp::HostTensor x = anyp::HostTensor::arange({P, 1, ROW}, pl::FP32);
-        Result out = run_program(broadcast_program(last ? NR - 1 : pl::Dim(0), all_stage), x,
-                                 {P, 1, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
+        Result out =
+            run_program(broadcast_program(last ? NR - 1 : pl::Dim(0), all_stage), x, {P, 1, ROW},
+                        {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
         EXPECT_EQ(first_failure(mismatch("y", out.y,
                                          [&](std::int64_t, std::int64_t, std::int64_t j) {
                                            return x.at({root, 0, j});
@@ -388,7 +389,8 @@ TEST(Allgather, RowRGetsRankRsSource) {
                    });
   for (std::int64_t P = 2; P <= 8; ++P) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, 1, ROW}, pl::FP32);
-    Result out = run_program(program, x, {P, P, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
+    Result out =
+        run_program(program, x, {P, P, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
     EXPECT_EQ(first_failure(mismatch("y", out.y,
                                      [&](std::int64_t, std::int64_t p, std::int64_t j) {
                                        return x.at({p, 0, j});
@@ -422,7 +424,8 @@ TEST(ReduceScatter, EveryOpForPFrom2To8) {
     for (std::int64_t P = 2; P <= 8; ++P) {
       anyp::InputGenerator gen(14);
       const anyp::HostTensor x = gen.uniform({P, P, ROW});
-      Result out = run_program(program, x, {P, 1, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
+      Result out = run_program(program, x, {P, 1, ROW}, {P, 1, 8}, {P, 1},
+                               anyp::RunConfig::for_world_size(P));
       const Golden g = [&](std::int64_t r, std::int64_t, std::int64_t j) {
         double acc = x.at({0, r, j});
         for (std::int64_t k = 1; k < P; ++k) acc = combine(op, acc, x.at({k, r, j}));
@@ -448,7 +451,8 @@ TEST(AllToAll, TransposesTheFirstTwoDims) {
                    });
   for (std::int64_t P = 2; P <= 8; ++P) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, P, ROW}, pl::FP32);
-    Result out = run_program(program, x, {P, P, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
+    Result out =
+        run_program(program, x, {P, P, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
     EXPECT_EQ(first_failure(mismatch("y", out.y,
                                      [&](std::int64_t r, std::int64_t s, std::int64_t j) {
                                        return x.at({s, r, j});
@@ -535,8 +539,8 @@ TEST(AllToAllV, PerDestinationCounts) {
     anyp::HostTensor got = anyp::HostTensor::zeros({P, P, 1}, pl::INT32);
     anyp::HostTensor cells = anyp::HostTensor::zeros({P, P, 1}, pl::INT32);
     for (std::int64_t i = 0; i < cells.numel(); ++i) cells.set(i, -7);
-    all_to_all_v_program.compile({x, counts, y, got, cells}, anyp::RunConfig::for_world_size(P))(x, counts, y, got,
-                                                                            cells);
+    all_to_all_v_program.compile({x, counts, y, got, cells}, anyp::RunConfig::for_world_size(P))(
+        x, counts, y, got, cells);
     EXPECT_EQ(mismatch("y", y,
                        [&](std::int64_t r, std::int64_t s, std::int64_t j) {
                          return j < send_count(s, r) ? x.at({s, r, j}) : 0.0;
@@ -589,13 +593,17 @@ std::string check_allreduce_rounds(AllreduceMode mode, std::int64_t P,
 
 TEST(BackToBack, HundredMeshAllreducesOnOneSignal) {
   for (std::int64_t P : kLoopRanks) {
-    EXPECT_EQ(check_allreduce_rounds(AllreduceMode::Mesh, P, anyp::RunConfig::for_world_size(P)), "") << "P=" << P;
+    EXPECT_EQ(check_allreduce_rounds(AllreduceMode::Mesh, P, anyp::RunConfig::for_world_size(P)),
+              "")
+        << "P=" << P;
   }
 }
 
 TEST(BackToBack, HundredRingAllreducesOnOneSignal) {
   for (std::int64_t P : kLoopRanks) {
-    EXPECT_EQ(check_allreduce_rounds(AllreduceMode::Ring, P, anyp::RunConfig::for_world_size(P)), "") << "P=" << P;
+    EXPECT_EQ(check_allreduce_rounds(AllreduceMode::Ring, P, anyp::RunConfig::for_world_size(P)),
+              "")
+        << "P=" << P;
   }
 }
 
@@ -640,7 +648,8 @@ TEST(BackToBack, HundredBroadcastsOnOneSignal) {
       });
   for (std::int64_t P : kLoopRanks) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, 1, ROW}, pl::FP32);
-    Result out = run_program(program, x, {P, ROUNDS, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
+    Result out = run_program(program, x, {P, ROUNDS, ROW}, {P, 1, 8}, {P, 1},
+                             anyp::RunConfig::for_world_size(P));
     EXPECT_EQ(first_failure(mismatch("y", out.y,
                                      [&](std::int64_t, std::int64_t k, std::int64_t j) {
                                        return x.at({P - 1, 0, j}) + 1000.0 * static_cast<double>(k);
@@ -673,7 +682,8 @@ TEST(BackToBack, HundredAllgathersOnOneSignal) {
       });
   for (std::int64_t P : kLoopRanks) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, 1, ROW}, pl::FP32);
-    Result out = run_program(program, x, {P, ROUNDS, P * ROW}, {P, 1, ROW}, {P, 1}, anyp::RunConfig::for_world_size(P));
+    Result out = run_program(program, x, {P, ROUNDS, P * ROW}, {P, 1, ROW}, {P, 1},
+                             anyp::RunConfig::for_world_size(P));
     EXPECT_EQ(first_failure(
                   mismatch("y", out.y,
                            [&](std::int64_t, std::int64_t k, std::int64_t c) {
@@ -706,7 +716,8 @@ TEST(BackToBack, HundredReduceScattersOnOneSignal) {
   for (std::int64_t P : kLoopRanks) {
     anyp::InputGenerator gen(14);
     const anyp::HostTensor x = gen.uniform({P, P, ROW});
-    Result out = run_program(program, x, {P, ROUNDS, ROW}, {P, 1, 8}, {P, 1}, anyp::RunConfig::for_world_size(P));
+    Result out = run_program(program, x, {P, ROUNDS, ROW}, {P, 1, 8}, {P, 1},
+                             anyp::RunConfig::for_world_size(P));
     const Golden g = [&](std::int64_t r, std::int64_t k, std::int64_t j) {
       double sum = 0;
       for (std::int64_t p = 0; p < P; ++p)
@@ -738,7 +749,8 @@ TEST(BackToBack, HundredAllToAllsOnOneSignal) {
       });
   for (std::int64_t P : kLoopRanks) {
     const anyp::HostTensor x = anyp::HostTensor::arange({P, P, ROW}, pl::FP32);
-    Result out = run_program(program, x, {P, ROUNDS, P * ROW}, {P, P, ROW}, {P, 1}, anyp::RunConfig::for_world_size(P));
+    Result out = run_program(program, x, {P, ROUNDS, P * ROW}, {P, P, ROW}, {P, 1},
+                             anyp::RunConfig::for_world_size(P));
     EXPECT_EQ(first_failure(
                   mismatch("y", out.y,
                            [&](std::int64_t r, std::int64_t k, std::int64_t c) {
@@ -891,7 +903,8 @@ std::string check_mixed(std::int64_t P, const anyp::RunConfig& config) {
 }
 
 TEST(BackToBack, MixedCollectivesShareOneSignal) {
-  for (std::int64_t P : kLoopRanks) EXPECT_EQ(check_mixed(P, anyp::RunConfig::for_world_size(P)), "") << "P=" << P;
+  for (std::int64_t P : kLoopRanks)
+    EXPECT_EQ(check_mixed(P, anyp::RunConfig::for_world_size(P)), "") << "P=" << P;
 }
 
 // One worker, the next rank drawn by a seeded RNG, and a small preemption

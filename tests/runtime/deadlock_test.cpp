@@ -174,18 +174,22 @@ TEST(Deadlock, PartialDeadlockShowsFinishedRanksAndWriters) {
             "[0, 0] Ge 3; current value 2; notified by ranks 0, 1\n"
             "  rank 2: finished\n");
   for (std::int64_t P : {2, 3, 8}) {
-    EXPECT_EQ(deadlock_report(partial.compile({}, anyp::RunConfig::for_world_size(P))), partial_report(P)) << "P=" << P;
+    EXPECT_EQ(deadlock_report(partial.compile({}, anyp::RunConfig::for_world_size(P))),
+              partial_report(P))
+        << "P=" << P;
   }
 }
 
 // More than 8 writers are summarised.
 TEST(Deadlock, ManyWritersAreSummarised) {
-  const std::string report = deadlock_report(partial.compile({}, anyp::RunConfig::for_world_size(12)));
+  const std::string report =
+      deadlock_report(partial.compile({}, anyp::RunConfig::for_world_size(12)));
   EXPECT_EQ(report, partial_report(12));
-  EXPECT_EQ(report.substr(0, report.find('\n', report.find('\n') + 1) + 1),
-            "deadlock: no rank can make progress (11 of 12 ranks waiting)\n"
-            "  rank 0: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
-            "[0, 0] Ge 12; current value 11; notified by ranks 0, 1, 2, 3, 4, 5, 6, 7 and 3 more\n");
+  EXPECT_EQ(
+      report.substr(0, report.find('\n', report.find('\n') + 1) + 1),
+      "deadlock: no rank can make progress (11 of 12 ranks waiting)\n"
+      "  rank 0: function 'short_by_one', op pld.system.wait: waits for signal 'tally' cell "
+      "[0, 0] Ge 12; current value 11; notified by ranks 0, 1, 2, 3, 4, 5, 6, 7 and 3 more\n");
 }
 
 // ---- a collective called by one rank only ------------------------------------------------

@@ -206,8 +206,9 @@ TEST(RunErrors, ScalarDivisionByZero) {
         pl::Scalar peer = 100 / (r - r);
         pld::system::notify(signal, peer, {0, 0}, 1, NotifyOp::AtomicAdd);
       });
-  EXPECT_EQ(run_error(host, 1),
-            "run error: rank 0 (device 0), function 'div0', op scalar div: 100 / 0 divides by zero");
+  EXPECT_EQ(
+      run_error(host, 1),
+      "run error: rank 0 (device 0), function 'div0', op scalar div: 100 / 0 divides by zero");
 }
 
 // ---- arguments that do not fit the compiled program

@@ -27,10 +27,12 @@ std::string scalar_text(const detail::ArgScalar& s) {
   return std::string(buf, std::to_chars(buf, buf + sizeof buf, s.float_value).ptr);
 }
 
-std::vector<const HostTensor*> check_run_args(const detail::Plan& plan, const std::vector<ArgRef>& args) {
+std::vector<const HostTensor*> check_run_args(const detail::Plan& plan,
+                                              const std::vector<ArgRef>& args) {
   if (args.size() != plan.host_params.size()) {
-    throw RunError("run error: '" + plan.host_name + "' takes " + std::to_string(plan.host_params.size()) +
-                   " arguments, got " + std::to_string(args.size()));
+    throw RunError("run error: '" + plan.host_name + "' takes " +
+                   std::to_string(plan.host_params.size()) + " arguments, got " +
+                   std::to_string(args.size()));
   }
   std::vector<const HostTensor*> tensors(args.size(), nullptr);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -49,7 +51,8 @@ std::vector<const HostTensor*> check_run_args(const detail::Plan& plan, const st
       }
       continue;
     }
-    if (!args[i].is_tensor()) throw RunError("run error: argument '" + p.name + "' must be a tensor");
+    if (!args[i].is_tensor())
+      throw RunError("run error: argument '" + p.name + "' must be a tensor");
     const HostTensor& t = args[i].tensor();
     if (t.shape() != p.shape || t.dtype() != p.dtype) {
       throw RunError("run error: argument '" + p.name + "' is " + shape_text(t.shape()) + " " +
@@ -87,14 +90,17 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
   std::vector<runtime::RankVm> vms;
   vms.reserve(static_cast<std::size_t>(plan.world_size));
   std::vector<std::atomic<std::int64_t>> pushed_in(static_cast<std::size_t>(plan.world_size));
-  runtime::RunContext ctx{&plan.codes, &plan.buffers, &host_args, &plan.device_ids, &fabric, nullptr, &pushed_in};
-  for (std::int64_t r = 0; r < plan.world_size; ++r) vms.emplace_back(r, &plan.ranks[static_cast<std::size_t>(r)], &ctx);
+  runtime::RunContext ctx{&plan.codes, &plan.buffers, &host_args, &plan.device_ids,
+                          &fabric,     nullptr,       &pushed_in};
+  for (std::int64_t r = 0; r < plan.world_size; ++r)
+    vms.emplace_back(r, &plan.ranks[static_cast<std::size_t>(r)], &ctx);
   std::vector<runtime::RankVm*> ptrs;
   for (auto& vm : vms) ptrs.push_back(&vm);
   runtime::SchedulerOptions options;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.workers = config_.workers > 0 ? config_.workers
-                                             : static_cast<int>(std::min<std::int64_t>(plan.world_size, cores));
+  options.workers = config_.workers > 0
+                        ? config_.workers
+                        : static_cast<int>(std::min<std::int64_t>(plan.world_size, cores));
   options.deterministic = config_.deterministic;
   options.seed = config_.schedule_seed;
   options.budget = config_.preempt_budget;
