@@ -411,7 +411,12 @@ TEST(CollectiveErrors, AllToAllVInsideARangeLoop) {
 
 // ladder.md E.2: refused in loops at every level, so also a kernel that
 // calls it, dispatched from a loop of the orchestration function.
-TEST(CollectiveErrors, AllToAllVKernelCalledInAnOrchestrationLoop) {
+// An all_to_all_v kernel, called `orch_calls` times per orchestration
+// dispatch (a pl::range loop when > 1) and dispatched to every rank
+// `host_rounds` times (a host loop around the rank loop when > 1); returns
+// what compiling it at P gives.
+std::string all_to_all_v_program_error(std::int64_t orch_calls, std::int64_t host_rounds,
+                                       std::int64_t P) {
   const std::vector<pl::Param> params = {
       pl::In("x", pl::Tensor({NR, SIZE}, pl::FP32)),
       pl::In("counts", pl::Tensor({NR, 1}, pl::INT32)),
@@ -425,37 +430,55 @@ TEST(CollectiveErrors, AllToAllVKernelCalledInAnOrchestrationLoop) {
       });
   const auto per_rank = pl::jit::orchestration(
       "per_rank", params,
-      [kernel](pl::Value x, pl::Value counts, pl::Value data, pl::Value recv, pl::Value signal) {
-        pl::range(3, [&](pl::Scalar) { kernel(x, counts, data, recv, signal); });
+      [kernel, orch_calls](pl::Value x, pl::Value counts, pl::Value data, pl::Value recv,
+                           pl::Value signal) {
+        if (orch_calls == 1) return kernel(x, counts, data, recv, signal);
+        pl::range(orch_calls, [&](pl::Scalar) { kernel(x, counts, data, recv, signal); });
       });
   const pl::HostFunction host =
       pl::jit::host("host",
                     {pl::In("x", pl::Tensor({NR, NR, SIZE}, pl::FP32)),
                      pl::In("counts", pl::Tensor({NR, NR, 1}, pl::INT32))},
-                    [per_rank](pl::Value x, pl::Value counts) {
+                    [per_rank, host_rounds](pl::Value x, pl::Value counts) {
                       auto data_buf = pld::alloc_window_buffer("data", {NR, SIZE}, pl::FP32);
                       auto recv_buf = pld::alloc_window_buffer("recv", {NR, 1}, pl::INT32);
                       auto signal_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
-                      pl::range(pld::world_size(), [&](pl::Scalar r) {
-                        pl::Value xr = x[r];
-                        pl::Value counts_r = counts[r];
-                        per_rank(xr, counts_r, pld::window(data_buf, {NR, SIZE}, pl::FP32),
-                                 pld::window(recv_buf, {NR, 1}, pl::INT32),
-                                 pld::window(signal_buf, {NR, 1}, pl::INT32), pl::device(r));
+                      pl::range(host_rounds, [&](pl::Scalar) {
+                        pl::range(pld::world_size(), [&](pl::Scalar r) {
+                          pl::Value xr = x[r];
+                          pl::Value counts_r = counts[r];
+                          per_rank(xr, counts_r, pld::window(data_buf, {NR, SIZE}, pl::FP32),
+                                   pld::window(recv_buf, {NR, 1}, pl::INT32),
+                                   pld::window(signal_buf, {NR, 1}, pl::INT32), pl::device(r));
+                        });
                       });
                     });
-  const anyp::HostTensor x = anyp::HostTensor::zeros({3, 3, SIZE}, pl::FP32);
-  const anyp::HostTensor counts = anyp::HostTensor::zeros({3, 3, 1}, pl::INT32);
-  std::string error = "compiled without error";
+  const anyp::HostTensor x = anyp::HostTensor::zeros({P, P, SIZE}, pl::FP32);
+  const anyp::HostTensor counts = anyp::HostTensor::zeros({P, P, 1}, pl::INT32);
   try {
-    host.compile({x, counts}, anyp::RunConfig::for_world_size(3));
+    host.compile({x, counts}, anyp::RunConfig::for_world_size(P));
   } catch (const anyp::CompileError& e) {
-    error = e.what();
+    return e.what();
   }
-  EXPECT_EQ(error,
+  return "compiled without error";
+}
+
+TEST(CollectiveErrors, AllToAllVKernelCalledInAnOrchestrationLoop) {
+  EXPECT_EQ(all_to_all_v_program_error(1, 1, 3), "compiled without error");
+  EXPECT_EQ(all_to_all_v_program_error(3, 1, 3),
             "compile error: function 'per_rank' (orchestration): the call of 'exchange' inside a "
             "pl::range loop runs pld.tensor.all_to_all_v, which is refused in loops at every "
             "level: its Set-published recv_counts have no read-done handshake");
+}
+
+// A host that dispatches an all_to_all_v kernel twice to every rank repeats
+// it as a loop would.
+TEST(CollectiveErrors, AllToAllVDispatchedTwiceByTheHost) {
+  EXPECT_EQ(all_to_all_v_program_error(1, 2, 2),
+            "compile error: function 'host' (host): dispatch of 'per_rank': rank 0 already runs "
+            "pld.tensor.all_to_all_v in an earlier dispatch; it is refused in loops at every "
+            "level (its Set-published recv_counts have no read-done handshake), and repeated "
+            "dispatches repeat it");
 }
 
 // recv_counts and the signal in one window: the Set-published counts would
@@ -469,57 +492,6 @@ TEST(CollectiveErrors, AllToAllVRecvCountsAliasingTheSignal) {
             "compile error: function 'kernel' (incore): pld.tensor.all_to_all_v: recv_counts and "
             "the signal must be different windows (the Set-published counts would overwrite the "
             "barrier's credits)");
-}
-
-// A host that dispatches an all_to_all_v kernel twice to every rank repeats
-// it as a loop would.
-TEST(CollectiveErrors, AllToAllVDispatchedTwiceByTheHost) {
-  const std::vector<pl::Param> params = {
-      pl::In("x", pl::Tensor({NR, SIZE}, pl::FP32)),
-      pl::In("counts", pl::Tensor({NR, 1}, pl::INT32)),
-      pl::InOut("data", pld::DistributedTensor({NR, SIZE}, pl::FP32)),
-      pl::InOut("recv", pld::DistributedTensor({NR, 1}, pl::INT32)),
-      pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))};
-  const auto kernel = pl::jit::incore(
-      "exchange", params,
-      [](pl::Value x, pl::Value counts, pl::Value data, pl::Value recv, pl::Value signal) {
-        data = pld::tensor::all_to_all_v(x, counts, data, recv, signal);
-      });
-  const auto per_rank =
-      pl::jit::orchestration("per_rank", params,
-                             [kernel](pl::Value x, pl::Value counts, pl::Value data, pl::Value recv,
-                                      pl::Value signal) { kernel(x, counts, data, recv, signal); });
-  const pl::HostFunction host =
-      pl::jit::host("host",
-                    {pl::In("x", pl::Tensor({NR, NR, SIZE}, pl::FP32)),
-                     pl::In("counts", pl::Tensor({NR, NR, 1}, pl::INT32))},
-                    [per_rank](pl::Value x, pl::Value counts) {
-                      auto data_buf = pld::alloc_window_buffer("data", {NR, SIZE}, pl::FP32);
-                      auto recv_buf = pld::alloc_window_buffer("recv", {NR, 1}, pl::INT32);
-                      auto signal_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
-                      pl::range(2, [&](pl::Scalar) {
-                        pl::range(pld::world_size(), [&](pl::Scalar r) {
-                          pl::Value xr = x[r];
-                          pl::Value counts_r = counts[r];
-                          per_rank(xr, counts_r, pld::window(data_buf, {NR, SIZE}, pl::FP32),
-                                   pld::window(recv_buf, {NR, 1}, pl::INT32),
-                                   pld::window(signal_buf, {NR, 1}, pl::INT32), pl::device(r));
-                        });
-                      });
-                    });
-  const anyp::HostTensor x = anyp::HostTensor::zeros({2, 2, SIZE}, pl::FP32);
-  const anyp::HostTensor counts = anyp::HostTensor::zeros({2, 2, 1}, pl::INT32);
-  std::string error = "compiled without error";
-  try {
-    host.compile({x, counts}, anyp::RunConfig::for_world_size(2));
-  } catch (const anyp::CompileError& e) {
-    error = e.what();
-  }
-  EXPECT_EQ(error,
-            "compile error: function 'host' (host): dispatch of 'per_rank': rank 0 already runs "
-            "pld.tensor.all_to_all_v in an earlier dispatch; it is refused in loops at every "
-            "level (its Set-published recv_counts have no read-done handshake), and repeated "
-            "dispatches repeat it");
 }
 
 // ---- ring allreduce at P = 1 ------------------------------------------------------------
