@@ -4,8 +4,9 @@
 //   auto compiled = ring_get.compile({x, y}, config);
 //   compiled(x, y);   // blocks until every rank is done; y written in place
 //
-// Running throws anyp::RunError (naming rank and op) or anyp::DeadlockError
-// (naming every parked rank's wait). Windows are zeroed at each run.
+// Running throws anyp::RunError (naming rank and op), anyp::DeadlockError
+// (naming every parked rank's wait) or, with RunConfig::check_races,
+// anyp::RaceError (naming both accesses). Windows are zeroed at each run.
 #pragma once
 
 #include <cstdint>
@@ -55,13 +56,14 @@ struct RankCost {
   bool operator==(const RankCost&) const = default;
 };
 
-// Counters of the last run (threads engine).
+// Counters of the last run.
 struct RunStats {
   std::vector<RankCost> cost;  // one per rank
   RankCost total() const;
-  std::int64_t instructions = 0;  // VM instructions executed, all ranks
-  std::int64_t parks = 0;         // times a rank parked on a wait
-  std::int64_t preemptions = 0;   // times a rank was preempted
+  std::int64_t instructions = 0;    // VM instructions executed, all ranks
+  std::int64_t parks = 0;           // times a rank parked on a wait
+  std::int64_t preemptions = 0;     // times a rank was preempted
+  std::int64_t schedule_steps = 0;  // PCT: steps with two or more ranks ready
   int workers = 0;
 };
 

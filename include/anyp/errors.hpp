@@ -6,6 +6,10 @@
 //   CompileError  the program is wrong for these arguments/P   -> CLI exit 1
 //   RunError      a rank failed while running (names the rank) -> CLI exit 1
 //   DeadlockError no rank can run and some are unfinished      -> CLI exit 1
+//   RaceError     RunConfig::check_races found unordered
+//                 conflicting accesses (names both accesses)   -> CLI exit 1
+//   InternalError an invariant of anyp itself failed: a bug in
+//                 anyp, not in the program                     -> CLI exit 1
 #pragma once
 
 #include <stdexcept>
@@ -36,6 +40,16 @@ class RunError : public Error {
 class DeadlockError : public RunError {
  public:
   using RunError::RunError;
+};
+
+class RaceError : public RunError {
+ public:
+  using RunError::RunError;
+};
+
+class InternalError : public Error {
+ public:
+  using Error::Error;
 };
 
 }  // namespace anyp

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,9 @@ struct ExampleSpec {
   std::vector<std::string> modes;  // first is the default; empty: no --mode
   std::vector<std::string> ops;    // --op values (first is default); empty: no --op
   std::vector<std::int64_t> default_devices{0, 1};
+  // Pitfall programs (examples/pitfalls/): accept --fixed, which runs the
+  // corrected code.
+  bool has_fixed = false;
 };
 
 struct Options {
@@ -42,12 +46,25 @@ struct Options {
   std::string mode;
   std::string op;
   bool compile_only = false;
+  bool fixed = false;          // --fixed (pitfall programs)
   std::uint32_t seed = 0;      // input generator seed (default: the step)
   int workers = 0;             // 0: min(P, cores)
   bool deterministic = false;  // set by --schedule-seed
   std::uint64_t schedule_seed = 0;
-  std::string output_dir;  // --compile-only target (one dir per P)
-  bool cost = false;       // --cost: print the cost card after OK
+  std::string output_dir;              // --compile-only target (one dir per P)
+  bool cost = false;                   // --cost: print the cost card after OK
+  bool check_races = false;            // --check-races
+  std::int64_t preempt_budget = 4096;  // --preempt-budget N
+  int explore = 0;                     // --explore N: run N PCT schedules
+  int explore_depth = 3;               // --explore-depth D (PCT depth)
+  bool pct = false;                    // --pct-seed given: replay one PCT schedule
+  std::uint64_t pct_seed = 0;          // --pct-seed S
+  std::int64_t pct_steps = 0;          // --pct-steps K
+  // Set by run_example while it explores: report() prints nothing on
+  // success, and records the run's stats in `last_run` (shared, so the const
+  // Options a body receives can carry it back).
+  bool quiet = false;
+  std::shared_ptr<RunStats> last_run = std::make_shared<RunStats>();
 
   std::int64_t world_size() const { return static_cast<std::int64_t>(device_ids.size()); }
   RunConfig config() const;
@@ -72,7 +89,12 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec);
 
 // parse + body, mapping exceptions to messages and exit codes: UsageError and
 // anyp::ConfigError -> stderr, 2; anyp::CompileError, RunError,
-// DeadlockError -> stderr, 1. --help prints usage and returns 0.
+// DeadlockError, RaceError -> stderr, 1. --help prints usage and returns 0.
+// With --explore N the body runs once to count the schedule's steps, then
+// under N PCT schedules (seeds 1..N); it stops at the first that fails
+// (golden mismatch, deadlock, race, run error) and prints the command that
+// replays it (--pct-seed S --explore-depth D --pct-steps K); "OK" when all
+// pass.
 int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
                 const std::function<int(const Options&)>& body);
 

@@ -1,5 +1,7 @@
 // run_config.hpp — how a program is compiled and run: platform, devices,
-// engine, scheduling, and where (if anywhere) the artifact is written.
+// engine, scheduling, race checking, and where (if anywhere) the artifact
+// is written. Only platform and devices are part of the compiled plan; the
+// rest applies to runs.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +26,23 @@ struct RunConfig {
   // so an interleaving can be replayed.
   bool deterministic = false;
   std::uint64_t schedule_seed = 0;
+  // One worker, PCT schedules (Burckhardt et al., ASPLOS 2010): random rank
+  // priorities from `seed`, depth - 1 priority change points drawn over
+  // `steps` steps, ranks switched after every visible op (window access,
+  // notify, wait). A run replays exactly from (seed, depth, steps).
+  // RunStats::schedule_steps counts a run's steps (calibrate with depth 1).
+  struct Pct {
+    bool enabled = false;
+    std::uint64_t seed = 0;
+    int depth = 3;
+    std::int64_t steps = 0;
+  } pct;
   // Instructions a rank may run before it is preempted.
   std::int64_t preempt_budget = 4096;
+  // Check every window and host-tensor access against happens-before
+  // (program order and notify -> wait); a run with unordered conflicting
+  // accesses throws anyp::RaceError naming both.
+  bool check_races = false;
   // Non-empty: compile() writes the artifact into this directory.
   std::string output_dir;
 

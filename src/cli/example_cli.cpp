@@ -165,6 +165,12 @@ RunConfig Options::config() const {
   config.workers = workers;
   config.deterministic = deterministic;
   config.schedule_seed = schedule_seed;
+  config.preempt_budget = preempt_budget;
+  config.check_races = check_races;
+  config.pct.enabled = pct;
+  config.pct.seed = pct_seed;
+  config.pct.depth = explore_depth;
+  config.pct.steps = pct_steps;
   return config;
 }
 
@@ -191,6 +197,9 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
     app.add_option("--op", options.op, "Reduction: one of " + join(spec.ops))
         ->capture_default_str();
   }
+  if (spec.has_fixed) {
+    app.add_flag("--fixed", options.fixed, "Run the corrected program instead of the pitfall");
+  }
   app.add_flag("--cost", options.cost,
                "After OK, print the cost card counted from the run (per rank and total)");
   app.add_flag("--compile-only", options.compile_only,
@@ -206,6 +215,34 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
       app.add_option("--schedule-seed", options.schedule_seed,
                      "Run on one worker, picking ranks with an RNG seeded by N (replayable)")
           ->transform(decimal_integer(UINT64_MAX));
+  app.add_flag("--check-races", options.check_races,
+               "Check every window and host-tensor access for races (happens-before); a race "
+               "is reported and exits 1");
+  app.add_option("--preempt-budget", options.preempt_budget,
+                 "Instructions a rank runs before it is preempted")
+      ->capture_default_str()
+      ->transform(decimal_integer(INT64_MAX))
+      ->check(at_least_one());
+  CLI::Option* explore_opt =
+      app.add_option("--explore", options.explore,
+                     "Run N PCT schedules on one worker; stop at the first failure and print "
+                     "the command that replays it")
+          ->type_name("N")
+          ->transform(decimal_integer(INT_MAX))
+          ->check(at_least_one());
+  CLI::Option* depth_opt = app.add_option("--explore-depth", options.explore_depth,
+                                          "PCT depth D: D - 1 priority change points per schedule")
+                               ->capture_default_str()
+                               ->transform(decimal_integer(INT_MAX))
+                               ->check(at_least_one());
+  CLI::Option* pct_seed_opt =
+      app.add_option("--pct-seed", options.pct_seed,
+                     "Replay one PCT schedule (with --explore-depth and --pct-steps)")
+          ->transform(decimal_integer(UINT64_MAX));
+  CLI::Option* pct_steps_opt =
+      app.add_option("--pct-steps", options.pct_steps,
+                     "Steps the PCT change points are drawn over (printed by --explore)")
+          ->transform(decimal_integer(INT64_MAX));
   CLI::Option* output_opt = app.add_option(
       "--output-dir", options.output_dir,
       "Where --compile-only writes (default: anyp_out/" + spec.name + "/P<P>-<platform>)");
@@ -226,6 +263,18 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   if (!spec.modes.empty()) check_choice("--mode", options.mode, spec.modes);
   if (!spec.ops.empty()) check_choice("--op", options.op, spec.ops);
   options.deterministic = schedule_opt->count() > 0;
+  options.pct = pct_seed_opt->count() > 0;
+  const int schedules = (schedule_opt->count() > 0) + (explore_opt->count() > 0) + options.pct;
+  if (schedules > 1) {
+    throw UsageError{
+        "--schedule-seed, --explore and --pct-seed each choose the schedule; give one"};
+  }
+  if (pct_steps_opt->count() > 0 && !options.pct) {
+    throw UsageError{"--pct-steps: only meaningful with --pct-seed"};
+  }
+  if (depth_opt->count() > 0 && !options.pct && explore_opt->count() == 0) {
+    throw UsageError{"--explore-depth: only meaningful with --explore or --pct-seed"};
+  }
   if (output_opt->count() > 0 && !options.compile_only) {
     throw UsageError{
         "--output-dir: only meaningful with --compile-only (a normal run writes nothing)"};
@@ -237,18 +286,12 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   return options;
 }
 
-int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
-                const std::function<int(const Options&)>& body) {
+namespace {
+
+// Runs `body`, mapping exceptions to messages and exit codes (see the header).
+int guarded(const std::function<int()>& body) {
   try {
-    Options options;
-    try {
-      options = parse(argc, argv, spec);
-    } catch (const HelpRequested& help) {
-      std::cout << help.usage;
-      if (!help.usage.empty() && help.usage.back() != '\n') std::cout << '\n';
-      return 0;
-    }
-    return body(options);
+    return body();
   } catch (const UsageError& e) {
     std::cerr << e.message << '\n';
     return 2;
@@ -258,7 +301,7 @@ int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
   } catch (const anyp::CompileError& e) {
     std::cerr << e.what() << '\n';
     return 1;
-  } catch (const anyp::RunError& e) {  // DeadlockError too
+  } catch (const anyp::RunError& e) {  // DeadlockError, RaceError too
     std::cerr << e.what() << '\n';
     return 1;
   } catch (const std::exception& e) {
@@ -268,6 +311,88 @@ int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
     std::cerr << "error: unknown exception\n";
     return 1;
   }
+}
+
+// argv for a replay: the original arguments without the schedule flags,
+// shell-quoted where needed.
+std::string replay_command(int argc, const char* const* argv, std::uint64_t seed, int depth,
+                           std::int64_t steps) {
+  static const std::set<std::string> dropped = {"--explore", "--explore-depth", "--pct-seed",
+                                                "--pct-steps", "--schedule-seed"};
+  auto quote = [](const std::string& a) {
+    if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789-_=.,/:+") == std::string::npos)
+      return a;
+    std::string q = "'";
+    for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  };
+  std::string cmd = quote(argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const std::string flag = a.substr(0, a.find('='));
+    if (dropped.count(flag)) {
+      if (a.find('=') == std::string::npos) ++i;  // its value is the next argument
+      continue;
+    }
+    cmd += " " + quote(a);
+  }
+  return cmd + " --pct-seed " + std::to_string(seed) + " --explore-depth " + std::to_string(depth) +
+         " --pct-steps " + std::to_string(steps);
+}
+
+// --explore N: a calibration run (PCT depth 1, seed 0) counts the steps K,
+// then PCT seeds 1..N with depth D over K steps.
+int explore(int argc, const char* const* argv, const Options& options,
+            const std::function<int(const Options&)>& body) {
+  Options run = options;
+  run.quiet = true;
+  run.explore = 0;
+  run.pct = true;
+  run.pct_seed = 0;
+  run.pct_steps = 0;
+  run.explore_depth = 1;
+  auto failed = [&](int code, const std::string& which) {
+    std::cerr << "explore: " << which << " failed; replay it with:\n  "
+              << replay_command(argc, argv, run.pct_seed, run.explore_depth, run.pct_steps) << '\n';
+    return code;
+  };
+  int code = guarded([&] { return body(run); });
+  if (code != 0) return failed(code, "the calibration schedule (PCT seed 0, depth 1)");
+  run.pct_steps = options.last_run->schedule_steps;
+  run.explore_depth = options.explore_depth;
+  for (int i = 1; i <= options.explore; ++i) {
+    run.pct_seed = static_cast<std::uint64_t>(i);
+    code = guarded([&] { return body(run); });
+    if (code != 0) {
+      return failed(code, "schedule " + std::to_string(i) + " of " +
+                              std::to_string(options.explore) + " (PCT seed " + std::to_string(i) +
+                              ", depth " + std::to_string(options.explore_depth) + ", " +
+                              std::to_string(run.pct_steps) + " steps)");
+    }
+  }
+  std::cout << "OK\n";
+  if (options.cost) std::cout << cost_card(*options.last_run);
+  return 0;
+}
+
+}  // namespace
+
+int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
+                const std::function<int(const Options&)>& body) {
+  Options options;
+  try {
+    options = parse(argc, argv, spec);
+  } catch (const HelpRequested& help) {
+    std::cout << help.usage;
+    if (!help.usage.empty() && help.usage.back() != '\n') std::cout << '\n';
+    return 0;
+  } catch (const UsageError& e) {
+    std::cerr << e.message << '\n';
+    return 2;
+  }
+  if (options.explore > 0 && !options.compile_only) return explore(argc, argv, options, body);
+  return guarded([&] { return body(options); });
 }
 
 bool check_exact(std::string_view name, const HostTensor& out, const HostTensor& golden,
@@ -287,6 +412,10 @@ int report(const std::vector<bool>& checks) {
 }
 
 int report(const std::vector<bool>& checks, const Options& options, const RunStats& stats) {
+  if (options.last_run) *options.last_run = stats;
+  if (options.quiet) {
+    return std::all_of(checks.begin(), checks.end(), [](bool ok) { return ok; }) ? 0 : 1;
+  }
   const int code = report(checks);
   if (code == 0 && options.cost) std::cout << cost_card(stats);
   return code;

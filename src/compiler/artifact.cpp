@@ -1,9 +1,10 @@
-// artifact.cpp — the compile artifact of a CompiledProgram: symbolic IR,
-// specialised IR, window layout, per-rank lowered code and manifest.json.
+// artifact.cpp — the compile artifact of a plan: symbolic IR, specialised
+// IR, window layout, per-rank lowered code and manifest.json.
+#include "compiler/artifact.hpp"
+
 #include <filesystem>
 #include <fstream>
 
-#include "anyp/compiled_program.hpp"
 #include "anyp/errors.hpp"
 #include "compiler/bind_dims.hpp"
 #include "compiler/layout_windows.hpp"
@@ -11,7 +12,7 @@
 #include "compiler/plan.hpp"
 #include "ir/printer.hpp"
 
-namespace anyp {
+namespace anyp::compiler {
 namespace {
 
 std::string json_string(const std::string& s) {
@@ -39,7 +40,7 @@ std::string arg_text(const runtime::ArgBinding& a, const detail::Plan& plan) {
     case runtime::ArgBinding::Kind::HostTensor:
       return plan.host_params[a.host_param].name + "+" + std::to_string(a.byte_offset) + "B";
     case runtime::ArgBinding::Kind::Window:
-      return "window:" + plan.buffers[a.buffer].name;
+      return "window:" + plan.exec.buffers[a.buffer].name;
     case runtime::ArgBinding::Kind::Int:
       return std::to_string(a.int_value);
     case runtime::ArgBinding::Kind::Float:
@@ -56,54 +57,47 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 }  // namespace
 
-CompiledProgram::CompiledProgram(std::shared_ptr<const detail::Plan> plan, RunConfig config)
-    : plan_(std::move(plan)), config_(std::move(config)) {}
+std::string symbolic_ir_text(const detail::Plan& plan) { return ir::print_program(plan.program); }
 
-int CompiledProgram::world_size() const { return static_cast<int>(plan_->world_size); }
-const std::string& CompiledProgram::platform() const { return plan_->platform; }
-
-std::string CompiledProgram::symbolic_ir() const { return ir::print_program(plan_->program); }
-
-std::string CompiledProgram::specialized_ir() const {
-  std::string s = "; specialised for P = " + std::to_string(plan_->world_size);
-  const std::string dims = compiler::describe_bindings(plan_->bindings, plan_->program);
+std::string specialized_ir_text(const detail::Plan& plan) {
+  std::string s = "; specialised for P = " + std::to_string(plan.exec.world_size);
+  const std::string dims = describe_bindings(plan.bindings, plan.program);
   if (!dims.empty()) s += ", " + dims;
-  s += "\n" + ir::print_program(plan_->program, &plan_->bindings);
-  for (const auto& fn : plan_->synthesized) {
-    s +=
-        "\n; synthesized for a host-level collective\n" + ir::print_function(*fn, &plan_->bindings);
+  s += "\n" + ir::print_program(plan.program, &plan.bindings);
+  for (const auto& fn : plan.synthesized) {
+    s += "\n; synthesized for a host-level collective\n" + ir::print_function(*fn, &plan.bindings);
   }
   return s;
 }
 
-std::string CompiledProgram::window_layout() const {
-  return compiler::window_layout_text(plan_->buffers, plan_->window_bytes);
+std::string window_layout_text(const detail::Plan& plan) {
+  return window_layout_text(plan.exec.buffers, plan.exec.window_bytes);
 }
 
-std::string CompiledProgram::lowered_code() const {
+std::string lowered_code_text(const detail::Plan& plan) {
   std::string s;
-  for (const auto& code : plan_->codes) s += compiler::lowered_code_text(code) + "\n";
+  for (const auto& code : plan.exec.codes) s += lowered_code_text(code) + "\n";
   s += "dispatch list:\n";
-  for (std::size_t r = 0; r < plan_->ranks.size(); ++r) {
-    for (const auto& d : plan_->ranks[r]) {
-      s += "  rank " + std::to_string(r) + " (device " + std::to_string(plan_->device_ids[r]) +
-           "): " + plan_->codes[d.code].function + "(";
+  for (std::size_t r = 0; r < plan.exec.ranks.size(); ++r) {
+    for (const auto& d : plan.exec.ranks[r]) {
+      s += "  rank " + std::to_string(r) + " (device " + std::to_string(plan.exec.device_ids[r]) +
+           "): " + plan.exec.codes[d.code].function + "(";
       for (std::size_t i = 0; i < d.args.size(); ++i)
-        s += (i ? ", " : "") + arg_text(d.args[i], *plan_);
+        s += (i ? ", " : "") + arg_text(d.args[i], plan);
       s += ")\n";
     }
   }
   return s;
 }
 
-std::string CompiledProgram::manifest_json() const {
-  const auto& p = *plan_;
-  std::string s = "{\n  \"program\": " + json_string(p.host_name) + ",\n";
-  s += "  \"platform\": " + json_string(p.platform) + ",\n";
+std::string manifest_json_text(const detail::Plan& plan) {
+  const auto& p = plan.exec;
+  std::string s = "{\n  \"program\": " + json_string(p.program) + ",\n";
+  s += "  \"platform\": " + json_string(plan.platform) + ",\n";
   s += "  \"world_size\": " + std::to_string(p.world_size) + ",\n  \"device_ids\": [";
   for (std::size_t i = 0; i < p.device_ids.size(); ++i)
     s += (i ? ", " : "") + std::to_string(p.device_ids[i]);
-  s += "],\n  \"dims\": " + json_string(compiler::describe_bindings(p.bindings, p.program)) + ",\n";
+  s += "],\n  \"dims\": " + json_string(describe_bindings(plan.bindings, plan.program)) + ",\n";
   s += "  \"window_bytes_per_rank\": " + std::to_string(p.window_bytes) + ",\n  \"buffers\": [";
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
     const auto& b = p.buffers[i];
@@ -121,17 +115,16 @@ std::string CompiledProgram::manifest_json() const {
   return s;
 }
 
-void CompiledProgram::write_artifact(const std::string& dir) {
+void write_artifact(const detail::Plan& plan, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error("cannot create output directory " + dir + ": " + ec.message());
   const std::filesystem::path base(dir);
-  write_file(base / "symbolic.ir", symbolic_ir());
-  write_file(base / "specialized.ir", specialized_ir());
-  write_file(base / "window_layout.txt", window_layout());
-  write_file(base / "lowered.txt", lowered_code());
-  write_file(base / "manifest.json", manifest_json());
-  output_dir_ = dir;
+  write_file(base / "symbolic.ir", symbolic_ir_text(plan));
+  write_file(base / "specialized.ir", specialized_ir_text(plan));
+  write_file(base / "window_layout.txt", window_layout_text(plan));
+  write_file(base / "lowered.txt", lowered_code_text(plan));
+  write_file(base / "manifest.json", manifest_json_text(plan));
 }
 
-}  // namespace anyp
+}  // namespace anyp::compiler

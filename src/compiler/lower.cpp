@@ -1,6 +1,8 @@
 // lower.cpp — IR (orchestration + inlined kernels) to flat VM code.
 #include "compiler/lower.hpp"
 
+#include <map>
+
 #include "anyp/errors.hpp"
 #include "compiler/emitter.hpp"
 #include "compiler/lower_collectives.hpp"
@@ -288,7 +290,54 @@ class Lowerer {
       call.numel.push_back(n);
       call.dtypes.push_back(t.dtype);
     }
+    describe_collective(f, op, call);
     lower_collective(e_, regs, call);
+  }
+
+  // The Collective instruction that opens a call: its descriptor names the
+  // window operands (checked to be distinct buffers at run time) and the
+  // signature every rank's matching call must share.
+  void describe_collective(const Frame& f, const ir::Op& op, const CollectiveCall& call) {
+    static const std::map<ir::OpKind, std::vector<std::string>> kRoles = {
+        {ir::OpKind::Barrier, {"signal"}},
+        {ir::OpKind::Allreduce, {"data", "signal"}},
+        {ir::OpKind::Broadcast, {"data", "signal"}},
+        {ir::OpKind::Allgather, {"src", "dst", "signal"}},
+        {ir::OpKind::ReduceScatter, {"data", "signal"}},
+        {ir::OpKind::AllToAll, {"src", "dst", "signal"}},
+        {ir::OpKind::AllToAllV, {"src", "send_counts", "dst", "recv_counts", "signal"}}};
+    const std::vector<std::string>& roles = kRoles.at(op.kind);
+    runtime::CollectiveDesc desc;
+    desc.op = ir::op_kind_name(op.kind);
+    std::vector<std::string> parts;
+    if (op.kind == ir::OpKind::Allreduce) {
+      parts.push_back(ir::reduce_name(call.reduce));
+      parts.push_back(ir::allreduce_mode_name(call.mode));
+    } else if (op.kind == ir::OpKind::ReduceScatter) {
+      parts.push_back(ir::reduce_name(call.reduce));
+    } else if (op.kind == ir::OpKind::Broadcast) {
+      parts.push_back("root " + std::to_string(call.root));
+    }
+    std::size_t role = 0;
+    for (std::size_t i = 0; i < op.args.size(); ++i) {
+      if (!op.args[i].is_var()) continue;
+      const ir::Type& t = f.fn->vars[op.args[i].var].type;
+      const std::string& name = roles.at(role++);
+      if (name != "signal") {
+        std::string shape;
+        for (auto e : eval_shape(t.shape)) shape += (shape.empty() ? "" : ", ") + std::to_string(e);
+        parts.push_back(name + " " + std::string(dtype_name(t.dtype)) + " [" + shape + "]");
+      }
+      desc.views.push_back(call.views[i]);
+      desc.roles.push_back(name);
+    }
+    for (const auto& p : parts) desc.signature += (desc.signature.empty() ? "" : ", ") + p;
+    code_.collectives.push_back(std::move(desc));
+    Instr i;
+    i.op = Opcode::Collective;
+    i.a = code_.collectives.back().views.back();
+    i.imm = static_cast<std::int64_t>(code_.collectives.size() - 1);
+    e_.emit(i);
   }
 
   void inline_call(Frame& f, const ir::Op& op) {
@@ -356,6 +405,7 @@ std::string lowered_code_text(const runtime::LoweredCode& code) {
     }
     if (i.op == Opcode::Const)
       s += i.is_float ? " imm=" + std::to_string(i.fimm) : " imm=" + std::to_string(i.imm);
+    if (i.op == Opcode::Collective) s += " imm=" + std::to_string(i.imm);
     if (i.op == Opcode::Jump || i.op == Opcode::JumpIfZero || i.op == Opcode::JumpIfGe) {
       s += " -> " + std::to_string(i.imm);
     }
@@ -365,6 +415,13 @@ std::string lowered_code_text(const runtime::LoweredCode& code) {
   for (const auto& c : code.constants) line(c, "  const ");
   for (std::size_t k = 0; k < code.instrs.size(); ++k)
     line(code.instrs[k], "  " + std::to_string(k) + ": ");
+  for (std::size_t k = 0; k < code.collectives.size(); ++k) {
+    const auto& c = code.collectives[k];
+    s += "  collective " + std::to_string(k) + ": " + c.op + " (" + c.signature + ");";
+    for (std::size_t v = 0; v < c.views.size(); ++v)
+      s += " " + c.roles[v] + "=v" + std::to_string(c.views[v]);
+    s += "\n";
+  }
   return s;
 }
 

@@ -1,6 +1,7 @@
 // pipeline.hpp — the compile pipeline and its cache:
 //   trace -> verify -> bind_dims -> check_functions -> specialize_host
-//         -> layout_windows -> lower  => Plan
+//         -> layout_windows -> lower -> mark_signal_buffers  => Plan
+// The RunConfig is validated by the caller (api/compile.cpp).
 // Plans are cached per (host function, argument shapes/dtypes and scalar
 // values, device list, platform).
 #pragma once
@@ -14,9 +15,6 @@
 #include "frontend/function_def.hpp"
 
 namespace anyp::compiler {
-
-// Validates platform, devices and engine; throws ConfigError.
-void validate_config(const RunConfig& config);
 
 std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host,
                                                  const std::vector<ArgRef>& args,

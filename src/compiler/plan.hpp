@@ -1,6 +1,7 @@
-// plan.hpp — a program specialised for one P: everything the runtime needs
-// (lowered code, per-rank dispatch lists, window layout, the expected host
-// arguments) plus the texts of the compile artifact.
+// plan.hpp — a program specialised for one P: the runtime's part
+// (runtime::Executable: lowered code, per-rank dispatch lists, window
+// layout) next to what only the compiler and the artifact need (the
+// symbolic program, the dim bindings, the compiled-in scalar arguments).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 #include <vector>
 
 #include "ir/function.hpp"
-#include "runtime/lowered_code.hpp"
+#include "runtime/executable.hpp"
 
 namespace anyp::detail {
 
@@ -32,15 +33,9 @@ struct HostParamSpec {
 struct Plan {
   ir::Program program;  // symbolic
   ir::DimBindings bindings;
-  std::string host_name;
-  std::int64_t world_size = 0;
-  std::vector<std::int64_t> device_ids;
   std::string platform;
   std::vector<HostParamSpec> host_params;
-  std::vector<runtime::WindowBuffer> buffers;
-  std::int64_t window_bytes = 0;  // per rank
-  std::vector<runtime::LoweredCode> codes;
-  std::vector<std::vector<runtime::Dispatch>> ranks;  // ranks[r]: dispatches in order
+  runtime::Executable exec;
   // Orchestration functions the compiler made for host-level collectives.
   std::vector<std::shared_ptr<const ir::Function>> synthesized;
 };

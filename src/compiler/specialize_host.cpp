@@ -8,13 +8,14 @@
 #include "anyp/errors.hpp"
 #include "compiler/check_functions.hpp"
 #include "ir/verifier.hpp"
+#include "runtime/region.hpp"
 #include "runtime/scalar_math.hpp"
 
 namespace anyp::compiler {
 
 std::vector<std::int64_t> eval_shape(const std::vector<ir::Expr>& shape,
                                      const ir::DimBindings& bindings, const std::string& context) {
-  constexpr std::size_t kMaxRank = 8;  // the runtime's limit (memory_access.hpp)
+  using runtime::kMaxRank;  // the runtime's limit (region.hpp)
   if (shape.size() > kMaxRank) {
     throw CompileError("compile error: " + context + ": " + std::to_string(shape.size()) +
                        " dims; anyp supports at most " + std::to_string(kMaxRank));
@@ -231,6 +232,8 @@ class HostEvaluator {
     for (auto e : shape) bytes *= e;
     runtime::WindowBuffer b;
     b.name = op.name;
+    b.dtype = op.dtype;
+    b.shape = shape;
     b.used = bytes;
     result_.buffers.push_back(b);
     env_[op.result] = BufferRef{static_cast<std::int32_t>(result_.buffers.size() - 1)};
@@ -310,6 +313,8 @@ class HostEvaluator {
       }
       runtime::WindowBuffer b;
       b.name = fn->name + "_signal";
+      b.dtype = DType::INT32;
+      b.shape = {world_size_, 1};
       b.used = world_size_ * 4;
       result_.buffers.push_back(b);
       const auto id = static_cast<std::int32_t>(result_.buffers.size() - 1);

@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-#include "host/half_float.hpp"
+#include "common/element_codec.hpp"
 
 namespace anyp {
 namespace {
@@ -40,34 +40,6 @@ void check_shape(const std::vector<std::int64_t>& shape) {
                                   ")");
     }
   }
-}
-
-// A C-style conversion of `value` to an integer type of any width: round
-// toward zero, then wrap modulo 2^64 (and the caller's narrowing cast wraps
-// further). NaN and infinities give 0.
-std::uint64_t truncate_and_wrap(double value) {
-  if (!std::isfinite(value)) return 0;
-  const double t = std::trunc(value);
-  constexpr double two63 = 9223372036854775808.0;
-  constexpr double two64 = 18446744073709551616.0;
-  if (t >= -two63 && t < two63) return static_cast<std::uint64_t>(static_cast<std::int64_t>(t));
-  // |t| >= 2^63: t is a multiple of 2^11, and fmod is exact.
-  double m = std::fmod(t, two64);  // in (-2^64, 2^64)
-  if (m >= two63) return static_cast<std::uint64_t>(m);
-  if (m >= -two63) return static_cast<std::uint64_t>(static_cast<std::int64_t>(m));
-  return static_cast<std::uint64_t>(m + two64);  // exact: a multiple of 2^11 below 2^63
-}
-
-template <class T>
-T load(const std::byte* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-
-template <class T>
-void store(std::byte* p, T v) {
-  std::memcpy(p, &v, sizeof(T));
 }
 
 std::string describe(const HostTensor& t) {
@@ -173,24 +145,7 @@ double HostTensor::get(std::int64_t flat_index) const {
     throw std::out_of_range("flat index " + std::to_string(flat_index) + " out of range for " +
                             std::to_string(numel()) + " elements (tensor " + shape_string() + ")");
   }
-  const std::byte* p = data_ + static_cast<std::size_t>(flat_index) * dtype_bytes(dtype_);
-  switch (dtype_) {
-    case DType::FP32:
-      return load<float>(p);
-    case DType::FP16:
-      return fp16_bits_to_float(load<std::uint16_t>(p));
-    case DType::BF16:
-      return bf16_bits_to_float(load<std::uint16_t>(p));
-    case DType::INT8:
-      return load<std::int8_t>(p);
-    case DType::INT16:
-      return load<std::int16_t>(p);
-    case DType::INT32:
-      return load<std::int32_t>(p);
-    case DType::INT64:
-      return static_cast<double>(load<std::int64_t>(p));
-  }
-  return 0.0;
+  return decode_element(data_ + static_cast<std::size_t>(flat_index) * dtype_bytes(dtype_), dtype_);
 }
 
 void HostTensor::set(std::int64_t flat_index, double value) {
@@ -199,30 +154,7 @@ void HostTensor::set(std::int64_t flat_index, double value) {
     throw std::out_of_range("flat index " + std::to_string(flat_index) + " out of range for " +
                             std::to_string(numel()) + " elements (tensor " + shape_string() + ")");
   }
-  std::byte* p = data_ + static_cast<std::size_t>(flat_index) * dtype_bytes(dtype_);
-  switch (dtype_) {
-    case DType::FP32:
-      store(p, static_cast<float>(value));
-      return;
-    case DType::FP16:
-      store(p, double_to_fp16_bits(value));
-      return;
-    case DType::BF16:
-      store(p, double_to_bf16_bits(value));
-      return;
-    case DType::INT8:
-      store(p, static_cast<std::int8_t>(truncate_and_wrap(value)));
-      return;
-    case DType::INT16:
-      store(p, static_cast<std::int16_t>(truncate_and_wrap(value)));
-      return;
-    case DType::INT32:
-      store(p, static_cast<std::int32_t>(truncate_and_wrap(value)));
-      return;
-    case DType::INT64:
-      store(p, static_cast<std::int64_t>(truncate_and_wrap(value)));
-      return;
-  }
+  encode_element(data_ + static_cast<std::size_t>(flat_index) * dtype_bytes(dtype_), dtype_, value);
 }
 
 namespace {

@@ -45,6 +45,7 @@
 
 #include "anyp/dtype.hpp"
 #include "ir/expr.hpp"
+#include "ir/op_attrs.hpp"
 
 namespace anyp::ir {
 
@@ -93,25 +94,8 @@ enum class OpKind {
 #undef ANYP_X
 };
 
-// Binary operators of ScalarBinary and TileBinary.
-enum class BinaryOp { Add, Sub, Mul, Div, Mod, Max, Min, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
-// Same order as pld::NotifyOp, pld::WaitCmp, pld::AtomicType.
-enum class NotifyKind { AtomicAdd, Set };
-enum class WaitKind { Eq, Ne, Gt, Ge, Lt, Le };
-enum class AtomicKind { None, Add };
-// Same order as pld::ReduceOp and pld::AllreduceMode.
-enum class ReduceKind { Sum, Max, Min, Prod };
-enum class AllreduceKind { Mesh, Ring };
-
 const char* op_kind_name(OpKind k);
 unsigned op_levels(OpKind k);
-const char* binary_op_name(BinaryOp op);           // "add", "lt", ...
-const char* tile_binary_name(BinaryOp op);         // "pl.add", "pl.maximum", ...
-const char* notify_name(NotifyKind k);             // "AtomicAdd"
-const char* wait_name(WaitKind k);                 // "Ge"
-const char* atomic_name(AtomicKind k);             // "None"
-const char* reduce_name(ReduceKind k);             // "Sum"
-const char* allreduce_mode_name(AllreduceKind k);  // "Mesh"
 
 using VarId = std::int32_t;
 

@@ -1,35 +1,98 @@
-// fabric.hpp — the simulated interconnect's memory: one symmetric window per
-// rank (same layout everywhere, zeroed per run) and the locks that make
-// atomic RMA (AtomicType::Add) atomic. Signals are INT32 cells inside the
-// windows; their notify/wait protocol lives in the Scheduler, which owns the
-// lock that orders every notify before the waits it satisfies.
+// fabric.hpp — the one door. A rank VM does every window and signal access
+// through a Fabric, its own window included: read a region, write a region
+// (plain or atomic add), copy a region to a region (put/get, both sides),
+// notify a cell, wait on a cell. Memory is named, never pointed to
+// (region.hpp). An engine implements the do_* calls on its memory (the
+// threads engine on one symmetric heap, the MPI engine on RMA windows);
+// the public calls tell the attached observers (access_observer.hpp) and
+// cost one branch when none is attached.
+//
+// Guarantees an engine gives (ladder.md part D): every write a rank makes is
+// visible to any rank whose wait a later notify of that rank satisfies;
+// atomic adds into one element are atomic; a data write into a signal cell
+// can satisfy a wait on it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <mutex>
-#include <vector>
+#include <functional>
+#include <string>
+
+#include "ir/op_attrs.hpp"
+#include "runtime/access_observer.hpp"
+#include "runtime/region.hpp"
 
 namespace anyp::runtime {
 
 class Fabric {
  public:
-  Fabric(std::int64_t world_size, std::int64_t window_bytes);
+  virtual ~Fabric() = default;
 
-  std::int64_t world_size() const { return world_size_; }
-  std::int64_t window_bytes() const { return window_bytes_; }
-  std::byte* window(std::int64_t rank) const { return heap_.get() + rank * window_bytes_; }
-  // Serialises atomic accumulation into `rank`'s window.
-  std::mutex& atomic_lock(std::int64_t rank) {
-    return atomic_locks_[static_cast<std::size_t>(rank) % atomic_locks_.size()];
+  void set_observers(const Observers& observers) { observers_ = observers; }
+
+  void begin_dispatch(std::int64_t rank, std::size_t index) {
+    if (!observers_.empty()) observers_.dispatch(rank, index);
+  }
+  // `out` receives the region's elements, contiguous, row-major.
+  void read(std::int64_t rank, SiteRef site, const Region& src, std::byte* out) {
+    if (!observers_.empty()) observers_.access(Access{rank, site, AccessKind::Read, src});
+    do_read(src, out);
+  }
+  // `in` holds the region's elements, contiguous, row-major. atomic_add adds
+  // them element by element (in the region's dtype) instead of storing.
+  void write(std::int64_t rank, SiteRef site, const Region& dst, const std::byte* in,
+             bool atomic_add) {
+    if (!observers_.empty()) observers_.access(Access{rank, site, write_kind(atomic_add), dst});
+    do_write(rank, dst, in, atomic_add);
+  }
+  // dst and src have the same extent and dtype; one of them is on `rank`.
+  void copy(std::int64_t rank, SiteRef site, const Region& dst, const Region& src,
+            bool atomic_add) {
+    if (!observers_.empty()) {
+      observers_.access(Access{rank, site, AccessKind::Read, src});
+      observers_.access(Access{rank, site, write_kind(atomic_add), dst});
+    }
+    do_copy(rank, dst, src, atomic_add);
+  }
+  void notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+              std::int32_t value) {
+    do_notify(rank, site, cell, kind, value);
+  }
+  // True when the cell compares true now. False: the engine has parked the
+  // rank, which must stop and retry the wait when it is resumed (threads
+  // engine); an engine whose ranks can block returns only true. `describe`
+  // names the wait for a deadlock report.
+  bool wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+            std::int64_t expected, const std::function<std::string()>& describe) {
+    return do_wait(rank, site, cell, cmp, expected, describe);
+  }
+
+ protected:
+  virtual void do_read(const Region& src, std::byte* out) = 0;
+  virtual void do_write(std::int64_t rank, const Region& dst, const std::byte* in,
+                        bool atomic_add) = 0;
+  virtual void do_copy(std::int64_t rank, const Region& dst, const Region& src,
+                       bool atomic_add) = 0;
+  // Must call observe_notify inside the critical section that applies it.
+  virtual void do_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+                         std::int32_t value) = 0;
+  // Must call observe_wait inside the critical section of a satisfying check.
+  virtual bool do_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+                       std::int64_t expected, const std::function<std::string()>& describe) = 0;
+
+  void observe_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+                      std::int32_t value, std::int32_t result) const {
+    if (!observers_.empty()) observers_.notify(rank, site, cell, kind, value, result);
+  }
+  void observe_wait(std::int64_t rank, SiteRef site, const Cell& cell) const {
+    if (!observers_.empty()) observers_.wait(rank, site, cell);
   }
 
  private:
-  std::int64_t world_size_;
-  std::int64_t window_bytes_;
-  std::unique_ptr<std::byte[]> heap_;
-  std::vector<std::mutex> atomic_locks_;
+  static AccessKind write_kind(bool atomic_add) {
+    return atomic_add ? AccessKind::AtomicAdd : AccessKind::Write;
+  }
+  Observers observers_;
 };
 
 }  // namespace anyp::runtime

@@ -1,15 +1,31 @@
-// lowered_code.cpp — opcode names for listings.
+// lowered_code.cpp — opcode names and meanings, from the one table in
+// vm_opcodes.hpp.
 #include "runtime/lowered_code.hpp"
+
+#include "common/internal_check.hpp"
 
 namespace anyp::runtime {
 
 const char* opcode_name(Opcode op) {
-  static const char* names[] = {
-      "const", "mov",         "mov.tile",     "mov.view",  "scalar",     "not",      "cast",
-      "jump",  "jump.zero",   "jump.ge",      "load",      "store",      "read",     "write",
-      "tile",  "cast.tile",   "rank",         "nranks",    "notify",     "wait",     "put",
-      "get",   "remote_load", "remote_store", "load.flat", "store.flat", "put.flat", "check.count"};
-  return names[static_cast<int>(op)];
+  switch (op) {
+#define ANYP_X(name, text, meaning) \
+  case Opcode::name:                \
+    return text;
+    ANYP_VM_OPCODES(ANYP_X)
+#undef ANYP_X
+  }
+  ANYP_UNREACHABLE("opcode " + std::to_string(static_cast<int>(op)) + " has no name");
+}
+
+const char* opcode_meaning(Opcode op) {
+  switch (op) {
+#define ANYP_X(name, text, meaning) \
+  case Opcode::name:                \
+    return meaning;
+    ANYP_VM_OPCODES(ANYP_X)
+#undef ANYP_X
+  }
+  ANYP_UNREACHABLE("opcode " + std::to_string(static_cast<int>(op)) + " has no meaning");
 }
 
 }  // namespace anyp::runtime

@@ -4,32 +4,8 @@
 //
 // A rank's whole state is (dispatch index, pc, registers), so a wait that
 // cannot complete parks the rank and frees its worker. Registers come in
-// three files: scalars (s), tiles (t) and tensor views (v).
-//
-// Instruction format: op, sub (enum payload), dst/a/b/c register numbers,
-// idx (offset registers), shape (static extents), imm/fimm, site.
-//   Const      s[dst] = imm | fimm (is_float)
-//   Mov        s[dst] = s[a]        MovTile t[dst] = t[a]     MovView v[dst] = v[a]
-//   ScalarBin  s[dst] = s[a] <sub:BinaryOp> s[b]  (dtype: result type)
-//   ScalarNot  s[dst] = !s[a]       ScalarCast s[dst] = cast(s[a], dtype)
-//   Jump       pc = imm             JumpIfZero if s[a] == 0: pc = imm
-//   JumpIfGe   if s[a] >= s[b]: pc = imm
-//   Load       t[dst] = v[a] at idx, shape        Store v[b] at idx = t[a]
-//   Read       s[dst] = v[a] at idx               Write v[a] at idx = s[b]
-//   TileBin    t[dst] = t[a] <sub> (t[b] | s[b] when flag)
-//   TileCast   t[dst] = cast(t[a], dtype)
-//   Rank       s[dst] = rank        NRanks s[dst] = P
-//   Notify     signal v[a] of peer s[b] at idx: <sub:NotifyKind> s[c]
-//   Wait       own signal v[a] at idx <sub:WaitKind> s[b], else park
-//   Put/Get    dst v[a], peer s[b], src v[c]; idx = dst offsets (count) then
-//              src offsets; shape = region (empty: whole); sub = AtomicKind
-//   RemoteLoad  t[dst] = peer s[b]'s v[a] at idx, shape
-//   RemoteStore peer s[b]'s v[a] at idx = t[c] (sub = AtomicKind)
-// Flat forms (builtin collectives; offsets and lengths in elements, at run time):
-//   LoadFlat   t[dst] = rank s[b]'s v[a] elements [s[idx0], s[idx0] + s[idx1])  (1-D tile)
-//   StoreFlat  rank s[b]'s v[a] elements from s[idx0] = t[c]
-//   PutFlat    peer s[b]'s v[a] from s[idx0] = local v[c] elements [s[idx1], + s[idx2])
-//   CheckCount fail unless 0 <= s[a] <= s[b] (all_to_all_v send counts)
+// three files: scalars (s), tiles (t) and tensor views (v). The instruction
+// set and each opcode's meaning: vm_opcodes.hpp.
 #pragma once
 
 #include <cstdint>
@@ -37,40 +13,17 @@
 #include <vector>
 
 #include "anyp/dtype.hpp"
+#include "runtime/vm_opcodes.hpp"
 
 namespace anyp::runtime {
 
 enum class Opcode : std::uint8_t {
-  Const,
-  Mov,
-  MovTile,
-  MovView,
-  ScalarBin,
-  ScalarNot,
-  ScalarCast,
-  Jump,
-  JumpIfZero,
-  JumpIfGe,
-  Load,
-  Store,
-  Read,
-  Write,
-  TileBin,
-  TileCast,
-  Rank,
-  NRanks,
-  Notify,
-  Wait,
-  Put,
-  Get,
-  RemoteLoad,
-  RemoteStore,
-  LoadFlat,
-  StoreFlat,
-  PutFlat,
-  CheckCount,
+#define ANYP_X(name, text, meaning) name,
+  ANYP_VM_OPCODES(ANYP_X)
+#undef ANYP_X
 };
-const char* opcode_name(Opcode op);
+const char* opcode_name(Opcode op);     // "load.flat"
+const char* opcode_meaning(Opcode op);  // its one-line meaning
 
 // Where an instruction came from, for diagnostics.
 struct Site {
@@ -92,6 +45,17 @@ struct Instr {
   std::vector<std::int64_t> shape;
 };
 
+// One builtin collective call site (the Collective instruction's imm).
+// Every rank's n-th call on one signal buffer must have the same signature.
+struct CollectiveDesc {
+  std::string op;         // "pld.tensor.allreduce"
+  std::string signature;  // what must agree across ranks: "Sum, Mesh, data FP32 [1, 960]"
+  // The call's window operands (view registers) and their roles ("data",
+  // "signal", ...), checked to be distinct buffers; the signal is last.
+  std::vector<std::int32_t> views;
+  std::vector<std::string> roles;
+};
+
 struct LoweredCode {
   std::string function;          // orchestration function name
   std::vector<Instr> constants;  // Const instructions run at dispatch entry
@@ -101,14 +65,18 @@ struct LoweredCode {
   // Parameter i binds register param_regs[i] of file param_files[i] ('s'/'v').
   std::vector<char> param_files;
   std::vector<std::int32_t> param_regs;
+  std::vector<CollectiveDesc> collectives;
 };
 
 // A symmetric window buffer: same offset in every rank's window.
 struct WindowBuffer {
   std::string name;
-  std::int64_t offset = 0;  // bytes from the start of a rank's window
-  std::int64_t bytes = 0;   // slot size, rounded up to 32 B
-  std::int64_t used = 0;    // requested size
+  DType dtype = DType::INT8;        // as allocated (INT8 for a size in bytes)
+  std::vector<std::int64_t> shape;  // as allocated ({bytes} for a size in bytes)
+  bool signal = false;              // some notify/wait uses a view of it
+  std::int64_t offset = 0;          // bytes from the start of a rank's window
+  std::int64_t bytes = 0;           // slot size, rounded up to 32 B
+  std::int64_t used = 0;            // requested size
 };
 
 // How one parameter of a dispatch is bound on its rank.

@@ -1,12 +1,12 @@
 // rank_vm.cpp — the rank interpreter: one dispatch loop over lowered code.
+// Memory and signals are reached only through the Fabric (the door).
 #include "runtime/rank_vm.hpp"
 
 #include <algorithm>
-#include <cstring>
-#include <stdexcept>
 
-#include "runtime/memory_access.hpp"
-#include "runtime/scheduler.hpp"
+#include "common/element_codec.hpp"
+#include "common/internal_check.hpp"
+#include "runtime/diagnostic_text.hpp"
 
 namespace anyp::runtime {
 namespace {
@@ -15,26 +15,24 @@ struct VmFailure {
   std::string message;
 };
 
-std::string list_text(const std::vector<std::int64_t>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-std::int64_t element_count(const std::vector<std::int64_t>& shape) {
+std::int64_t element_count(std::span<const std::int64_t> shape) {
   std::int64_t n = 1;
   for (auto e : shape) n *= e;
   return n;
 }
 
+bool is_atomic(const Instr& in) {
+  return static_cast<ir::AtomicKind>(in.sub) == ir::AtomicKind::Add;
+}
+
 }  // namespace
 
-RankVm::RankVm(std::int64_t rank, const std::vector<Dispatch>* dispatches, const RunContext* ctx)
-    : rank_(rank), dispatches_(dispatches), ctx_(ctx) {}
+RankVm::RankVm(std::int64_t rank, const RunContext* ctx)
+    : rank_(rank), ctx_(ctx), dispatches_(&ctx->exec->ranks[static_cast<std::size_t>(rank)]) {}
 
 void RankVm::fail(const Instr& in, const std::string& what) const {
   std::string where = "run error: rank " + std::to_string(rank_) + " (device " +
-                      std::to_string((*ctx_->device_ids)[rank_]) + ")";
+                      std::to_string(ctx_->exec->device_ids[static_cast<std::size_t>(rank_)]) + ")";
   if (in.site >= 0) {
     const Site& s = code_->sites[in.site];
     where += ", function '" + s.function + "', op " + s.op;
@@ -45,7 +43,8 @@ void RankVm::fail(const Instr& in, const std::string& what) const {
 bool RankVm::enter_dispatch() {
   if (dispatch_ >= dispatches_->size()) return false;
   const Dispatch& d = (*dispatches_)[dispatch_];
-  code_ = &(*ctx_->codes)[d.code];
+  code_index_ = d.code;
+  code_ = &ctx_->exec->codes[static_cast<std::size_t>(d.code)];
   s_.assign(static_cast<std::size_t>(code_->num_scalars), ScalarValue{});
   t_.resize(static_cast<std::size_t>(code_->num_tiles));
   v_.assign(static_cast<std::size_t>(code_->num_views), ViewReg{});
@@ -61,42 +60,36 @@ bool RankVm::enter_dispatch() {
       case ArgBinding::Kind::Float:
         s_[reg] = float_scalar(a.float_value);
         break;
-      case ArgBinding::Kind::HostTensor: {
-        ViewReg v;
-        v.host_base = (*ctx_->host_args)[a.host_param]->data() + a.byte_offset;
-        v.dtype = a.dtype;
-        v.shape = a.shape;
-        v_[reg] = std::move(v);
+      case ArgBinding::Kind::HostTensor:
+        v_[reg] = ViewReg{Space::Host, a.host_param, a.byte_offset, a.dtype, a.shape};
         break;
-      }
-      case ArgBinding::Kind::Window: {
-        ViewReg v;
-        v.window = true;
-        v.buffer = a.buffer;
-        v.window_offset = (*ctx_->buffers)[a.buffer].offset;
-        v.dtype = a.dtype;
-        v.shape = a.shape;
-        v_[reg] = std::move(v);
+      case ArgBinding::Kind::Window:
+        v_[reg] = ViewReg{Space::Window, a.buffer, 0, a.dtype, a.shape};
         break;
-      }
     }
   }
+  ctx_->fabric->begin_dispatch(rank_, dispatch_);
   pc_ = 0;
   in_dispatch_ = true;
   return true;
 }
 
-RankVm::Outcome RankVm::run(std::int64_t budget) {
+RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
   try {
     for (;;) {
       if (!in_dispatch_ && !enter_dispatch()) return Outcome::Done;
       const auto& instrs = code_->instrs;
       while (pc_ < instrs.size()) {
         if (budget-- <= 0) return Outcome::Yield;
-        bool parked = false;
         ++executed_;
-        if (!step(instrs[pc_], parked)) {
-          if (parked) return Outcome::Parked;
+        visible_ = false;
+        if (!step(instrs[pc_])) return Outcome::Parked;
+        if (stop_after_visible && visible_) {
+          if (pc_ >= instrs.size()) {
+            in_dispatch_ = false;
+            ++dispatch_;
+          }
+          return Outcome::Yield;
         }
       }
       in_dispatch_ = false;
@@ -110,7 +103,7 @@ RankVm::Outcome RankVm::run(std::int64_t budget) {
 
 std::int64_t RankVm::peer_of(const Instr& in, std::int32_t reg) const {
   const std::int64_t p = s_[reg].as_int();
-  const std::int64_t n = ctx_->fabric->world_size();
+  const std::int64_t n = ctx_->exec->world_size;
   if (p < 0 || p >= n) {
     std::string msg =
         "peer " + std::to_string(p) + " is out of range [0, " + std::to_string(n) + ")";
@@ -124,65 +117,21 @@ std::int64_t RankVm::peer_of(const Instr& in, std::int32_t reg) const {
   return p;
 }
 
-std::vector<std::int64_t> RankVm::offsets(const Instr& in, std::size_t from,
-                                          std::size_t count) const {
-  std::vector<std::int64_t> out(count);
+RankVm::Index RankVm::offsets(const Instr& in, std::size_t from, std::size_t count) const {
+  ANYP_CHECK(count <= kMaxRank, "more than kMaxRank offsets");
+  Index out{};
   for (std::size_t i = 0; i < count; ++i) out[i] = s_[in.idx[from + i]].as_int();
   return out;
 }
 
-void RankVm::check_region(const Instr& in, const ViewReg& v, const std::vector<std::int64_t>& offs,
-                          const std::vector<std::int64_t>& extent, const char* role) const {
+void RankVm::check_region(const Instr& in, const ViewReg& v, std::span<const std::int64_t> offs,
+                          std::span<const std::int64_t> extent, const char* role) const {
   for (std::size_t d = 0; d < v.shape.size(); ++d) {
     if (offs[d] < 0 || offs[d] + extent[d] > v.shape[d]) {
       fail(in, std::string("region out of bounds: offsets ") + list_text(offs) + " + shape " +
                    list_text(extent) + " exceeds the " + role + " " + list_text(v.shape) +
                    " in dim " + std::to_string(d));
     }
-  }
-}
-
-std::byte* RankVm::view_base(const Instr& in, const ViewReg& v, std::int64_t rank) const {
-  if (!v.window) {
-    if (rank != rank_) fail(in, "a host tensor is not reachable from another rank");
-    return v.host_base;
-  }
-  return ctx_->fabric->window(rank) + v.window_offset;
-}
-
-std::string RankVm::cell_text(const ViewReg& v, const std::vector<std::int64_t>& idx) const {
-  const std::string name = v.window ? (*ctx_->buffers)[v.buffer].name : std::string("?");
-  return "signal '" + name + "' cell " + list_text(idx);
-}
-
-std::int32_t* RankVm::signal_cell(const Instr& in, const ViewReg& v, std::int64_t rank) const {
-  std::int64_t flat = 0;
-  for (std::size_t d = 0; d < in.idx.size(); ++d) {
-    const std::int64_t i = s_[in.idx[d]].as_int();
-    if (i < 0 || i >= v.shape[d]) {  // reported with the whole index
-      check_region(in, v, offsets(in, 0, in.idx.size()),
-                   std::vector<std::int64_t>(in.idx.size(), 1), "signal");
-    }
-    flat = flat * v.shape[d] + i;
-  }
-  return reinterpret_cast<std::int32_t*>(view_base(in, v, rank) + flat * 4);
-}
-
-void RankVm::window_written(const Instr& in, const ViewReg& v, std::int64_t rank) const {
-  if (!v.window || rank == rank_) return;
-  const std::byte* base = view_base(in, v, rank);
-  ctx_->scheduler->on_window_write(
-      rank, base, base + element_count(v.shape) * static_cast<std::int64_t>(dtype_bytes(v.dtype)));
-}
-
-void RankVm::count_rma(std::int64_t peer, std::int64_t bytes, bool inbound) {
-  if (peer == rank_) return;
-  ++cost_.rma;
-  if (inbound) {
-    cost_.bytes_in += bytes;
-  } else {
-    cost_.bytes_out += bytes;  // and the receiver takes the same bytes in
-    (*ctx_->pushed_in)[static_cast<std::size_t>(peer)].fetch_add(bytes, std::memory_order_relaxed);
   }
 }
 
@@ -196,54 +145,199 @@ void RankVm::check_flat(const Instr& in, const ViewReg& v, std::int64_t offset,
   }
 }
 
+Region RankVm::region(const Instr& in, const ViewReg& v, std::int64_t owner,
+                      std::span<const std::int64_t> offs, std::span<const std::int64_t> extent,
+                      std::span<const std::int64_t> shape) const {
+  if (v.space == Space::Host && owner != rank_)
+    fail(in, "a host tensor is not reachable from another rank");
+  return Region{v.space, v.id,    v.space == Space::Window ? owner : -1,
+                v.base,  v.dtype, shape.empty() ? std::span<const std::int64_t>(v.shape) : shape,
+                offs,    extent};
+}
+
+std::string RankVm::cell_text(const ViewReg& v, const std::vector<std::int64_t>& idx) const {
+  const std::string name = v.space == Space::Window
+                               ? ctx_->exec->buffers[static_cast<std::size_t>(v.id)].name
+                               : std::string("?");
+  return "signal '" + name + "' cell " + list_text(idx);
+}
+
+Cell RankVm::signal_cell(const Instr& in, const ViewReg& v, std::int64_t owner) const {
+  if (v.space != Space::Window) fail(in, "a signal must be a window view, not a host tensor");
+  std::int64_t flat = 0;
+  const Index idx = offsets(in, 0, in.idx.size());
+  for (std::size_t d = 0; d < in.idx.size(); ++d) {
+    if (idx[d] < 0 || idx[d] >= v.shape[d]) {  // reported with the whole index
+      const Index one = [] {
+        Index o{};
+        o.fill(1);
+        return o;
+      }();
+      check_region(in, v, std::span(idx.data(), in.idx.size()),
+                   std::span(one.data(), in.idx.size()), "signal");
+    }
+    flat = flat * v.shape[d] + idx[d];
+  }
+  return Cell{owner, v.id, v.base + flat * 4};
+}
+
+void RankVm::decode_into(TileReg& t, DType dtype, std::span<const std::int64_t> shape,
+                         std::int64_t n) {
+  t.dtype = dtype;
+  t.shape.assign(shape.begin(), shape.end());
+  t.data.resize(static_cast<std::size_t>(n));
+  decode_elements(scratch_.data(), dtype, t.data.data(), static_cast<std::size_t>(n));
+}
+
+void RankVm::load(const Instr& in) {
+  const ViewReg& v = v_[in.a];
+  const std::int64_t owner = in.op == Opcode::Load ? rank_ : peer_of(in, in.b);
+  const Index offs = offsets(in, 0, in.idx.size());
+  const std::span<const std::int64_t> at(offs.data(), in.idx.size());
+  check_region(in, v, at, in.shape, "source");
+  const Region r = region(in, v, owner, at, in.shape);
+  scratch_.resize(static_cast<std::size_t>(r.bytes()));
+  ctx_->fabric->read(rank_, site(in), r, scratch_.data());
+  decode_into(t_[in.dst], v.dtype, in.shape, r.elements());
+}
+
+void RankVm::store(const Instr& in) {
+  const bool remote = in.op == Opcode::RemoteStore;
+  const TileReg& t = t_[remote ? in.c : in.a];
+  const ViewReg& v = v_[remote ? in.a : in.b];
+  const std::int64_t owner = remote ? peer_of(in, in.b) : rank_;
+  const Index offs = offsets(in, 0, in.idx.size());
+  const std::span<const std::int64_t> at(offs.data(), in.idx.size());
+  check_region(in, v, at, t.shape, "target");
+  const Region r = region(in, v, owner, at, t.shape);
+  scratch_.resize(static_cast<std::size_t>(r.bytes()));
+  encode_elements(scratch_.data(), v.dtype, t.data.data(), t.data.size());
+  ctx_->fabric->write(rank_, site(in), r, scratch_.data(), remote && is_atomic(in));
+}
+
+void RankVm::read_or_write(const Instr& in) {
+  const ViewReg& v = v_[in.a];
+  const Index idx = offsets(in, 0, in.idx.size());
+  const std::span<const std::int64_t> at(idx.data(), in.idx.size());
+  Index ones{};
+  ones.fill(1);
+  const std::span<const std::int64_t> one(ones.data(), in.idx.size());
+  check_region(in, v, at, one, "tensor");
+  const Region r = region(in, v, rank_, at, one);
+  std::byte cell[8];
+  if (in.op == Opcode::Read) {
+    ctx_->fabric->read(rank_, site(in), r, cell);
+    const double x = decode_element(cell, v.dtype);
+    s_[in.dst] =
+        dtype_is_float(v.dtype) ? float_scalar(x) : int_scalar(static_cast<std::int64_t>(x));
+  } else {
+    encode_element(cell, v.dtype, s_[in.b].as_double());
+    ctx_->fabric->write(rank_, site(in), r, cell, false);
+  }
+}
+
+void RankVm::transfer(const Instr& in, bool is_put) {
+  const std::int64_t peer = peer_of(in, in.b);
+  const ViewReg& dst = v_[in.a];
+  const ViewReg& src = v_[in.c];
+  const std::size_t nd = dst.shape.size(), ns = src.shape.size();
+  Index doff{}, soff{};
+  std::span<const std::int64_t> extent = in.shape;
+  if (in.shape.empty()) {
+    extent = dst.shape;
+  } else {
+    doff = offsets(in, 0, nd);
+    soff = offsets(in, nd, ns);
+  }
+  const std::span<const std::int64_t> dat(doff.data(), nd), sat(soff.data(), ns);
+  check_region(in, dst, dat, extent, "destination");
+  check_region(in, src, sat, extent, "source");
+  const Region d = region(in, dst, is_put ? peer : rank_, dat, extent);
+  const Region s = region(in, src, is_put ? rank_ : peer, sat, extent);
+  ctx_->fabric->copy(rank_, site(in), d, s, is_atomic(in));
+}
+
 void RankVm::flat_op(const Instr& in) {
   const std::int64_t peer = peer_of(in, in.b);
   const ViewReg& v = v_[in.a];
-  const std::size_t esize = dtype_bytes(v.dtype);
-  const std::int64_t offset = s_[in.idx[0]].as_int();
+  const std::array<std::int64_t, 1> flat_shape{element_count(v.shape)};
+  const std::array<std::int64_t, 1> offset{s_[in.idx[0]].as_int()};
   switch (in.op) {
     case Opcode::LoadFlat: {
-      const std::int64_t len = s_[in.idx[1]].as_int();
-      check_flat(in, v, offset, len);
-      const std::byte* base = view_base(in, v, peer) + offset * static_cast<std::int64_t>(esize);
-      TileReg& t = t_[in.dst];
-      t.dtype = v.dtype;
-      t.shape = {len};
-      t.data.resize(static_cast<std::size_t>(len));
-      for (std::int64_t k = 0; k < len; ++k)
-        t.data[static_cast<std::size_t>(k)] =
-            load_element(base + k * static_cast<std::int64_t>(esize), v.dtype);
-      count_rma(peer, len * static_cast<std::int64_t>(esize), true);
-      break;
+      const std::array<std::int64_t, 1> len{s_[in.idx[1]].as_int()};
+      check_flat(in, v, offset[0], len[0]);
+      const Region r = region(in, v, peer, offset, len, flat_shape);
+      scratch_.resize(static_cast<std::size_t>(r.bytes()));
+      ctx_->fabric->read(rank_, site(in), r, scratch_.data());
+      decode_into(t_[in.dst], v.dtype, len, len[0]);
+      return;
     }
     case Opcode::StoreFlat: {
       const TileReg& t = t_[in.c];
-      const auto len = static_cast<std::int64_t>(t.data.size());
-      check_flat(in, v, offset, len);
-      std::byte* base = view_base(in, v, peer) + offset * static_cast<std::int64_t>(esize);
-      for (std::int64_t k = 0; k < len; ++k)
-        store_element(base + k * static_cast<std::int64_t>(esize), v.dtype,
-                      t.data[static_cast<std::size_t>(k)]);
-      count_rma(peer, len * static_cast<std::int64_t>(esize), false);
-      window_written(in, v, peer);
-      break;
+      const std::array<std::int64_t, 1> len{static_cast<std::int64_t>(t.data.size())};
+      check_flat(in, v, offset[0], len[0]);
+      const Region r = region(in, v, peer, offset, len, flat_shape);
+      scratch_.resize(static_cast<std::size_t>(r.bytes()));
+      encode_elements(scratch_.data(), v.dtype, t.data.data(), t.data.size());
+      ctx_->fabric->write(rank_, site(in), r, scratch_.data(), false);
+      return;
     }
     case Opcode::PutFlat: {
       const ViewReg& src = v_[in.c];
-      const std::int64_t src_offset = s_[in.idx[1]].as_int();
-      const std::int64_t len = s_[in.idx[2]].as_int();
-      check_flat(in, v, offset, len);
-      check_flat(in, src, src_offset, len);
-      std::memcpy(view_base(in, v, peer) + offset * static_cast<std::int64_t>(esize),
-                  view_base(in, src, rank_) + src_offset * static_cast<std::int64_t>(esize),
-                  static_cast<std::size_t>(len) * esize);
-      count_rma(peer, len * static_cast<std::int64_t>(esize), false);
-      window_written(in, v, peer);
-      break;
+      const std::array<std::int64_t, 1> src_shape{element_count(src.shape)};
+      const std::array<std::int64_t, 1> src_offset{s_[in.idx[1]].as_int()};
+      const std::array<std::int64_t, 1> len{s_[in.idx[2]].as_int()};
+      check_flat(in, v, offset[0], len[0]);
+      check_flat(in, src, src_offset[0], len[0]);
+      const Region d = region(in, v, peer, offset, len, flat_shape);
+      const Region s = region(in, src, rank_, src_offset, len, src_shape);
+      ctx_->fabric->copy(rank_, site(in), d, s, false);
+      return;
     }
     default:
-      break;
+      ANYP_UNREACHABLE(std::string("flat_op on ") + opcode_name(in.op));
   }
+}
+
+void RankVm::notify(const Instr& in) {
+  const std::int64_t peer = peer_of(in, in.b);
+  const Cell cell = signal_cell(in, v_[in.a], peer);
+  ctx_->fabric->notify(rank_, site(in), cell, static_cast<ir::NotifyKind>(in.sub),
+                       static_cast<std::int32_t>(s_[in.c].as_int()));
+}
+
+bool RankVm::wait(const Instr& in) {
+  const ViewReg& v = v_[in.a];
+  const Cell cell = signal_cell(in, v, rank_);
+  auto describe = [&] {
+    const Site& s = code_->sites[in.site];
+    const Index idx = offsets(in, 0, in.idx.size());
+    return "function '" + s.function + "', op " + s.op + ": waits for " +
+           cell_text(v, std::vector<std::int64_t>(idx.begin(), idx.begin() + in.idx.size()));
+  };
+  return ctx_->fabric->wait(rank_, site(in), cell, static_cast<ir::WaitKind>(in.sub),
+                            s_[in.b].as_int(), describe);
+}
+
+void RankVm::enter_collective(const Instr& in) {
+  const CollectiveDesc& d = code_->collectives[static_cast<std::size_t>(in.imm)];
+  for (std::size_t i = 0; i < d.views.size(); ++i) {
+    const ViewReg& a = v_[d.views[i]];
+    if (a.space != Space::Window) continue;
+    for (std::size_t j = i + 1; j < d.views.size(); ++j) {
+      const ViewReg& b = v_[d.views[j]];
+      if (b.space == Space::Window && b.id == a.id) {
+        fail(in, "the " + d.roles[i] + " and the " + d.roles[j] +
+                     " are views of one window buffer '" +
+                     ctx_->exec->buffers[static_cast<std::size_t>(a.id)].name +
+                     "'; a collective's windows must be distinct buffers");
+      }
+    }
+  }
+  const ViewReg& signal = v_[d.views.back()];
+  if (signal.space != Space::Window) fail(in, "the signal must be a window view");
+  const std::string mismatch = ctx_->collectives->enter(rank_, signal.id, d, site(in));
+  if (!mismatch.empty()) fail(in, mismatch);
 }
 
 void RankVm::tile_binary(const Instr& in) {
@@ -274,7 +368,7 @@ void RankVm::tile_binary(const Instr& in) {
         r = std::min(x, y);
         break;
       default:
-        fail(in, "unsupported tile operator");
+        ANYP_UNREACHABLE(std::string("tile operator ") + ir::binary_op_name(op));
     }
     result[i] = dtype_is_float(a.dtype)
                     ? round_to_dtype(r, a.dtype)
@@ -285,61 +379,7 @@ void RankVm::tile_binary(const Instr& in) {
   out.data = std::move(result);
 }
 
-void RankVm::transfer(const Instr& in, bool is_put) {
-  const std::int64_t peer = peer_of(in, in.b);
-  const ViewReg& dst = v_[in.a];
-  const ViewReg& src = v_[in.c];
-  const std::size_t nd = dst.shape.size(), ns = src.shape.size();
-  std::vector<std::int64_t> doff(nd, 0), soff(ns, 0), extent = in.shape;
-  if (in.shape.empty()) {
-    extent = dst.shape;
-  } else {
-    doff = offsets(in, 0, nd);
-    soff = offsets(in, nd, ns);
-  }
-  check_region(in, dst, doff, extent, "destination");
-  check_region(in, src, soff, extent, "source");
-  count_rma(peer, element_count(extent) * static_cast<std::int64_t>(dtype_bytes(dst.dtype)),
-            !is_put);
-  std::byte* dbase = view_base(in, dst, is_put ? peer : rank_);
-  const std::byte* sbase = view_base(in, src, is_put ? rank_ : peer);
-  const std::size_t esize = dtype_bytes(dst.dtype);
-  // Gather the source rows, then scatter into the destination (regions may
-  // have different strides).
-  std::vector<std::byte> buffer(static_cast<std::size_t>(element_count(extent)) * esize);
-  std::size_t at = 0;
-  for_each_region_row(
-      src.shape, soff, extent, [&](std::int64_t start, std::int64_t len, std::int64_t) {
-        std::memcpy(buffer.data() + at, sbase + start * static_cast<std::int64_t>(esize),
-                    static_cast<std::size_t>(len) * esize);
-        at += static_cast<std::size_t>(len) * esize;
-      });
-  const bool atomic = static_cast<ir::AtomicKind>(in.sub) == ir::AtomicKind::Add;
-  std::unique_lock<std::mutex> lock;
-  if (atomic && dst.window)
-    lock = std::unique_lock<std::mutex>(ctx_->fabric->atomic_lock(is_put ? peer : rank_));
-  at = 0;
-  for_each_region_row(
-      dst.shape, doff, extent, [&](std::int64_t start, std::int64_t len, std::int64_t) {
-        std::byte* d = dbase + start * static_cast<std::int64_t>(esize);
-        if (!atomic) {
-          std::memcpy(d, buffer.data() + at, static_cast<std::size_t>(len) * esize);
-        } else {
-          for (std::int64_t k = 0; k < len; ++k) {
-            std::byte* p = d + k * static_cast<std::int64_t>(esize);
-            const double sum =
-                load_element(p, dst.dtype) +
-                load_element(buffer.data() + at + static_cast<std::size_t>(k) * esize, dst.dtype);
-            store_element(p, dst.dtype, sum);
-          }
-        }
-        at += static_cast<std::size_t>(len) * esize;
-      });
-  if (lock.owns_lock()) lock.unlock();
-  window_written(in, dst, is_put ? peer : rank_);
-}
-
-bool RankVm::step(const Instr& in, bool& parked) {
+bool RankVm::step(const Instr& in) {
   switch (in.op) {
     case Opcode::Const:
       s_[in.dst] = in.is_float ? float_scalar(in.fimm) : int_scalar(in.imm);
@@ -383,78 +423,20 @@ bool RankVm::step(const Instr& in, bool& parked) {
       }
       break;
     case Opcode::Load:
-    case Opcode::RemoteLoad: {
-      const ViewReg& v = v_[in.a];
-      const std::int64_t src_rank = in.op == Opcode::Load ? rank_ : peer_of(in, in.b);
-      auto offs = offsets(in, 0, in.idx.size());
-      check_region(in, v, offs, in.shape, "source");
-      const std::byte* base = view_base(in, v, src_rank);
-      if (in.op == Opcode::RemoteLoad) {
-        count_rma(src_rank,
-                  element_count(in.shape) * static_cast<std::int64_t>(dtype_bytes(v.dtype)), true);
-      }
-      TileReg& t = t_[in.dst];
-      t.dtype = v.dtype;
-      t.shape = in.shape;
-      t.data.resize(static_cast<std::size_t>(element_count(in.shape)));
-      const std::size_t esize = dtype_bytes(v.dtype);
-      for_each_region_row(
-          v.shape, offs, in.shape, [&](std::int64_t start, std::int64_t len, std::int64_t row) {
-            for (std::int64_t k = 0; k < len; ++k) {
-              t.data[static_cast<std::size_t>(row * len + k)] =
-                  load_element(base + (start + k) * static_cast<std::int64_t>(esize), v.dtype);
-            }
-          });
+    case Opcode::RemoteLoad:
+      load(in);
+      visible_ = true;
       break;
-    }
     case Opcode::Store:
-    case Opcode::RemoteStore: {
-      const bool remote = in.op == Opcode::RemoteStore;
-      const TileReg& t = t_[remote ? in.c : in.a];
-      const ViewReg& v = v_[remote ? in.a : in.b];
-      const std::int64_t dst_rank = remote ? peer_of(in, in.b) : rank_;
-      auto offs = offsets(in, 0, in.idx.size());
-      check_region(in, v, offs, t.shape, "target");
-      std::byte* base = view_base(in, v, dst_rank);
-      const std::size_t esize = dtype_bytes(v.dtype);
-      if (remote)
-        count_rma(dst_rank, element_count(t.shape) * static_cast<std::int64_t>(esize), false);
-      const bool atomic = remote && static_cast<ir::AtomicKind>(in.sub) == ir::AtomicKind::Add;
-      std::unique_lock<std::mutex> lock;
-      if (atomic) lock = std::unique_lock<std::mutex>(ctx_->fabric->atomic_lock(dst_rank));
-      for_each_region_row(v.shape, offs, t.shape,
-                          [&](std::int64_t start, std::int64_t len, std::int64_t row) {
-                            for (std::int64_t k = 0; k < len; ++k) {
-                              std::byte* p = base + (start + k) * static_cast<std::int64_t>(esize);
-                              double x = t.data[static_cast<std::size_t>(row * len + k)];
-                              if (atomic) x += load_element(p, v.dtype);
-                              store_element(p, v.dtype, x);
-                            }
-                          });
-      if (lock.owns_lock()) lock.unlock();
-      window_written(in, v, dst_rank);
+    case Opcode::RemoteStore:
+      store(in);
+      visible_ = true;
       break;
-    }
     case Opcode::Read:
-    case Opcode::Write: {
-      const ViewReg& v = v_[in.a];
-      auto idx = offsets(in, 0, in.idx.size());
-      std::vector<std::int64_t> one(idx.size(), 1);
-      check_region(in, v, idx, one, "tensor");
-      std::int64_t flat = 0;
-      for (std::size_t d = 0; d < idx.size(); ++d) flat = flat * v.shape[d] + idx[d];
-      std::byte* p =
-          view_base(in, v, rank_) + flat * static_cast<std::int64_t>(dtype_bytes(v.dtype));
-      if (in.op == Opcode::Read) {
-        const double x = load_element(p, v.dtype);
-        s_[in.dst] =
-            dtype_is_float(v.dtype) ? float_scalar(x) : int_scalar(static_cast<std::int64_t>(x));
-      } else {
-        store_element(p, v.dtype, s_[in.b].as_double());
-        window_written(in, v, rank_);
-      }
+    case Opcode::Write:
+      read_or_write(in);
+      visible_ = true;
       break;
-    }
     case Opcode::TileBin:
       tile_binary(in);
       break;
@@ -469,36 +451,26 @@ bool RankVm::step(const Instr& in, bool& parked) {
       s_[in.dst] = int_scalar(rank_);
       break;
     case Opcode::NRanks:
-      s_[in.dst] = int_scalar(ctx_->fabric->world_size());
+      s_[in.dst] = int_scalar(ctx_->exec->world_size);
       break;
-    case Opcode::Notify: {
-      const std::int64_t peer = peer_of(in, in.b);
-      std::int32_t* cell = signal_cell(in, v_[in.a], peer);
-      ++(peer == rank_ ? cost_.local_notifies : cost_.notifies);
-      ctx_->scheduler->notify(rank_, cell, static_cast<ir::NotifyKind>(in.sub),
-                              static_cast<std::int32_t>(s_[in.c].as_int()));
+    case Opcode::Notify:
+      notify(in);
+      visible_ = true;
       break;
-    }
-    case Opcode::Wait: {
-      const ViewReg& v = v_[in.a];
-      std::int32_t* cell = signal_cell(in, v, rank_);
-      auto describe = [&] {
-        const Site& s = code_->sites[in.site];
-        return "function '" + s.function + "', op " + s.op + ": waits for " +
-               cell_text(v, offsets(in, 0, in.idx.size()));
-      };
-      if (!ctx_->scheduler->wait_or_park(rank_, cell, static_cast<ir::WaitKind>(in.sub),
-                                         s_[in.b].as_int(), describe)) {
-        parked = true;
-        return false;  // pc stays on the wait; it re-checks when the rank resumes
-      }
-      ++cost_.waits;
+    case Opcode::Wait:
+      if (!wait(in)) return false;  // parked: pc stays on the wait, which re-checks on resume
+      visible_ = true;
       break;
-    }
+    case Opcode::Put:
+    case Opcode::Get:
+      transfer(in, in.op == Opcode::Put);
+      visible_ = true;
+      break;
     case Opcode::LoadFlat:
     case Opcode::StoreFlat:
     case Opcode::PutFlat:
       flat_op(in);
+      visible_ = true;
       break;
     case Opcode::CheckCount:
       if (s_[in.a].as_int() < 0 || s_[in.a].as_int() > s_[in.b].as_int()) {
@@ -506,11 +478,8 @@ bool RankVm::step(const Instr& in, bool& parked) {
                      std::to_string(s_[in.b].as_int()) + "] (the row length)");
       }
       break;
-    case Opcode::Put:
-      transfer(in, true);
-      break;
-    case Opcode::Get:
-      transfer(in, false);
+    case Opcode::Collective:
+      enter_collective(in);
       break;
   }
   ++pc_;

@@ -1,24 +1,28 @@
 // rank_vm.hpp — one rank: an interpreter over lowered code whose whole state
 // is (dispatch index, pc, registers), so it can stop at any wait and resume
-// later on any worker. run() executes until the rank finishes, parks on an
-// unsatisfied wait (pc stays on the wait, which re-checks on resume), uses
-// up its budget (preempted), or fails (error() names rank, function, op and
-// values).
+// later on any worker. Every window and host-tensor access and every signal
+// operation goes through the run's Fabric (the door); the VM holds no
+// pointer into any memory but its registers.
+//
+// run() executes until the rank finishes, parks on an unsatisfied wait (pc
+// stays on the wait, which re-checks on resume), uses up its budget
+// (preempted), or fails (error() names rank, device, function, op and
+// values). With stop_after_visible it also returns Yield right after each
+// visible op — a data access, a notify, or a satisfied wait — so a
+// scheduler can interleave ranks op by op (PCT).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "anyp/compiled_program.hpp"
+#include "runtime/collective_tracker.hpp"
+#include "runtime/executable.hpp"
 #include "runtime/fabric.hpp"
-#include "runtime/lowered_code.hpp"
+#include "runtime/region.hpp"
 #include "runtime/scalar_math.hpp"
 
 namespace anyp::runtime {
-
-class Scheduler;
 
 struct TileReg {
   DType dtype = DType::FP32;
@@ -26,73 +30,82 @@ struct TileReg {
   std::vector<double> data;
 };
 
+// A tensor view: a window buffer (the same on every rank, so the owner is
+// chosen per access) or a host argument, starting `base` bytes into it.
 struct ViewReg {
-  bool window = false;
-  std::byte* host_base = nullptr;  // host tensors: start of the view
-  std::int32_t buffer = -1;        // windows
-  std::int64_t window_offset = 0;  // windows: bytes from a rank's window base
+  Space space = Space::Window;
+  std::int32_t id = -1;   // window buffer index, or host argument index
+  std::int64_t base = 0;  // bytes from the buffer/argument start
   DType dtype = DType::FP32;
   std::vector<std::int64_t> shape;
 };
 
-// Everything the ranks of one run share, read-only.
+// What the ranks of one run share.
 struct RunContext {
-  const std::vector<LoweredCode>* codes = nullptr;
-  const std::vector<WindowBuffer>* buffers = nullptr;
-  const std::vector<const HostTensor*>* host_args = nullptr;
-  const std::vector<std::int64_t>* device_ids = nullptr;
+  const Executable* exec = nullptr;
   Fabric* fabric = nullptr;
-  Scheduler* scheduler = nullptr;
-  // Per rank: payload bytes that peers pushed into it (put, remote_store);
-  // added to that rank's bytes_in when the run ends.
-  std::vector<std::atomic<std::int64_t>>* pushed_in = nullptr;
+  CollectiveTracker* collectives = nullptr;
 };
 
 class RankVm {
  public:
   enum class Outcome { Done, Parked, Yield, Failed };
 
-  RankVm(std::int64_t rank, const std::vector<Dispatch>* dispatches, const RunContext* ctx);
-  Outcome run(std::int64_t budget);
+  RankVm(std::int64_t rank, const RunContext* ctx);
+  Outcome run(std::int64_t budget, bool stop_after_visible = false);
   const std::string& error() const { return error_; }
   std::int64_t instructions() const { return executed_; }
-  const RankCost& cost() const { return cost_; }
 
  private:
+  using Index = std::array<std::int64_t, kMaxRank>;
+
   bool enter_dispatch();
-  bool step(const Instr& in, bool& parked);
+  // Executes `in`. False when the rank parked (pc stays on the wait).
+  bool step(const Instr& in);
   [[noreturn]] void fail(const Instr& in, const std::string& what) const;
-  std::byte* view_base(const Instr& in, const ViewReg& v, std::int64_t rank) const;
+  SiteRef site(const Instr& in) const { return SiteRef{code_index_, in.site}; }
   std::int64_t peer_of(const Instr& in, std::int32_t reg) const;
-  std::vector<std::int64_t> offsets(const Instr& in, std::size_t from, std::size_t count) const;
-  void check_region(const Instr& in, const ViewReg& v, const std::vector<std::int64_t>& offs,
-                    const std::vector<std::int64_t>& extent, const char* role) const;
-  std::string cell_text(const ViewReg& v, const std::vector<std::int64_t>& idx) const;
-  // The INT32 cell at in.idx (registers) of `rank`'s copy of signal view v.
-  std::int32_t* signal_cell(const Instr& in, const ViewReg& v, std::int64_t rank) const;
-  void transfer(const Instr& in, bool is_put);
-  void flat_op(const Instr& in);
-  // Counts a data op between this rank and `peer` (only when peer != rank).
-  void count_rma(std::int64_t peer, std::int64_t bytes, bool inbound);
+  Index offsets(const Instr& in, std::size_t from, std::size_t count) const;
+  void check_region(const Instr& in, const ViewReg& v, std::span<const std::int64_t> offs,
+                    std::span<const std::int64_t> extent, const char* role) const;
   // Checks [offset, offset + len) lies inside the view's elements.
   void check_flat(const Instr& in, const ViewReg& v, std::int64_t offset, std::int64_t len) const;
+  // The region [offs, offs + extent) of `owner`'s copy of view v, seen with
+  // `shape` (default: the view's own; flat ops pass {elements}).
+  Region region(const Instr& in, const ViewReg& v, std::int64_t owner,
+                std::span<const std::int64_t> offs, std::span<const std::int64_t> extent,
+                std::span<const std::int64_t> shape = {}) const;
+  // The INT32 cell at in.idx of `owner`'s copy of signal view v.
+  Cell signal_cell(const Instr& in, const ViewReg& v, std::int64_t owner) const;
+  std::string cell_text(const ViewReg& v, const std::vector<std::int64_t>& idx) const;
+
+  void load(const Instr& in);
+  void store(const Instr& in);
+  void read_or_write(const Instr& in);
+  void transfer(const Instr& in, bool is_put);
+  void flat_op(const Instr& in);
+  bool wait(const Instr& in);
+  void notify(const Instr& in);
+  void enter_collective(const Instr& in);
   void tile_binary(const Instr& in);
-  // Lets parked waits on cells of this window view re-check after a write.
-  void window_written(const Instr& in, const ViewReg& v, std::int64_t rank) const;
+  // Fills tile t (dtype, shape, n elements) from scratch_ bytes.
+  void decode_into(TileReg& t, DType dtype, std::span<const std::int64_t> shape, std::int64_t n);
 
   std::int64_t rank_;
-  const std::vector<Dispatch>* dispatches_;
   const RunContext* ctx_;
+  const std::vector<Dispatch>* dispatches_;
   std::size_t dispatch_ = 0;
   const LoweredCode* code_ = nullptr;
+  std::int32_t code_index_ = -1;
   std::size_t pc_ = 0;
   bool in_dispatch_ = false;
+  bool visible_ = false;  // the last step was a visible op
   std::vector<ScalarValue> s_;
   std::vector<TileReg> t_;
   std::vector<ViewReg> v_;
+  std::vector<std::byte> scratch_;  // element bytes to and from the door
   std::string error_;
   std::int64_t executed_ = 0;
-  RankCost cost_;
 };
 
 }  // namespace anyp::runtime

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "host/half_float.hpp"
+#include "common/half_float.hpp"
 
 namespace anyp::runtime {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "anyp/dtype.hpp"
-#include "ir/op.hpp"
+#include "ir/op_attrs.hpp"
 
 namespace anyp::runtime {
 

@@ -29,6 +29,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -972,7 +973,11 @@ TEST(PartialCollective, AllreduceOnRankZeroOnlyDeadlocks) {
             "  rank 0: function 'partial_kernel', op pld.tensor.allreduce: waits for signal "
             "'signal' cell [1, 0] Ge 1; current value 0; never notified\n"
             "  rank 1: finished\n"
-            "  rank 2: finished\n");
+            "  rank 2: finished\n"
+            "builtin collective calls not entered by every rank:\n"
+            "  collective call #1 on signal 'signal', pld.tensor.allreduce (Sum, Mesh, data FP32 "
+            "[3, 64]) in function 'partial_kernel': entered by rank 0; never entered by ranks 1, "
+            "2 (finished)\n");
 }
 
 TEST(PartialCollective, RingAllreduceOnRankZeroOnlyDeadlocks) {
@@ -988,53 +993,75 @@ TEST(PartialCollective, RingAllreduceOnRankZeroOnlyDeadlocks) {
             "'signal' cell [0, 1] Ge 1; current value 0; never notified\n"
             "  rank 1: finished\n"
             "  rank 2: finished\n"
-            "  rank 3: finished\n");
+            "  rank 3: finished\n"
+            "builtin collective calls not entered by every rank:\n"
+            "  collective call #1 on signal 'signal', pld.tensor.allreduce (Sum, Ring, data FP32 "
+            "[4, 64]) in function 'partial_kernel': entered by rank 0; never entered by ranks 1, "
+            "2, 3 (finished)\n");
 }
 
 // Every rank but rank 0 calls: each waits for rank 0's credit in cell {0, 0}.
-std::string all_but_zero_report(const std::string& op, std::int64_t P) {
+// `signature`: the call's description in the report's last line ("" for none).
+std::string all_but_zero_report(const std::string& op, const std::string& signature,
+                                std::int64_t P) {
   std::string s = "deadlock: no rank can make progress (" + std::to_string(P - 1) + " of " +
                   std::to_string(P) + " ranks waiting)\n  rank 0: finished\n";
   for (std::int64_t r = 1; r < P; ++r) {
     s += "  rank " + std::to_string(r) + ": function 'partial_kernel', op " + op +
          ": waits for signal 'signal' cell [0, 0] Ge 1; current value 0; never notified\n";
   }
-  return s;
+  s += "builtin collective calls not entered by every rank:\n  collective call #1 on signal "
+       "'signal', " +
+       op + (signature.empty() ? "" : " (" + signature + ")") +
+       " in function 'partial_kernel': entered by ";
+  for (std::int64_t r = 1; r < P; ++r)
+    s += (r == 1 ? (P > 2 ? "ranks 1" : "rank 1") : ", " + std::to_string(r));
+  return s + "; never entered by rank 0 (finished)\n";
 }
 
 TEST(PartialCollective, EveryMeshCollectiveSkippedByRankZeroDeadlocks) {
-  EXPECT_EQ(all_but_zero_report("pld.tensor.broadcast", 3),
+  EXPECT_EQ(all_but_zero_report("pld.tensor.broadcast", "root 1, data FP32 [3, 64]", 3),
             "deadlock: no rank can make progress (2 of 3 ranks waiting)\n"
             "  rank 0: finished\n"
             "  rank 1: function 'partial_kernel', op pld.tensor.broadcast: waits for signal "
             "'signal' cell [0, 0] Ge 1; current value 0; never notified\n"
             "  rank 2: function 'partial_kernel', op pld.tensor.broadcast: waits for signal "
-            "'signal' cell [0, 0] Ge 1; current value 0; never notified\n");
+            "'signal' cell [0, 0] Ge 1; current value 0; never notified\n"
+            "builtin collective calls not entered by every rank:\n"
+            "  collective call #1 on signal 'signal', pld.tensor.broadcast (root 1, data FP32 [3, "
+            "64]) in function 'partial_kernel': entered by ranks 1, 2; never entered by rank 0 "
+            "(finished)\n");
   const Layout l = partial_layout({NR, 1});
-  const std::vector<std::pair<std::string, Call>> calls = {
-      {"pld.tensor.allreduce",
+  // (op, signature with "P" for the rank count, call)
+  const std::vector<std::tuple<std::string, std::string, Call>> calls = {
+      {"pld.tensor.allreduce", "Sum, Mesh, data FP32 [P, 64]",
        [](pl::Value&, pl::Value&, pl::Value& data, pl::Value& signal) {
          data = pld::tensor::allreduce(data, signal);
        }},
-      {"pld.tensor.broadcast",
+      {"pld.tensor.broadcast", "root 1, data FP32 [P, 64]",
        [](pl::Value&, pl::Value&, pl::Value& data, pl::Value& signal) {
          data = pld::tensor::broadcast(data, signal, 1);
        }},
-      {"pld.tensor.allgather",
+      {"pld.tensor.allgather", "src FP32 [1, 64], dst FP32 [P, 64]",
        [](pl::Value& x, pl::Value&, pl::Value& data, pl::Value& signal) {
          data = pld::tensor::allgather(x, data, signal);
        }},
-      {"pld.tensor.reduce_scatter",
+      {"pld.tensor.reduce_scatter", "Max, data FP32 [P, 64]",
        [](pl::Value&, pl::Value&, pl::Value& data, pl::Value& signal) {
          data = pld::tensor::reduce_scatter(data, signal, ReduceOp::Max);
        }},
-      {"pld.tensor.barrier", [](pl::Value&, pl::Value&, pl::Value&,
-                                pl::Value& signal) { signal = pld::tensor::barrier(signal); }},
+      {"pld.tensor.barrier", "",
+       [](pl::Value&, pl::Value&, pl::Value&, pl::Value& signal) {
+         signal = pld::tensor::barrier(signal);
+       }},
   };
-  for (const auto& [op, call] : calls) {
+  for (const auto& [op, signature, call] : calls) {
     for (std::int64_t P : {2, 3, 5}) {
+      std::string sig = signature;
+      for (auto at = sig.find("[P"); at != std::string::npos; at = sig.find("[P"))
+        sig.replace(at + 1, 1, std::to_string(P));
       EXPECT_EQ(deadlock_report(partial_program(l, false, call), P, {P, 1}),
-                all_but_zero_report(op, P))
+                all_but_zero_report(op, sig, P))
           << op << " P=" << P;
     }
   }
@@ -1058,7 +1085,11 @@ TEST(PartialCollective, AllToAllOnRankZeroOnlyDeadlocks) {
             "deadlock: no rank can make progress (1 of 2 ranks waiting)\n"
             "  rank 0: function 'partial_kernel', op pld.tensor.all_to_all: waits for signal "
             "'signal' cell [1, 0] Ge 1; current value 0; never notified\n"
-            "  rank 1: finished\n");
+            "  rank 1: finished\n"
+            "builtin collective calls not entered by every rank:\n"
+            "  collective call #1 on signal 'signal', pld.tensor.all_to_all (src FP32 [2, 64], "
+            "dst FP32 [2, 64]) in function 'partial_kernel': entered by rank 0; never entered by "
+            "rank 1 (finished)\n");
 }
 
 }  // namespace

@@ -221,7 +221,10 @@ TEST(Deadlock, CollectiveOnOneRankOnly) {
             "  rank 0: function 'root_only_barrier', op pld.tensor.barrier: waits for signal "
             "'sig' cell [1, 0] Ge 1; current value 0; never notified\n"
             "  rank 1: finished\n"
-            "  rank 2: finished\n");
+            "  rank 2: finished\n"
+            "builtin collective calls not entered by every rank:\n"
+            "  collective call #1 on signal 'sig', pld.tensor.barrier in function "
+            "'root_only_barrier': entered by rank 0; never entered by ranks 1, 2 (finished)\n");
 }
 
 // ---- preemption ----------------------------------------------------------------------------

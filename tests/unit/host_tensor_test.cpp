@@ -1,6 +1,6 @@
 // host_tensor_test.cpp — unit tests for anyp::HostTensor, InputGenerator,
 // the comparison helpers (max_abs_diff, allclose, equal_exact) and the
-// FP16/BF16 conversions in src/host/half_float.hpp.
+// FP16/BF16 conversions in src/common/half_float.hpp.
 #include "anyp/host_tensor.hpp"
 
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "host/half_float.hpp"
+#include "common/half_float.hpp"
 
 namespace anyp {
 namespace {

@@ -3,7 +3,7 @@
 // One routine rounds a double into any small binary format with E exponent
 // bits and M explicit mantissa bits (FP16: 5/10, BF16: 8/7), ties to even.
 // A float widens to double exactly, so the float overloads reuse it.
-#include "host/half_float.hpp"
+#include "common/half_float.hpp"
 
 #include <bit>
 #include <cmath>

@@ -1,0 +1,76 @@
+// compile.cpp — HostFunction::compile and the compile cache's public face:
+// validate the RunConfig (platform, devices, engine, schedule), then run the
+// cached pipeline (compiler/pipeline.hpp) and wrap the plan.
+#include <algorithm>
+#include <set>
+
+#include "anyp/errors.hpp"
+#include "anyp/pl.hpp"
+#include "compiler/pipeline.hpp"
+#include "engines/engine_registry.hpp"
+
+namespace anyp {
+namespace {
+
+void validate_config(const RunConfig& config) {
+  const std::string supported = "supported platforms: a2a3sim, a5sim";
+  if (config.platform == "a2a3" || config.platform == "a5") {
+    throw ConfigError("platform '" + config.platform +
+                      "' is real Ascend hardware, which anyp does not drive; " + supported);
+  }
+  if (config.platform != "a2a3sim" && config.platform != "a5sim") {
+    throw ConfigError("unknown platform '" + config.platform + "'; " + supported);
+  }
+  const auto& ids = config.distributed.device_ids;
+  if (ids.empty()) throw ConfigError("the device list is empty: give at least one device id");
+  std::set<std::int64_t> seen;
+  for (auto id : ids) {
+    if (id < 0) throw ConfigError("device id " + std::to_string(id) + " is negative");
+    if (!seen.insert(id).second)
+      throw ConfigError("device " + std::to_string(id) + " is listed twice");
+  }
+  if (config.preempt_budget <= 0) {
+    throw ConfigError("preempt_budget must be positive, got " +
+                      std::to_string(config.preempt_budget));
+  }
+  if (config.workers < 0) {
+    throw ConfigError("workers must be 0 (automatic) or positive, got " +
+                      std::to_string(config.workers));
+  }
+  const std::vector<std::string> engines = engines::engine_names();
+  if (std::find(engines.begin(), engines.end(), config.engine) == engines.end()) {
+    std::string names;
+    for (const auto& e : engines) names += (names.empty() ? "" : ", ") + e;
+    throw ConfigError("engine '" + config.engine +
+                      "' is not available; supported engines: " + names);
+  }
+  if (config.pct.enabled) {
+    if (config.deterministic) {
+      throw ConfigError("pct and deterministic (schedule_seed) are two schedules; choose one");
+    }
+    if (config.pct.depth < 1) {
+      throw ConfigError("pct.depth must be at least 1, got " + std::to_string(config.pct.depth));
+    }
+    if (config.pct.steps < 0) {
+      throw ConfigError("pct.steps must not be negative, got " + std::to_string(config.pct.steps));
+    }
+  }
+}
+
+}  // namespace
+
+void clear_compile_cache() { compiler::clear_plan_cache(); }
+
+}  // namespace anyp
+
+namespace pl {
+
+anyp::CompiledProgram HostFunction::compile(const std::vector<anyp::ArgRef>& args,
+                                            const anyp::RunConfig& config) const {
+  anyp::validate_config(config);
+  anyp::CompiledProgram compiled(anyp::compiler::compile_plan(*def(), args, config), config);
+  if (!config.output_dir.empty()) compiled.write_artifact(config.output_dir);
+  return compiled;
+}
+
+}  // namespace pl

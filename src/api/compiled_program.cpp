@@ -1,0 +1,160 @@
+// compiled_program.cpp — CompiledProgram, whole: a plan plus the caller's
+// RunConfig. Running checks the arguments against the plan, picks the
+// engine, attaches the observers (the cost counter always; the race checker
+// under RunConfig::check_races) and turns the outcome into RunStats or an
+// exception. The artifact texts come from compiler/artifact.hpp.
+#include "anyp/compiled_program.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <thread>
+
+#include "anyp/errors.hpp"
+#include "compiler/artifact.hpp"
+#include "compiler/plan.hpp"
+#include "engines/engine_registry.hpp"
+#include "runtime/cost_counter.hpp"
+#include "runtime/race/race_checker.hpp"
+
+namespace anyp {
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string scalar_text(const detail::ArgScalar& s) {
+  if (s.is_int) return std::to_string(s.int_value);
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, s.float_value).ptr);
+}
+
+// The host tensors of a run, checked against the plan (nullptr for scalars).
+std::vector<const HostTensor*> check_run_args(const detail::Plan& plan,
+                                              const std::vector<ArgRef>& args) {
+  const std::string& name = plan.exec.program;
+  if (args.size() != plan.host_params.size()) {
+    throw RunError("run error: '" + name + "' takes " + std::to_string(plan.host_params.size()) +
+                   " arguments, got " + std::to_string(args.size()));
+  }
+  std::vector<const HostTensor*> tensors(args.size(), nullptr);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto& p = plan.host_params[i];
+    if (!p.is_tensor) {
+      const bool is_int = !args[i].is_tensor() && args[i].is_int();
+      detail::ArgScalar got{is_int, is_int ? args[i].int_value() : 0,
+                            args[i].is_tensor() || is_int ? 0 : args[i].float_value()};
+      if (args[i].is_tensor()) {
+        throw RunError("run error: argument '" + p.name + "' must be a scalar, got a tensor");
+      }
+      if (!(got == p.scalar)) {
+        throw RunError("run error: scalar argument '" + p.name + "' is " + scalar_text(got) +
+                       ", but the program was compiled with " + scalar_text(p.scalar) +
+                       "; scalar host arguments are bound at compile time, so compile again");
+      }
+      continue;
+    }
+    if (!args[i].is_tensor())
+      throw RunError("run error: argument '" + p.name + "' must be a tensor");
+    const HostTensor& t = args[i].tensor();
+    if (t.shape() != p.shape || t.dtype() != p.dtype) {
+      throw RunError("run error: argument '" + p.name + "' is " + shape_text(t.shape()) + " " +
+                     std::string(dtype_name(t.dtype())) + ", but the program was compiled for " +
+                     shape_text(p.shape) + " " + std::string(dtype_name(p.dtype)) +
+                     "; compile again for these arguments");
+    }
+    tensors[i] = &t;
+  }
+  return tensors;
+}
+
+runtime::EngineOptions engine_options(const RunConfig& config, std::int64_t world_size) {
+  runtime::EngineOptions options;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.workers = config.workers > 0
+                        ? config.workers
+                        : static_cast<int>(std::min<std::int64_t>(world_size, cores));
+  options.preempt_budget = config.preempt_budget;
+  if (config.pct.enabled) {
+    options.schedule = runtime::Schedule{runtime::Schedule::Kind::Pct, config.pct.seed,
+                                         config.pct.depth, config.pct.steps};
+  } else if (config.deterministic) {
+    options.schedule = runtime::Schedule{runtime::Schedule::Kind::Random, config.schedule_seed};
+  }
+  return options;
+}
+
+}  // namespace
+
+RankCost& RankCost::operator+=(const RankCost& o) {
+  bytes_in += o.bytes_in;
+  bytes_out += o.bytes_out;
+  rma += o.rma;
+  notifies += o.notifies;
+  local_notifies += o.local_notifies;
+  waits += o.waits;
+  return *this;
+}
+
+RankCost RunStats::total() const {
+  RankCost sum;
+  for (const auto& c : cost) sum += c;
+  return sum;
+}
+
+CompiledProgram::CompiledProgram(std::shared_ptr<const detail::Plan> plan, RunConfig config)
+    : plan_(std::move(plan)), config_(std::move(config)) {}
+
+int CompiledProgram::world_size() const { return static_cast<int>(plan_->exec.world_size); }
+const std::string& CompiledProgram::platform() const { return plan_->platform; }
+
+std::string CompiledProgram::symbolic_ir() const { return compiler::symbolic_ir_text(*plan_); }
+std::string CompiledProgram::specialized_ir() const {
+  return compiler::specialized_ir_text(*plan_);
+}
+std::string CompiledProgram::window_layout() const { return compiler::window_layout_text(*plan_); }
+std::string CompiledProgram::lowered_code() const { return compiler::lowered_code_text(*plan_); }
+std::string CompiledProgram::manifest_json() const { return compiler::manifest_json_text(*plan_); }
+
+void CompiledProgram::write_artifact(const std::string& dir) {
+  compiler::write_artifact(*plan_, dir);
+  output_dir_ = dir;
+}
+
+RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
+  const runtime::Executable& exec = plan_->exec;
+  const std::vector<const HostTensor*> host_args = check_run_args(*plan_, args);
+  std::unique_ptr<runtime::Engine> engine = engines::make_engine(config_.engine);
+  if (!engine) throw ConfigError("engine '" + config_.engine + "' is not available");
+  runtime::CostCounter cost(exec.world_size);
+  runtime::Observers observers;
+  observers.attach(&cost);
+  std::unique_ptr<runtime::race::RaceChecker> races;
+  if (config_.check_races) {
+    races = std::make_unique<runtime::race::RaceChecker>(exec);
+    observers.attach(races.get());
+  }
+  const runtime::EngineResult result =
+      engine->run(exec, host_args, engine_options(config_, exec.world_size), observers);
+  if (races && races->found()) {
+    std::string report = races->report();
+    if (!result.failure.empty()) report += "the run also failed:\n" + result.failure;
+    throw RaceError(report);
+  }
+  if (!result.failure.empty()) {
+    if (result.deadlocked) throw DeadlockError(result.failure);
+    throw RunError(result.failure);
+  }
+  RunStats stats;
+  stats.cost = cost.costs();
+  stats.instructions = result.instructions;
+  stats.parks = result.parks;
+  stats.preemptions = result.preemptions;
+  stats.schedule_steps = result.schedule_steps;
+  stats.workers = result.workers;
+  return stats;
+}
+
+}  // namespace anyp

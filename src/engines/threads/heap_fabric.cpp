@@ -1,0 +1,130 @@
+// heap_fabric.cpp — region reads, writes, copies and signal operations on
+// the threads engine's symmetric heap.
+#include "engines/threads/heap_fabric.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/element_codec.hpp"
+#include "common/internal_check.hpp"
+
+namespace anyp::threads {
+
+using runtime::Region;
+using runtime::RowCursor;
+using runtime::Space;
+
+HeapFabric::HeapFabric(const runtime::Executable& exec,
+                       std::span<const HostTensor* const> host_args)
+    : exec_(exec),
+      host_args_(host_args),
+      heap_(new std::byte[static_cast<std::size_t>(
+          std::max<std::int64_t>(1, exec.world_size * exec.window_bytes))]()),
+      atomic_locks_(static_cast<std::size_t>(std::clamp<std::int64_t>(exec.world_size, 1, 64))) {}
+
+std::byte* HeapFabric::memory(const Region& r) const {
+  if (r.space == Space::Host) {
+    const HostTensor* t = host_args_[static_cast<std::size_t>(r.id)];
+    ANYP_CHECK(t != nullptr, "a host view of a scalar argument");
+    return t->data();
+  }
+  return heap_.get() + r.owner * exec_.window_bytes +
+         exec_.buffers[static_cast<std::size_t>(r.id)].offset;
+}
+
+std::int32_t* HeapFabric::cell_address(const runtime::Cell& c) const {
+  return reinterpret_cast<std::int32_t*>(heap_.get() + c.owner * exec_.window_bytes +
+                                         exec_.buffers[static_cast<std::size_t>(c.buffer)].offset +
+                                         c.offset);
+}
+
+std::mutex& HeapFabric::atomic_lock(const Region& r) {
+  const std::size_t stripe =
+      r.space == Space::Window ? static_cast<std::size_t>(r.owner) : atomic_locks_.size() - 1;
+  return atomic_locks_[stripe % atomic_locks_.size()];
+}
+
+void HeapFabric::add_elements(std::byte* p, const std::byte* in, DType dtype, std::int64_t n) {
+  const std::size_t esize = dtype_bytes(dtype);
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::byte* at = p + static_cast<std::size_t>(k) * esize;
+    encode_element(at, dtype,
+                   decode_element(at, dtype) +
+                       decode_element(in + static_cast<std::size_t>(k) * esize, dtype));
+  }
+}
+
+void HeapFabric::written(std::int64_t rank, const Region& dst) {
+  if (dst.space != Space::Window || dst.owner == rank) return;
+  std::int64_t lo = INT64_MAX, hi = 0;
+  dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+    lo = std::min(lo, offset);
+    hi = std::max(hi, offset + bytes);
+  });
+  if (lo >= hi) return;
+  const std::byte* base = memory(dst);
+  scheduler_->on_window_write(dst.owner, base + lo, base + hi);
+}
+
+void HeapFabric::do_read(const Region& src, std::byte* out) {
+  const std::byte* base = memory(src);
+  std::size_t at = 0;
+  src.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+    std::memcpy(out + at, base + offset, static_cast<std::size_t>(bytes));
+    at += static_cast<std::size_t>(bytes);
+  });
+}
+
+void HeapFabric::do_write(std::int64_t rank, const Region& dst, const std::byte* in,
+                          bool atomic_add) {
+  std::byte* base = memory(dst);
+  std::size_t at = 0;
+  if (atomic_add) {
+    std::lock_guard<std::mutex> lock(atomic_lock(dst));
+    const auto esize = static_cast<std::int64_t>(dtype_bytes(dst.dtype));
+    dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+      add_elements(base + offset, in + at, dst.dtype, bytes / esize);
+      at += static_cast<std::size_t>(bytes);
+    });
+  } else {
+    dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+      std::memcpy(base + offset, in + at, static_cast<std::size_t>(bytes));
+      at += static_cast<std::size_t>(bytes);
+    });
+  }
+  written(rank, dst);
+}
+
+void HeapFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src, bool atomic_add) {
+  if (atomic_add || dst.same_memory(src)) {
+    // Stage through a buffer: the add needs the whole source, and regions of
+    // one buffer may overlap.
+    std::vector<std::byte> staged(static_cast<std::size_t>(src.bytes()));
+    do_read(src, staged.data());
+    do_write(rank, dst, staged.data(), atomic_add);
+    return;
+  }
+  std::byte* dbase = memory(dst);
+  const std::byte* sbase = memory(src);
+  RowCursor drows(dst), srows(src);
+  std::int64_t doff = 0, soff = 0;
+  while (drows.next(doff) && srows.next(soff))
+    std::memcpy(dbase + doff, sbase + soff, static_cast<std::size_t>(drows.row_bytes()));
+  written(rank, dst);
+}
+
+void HeapFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+                           ir::NotifyKind kind, std::int32_t value) {
+  scheduler_->notify(rank, cell_address(cell), kind, value, [&](std::int32_t result) {
+    observe_notify(rank, site, cell, kind, value, result);
+  });
+}
+
+bool HeapFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+                         ir::WaitKind cmp, std::int64_t expected,
+                         const std::function<std::string()>& describe) {
+  return scheduler_->wait_or_park(rank, cell_address(cell), cmp, expected, describe,
+                                  [&] { observe_wait(rank, site, cell); });
+}
+
+}  // namespace anyp::threads

@@ -1,0 +1,60 @@
+// heap_fabric.hpp — the threads engine's door (runtime::Fabric): every
+// rank's window in one symmetric heap (rank r's at r * window_bytes, each
+// buffer at its layout offset, zeroed per run), host arguments in the
+// caller's HostTensors. Plain accesses are memcpy's of whole rows; atomic
+// adds take the owner's lock stripe; notify and wait go through the
+// Scheduler's lock, which orders them (ladder.md part D).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "anyp/host_tensor.hpp"
+#include "engines/threads/scheduler.hpp"
+#include "runtime/executable.hpp"
+#include "runtime/fabric.hpp"
+
+namespace anyp::threads {
+
+class HeapFabric final : public runtime::Fabric {
+ public:
+  HeapFabric(const runtime::Executable& exec, std::span<const HostTensor* const> host_args);
+
+  const std::byte* heap() const { return heap_.get(); }
+  std::int64_t heap_bytes() const { return exec_.world_size * exec_.window_bytes; }
+  void set_scheduler(Scheduler* scheduler) { scheduler_ = scheduler; }
+
+ protected:
+  void do_read(const runtime::Region& src, std::byte* out) override;
+  void do_write(std::int64_t rank, const runtime::Region& dst, const std::byte* in,
+                bool atomic_add) override;
+  void do_copy(std::int64_t rank, const runtime::Region& dst, const runtime::Region& src,
+               bool atomic_add) override;
+  void do_notify(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+                 ir::NotifyKind kind, std::int32_t value) override;
+  bool do_wait(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+               ir::WaitKind cmp, std::int64_t expected,
+               const std::function<std::string()>& describe) override;
+
+ private:
+  // The first byte of the region's buffer (window buffer on its owner) or argument.
+  std::byte* memory(const runtime::Region& r) const;
+  std::int32_t* cell_address(const runtime::Cell& c) const;
+  std::mutex& atomic_lock(const runtime::Region& r);
+  // Adds n contiguous elements of `in` into `p`, in dtype.
+  static void add_elements(std::byte* p, const std::byte* in, DType dtype, std::int64_t n);
+  // Lets a parked owner's wait re-check after `rank` wrote into its window.
+  void written(std::int64_t rank, const runtime::Region& dst);
+
+  const runtime::Executable& exec_;
+  std::span<const HostTensor* const> host_args_;
+  std::unique_ptr<std::byte[]> heap_;
+  std::vector<std::mutex> atomic_locks_;
+  Scheduler* scheduler_ = nullptr;
+};
+
+}  // namespace anyp::threads

@@ -1,0 +1,18 @@
+// threads_engine.hpp — the default engine: every rank a RankVm inside this
+// process, scheduled on a small worker pool (scheduler.hpp) over one
+// symmetric heap (heap_fabric.hpp).
+#pragma once
+
+#include "runtime/engine.hpp"
+
+namespace anyp::threads {
+
+class ThreadsEngine final : public runtime::Engine {
+ public:
+  runtime::EngineResult run(const runtime::Executable& exec,
+                            std::span<const HostTensor* const> host_args,
+                            const runtime::EngineOptions& options,
+                            const runtime::Observers& observers) override;
+};
+
+}  // namespace anyp::threads

@@ -1,0 +1,73 @@
+// access_observer.hpp — what an analysis sees of a run: every window and
+// host-tensor access and every signal operation, as it passes the door
+// (fabric.hpp). Counting for the cost card (cost_counter.hpp) and the race
+// checker (race/race_checker.hpp) are observers; the modeled timeline will
+// be the next. An observer is one new file, never an edit of the VM.
+//
+// Contract of the calls:
+//   on_dispatch  a rank enters its index-th dispatch (host order).
+//   on_access    a data access, before it is performed, on the issuing rank's
+//                thread. A put/get is two accesses: a read of its source,
+//                then a write (or atomic add) of its destination.
+//   on_notify    a notify, called by the engine inside the critical section
+//                that applies it to the cell; `result` is the cell's new value.
+//   on_wait      a satisfied wait, inside the same critical section as the
+//                check that satisfied it. So notifies and waits reach the
+//                observers in the order the cells saw them.
+// Calls may come from several worker threads at once; an observer that keeps
+// shared state synchronises it itself.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/op_attrs.hpp"
+#include "runtime/region.hpp"
+
+namespace anyp::runtime {
+
+enum class AccessKind : std::uint8_t { Read, Write, AtomicAdd };
+const char* access_kind_name(AccessKind k);  // "read", "write", "atomic add"
+
+struct Access {
+  std::int64_t rank = -1;  // the issuing rank
+  SiteRef site;
+  AccessKind kind = AccessKind::Read;
+  const Region& region;
+};
+
+class AccessObserver {
+ public:
+  virtual ~AccessObserver() = default;
+  virtual void on_dispatch(std::int64_t /*rank*/, std::size_t /*index*/) {}
+  virtual void on_access(const Access& /*access*/) {}
+  virtual void on_notify(std::int64_t /*rank*/, SiteRef /*site*/, const Cell& /*cell*/,
+                         ir::NotifyKind /*kind*/, std::int32_t /*value*/, std::int32_t /*result*/) {
+  }
+  virtual void on_wait(std::int64_t /*rank*/, SiteRef /*site*/, const Cell& /*cell*/) {}
+};
+
+// The observers attached to one run, called in order.
+class Observers {
+ public:
+  void attach(AccessObserver* o) { list_.push_back(o); }
+  bool empty() const { return list_.empty(); }
+  void dispatch(std::int64_t rank, std::size_t index) const {
+    for (auto* o : list_) o->on_dispatch(rank, index);
+  }
+  void access(const Access& a) const {
+    for (auto* o : list_) o->on_access(a);
+  }
+  void notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+              std::int32_t value, std::int32_t result) const {
+    for (auto* o : list_) o->on_notify(rank, site, cell, kind, value, result);
+  }
+  void wait(std::int64_t rank, SiteRef site, const Cell& cell) const {
+    for (auto* o : list_) o->on_wait(rank, site, cell);
+  }
+
+ private:
+  std::vector<AccessObserver*> list_;
+};
+
+}  // namespace anyp::runtime

@@ -1,0 +1,53 @@
+// collective_tracker.hpp — matches builtin collective calls across ranks.
+// Every rank's n-th builtin call on one signal buffer must be the same call
+// (kind, reduce op, mode, root, data shape and dtype): the credit protocol
+// (ladder.md part C) cannot tell two different calls apart, so a mismatch
+// would otherwise balance its credits and finish with garbage. The VM
+// reports each call entry (its Collective instruction); the tracker answers
+// with a mismatch message, and tells the deadlock report which calls some
+// ranks never entered.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/executable.hpp"
+#include "runtime/region.hpp"
+
+namespace anyp::runtime {
+
+class CollectiveTracker {
+ public:
+  explicit CollectiveTracker(const Executable& exec);
+
+  // `rank` enters its next call on signal buffer `buffer`. Returns "" or the
+  // mismatch with the first rank that entered this call.
+  std::string enter(std::int64_t rank, std::int32_t buffer, const CollectiveDesc& desc,
+                    SiteRef site);
+  // For a deadlock report: one line per call that some ranks entered and
+  // others did not ("" if none). finished[r] != 0 when rank r is done.
+  std::string unfinished_calls(std::span<const char> finished) const;
+  // After a run that finished: "" or a message naming a signal on which the
+  // ranks made different numbers of calls.
+  std::string unbalanced_calls() const;
+
+ private:
+  struct Call {
+    const CollectiveDesc* desc = nullptr;
+    std::int64_t first_rank = -1;
+    SiteRef site;
+    std::vector<char> entered;  // per rank
+  };
+  std::string call_text(const Call& c) const;
+
+  const Executable& exec_;
+  mutable std::mutex mutex_;
+  std::map<std::int32_t, std::vector<Call>> calls_;         // signal buffer -> calls in order
+  std::vector<std::map<std::int32_t, std::size_t>> count_;  // rank -> signal buffer -> calls made
+};
+
+}  // namespace anyp::runtime

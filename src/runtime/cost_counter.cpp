@@ -1,0 +1,42 @@
+// cost_counter.cpp — cost card counting at the door (see cost_counter.hpp).
+#include "runtime/cost_counter.hpp"
+
+namespace anyp::runtime {
+
+CostCounter::CostCounter(std::int64_t world_size) : rows_(static_cast<std::size_t>(world_size)) {}
+
+void CostCounter::on_access(const Access& a) {
+  const Region& r = a.region;
+  if (r.space != Space::Window || r.owner == a.rank) return;
+  RankCost& mine = rows_[static_cast<std::size_t>(a.rank)].cost;
+  ++mine.rma;
+  if (a.kind == AccessKind::Read) {
+    mine.bytes_in += r.bytes();
+  } else {
+    mine.bytes_out += r.bytes();
+    rows_[static_cast<std::size_t>(r.owner)].pushed_in.fetch_add(r.bytes(),
+                                                                 std::memory_order_relaxed);
+  }
+}
+
+void CostCounter::on_notify(std::int64_t rank, SiteRef, const Cell& cell, ir::NotifyKind,
+                            std::int32_t, std::int32_t) {
+  RankCost& mine = rows_[static_cast<std::size_t>(rank)].cost;
+  ++(cell.owner == rank ? mine.local_notifies : mine.notifies);
+}
+
+void CostCounter::on_wait(std::int64_t rank, SiteRef, const Cell&) {
+  ++rows_[static_cast<std::size_t>(rank)].cost.waits;
+}
+
+std::vector<RankCost> CostCounter::costs() const {
+  std::vector<RankCost> out;
+  out.reserve(rows_.size());
+  for (const Row& row : rows_) {
+    out.push_back(row.cost);
+    out.back().bytes_in += row.pushed_in.load(std::memory_order_relaxed);
+  }
+  return out;
+}
+
+}  // namespace anyp::runtime

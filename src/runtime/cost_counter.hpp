@@ -1,0 +1,42 @@
+// cost_counter.hpp — the cost card (RankCost per rank) as an observer of
+// the door. A data access to another rank's window is one RMA op of the
+// issuing rank: a read adds its bytes to the issuer's bytes_in, a write (or
+// atomic add) to the issuer's bytes_out and the owner's bytes_in. A put or
+// get is a local and a remote access, so it counts once. Accesses to the
+// own window and to host tensors count nothing. A notify counts as
+// `notifies` (to a peer) or `local_notifies` (to itself: "+E"), a satisfied
+// wait as `waits`.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "anyp/compiled_program.hpp"
+#include "runtime/access_observer.hpp"
+
+namespace anyp::runtime {
+
+class CostCounter final : public AccessObserver {
+ public:
+  explicit CostCounter(std::int64_t world_size);
+
+  void on_access(const Access& access) override;
+  void on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+                 std::int32_t value, std::int32_t result) override;
+  void on_wait(std::int64_t rank, SiteRef site, const Cell& cell) override;
+
+  // One row per rank; call after the run.
+  std::vector<RankCost> costs() const;
+
+ private:
+  // A rank's row is written only by the worker running that rank; bytes
+  // pushed into it by others arrive through `pushed_in`.
+  struct alignas(64) Row {
+    RankCost cost;
+    std::atomic<std::int64_t> pushed_in{0};
+  };
+  std::vector<Row> rows_;
+};
+
+}  // namespace anyp::runtime

@@ -1,0 +1,62 @@
+// engine.hpp — what runs an Executable: the Engine interface. An engine
+// creates one rank VM per rank (or per process), gives them its Fabric (the
+// door to its memory), schedules them, and reports how the run ended.
+// The threads engine (engines/threads/) is the first implementation.
+//
+//   EngineResult r = engine.run(exec, host_args, options, observers);
+//   if (!r.failure.empty()) ... r.deadlocked tells a deadlock report from a
+//   rank's run-time error.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "anyp/host_tensor.hpp"
+#include "runtime/access_observer.hpp"
+#include "runtime/executable.hpp"
+
+namespace anyp::runtime {
+
+// Which ready rank runs next.
+struct Schedule {
+  enum class Kind : std::uint8_t {
+    Free,    // every worker takes the oldest ready rank (FIFO)
+    Random,  // one worker; the next rank drawn uniformly with `seed` (replayable)
+    Pct,     // one worker; PCT (Burckhardt et al., ASPLOS 2010): random rank
+             // priorities from `seed`, `depth` - 1 priority change points over
+             // `steps` counted steps; a step is one visible op (window access,
+             // notify, wait attempt) taken while two or more ranks were ready
+  } kind = Kind::Free;
+  std::uint64_t seed = 0;
+  int depth = 1;
+  std::int64_t steps = 0;
+};
+
+struct EngineOptions {
+  int workers = 1;  // Free schedule only
+  Schedule schedule;
+  std::int64_t preempt_budget = 4096;  // instructions before a rank is preempted
+};
+
+struct EngineResult {
+  std::string failure;  // "" or the report: a rank's run-time error, or a deadlock
+  bool deadlocked = false;
+  std::int64_t instructions = 0;    // VM instructions executed, all ranks
+  std::int64_t parks = 0;           // times a rank parked on a wait
+  std::int64_t preemptions = 0;     // times a rank was preempted
+  std::int64_t schedule_steps = 0;  // PCT: steps counted (two or more ranks ready)
+  int workers = 0;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // Runs every rank's dispatches to completion, a run-time error, or a
+  // deadlock. host_args[i] is argument i (nullptr for scalars, which are
+  // compiled in). Observers are attached to the engine's fabric.
+  virtual EngineResult run(const Executable& exec, std::span<const HostTensor* const> host_args,
+                           const EngineOptions& options, const Observers& observers) = 0;
+};
+
+}  // namespace anyp::runtime

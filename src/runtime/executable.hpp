@@ -1,0 +1,36 @@
+// executable.hpp — the runtime's part of a compiled plan: everything an
+// engine needs to run one program at one P, and nothing symbolic. The
+// compiler builds it (compiler/plan.hpp holds one next to the IR and the
+// artifact texts); engines, the rank VM and observers read it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "anyp/dtype.hpp"
+#include "runtime/lowered_code.hpp"
+
+namespace anyp::runtime {
+
+// A host argument as compiled: tensors with their bound shape; scalars are
+// compiled into the code.
+struct HostArgSpec {
+  std::string name;
+  bool is_tensor = true;
+  DType dtype = DType::FP32;
+  std::vector<std::int64_t> shape;  // tensors
+};
+
+struct Executable {
+  std::string program;  // the host function's name
+  std::int64_t world_size = 0;
+  std::vector<std::int64_t> device_ids;
+  std::vector<HostArgSpec> host_args;
+  std::vector<WindowBuffer> buffers;  // symmetric: one layout for every rank
+  std::int64_t window_bytes = 0;      // per rank
+  std::vector<LoweredCode> codes;
+  std::vector<std::vector<Dispatch>> ranks;  // ranks[r]: its dispatches, in host order
+};
+
+}  // namespace anyp::runtime

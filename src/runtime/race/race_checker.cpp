@@ -1,0 +1,245 @@
+// race_checker.cpp — vector clocks, shadow words and race detection (the
+// report's text is in race_report.cpp).
+#include "runtime/race/race_checker.hpp"
+
+#include <algorithm>
+
+namespace anyp::runtime::race {
+
+RaceChecker::RaceChecker(const Executable& exec)
+    : exec_(exec),
+      world_(exec.world_size),
+      clocks_(static_cast<std::size_t>(exec.world_size),
+              Clock(static_cast<std::size_t>(exec.world_size), 0)),
+      releases_(static_cast<std::size_t>(exec.world_size)),
+      window_granule_(exec.buffers.size()),
+      window_shadow_(exec.buffers.size() * static_cast<std::size_t>(exec.world_size)),
+      host_shadow_(exec.host_args.size()) {
+  for (std::size_t r = 0; r < clocks_.size(); ++r) clocks_[r][r] = 1;
+  // A buffer's granule: the smallest element any view of it uses.
+  for (std::size_t b = 0; b < exec.buffers.size(); ++b)
+    window_granule_[b] = static_cast<std::int64_t>(dtype_bytes(exec.buffers[b].dtype));
+  for (const auto& rank : exec.ranks) {
+    for (const auto& d : rank) {
+      for (const auto& a : d.args) {
+        if (a.kind != ArgBinding::Kind::Window) continue;
+        auto& g = window_granule_[static_cast<std::size_t>(a.buffer)];
+        g = std::min(g, static_cast<std::int64_t>(dtype_bytes(a.dtype)));
+      }
+    }
+  }
+  std::uint32_t base = 0;
+  for (std::size_t c = 0; c < exec.codes.size(); ++c) {
+    site_base_.push_back(base);
+    for (std::size_t s = 0; s < exec.codes[c].sites.size(); ++s)
+      sites_.emplace_back(static_cast<std::int32_t>(c), static_cast<std::int32_t>(s));
+    base += static_cast<std::uint32_t>(exec.codes[c].sites.size());
+  }
+}
+
+Shadow& RaceChecker::shadow(Space space, std::int32_t id, std::int64_t owner) {
+  std::unique_ptr<Shadow>& slot =
+      space == Space::Window
+          ? window_shadow_[static_cast<std::size_t>(id) * static_cast<std::size_t>(world_) +
+                           static_cast<std::size_t>(owner)]
+          : host_shadow_[static_cast<std::size_t>(id)];
+  if (!slot) {
+    slot = std::make_unique<Shadow>();
+    std::int64_t bytes = 0;
+    if (space == Space::Window) {
+      slot->granule = window_granule_[static_cast<std::size_t>(id)];
+      bytes = exec_.buffers[static_cast<std::size_t>(id)].bytes;
+    } else {
+      const HostArgSpec& a = exec_.host_args[static_cast<std::size_t>(id)];
+      slot->granule = static_cast<std::int64_t>(dtype_bytes(a.dtype));
+      bytes = slot->granule;
+      for (auto e : a.shape) bytes *= e;
+    }
+    slot->words.resize(static_cast<std::size_t>((bytes + slot->granule - 1) / slot->granule));
+  }
+  return *slot;
+}
+
+void RaceChecker::conflict(const Stamped& first, const Stamped& second, std::int64_t granule_index,
+                           const Region& where, std::int64_t granule) {
+  const RaceKey key{first.site, static_cast<int>(first.kind), second.site,
+                    static_cast<int>(second.kind)};
+  auto it = race_index_.find(key);
+  if (it == race_index_.end()) {
+    Race r;
+    r.first = first;
+    r.second = second;
+    r.space = where.space;
+    r.id = where.id;
+    r.owner = where.owner;
+    r.granule = granule;
+    r.lo = granule_index;
+    r.hi = granule_index + 1;
+    r.synced = clocks_[static_cast<std::size_t>(second.rank)][static_cast<std::size_t>(first.rank)];
+    r.conflicts = 1;
+    r.access_serial = access_serial_;
+    race_index_.emplace(key, races_.size());
+    races_.push_back(r);
+    return;
+  }
+  Race& r = races_[it->second];
+  ++r.conflicts;
+  if (r.access_serial == access_serial_ && r.first.rank == first.rank && r.space == where.space &&
+      r.id == where.id && r.owner == where.owner) {
+    r.lo = std::min(r.lo, granule_index);
+    r.hi = std::max(r.hi, granule_index + 1);
+  }
+}
+
+void RaceChecker::check_stamp(const Stamp& prior, AccessKind prior_kind, const Stamped& now,
+                              const Clock& clock, std::int64_t granule_index, const Region& where,
+                              std::int64_t granule) {
+  if (prior.none()) return;
+  if (!prior.is_set()) {
+    if (!ordered_before(prior.epoch, clock))
+      conflict(Stamped{prior.epoch.rank(), prior.site, prior_kind}, now, granule_index, where,
+               granule);
+    return;
+  }
+  for (const SetEntry& e : sets_.at(prior.epoch.clock)) {
+    if (clock[e.rank] < e.clock)
+      conflict(Stamped{e.rank, e.site, prior_kind}, now, granule_index, where, granule);
+  }
+}
+
+void RaceChecker::add_to_slot(Stamp& slot, std::int64_t rank, std::uint32_t site,
+                              const Clock& clock) {
+  const auto r = static_cast<std::uint32_t>(rank);
+  const Epoch e{r + 1, clock[r]};
+  if (slot.none() || (!slot.is_set() && ordered_before(slot.epoch, clock))) {
+    slot = Stamp{e, site};
+    return;
+  }
+  if (!slot.is_set()) {
+    ConcurrentSet set{{slot.epoch.rank_plus1 - 1, slot.epoch.clock, slot.site}, {r, e.clock, site}};
+    slot = Stamp{Epoch{kSharedSet, sets_.make(std::move(set))}, 0};
+    return;
+  }
+  ConcurrentSet& set = sets_.at(slot.epoch.clock);
+  std::erase_if(set, [&](const SetEntry& x) { return clock[x.rank] >= x.clock; });
+  set.push_back(SetEntry{r, e.clock, site});
+  if (set.size() == 1) {
+    sets_.release(slot.epoch.clock);
+    slot = Stamp{e, site};
+  }
+}
+
+void RaceChecker::clear_slot(Stamp& slot) {
+  if (slot.is_set()) sets_.release(slot.epoch.clock);
+  slot = Stamp{};
+}
+
+void RaceChecker::access_words(Shadow& sh, std::int64_t lo, std::int64_t hi, std::int64_t rank,
+                               std::uint32_t site, AccessKind kind, const Region& where) {
+  const Clock& clock = clocks_[static_cast<std::size_t>(rank)];
+  const auto r = static_cast<std::uint32_t>(rank);
+  const Epoch e{r + 1, clock[r]};
+  const Stamped now{rank, site, kind};
+  const std::int64_t g = sh.granule;
+  for (std::int64_t k = lo; k < hi; ++k) {
+    ShadowWord& w = sh.words[static_cast<std::size_t>(k)];
+    switch (kind) {
+      case AccessKind::Read:
+        if (!w.read.is_set() && w.read.epoch == e) continue;
+        check_stamp(w.write, AccessKind::Write, now, clock, k, where, g);
+        check_stamp(w.atomic, AccessKind::AtomicAdd, now, clock, k, where, g);
+        add_to_slot(w.read, rank, site, clock);
+        break;
+      case AccessKind::Write:
+        if (w.write.epoch == e) continue;
+        check_stamp(w.write, AccessKind::Write, now, clock, k, where, g);
+        check_stamp(w.read, AccessKind::Read, now, clock, k, where, g);
+        check_stamp(w.atomic, AccessKind::AtomicAdd, now, clock, k, where, g);
+        w.write = Stamp{e, site};
+        clear_slot(w.read);
+        clear_slot(w.atomic);
+        break;
+      case AccessKind::AtomicAdd:
+        if (!w.atomic.is_set() && w.atomic.epoch == e) continue;
+        check_stamp(w.write, AccessKind::Write, now, clock, k, where, g);
+        check_stamp(w.read, AccessKind::Read, now, clock, k, where, g);
+        add_to_slot(w.atomic, rank, site, clock);
+        break;
+    }
+  }
+}
+
+void RaceChecker::release(std::int64_t rank, std::uint32_t site) {
+  releases_[static_cast<std::size_t>(rank)].push_back(site);
+  ++clocks_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(rank)];
+}
+
+void RaceChecker::on_access(const Access& a) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++access_serial_;
+  const Region& region = a.region;
+  Shadow& sh = shadow(region.space, region.id, region.owner);
+  const std::uint32_t site = global_site(a.site);
+  const std::int64_t g = sh.granule;
+  region.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+    access_words(sh, offset / g, (offset + bytes + g - 1) / g, a.rank, site, a.kind, region);
+  });
+  if (a.kind == AccessKind::Read || region.space != Space::Window ||
+      !exec_.buffers[static_cast<std::size_t>(region.id)].signal)
+    return;
+  // A data write into signal cells releases like a Set (an add like an AtomicAdd).
+  const Clock& mine = clocks_[static_cast<std::size_t>(a.rank)];
+  region.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+    for (std::int64_t at = offset / 4 * 4; at < offset + bytes; at += 4) {
+      Clock& cell = cells_[CellKey{region.owner, region.id, at}];
+      if (a.kind == AccessKind::Write || cell.empty()) {
+        cell = mine;
+      } else {
+        join_into(cell, mine);
+      }
+    }
+  });
+  release(a.rank, site);
+}
+
+void RaceChecker::on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+                            std::int32_t, std::int32_t) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++access_serial_;
+  Shadow& sh = shadow(Space::Window, cell.buffer, cell.owner);
+  const std::uint32_t gsite = global_site(site);
+  const std::int64_t g = sh.granule;
+  const Region where{Space::Window, cell.buffer, cell.owner, 0, DType::INT32, {}, {}, {}};
+  access_words(sh, cell.offset / g, (cell.offset + 4 + g - 1) / g, rank, gsite,
+               AccessKind::AtomicAdd, where);
+  const Clock& mine = clocks_[static_cast<std::size_t>(rank)];
+  Clock& cc = cells_[CellKey{cell.owner, cell.buffer, cell.offset}];
+  if (kind == ir::NotifyKind::Set || cc.empty()) {
+    cc = mine;
+  } else {
+    join_into(cc, mine);
+  }
+  release(rank, gsite);
+}
+
+void RaceChecker::on_wait(std::int64_t rank, SiteRef, const Cell& cell) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = cells_.find(CellKey{cell.owner, cell.buffer, cell.offset});
+  if (it != cells_.end()) join_into(clocks_[static_cast<std::size_t>(rank)], it->second);
+}
+
+std::int64_t RaceChecker::memory_bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::int64_t bytes = world_ * world_ * static_cast<std::int64_t>(sizeof(std::uint32_t));
+  for (const auto& s : window_shadow_)
+    if (s) bytes += static_cast<std::int64_t>(s->words.size() * sizeof(ShadowWord));
+  for (const auto& s : host_shadow_)
+    if (s) bytes += static_cast<std::int64_t>(s->words.size() * sizeof(ShadowWord));
+  bytes += static_cast<std::int64_t>(cells_.size()) * world_ *
+           static_cast<std::int64_t>(sizeof(std::uint32_t));
+  for (const auto& r : releases_)
+    bytes += static_cast<std::int64_t>(r.size() * sizeof(std::uint32_t));
+  return bytes;
+}
+
+}  // namespace anyp::runtime::race

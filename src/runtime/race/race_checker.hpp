@@ -1,0 +1,125 @@
+// race_checker.hpp — the happens-before race checker, an observer of the
+// door (RunConfig::check_races, --check-races).
+//
+// Happens-before: program order on each rank; a notify releases the
+// notifier's clock into the cell (AtomicAdd joins it, so a chain of adds is
+// one release sequence; Set replaces it); a satisfied wait acquires the
+// cell's clock; a data write into a signal cell (a buffer some notify or
+// wait uses) releases like a Set, since a wait polls memory. Builtin
+// collectives are checked through the notifies and waits they lower to.
+//
+// Accesses: every element of every window and host tensor, by every op on
+// every rank (loads and stores, both sides of put/get, remote loads and
+// stores, flat collective moves, notifies as atomic adds). Two accesses to
+// one element from different ranks, at least one a write, not ordered by
+// happens-before, are a race; atomic adds (and notifies) never race with
+// each other, but do with an unordered plain access.
+//
+// Cost: O(elements accessed) per access with FastTrack epochs
+// (shadow_memory.hpp), O(P) per notify and satisfied wait; memory 36 bytes
+// per element touched, P^2 clock entries, P entries per notified cell.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/access_observer.hpp"
+#include "runtime/executable.hpp"
+#include "runtime/race/shadow_memory.hpp"
+#include "runtime/race/vector_clock.hpp"
+
+namespace anyp::runtime::race {
+
+class RaceChecker final : public AccessObserver {
+ public:
+  explicit RaceChecker(const Executable& exec);
+
+  void on_access(const Access& access) override;
+  void on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+                 std::int32_t value, std::int32_t result) override;
+  void on_wait(std::int64_t rank, SiteRef site, const Cell& cell) override;
+
+  bool found() const { return !races_.empty(); }
+  std::size_t race_count() const { return races_.size(); }
+  // The report (race_report.cpp): the first few op pairs, in detection
+  // order, and the count.
+  std::string report() const;
+  // Bytes of shadow, clocks and cell clocks in use (for bench/).
+  std::int64_t memory_bytes() const;
+
+ private:
+  struct Stamped {
+    std::int64_t rank = -1;
+    std::uint32_t site = 0;
+    AccessKind kind = AccessKind::Read;
+  };
+  // One race per op pair: the first conflict found, its element range, and
+  // how many granules conflicted in all.
+  struct Race {
+    Stamped first, second;
+    Space space = Space::Window;
+    std::int32_t id = -1;
+    std::int64_t owner = -1;
+    std::int64_t granule = 1;
+    std::int64_t lo = 0, hi = 0;  // granules of the first conflicting access
+    std::uint32_t synced = 0;     // C_second[first.rank] when found
+    std::int64_t conflicts = 0;
+    std::uint64_t access_serial = 0;
+  };
+  using RaceKey = std::tuple<std::uint32_t, int, std::uint32_t, int>;
+
+  struct CellKey {
+    std::int64_t owner;
+    std::int32_t buffer;
+    std::int64_t offset;
+    bool operator==(const CellKey&) const = default;
+  };
+  struct CellKeyHash {
+    std::size_t operator()(const CellKey& k) const {
+      return std::hash<std::int64_t>()(k.owner * 1000003 + k.buffer * 7919 + k.offset);
+    }
+  };
+
+  Shadow& shadow(Space space, std::int32_t id, std::int64_t owner);
+  std::uint32_t global_site(SiteRef s) const {
+    return site_base_[static_cast<std::size_t>(s.code)] + static_cast<std::uint32_t>(s.site);
+  }
+  // Checks and records one access of `rank` to granules [lo, hi) of `sh`.
+  void access_words(Shadow& sh, std::int64_t lo, std::int64_t hi, std::int64_t rank,
+                    std::uint32_t site, AccessKind kind, const Region& where);
+  void check_stamp(const Stamp& prior, AccessKind prior_kind, const Stamped& now,
+                   const Clock& clock, std::int64_t granule_index, const Region& where,
+                   std::int64_t granule);
+  void conflict(const Stamped& first, const Stamped& second, std::int64_t granule_index,
+                const Region& where, std::int64_t granule);
+  void add_to_slot(Stamp& slot, std::int64_t rank, std::uint32_t site, const Clock& clock);
+  void clear_slot(Stamp& slot);
+  void release(std::int64_t rank, std::uint32_t site);  // ends rank's epoch
+  std::string site_text(std::uint32_t site) const;
+  std::string memory_text(const Race& r) const;
+  std::string missing_edge_text(const Race& r) const;
+
+  const Executable& exec_;
+  const std::int64_t world_;
+  mutable std::mutex mutex_;
+  std::vector<Clock> clocks_;                         // per rank
+  std::vector<std::vector<std::uint32_t>> releases_;  // per rank: site of its k-th release
+  std::unordered_map<CellKey, Clock, CellKeyHash> cells_;
+  std::vector<std::int64_t> window_granule_;            // per buffer
+  std::vector<std::unique_ptr<Shadow>> window_shadow_;  // buffer * P + owner
+  std::vector<std::unique_ptr<Shadow>> host_shadow_;    // per host argument
+  SetPool sets_;
+  std::vector<std::uint32_t> site_base_;                      // per code: first global site id
+  std::vector<std::pair<std::int32_t, std::int32_t>> sites_;  // global id -> (code, site)
+  std::vector<Race> races_;
+  std::map<RaceKey, std::size_t> race_index_;
+  std::uint64_t access_serial_ = 0;
+};
+
+}  // namespace anyp::runtime::race

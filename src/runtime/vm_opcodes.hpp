@@ -1,0 +1,45 @@
+// vm_opcodes.hpp — the rank VM's instruction set, drawn once: every opcode
+// with its listing name and its one-line meaning. The Opcode enum, the names
+// in lowered.txt and the table in docs/design.md all come from this list.
+//
+// Operand fields of an instruction: dst/a/b/c are register numbers (scalar
+// s, tile t or view v, by opcode), idx a list of scalar registers (offsets),
+// shape static extents, sub an enum payload (ir/op_attrs.hpp), imm/fimm
+// immediates, count a small count.
+#pragma once
+
+#define ANYP_VM_OPCODES(X)                                                                        \
+  X(Const, "const", "s[dst] = imm, or fimm when is_float (the constant pool)")                    \
+  X(Mov, "mov", "s[dst] = s[a]")                                                                  \
+  X(MovTile, "mov.tile", "t[dst] = t[a]")                                                         \
+  X(MovView, "mov.view", "v[dst] = v[a]")                                                         \
+  X(ScalarBin, "scalar", "s[dst] = s[a] <sub: BinaryOp> s[b], wrapped or rounded to dtype")       \
+  X(ScalarNot, "not", "s[dst] = !s[a]")                                                           \
+  X(ScalarCast, "cast", "s[dst] = s[a] converted to dtype")                                       \
+  X(Jump, "jump", "pc = imm")                                                                     \
+  X(JumpIfZero, "jump.zero", "if s[a] == 0: pc = imm")                                            \
+  X(JumpIfGe, "jump.ge", "if s[a] >= s[b]: pc = imm")                                             \
+  X(Load, "load", "t[dst] = region idx/shape of this rank's view v[a]")                           \
+  X(Store, "store", "region idx of this rank's view v[b] = t[a]")                                 \
+  X(Read, "read", "s[dst] = cell idx of this rank's view v[a]")                                   \
+  X(Write, "write", "cell idx of this rank's view v[a] = s[b]")                                   \
+  X(TileBin, "tile", "t[dst] = t[a] <sub: BinaryOp> (t[b], or s[b] when count == 1)")             \
+  X(TileCast, "cast.tile", "t[dst] = t[a] converted to dtype")                                    \
+  X(Rank, "rank", "s[dst] = this rank")                                                           \
+  X(NRanks, "nranks", "s[dst] = P")                                                               \
+  X(Notify, "notify", "cell idx of peer s[b]'s signal v[a] <sub: NotifyKind> s[c]")               \
+  X(Wait, "wait", "until cell idx of this rank's signal v[a] <sub: WaitKind> s[b]; else park")    \
+  X(Put, "put",                                                                                   \
+    "peer s[b]'s v[a] = local v[c]; idx: count dst offsets, then src offsets; "                   \
+    "shape: region (empty: whole); sub: AtomicKind")                                              \
+  X(Get, "get", "local v[a] = peer s[b]'s v[c]; operands as put")                                 \
+  X(RemoteLoad, "remote_load", "t[dst] = region idx/shape of peer s[b]'s view v[a]")              \
+  X(RemoteStore, "remote_store", "region idx of peer s[b]'s view v[a] = t[c]; sub: AtomicKind")   \
+  X(LoadFlat, "load.flat", "t[dst] = 1-D tile of rank s[b]'s v[a], elements [s[idx0], +s[idx1])") \
+  X(StoreFlat, "store.flat", "rank s[b]'s v[a] from element s[idx0] = t[c]")                      \
+  X(PutFlat, "put.flat",                                                                          \
+    "peer s[b]'s v[a] from element s[idx0] = local v[c] elements [s[idx1], +s[idx2])")            \
+  X(CheckCount, "check.count", "fail unless 0 <= s[a] <= s[b] (all_to_all_v send counts)")        \
+  X(Collective, "collective",                                                                     \
+    "entry of builtin collective imm (code.collectives[imm]): its windows must be distinct "      \
+    "buffers, and every rank's n-th call on signal v[a] must be the same call")
