@@ -417,7 +417,9 @@ std::string lowered_code_text(const runtime::LoweredCode& code) {
     line(code.instrs[k], "  " + std::to_string(k) + ": ");
   for (std::size_t k = 0; k < code.collectives.size(); ++k) {
     const auto& c = code.collectives[k];
-    s += "  collective " + std::to_string(k) + ": " + c.op + " (" + c.signature + ");";
+    s += "  collective " + std::to_string(k) + ": " + c.op;
+    if (!c.signature.empty()) s += " (" + c.signature + ")";
+    s += ";";
     for (std::size_t v = 0; v < c.views.size(); ++v)
       s += " " + c.roles[v] + "=v" + std::to_string(c.views[v]);
     s += "\n";

@@ -394,5 +394,107 @@ TEST(Report, OkOnlyWhenEveryCheckPassed) {
   EXPECT_EQ(GetCapturedStdout(), "");
 }
 
+// ---- race checking and schedule exploration flags ---------------------------------------
+
+TEST(Parse, RaceAndScheduleFlags) {
+  const Options o = parse_args(
+      {"--check-races", "--preempt-budget", "64", "--explore", "100", "--explore-depth", "2"});
+  EXPECT_TRUE(o.check_races);
+  EXPECT_EQ(o.preempt_budget, 64);
+  EXPECT_EQ(o.explore, 100);
+  EXPECT_EQ(o.explore_depth, 2);
+  EXPECT_FALSE(o.pct);
+  const RunConfig c = o.config();
+  EXPECT_TRUE(c.check_races);
+  EXPECT_EQ(c.preempt_budget, 64);
+  EXPECT_FALSE(c.pct.enabled);
+
+  const Options replay =
+      parse_args({"--pct-seed", "7", "--explore-depth", "3", "--pct-steps", "41"});
+  EXPECT_TRUE(replay.pct);
+  const RunConfig r = replay.config();
+  EXPECT_TRUE(r.pct.enabled);
+  EXPECT_EQ(r.pct.seed, 7u);
+  EXPECT_EQ(r.pct.depth, 3);
+  EXPECT_EQ(r.pct.steps, 41);
+  EXPECT_FALSE(r.deterministic);
+}
+
+TEST(ParseErrors, ScheduleFlagCombinations) {
+  EXPECT_EQ(usage_error({"--explore", "10", "--schedule-seed", "3"}),
+            "--schedule-seed, --explore and --pct-seed each choose the schedule; give one");
+  EXPECT_EQ(usage_error({"--explore", "10", "--pct-seed", "3"}),
+            "--schedule-seed, --explore and --pct-seed each choose the schedule; give one");
+  EXPECT_EQ(usage_error({"--pct-steps", "10"}), "--pct-steps: only meaningful with --pct-seed");
+  EXPECT_EQ(usage_error({"--explore-depth", "2"}),
+            "--explore-depth: only meaningful with --explore or --pct-seed");
+  EXPECT_EQ(usage_error({"--explore", "0"}),
+            "--explore: must be at least 1, got 0\nrun with --help for usage");
+  EXPECT_EQ(usage_error({"--preempt-budget", "0"}),
+            "--preempt-budget: must be at least 1, got 0\nrun with --help for usage");
+}
+
+TEST(Parse, FixedOnlyForPitfalls) {
+  ExampleSpec pitfall = kStep3;
+  pitfall.has_fixed = true;
+  EXPECT_TRUE(parse_args({"--fixed"}, pitfall).fixed);
+  EXPECT_FALSE(parse_args({}, pitfall).fixed);
+  EXPECT_EQ(usage_error({"--fixed"}, kStep3),
+            "The following argument was not expected: --fixed\nrun with --help for usage");
+}
+
+// The body fails on PCT seed 3: exploration stops there and prints the
+// command that replays that schedule, with the calibrated step count.
+TEST(Explore, StopsAtTheFirstFailingScheduleAndPrintsTheReplay) {
+  std::vector<std::uint64_t> seeds;
+  std::vector<int> depths;
+  const RunResult r =
+      run({"-d", "0,1,2", "--explore", "5", "--check-races"}, [&](const Options& o) {
+        seeds.push_back(o.pct_seed);
+        depths.push_back(o.explore_depth);
+        EXPECT_TRUE(o.pct);
+        EXPECT_TRUE(o.quiet);
+        EXPECT_TRUE(o.config().check_races);
+        if (o.pct_seed == 0) {  // the calibration run records its step count
+          RunStats stats;
+          stats.schedule_steps = 41;
+          return report({true}, o, stats);
+        }
+        EXPECT_EQ(o.pct_steps, 41);
+        if (o.pct_seed == 3) throw RaceError("race report: (the report)");
+        return report({true}, o, RunStats{});
+      });
+  EXPECT_EQ(seeds, (std::vector<std::uint64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(depths, (std::vector<int>{1, 3, 3, 3}));
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "race report: (the report)\n"
+            "explore: schedule 3 of 5 (PCT seed 3, depth 3, 41 steps) failed; replay it with:\n"
+            "  example -d 0,1,2 --check-races --pct-seed 3 --explore-depth 3 --pct-steps 41\n");
+}
+
+TEST(Explore, AllSchedulesPassPrintsOkOnce) {
+  int runs = 0;
+  const RunResult r = run({"--explore=4", "--explore-depth=2"}, [&](const Options& o) {
+    ++runs;
+    return report({true}, o, RunStats{});
+  });
+  EXPECT_EQ(runs, 5);  // calibration + 4
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(r.out, "OK\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Explore, GoldenMismatchIsAFailure) {
+  const RunResult r = run({"--explore", "3", "--mode", "get"}, [](const Options& o) {
+    return o.pct_seed == 2 ? 1 : report({true}, o, RunStats{});
+  });
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err,
+            "explore: schedule 2 of 3 (PCT seed 2, depth 3, 0 steps) failed; replay it with:\n"
+            "  example --mode get --pct-seed 2 --explore-depth 3 --pct-steps 0\n");
+}
+
 }  // namespace
 }  // namespace anyp::cli

@@ -1,0 +1,109 @@
+// collective_match_test.cpp — builtin collective calls are matched across
+// ranks (runtime/collective_tracker.hpp): every rank's n-th call on one
+// signal must be the same call, else a run error names both calls and
+// ranks; a collective's windows must be distinct buffers. Without the
+// match, collectives out of order balance their credits and finish with
+// garbage. Run on one worker so the first rank to arrive is fixed.
+#include <gtest/gtest.h>
+
+#include <anyp/anyp.hpp>
+#include <cstdint>
+#include <string>
+
+namespace {
+
+constexpr std::int64_t ROW = 64;
+const pl::Dim NR = pl::dynamic("NR");
+
+const std::vector<pl::Param> kParams = {
+    pl::In("x", pl::Tensor({1, ROW}, pl::FP32)),
+    pl::InOut("data", pld::DistributedTensor({1, ROW}, pl::FP32)),
+    pl::InOut("sig", pld::DistributedTensor({NR, 1}, pl::INT32))};
+
+// Rank 0 calls allreduce then broadcast on `sig`; the others the reverse.
+const auto swapped =
+    pl::jit::incore("swapped", kParams, [](pl::Value x, pl::Value data, pl::Value sig) {
+      pl::Scalar r = pld::rank(pld::get_comm_ctx(data));
+      data = pl::store(pl::load(x, {0, 0}, {1, ROW}), {0, 0}, data);
+      pl::if_(
+          r == 0,
+          [&] {
+            data = pld::tensor::allreduce(data, sig);
+            data = pld::tensor::broadcast(data, sig, 0);
+          },
+          [&] {
+            data = pld::tensor::broadcast(data, sig, 0);
+            data = pld::tensor::allreduce(data, sig);
+          });
+    });
+
+pl::HostFunction host_of(const pl::Function& kernel, bool one_buffer = false) {
+  const auto per_rank = pl::jit::orchestration(
+      "per_rank", kParams, [kernel](pl::Value x, pl::Value d, pl::Value s) { kernel(x, d, s); });
+  return pl::jit::host("match_" + kernel.name(), {pl::In("x", pl::Tensor({NR, 1, ROW}, pl::FP32))},
+                       [per_rank, one_buffer](pl::Value x) {
+                         // One buffer: [1, 64] FP32 also holds the [NR, 1] INT32 view (P <= 64).
+                         auto data = pld::alloc_window_buffer("data", {1, ROW}, pl::FP32);
+                         if (one_buffer) {
+                           pl::range(pld::world_size(), [&](pl::Scalar r) {
+                             pl::Value xr = x[r];
+                             per_rank(xr, pld::window(data, {1, ROW}, pl::FP32),
+                                      pld::window(data, {NR, 1}, pl::INT32), pl::device(r));
+                           });
+                           return;
+                         }
+                         auto sig = pld::alloc_window_buffer("sig", {NR, 1}, pl::INT32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           pl::Value xr = x[r];
+                           per_rank(xr, pld::window(data, {1, ROW}, pl::FP32),
+                                    pld::window(sig, {NR, 1}, pl::INT32), pl::device(r));
+                         });
+                       });
+}
+
+std::string run_error(const pl::HostFunction& p, std::int64_t P) {
+  anyp::InputGenerator gen(1);
+  const anyp::HostTensor x = gen.uniform({P, 1, ROW});
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+  config.workers = 1;
+  try {
+    p.compile({x}, config)(x);
+  } catch (const anyp::RunError& e) {
+    return e.what();
+  }
+  return "ran without error";
+}
+
+TEST(CollectiveMatch, CallsInADifferentOrderAreAnError) {
+  const pl::HostFunction p = host_of(swapped);
+  // Rank 0 runs first and enters allreduce; rank 1 then enters broadcast.
+  EXPECT_EQ(run_error(p, 2),
+            "run error: rank 1 (device 1), function 'swapped', op pld.tensor.broadcast: "
+            "collective mismatch on signal 'sig': call #1 on it is pld.tensor.allreduce (Sum, "
+            "Mesh, data FP32 [1, 64]) in function 'swapped' on rank 0, but pld.tensor.broadcast "
+            "(root 0, data FP32 [1, 64]) in function 'swapped' on rank 1; every rank must make "
+            "the same builtin collective calls on a signal, in the same order");
+  for (std::int64_t P : {3, 4, 7}) {
+    EXPECT_NE(run_error(p, P).find("collective mismatch on signal 'sig': call #1"),
+              std::string::npos)
+        << "P=" << P;
+  }
+}
+
+const auto aliased =
+    pl::jit::incore("aliased", kParams, [](pl::Value x, pl::Value data, pl::Value sig) {
+      data = pl::store(pl::load(x, {0, 0}, {1, ROW}), {0, 0}, data);
+      data = pld::tensor::allreduce(data, sig);
+    });
+
+TEST(CollectiveMatch, DataAndSignalInOneBufferAreAnError) {
+  for (std::int64_t P : {2, 3, 5}) {
+    EXPECT_EQ(run_error(host_of(aliased, true), P),
+              "run error: rank 0 (device 0), function 'aliased', op pld.tensor.allreduce: the "
+              "data and the signal are views of one window buffer 'data'; a collective's windows "
+              "must be distinct buffers")
+        << "P=" << P;
+  }
+}
+
+}  // namespace
