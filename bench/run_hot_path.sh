@@ -27,7 +27,7 @@ build() {  # build <name> <source tree>; the log is printed only on failure
   local log="build/hot-path/$1.log"
   mkdir -p build/hot-path
   if ! { cmake -S bench/compare -B "build/hot-path/$1" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    "-DANYP_SOURCE_DIR=$2" "-DANYP_BENCH_SOURCE=$ROOT/bench/hot_path_bench.cpp" &&
+    "-DANYP_SOURCE_DIR=$2" &&
     cmake --build "build/hot-path/$1" -j "$JOBS" --target hot_path_bench; } >"$log" 2>&1; then
     cat "$log" >&2
     echo "run_hot_path.sh: building $1 failed" >&2
@@ -47,7 +47,7 @@ instructions() {  # instructions <binary> <step> <P> <runs>
 mkdir -p "$OUT"
 echo "instructions per run (callgrind, one worker; (runs(1+$K) - runs(1)) / $K)"
 printf '%-18s%16s%16s%8s\n' benchmark baseline current ratio
-for case in "step07 4" "step07 1024" "step11 4" "step11 64"; do
+for case in "7 4" "7 1024" "11 4" "11 64"; do
   set -- $case
   line=()
   for which in baseline current; do
@@ -56,7 +56,7 @@ for case in "step07 4" "step07 1024" "step11 4" "step11 64"; do
     more=$(instructions "$bin" "$1" "$2" $((1 + K)))
     line+=($(((more - one) / K)))
   done
-  printf '%-18s%16s%16s%8s\n' "$1 P=$2" "${line[0]}" "${line[1]}" \
+  printf '%-18s%16s%16s%8s\n' "step $1 P=$2" "${line[0]}" "${line[1]}" \
     "$(python3 -c "print(f'{${line[1]} / ${line[0]}:.3f}')")"
 done
 echo

@@ -60,6 +60,17 @@ Shadow& RaceChecker::shadow(Space space, std::int32_t id, std::int64_t owner) {
   return *slot;
 }
 
+void RaceChecker::note_again(std::size_t index, std::int64_t granule_index,
+                             const Region& where) {
+  Race& r = races_[index];
+  ++r.conflicts;
+  if (r.access_serial == access_serial_ && r.space == where.space && r.id == where.id &&
+      r.owner == where.owner) {
+    r.lo = std::min(r.lo, granule_index);
+    r.hi = std::max(r.hi, granule_index + 1);
+  }
+}
+
 void RaceChecker::conflict(const Stamped& first, const Stamped& second, std::int64_t granule_index,
                            const Region& where, std::int64_t granule) {
   const RaceKey key{first.site, static_cast<int>(first.kind), second.site,
@@ -80,15 +91,11 @@ void RaceChecker::conflict(const Stamped& first, const Stamped& second, std::int
     r.access_serial = access_serial_;
     race_index_.emplace(key, races_.size());
     races_.push_back(r);
+    word_races_.push_back(races_.size() - 1);
     return;
   }
-  Race& r = races_[it->second];
-  ++r.conflicts;
-  if (r.access_serial == access_serial_ && r.first.rank == first.rank && r.space == where.space &&
-      r.id == where.id && r.owner == where.owner) {
-    r.lo = std::min(r.lo, granule_index);
-    r.hi = std::max(r.hi, granule_index + 1);
-  }
+  note_again(it->second, granule_index, where);
+  word_races_.push_back(it->second);
 }
 
 void RaceChecker::check_stamp(const Stamp& prior, AccessKind prior_kind, const Stamped& now,
@@ -115,18 +122,21 @@ void RaceChecker::add_to_slot(Stamp& slot, std::int64_t rank, std::uint32_t site
     slot = Stamp{e, site};
     return;
   }
+  ConcurrentSet set;
   if (!slot.is_set()) {
-    ConcurrentSet set{{slot.epoch.rank_plus1 - 1, slot.epoch.clock, slot.site}, {r, e.clock, site}};
-    slot = Stamp{Epoch{kSharedSet, sets_.make(std::move(set))}, 0};
+    set = {{slot.epoch.rank_plus1 - 1, slot.epoch.clock, slot.site}};
+  } else {
+    // Keep the accesses not ordered before this one (the others are covered by it).
+    for (const SetEntry& x : sets_.at(slot.epoch.clock))
+      if (clock[x.rank] < x.clock) set.push_back(x);
+    sets_.release(slot.epoch.clock);
+  }
+  if (set.empty()) {
+    slot = Stamp{e, site};
     return;
   }
-  ConcurrentSet& set = sets_.at(slot.epoch.clock);
-  std::erase_if(set, [&](const SetEntry& x) { return clock[x.rank] >= x.clock; });
   set.push_back(SetEntry{r, e.clock, site});
-  if (set.size() == 1) {
-    sets_.release(slot.epoch.clock);
-    slot = Stamp{e, site};
-  }
+  slot = Stamp{Epoch{kSharedSet, sets_.make(std::move(set))}, 0};
 }
 
 void RaceChecker::clear_slot(Stamp& slot) {
@@ -141,17 +151,31 @@ void RaceChecker::access_words(Shadow& sh, std::int64_t lo, std::int64_t hi, std
   const Epoch e{r + 1, clock[r]};
   const Stamped now{rank, site, kind};
   const std::int64_t g = sh.granule;
+  // A word whose history equals the previous word's (the usual case inside
+  // one tile) gets the same outcome: its new state and its races are copied.
+  ShadowWord before{}, after{};
+  bool have_previous = false;
+  std::vector<std::size_t> previous_races;
   for (std::int64_t k = lo; k < hi; ++k) {
     ShadowWord& w = sh.words[static_cast<std::size_t>(k)];
+    if (have_previous && w == before) {
+      sets_.release(w);
+      w = after;
+      sets_.retain(w);
+      for (std::size_t i : previous_races) note_again(i, k, where);
+      continue;
+    }
+    before = w;
+    word_races_.clear();
     switch (kind) {
       case AccessKind::Read:
-        if (!w.read.is_set() && w.read.epoch == e) continue;
+        if (!w.read.is_set() && w.read.epoch == e) break;
         check_stamp(w.write, AccessKind::Write, now, clock, k, where, g);
         check_stamp(w.atomic, AccessKind::AtomicAdd, now, clock, k, where, g);
         add_to_slot(w.read, rank, site, clock);
         break;
       case AccessKind::Write:
-        if (w.write.epoch == e) continue;
+        if (w.write.epoch == e) break;
         check_stamp(w.write, AccessKind::Write, now, clock, k, where, g);
         check_stamp(w.read, AccessKind::Read, now, clock, k, where, g);
         check_stamp(w.atomic, AccessKind::AtomicAdd, now, clock, k, where, g);
@@ -160,12 +184,15 @@ void RaceChecker::access_words(Shadow& sh, std::int64_t lo, std::int64_t hi, std
         clear_slot(w.atomic);
         break;
       case AccessKind::AtomicAdd:
-        if (!w.atomic.is_set() && w.atomic.epoch == e) continue;
+        if (!w.atomic.is_set() && w.atomic.epoch == e) break;
         check_stamp(w.write, AccessKind::Write, now, clock, k, where, g);
         check_stamp(w.read, AccessKind::Read, now, clock, k, where, g);
         add_to_slot(w.atomic, rank, site, clock);
         break;
     }
+    after = w;
+    previous_races = word_races_;
+    have_previous = true;
   }
 }
 
@@ -184,6 +211,7 @@ void RaceChecker::on_access(const Access& a) {
   region.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
     access_words(sh, offset / g, (offset + bytes + g - 1) / g, a.rank, site, a.kind, region);
   });
+  sets_.flush();
   if (a.kind == AccessKind::Read || region.space != Space::Window ||
       !exec_.buffers[static_cast<std::size_t>(region.id)].signal)
     return;
@@ -212,6 +240,7 @@ void RaceChecker::on_notify(std::int64_t rank, SiteRef site, const Cell& cell, i
   const Region where{Space::Window, cell.buffer, cell.owner, 0, DType::INT32, {}, {}, {}};
   access_words(sh, cell.offset / g, (cell.offset + 4 + g - 1) / g, rank, gsite,
                AccessKind::AtomicAdd, where);
+  sets_.flush();
   const Clock& mine = clocks_[static_cast<std::size_t>(rank)];
   Clock& cc = cells_[CellKey{cell.owner, cell.buffer, cell.offset}];
   if (kind == ir::NotifyKind::Set || cc.empty()) {
@@ -239,6 +268,7 @@ std::int64_t RaceChecker::memory_bytes() const {
            static_cast<std::int64_t>(sizeof(std::uint32_t));
   for (const auto& r : releases_)
     bytes += static_cast<std::int64_t>(r.size() * sizeof(std::uint32_t));
+  bytes += sets_.entries() * static_cast<std::int64_t>(sizeof(SetEntry));
   return bytes;
 }
 

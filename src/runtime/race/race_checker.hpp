@@ -98,6 +98,8 @@ class RaceChecker final : public AccessObserver {
                    std::int64_t granule);
   void conflict(const Stamped& first, const Stamped& second, std::int64_t granule_index,
                 const Region& where, std::int64_t granule);
+  // One more conflict of race `index`, at granule_index.
+  void note_again(std::size_t index, std::int64_t granule_index, const Region& where);
   void add_to_slot(Stamp& slot, std::int64_t rank, std::uint32_t site, const Clock& clock);
   void clear_slot(Stamp& slot);
   void release(std::int64_t rank, std::uint32_t site);  // ends rank's epoch
@@ -120,6 +122,7 @@ class RaceChecker final : public AccessObserver {
   std::vector<Race> races_;
   std::map<RaceKey, std::size_t> race_index_;
   std::uint64_t access_serial_ = 0;
+  std::vector<std::size_t> word_races_;  // races found at the word being checked
 };
 
 }  // namespace anyp::runtime::race

@@ -45,28 +45,69 @@ struct Shadow {
   std::vector<ShadowWord> words;
 };
 
-// Concurrent read / atomic sets, by index, with reuse of freed slots.
+inline bool operator==(const Stamp& a, const Stamp& b) {
+  return a.epoch == b.epoch && a.site == b.site;
+}
+inline bool operator==(const ShadowWord& a, const ShadowWord& b) {
+  return a.write == b.write && a.read == b.read && a.atomic == b.atomic;
+}
+
+// Concurrent read / atomic sets, by index. Sets are immutable and shared by
+// reference count, so the words of one tile that saw the same accesses can
+// share one set (the checker handles such runs of equal words at once).
+// A set whose count drops to zero is freed only at flush(), so an index is
+// never reused within one access and equal indices mean equal sets.
 class SetPool {
  public:
   std::uint32_t make(ConcurrentSet set) {
+    std::uint32_t i;
     if (!free_.empty()) {
-      const std::uint32_t i = free_.back();
+      i = free_.back();
       free_.pop_back();
-      sets_[i] = std::move(set);
-      return i;
+    } else {
+      i = static_cast<std::uint32_t>(sets_.size());
+      sets_.emplace_back();
     }
-    sets_.push_back(std::move(set));
-    return static_cast<std::uint32_t>(sets_.size() - 1);
+    sets_[i] = Entry{std::move(set), 1};
+    return i;
   }
-  ConcurrentSet& at(std::uint32_t i) { return sets_[i]; }
+  const ConcurrentSet& at(std::uint32_t i) const { return sets_[i].set; }
+  void retain(std::uint32_t i) { ++sets_[i].refs; }
   void release(std::uint32_t i) {
-    sets_[i].clear();
-    free_.push_back(i);
+    if (--sets_[i].refs == 0) pending_.push_back(i);
+  }
+  // Retains / releases every set a word refers to.
+  void retain(const ShadowWord& w) {
+    for (const Stamp* s : {&w.read, &w.atomic})
+      if (s->is_set()) retain(s->epoch.clock);
+  }
+  void release(const ShadowWord& w) {
+    for (const Stamp* s : {&w.read, &w.atomic})
+      if (s->is_set()) release(s->epoch.clock);
+  }
+  void flush() {
+    for (std::uint32_t i : pending_) {
+      if (sets_[i].refs == 0) {
+        sets_[i].set = ConcurrentSet{};
+        free_.push_back(i);
+      }
+    }
+    pending_.clear();
+  }
+  std::size_t live() const { return sets_.size() - free_.size(); }
+  std::int64_t entries() const {
+    std::int64_t n = 0;
+    for (const auto& e : sets_) n += static_cast<std::int64_t>(e.set.size());
+    return n;
   }
 
  private:
-  std::vector<ConcurrentSet> sets_;
-  std::vector<std::uint32_t> free_;
+  struct Entry {
+    ConcurrentSet set;
+    std::uint32_t refs = 0;
+  };
+  std::vector<Entry> sets_;
+  std::vector<std::uint32_t> free_, pending_;
 };
 
 }  // namespace anyp::runtime::race

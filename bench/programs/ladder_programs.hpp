@@ -1,0 +1,30 @@
+// ladder_programs.hpp — four ladder programs for the benchmarks, through the
+// public API only (so bench/compare can build them against any revision):
+//   7   step 07's ring get (SIZE 64)
+//   8   step 08's hand-written mesh all-reduce (960 FP32, hbar + remote loads)
+//   11  step 11's builtin mesh all-reduce (960 FP32, Sum)
+//   16  step 16 in shared mode (broadcast, mesh all-reduce and all-gather on one signal)
+// The examples themselves stay standalone lessons; these are their kernels.
+//
+//   bench::Prepared p = bench::prepare(8, 64, config);   // compiles once
+//   p.run();                                             // one run
+#pragma once
+
+#include <anyp/anyp.hpp>
+#include <cstdint>
+#include <vector>
+
+namespace bench {
+
+struct Prepared {
+  anyp::CompiledProgram compiled;
+  std::vector<anyp::HostTensor> args;
+  anyp::RunStats run() const;
+};
+
+// The steps prepare() knows: 7, 8, 11, 16.
+const std::vector<int>& ladder_steps();
+// Compiles step `step` at P with `config`'s options (its device list is replaced).
+Prepared prepare(int step, std::int64_t P, anyp::RunConfig config = {});
+
+}  // namespace bench
