@@ -25,13 +25,14 @@ function(anyp_device_list P out_var)
   set(${out_var} "${devices}" PARENT_SCOPE)
 endfunction()
 
-# anyp_add_example_test(<example> <mode> <P> [OP <op>])
-#   Test `example.<example>.<mode>.P<P>` (with OP: `example.<example>.<mode>.<op>.P<P>`):
-#   runs the example with `-d 0,1,...,P-1` (plus `--mode <mode>` unless mode
-#   is "-", plus `--op <op>` when given) and passes when it exits 0 with
-#   stdout exactly "OK\n".
+# anyp_add_example_test(<example> <mode> <P> [OP <op>] [TAG <tag> EXTRA <args...>])
+#   Test `example.<example>.<mode>.P<P>` (with OP: `example.<example>.<mode>.<op>.P<P>`;
+#   with TAG, `.<tag>` before `.P<P>`): runs the example with
+#   `-d 0,1,...,P-1` (plus `--mode <mode>` unless mode is "-", plus
+#   `--op <op>` when given, plus the EXTRA arguments) and passes when it
+#   exits 0 with stdout exactly "OK\n".
 function(anyp_add_example_test example mode P)
-  cmake_parse_arguments(PARSE_ARGV 3 arg "" "OP" "")
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "OP;TAG" "EXTRA")
   anyp_device_list(${P} devices)
   set(args -d ${devices})
   set(test_name example.${example}.${mode})
@@ -42,6 +43,10 @@ function(anyp_add_example_test example mode P)
     list(APPEND args --op ${arg_OP})
     string(APPEND test_name .${arg_OP})
   endif()
+  if(DEFINED arg_TAG)
+    string(APPEND test_name .${arg_TAG})
+  endif()
+  list(APPEND args ${arg_EXTRA})
   string(APPEND test_name .P${P})
   add_test(NAME ${test_name}
     COMMAND ${CMAKE_COMMAND}
@@ -225,3 +230,23 @@ endforeach()
 anyp_add_cli_error_test(cli.14_reduce_scatter.bad_op 14_reduce_scatter
   "--op;avg" 2 "--op: 'avg' is not one of sum, max, min, prod")
 anyp_add_cli_error_test(cli.12_broadcast.no_op_flag 12_broadcast "--op;sum" 2 "")
+
+# ---- no false race reports: every step, mode and op, race-checked -------------------
+# A cheap slice of scripts/race_sweep.sh (which runs P = 2..16 with 100
+# schedules each): at P = 3 and 4, the checker on, the calibration schedule
+# plus 10 PCT schedules, and every run must print OK. Label `examples`.
+foreach(example ${ANYP_ANY_P_EXAMPLES} ${ANYP_COLLECTIVE_EXAMPLES})
+  foreach(mode ${ANYP_EXAMPLE_MODES_${example}})
+    foreach(P 3 4)
+      if(DEFINED ANYP_EXAMPLE_OPS_${example})
+        foreach(op ${ANYP_EXAMPLE_OPS_${example}})
+          anyp_add_example_test(${example} ${mode} ${P} OP ${op} TAG checked
+            EXTRA --check-races --explore 10)
+        endforeach()
+      else()
+        anyp_add_example_test(${example} ${mode} ${P} TAG checked
+          EXTRA --check-races --explore 10)
+      endif()
+    endforeach()
+  endforeach()
+endforeach()

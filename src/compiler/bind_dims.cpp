@@ -2,6 +2,8 @@
 #include "compiler/bind_dims.hpp"
 
 #include <map>
+#include <set>
+#include <variant>
 
 #include "anyp/errors.hpp"
 #include "ir/expr.hpp"
@@ -21,6 +23,38 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
                      what);
 }
 
+bool is_world_size(const ir::Operand& o) {
+  return !o.is_var() && !o.is_float_imm && o.int_imm && o.int_imm->kind == ir::ExprKind::Dim &&
+         o.int_imm->dim_id == ir::kWorldSizeDimId;
+}
+bool is_zero(const ir::Operand& o) {
+  return !o.is_var() && !o.is_float_imm && o.int_imm && ir::is_const(o.int_imm) &&
+         o.int_imm->value == 0;
+}
+
+// Collects the host parameters indexed by the rank loop's variable (x[r] in
+// `pl::range(pld::world_size(), [&](pl::Scalar r) { ... })`).
+void collect_rank_sliced(const ir::Function& host, const ir::Block& block,
+                         std::set<ir::VarId>& rank_vars, std::set<ir::VarId>& sliced) {
+  for (const ir::Stmt& st : block) {
+    if (const auto* op = std::get_if<ir::Op>(&st.node)) {
+      if (op->kind == ir::OpKind::Index && op->args.size() == 2 && op->args[0].is_var() &&
+          op->args[1].is_var() && rank_vars.count(op->args[1].var) &&
+          static_cast<std::size_t>(op->args[0].var) < host.params.size()) {
+        sliced.insert(op->args[0].var);
+      }
+    } else if (const auto* loop = std::get_if<ir::ForStmt>(&st.node)) {
+      const bool rank_loop = is_zero(loop->start) && is_world_size(loop->stop);
+      if (rank_loop) rank_vars.insert(loop->iv);
+      collect_rank_sliced(host, loop->body, rank_vars, sliced);
+      if (rank_loop) rank_vars.erase(loop->iv);
+    } else if (const auto* branch = std::get_if<ir::IfStmt>(&st.node)) {
+      collect_rank_sliced(host, branch->then_body, rank_vars, sliced);
+      collect_rank_sliced(host, branch->else_body, rank_vars, sliced);
+    }
+  }
+}
+
 }  // namespace
 
 ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& args,
@@ -35,6 +69,8 @@ ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& a
   }
   // Which parameter/dim first bound each dim, for the "bound twice" message.
   std::map<std::int64_t, std::pair<std::string, std::size_t>> bound_by;
+  std::set<ir::VarId> rank_vars, rank_sliced;
+  collect_rank_sliced(host, host.body, rank_vars, rank_sliced);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const ir::Var& p = host.vars[host.params[i].var];
     if (p.type.kind == ir::TypeKind::Scalar) {
@@ -54,10 +90,22 @@ ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& a
                      ir::to_string(p.type.shape) + ", actual " + std::to_string(t.shape().size()) +
                      " dims " + shape_text(t.shape()));
     }
+    const bool sliced_by_rank = rank_sliced.count(host.params[i].var) > 0;
     for (std::size_t d = 0; d < t.shape().size(); ++d) {
       const ir::Expr& e = p.type.shape[d];
       if (e->kind != ir::ExprKind::Dim) continue;
       const std::int64_t actual = t.shape()[d];
+      if (d == 0 && sliced_by_rank && e->dim_id != ir::kWorldSizeDimId && actual != world_size) {
+        fail_param(host, p.name,
+                   ", dim 0: " + e->dim_name + " is " + std::to_string(actual) +
+                       " here, but the rank loop over pld::world_size() runs P = " +
+                       std::to_string(world_size) +
+                       " ranks (from the device list) and gives rank r "
+                       "the row " +
+                       p.name +
+                       "[r]: a tensor sliced by the rank loop needs exactly P "
+                       "rows\n  hint: shape the host tensors from the device count");
+      }
       auto it = bindings.find(e->dim_id);
       if (it == bindings.end()) {
         bindings[e->dim_id] = actual;

@@ -12,7 +12,8 @@
 //   on_notify    a notify, called by the engine inside the critical section
 //                that applies it to the cell; `result` is the cell's new value.
 //   on_wait      a satisfied wait, inside the same critical section as the
-//                check that satisfied it. So notifies and waits reach the
+//                check that satisfied it, with the comparison and the value
+//                that satisfied it. So notifies and waits reach the
 //                observers in the order the cells saw them.
 // Calls may come from several worker threads at once; an observer that keeps
 // shared state synchronises it itself.
@@ -44,7 +45,9 @@ class AccessObserver {
   virtual void on_notify(std::int64_t /*rank*/, SiteRef /*site*/, const Cell& /*cell*/,
                          ir::NotifyKind /*kind*/, std::int32_t /*value*/, std::int32_t /*result*/) {
   }
-  virtual void on_wait(std::int64_t /*rank*/, SiteRef /*site*/, const Cell& /*cell*/) {}
+  // `value`: the cell's value that satisfied `cmp expected`.
+  virtual void on_wait(std::int64_t /*rank*/, SiteRef /*site*/, const Cell& /*cell*/,
+                       ir::WaitKind /*cmp*/, std::int64_t /*expected*/, std::int32_t /*value*/) {}
 };
 
 // The observers attached to one run, called in order.
@@ -62,8 +65,9 @@ class Observers {
               std::int32_t value, std::int32_t result) const {
     for (auto* o : list_) o->on_notify(rank, site, cell, kind, value, result);
   }
-  void wait(std::int64_t rank, SiteRef site, const Cell& cell) const {
-    for (auto* o : list_) o->on_wait(rank, site, cell);
+  void wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+            std::int64_t expected, std::int32_t value) const {
+    for (auto* o : list_) o->on_wait(rank, site, cell, cmp, expected, value);
   }
 
  private:

@@ -25,7 +25,8 @@ void CostCounter::on_notify(std::int64_t rank, SiteRef, const Cell& cell, ir::No
   ++(cell.owner == rank ? mine.local_notifies : mine.notifies);
 }
 
-void CostCounter::on_wait(std::int64_t rank, SiteRef, const Cell&) {
+void CostCounter::on_wait(std::int64_t rank, SiteRef, const Cell&, ir::WaitKind, std::int64_t,
+                          std::int32_t) {
   ++rows_[static_cast<std::size_t>(rank)].cost.waits;
 }
 

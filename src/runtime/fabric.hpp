@@ -84,8 +84,9 @@ class Fabric {
                       std::int32_t value, std::int32_t result) const {
     if (!observers_.empty()) observers_.notify(rank, site, cell, kind, value, result);
   }
-  void observe_wait(std::int64_t rank, SiteRef site, const Cell& cell) const {
-    if (!observers_.empty()) observers_.wait(rank, site, cell);
+  void observe_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+                    std::int64_t expected, std::int32_t value) const {
+    if (!observers_.empty()) observers_.wait(rank, site, cell, cmp, expected, value);
   }
 
  private:

@@ -135,11 +135,46 @@ TEST(CompileErrors, StaticRankDimIsTheSeedsFatalPitfall) {
             "count, declare NR = pl::dynamic(\"NR\") and write NR in the host signature");
 }
 
+// x is read rotated (x[(r + 1) % P]), so only y is sliced by the rank loop.
 TEST(CompileErrors, DimBoundToTwoValuesByTwoArguments) {
+  const pl::Function per_rank = make_per_rank(make_kernel());
+  const pl::HostFunction host = make_host([per_rank](pl::Value x, pl::Value y) {
+    auto data_buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
+    auto signal_buf = pld::alloc_window_buffer("signal", {1, 1}, pl::INT32);
+    pl::range(pld::world_size(), [&](pl::Scalar r) {
+      auto data = pld::window(data_buf, {1, SIZE}, pl::FP32);
+      auto signal = pld::window(signal_buf, {1, 1}, pl::INT32);
+      pl::Value next = x[(r + 1) % pld::world_size()];
+      pl::Value yr = y[r];
+      per_rank(next, yr, data, signal, pl::device(r));
+    });
+  });
+  EXPECT_EQ(compile_error(host, {rows(4), rows(3)}, 3),
+            "compile error: function 'host', parameter 'y', dim 0: dim NR is bound to 4 by "
+            "parameter 'x' dim 0, but the argument has 3");
+}
+
+// Host tensors shaped for another P than the device list's: the rank loop
+// slices them, so their leading dim must be P (pitfall 11).
+TEST(CompileErrors, RankSlicedTensorNeedsExactlyPRows) {
   const pl::HostFunction host = program_with_kernel(copy_body);
   EXPECT_EQ(compile_error(host, {rows(3), rows(4)}, 3),
-            "compile error: function 'host', parameter 'y', dim 0: dim NR is bound to 3 by "
-            "parameter 'x' dim 0, but the argument has 4");
+            "compile error: function 'host', parameter 'y', dim 0: NR is 4 here, but the rank "
+            "loop over pld::world_size() runs P = 3 ranks (from the device list) and gives rank "
+            "r the row y[r]: a tensor sliced by the rank loop needs exactly P rows\n"
+            "  hint: shape the host tensors from the device count");
+  EXPECT_EQ(compile_error(host, {rows(2), rows(2)}, 3),
+            "compile error: function 'host', parameter 'x', dim 0: NR is 2 here, but the rank "
+            "loop over pld::world_size() runs P = 3 ranks (from the device list) and gives rank "
+            "r the row x[r]: a tensor sliced by the rank loop needs exactly P rows\n"
+            "  hint: shape the host tensors from the device count");
+  for (std::int64_t P : {2, 5, 16}) {
+    const std::string expected =
+        "compile error: function 'host', parameter 'x', dim 0: NR is " + std::to_string(P + 1) +
+        " here, but the rank loop over pld::world_size() runs P = " + std::to_string(P) + " ranks";
+    const std::string got = compile_error(host, {rows(P + 1), rows(P + 1)}, P);
+    EXPECT_EQ(got.substr(0, expected.size()), expected) << "P=" << P;
+  }
 }
 
 TEST(CompileErrors, WorldSizeDimDisagreesWithTheDeviceList) {
@@ -247,9 +282,10 @@ TEST(CompileErrors, DerivedTileExtentZero) {
 
 // ---- indices and regions ----------------------------------------------------------------------
 
-// NR is bound to 2 by the arguments, but the rank loop runs over P = 3.
+// A constant leading dim of 2, while the rank loop runs over P = 3.
 TEST(CompileErrors, HostIndexOutOfRange) {
-  const pl::HostFunction host = program_with_kernel(copy_body);
+  const pl::HostFunction host =
+      make_host(standard_host_body(make_per_rank(make_kernel(copy_body))), host_params(2));
   EXPECT_EQ(compile_error(host, {rows(2), rows(2)}, 3),
             "compile error: function 'host' (host): x[r]: index 2 is out of range for dim 0 of "
             "parameter 'x' [2, 1, 64] (extent 2, P = 3)");

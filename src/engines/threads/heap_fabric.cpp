@@ -123,8 +123,9 @@ void HeapFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runti
 bool HeapFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
                          ir::WaitKind cmp, std::int64_t expected,
                          const std::function<std::string()>& describe) {
-  return scheduler_->wait_or_park(rank, cell_address(cell), cmp, expected, describe,
-                                  [&] { observe_wait(rank, site, cell); });
+  std::int32_t* at = cell_address(cell);
+  return scheduler_->wait_or_park(rank, at, cmp, expected, describe,
+                                  [&] { observe_wait(rank, site, cell, cmp, expected, *at); });
 }
 
 }  // namespace anyp::threads

@@ -60,8 +60,7 @@ Shadow& RaceChecker::shadow(Space space, std::int32_t id, std::int64_t owner) {
   return *slot;
 }
 
-void RaceChecker::note_again(std::size_t index, std::int64_t granule_index,
-                             const Region& where) {
+void RaceChecker::note_again(std::size_t index, std::int64_t granule_index, const Region& where) {
   Race& r = races_[index];
   ++r.conflicts;
   if (r.access_serial == access_serial_ && r.space == where.space && r.id == where.id &&
@@ -215,23 +214,18 @@ void RaceChecker::on_access(const Access& a) {
   if (a.kind == AccessKind::Read || region.space != Space::Window ||
       !exec_.buffers[static_cast<std::size_t>(region.id)].signal)
     return;
-  // A data write into signal cells releases like a Set (an add like an AtomicAdd).
+  // A data write into signal cells releases like a Set of unknown value
+  // (an atomic add like an AtomicAdd of unknown value).
   const Clock& mine = clocks_[static_cast<std::size_t>(a.rank)];
   region.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
-    for (std::int64_t at = offset / 4 * 4; at < offset + bytes; at += 4) {
-      Clock& cell = cells_[CellKey{region.owner, region.id, at}];
-      if (a.kind == AccessKind::Write || cell.empty()) {
-        cell = mine;
-      } else {
-        join_into(cell, mine);
-      }
-    }
+    for (std::int64_t at = offset / 4 * 4; at < offset + bytes; at += 4)
+      cells_[CellKey{region.owner, region.id, at}].data_write(mine, a.kind == AccessKind::Write);
   });
   release(a.rank, site);
 }
 
 void RaceChecker::on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
-                            std::int32_t, std::int32_t) {
+                            std::int32_t value, std::int32_t) {
   std::lock_guard<std::mutex> lock(mutex_);
   ++access_serial_;
   Shadow& sh = shadow(Space::Window, cell.buffer, cell.owner);
@@ -241,20 +235,21 @@ void RaceChecker::on_notify(std::int64_t rank, SiteRef site, const Cell& cell, i
   access_words(sh, cell.offset / g, (cell.offset + 4 + g - 1) / g, rank, gsite,
                AccessKind::AtomicAdd, where);
   sets_.flush();
-  const Clock& mine = clocks_[static_cast<std::size_t>(rank)];
-  Clock& cc = cells_[CellKey{cell.owner, cell.buffer, cell.offset}];
-  if (kind == ir::NotifyKind::Set || cc.empty()) {
-    cc = mine;
+  CellCredits& credits = cells_[CellKey{cell.owner, cell.buffer, cell.offset}];
+  if (kind == ir::NotifyKind::Set) {
+    credits.set(clocks_[static_cast<std::size_t>(rank)], value);
   } else {
-    join_into(cc, mine);
+    credits.add(clocks_[static_cast<std::size_t>(rank)], value);
   }
   release(rank, gsite);
 }
 
-void RaceChecker::on_wait(std::int64_t rank, SiteRef, const Cell& cell) {
+void RaceChecker::on_wait(std::int64_t rank, SiteRef, const Cell& cell, ir::WaitKind cmp,
+                          std::int64_t expected, std::int32_t) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = cells_.find(CellKey{cell.owner, cell.buffer, cell.offset});
-  if (it != cells_.end()) join_into(clocks_[static_cast<std::size_t>(rank)], it->second);
+  if (it == cells_.end()) return;
+  it->second.acquire(cmp, expected, clocks_[static_cast<std::size_t>(rank)]);
 }
 
 std::int64_t RaceChecker::memory_bytes() const {
@@ -264,8 +259,8 @@ std::int64_t RaceChecker::memory_bytes() const {
     if (s) bytes += static_cast<std::int64_t>(s->words.size() * sizeof(ShadowWord));
   for (const auto& s : host_shadow_)
     if (s) bytes += static_cast<std::int64_t>(s->words.size() * sizeof(ShadowWord));
-  bytes += static_cast<std::int64_t>(cells_.size()) * world_ *
-           static_cast<std::int64_t>(sizeof(std::uint32_t));
+  for (const auto& [key, cell] : cells_)
+    bytes += cell.clocks_held() * world_ * static_cast<std::int64_t>(sizeof(std::uint32_t));
   for (const auto& r : releases_)
     bytes += static_cast<std::int64_t>(r.size() * sizeof(std::uint32_t));
   bytes += sets_.entries() * static_cast<std::int64_t>(sizeof(SetEntry));

@@ -4,8 +4,9 @@
 // Happens-before: program order on each rank; a notify releases the
 // notifier's clock into the cell (AtomicAdd joins it, so a chain of adds is
 // one release sequence; Set replaces it); a satisfied wait acquires the
-// cell's clock; a data write into a signal cell (a buffer some notify or
-// wait uses) releases like a Set, since a wait polls memory. Builtin
+// clocks of the credits its comparison needs (cell_credits.hpp); a data
+// write into a signal cell (a buffer some notify or wait uses) releases like
+// a Set, since a wait polls memory. Builtin
 // collectives are checked through the notifies and waits they lower to.
 //
 // Accesses: every element of every window and host tensor, by every op on
@@ -31,6 +32,7 @@
 
 #include "runtime/access_observer.hpp"
 #include "runtime/executable.hpp"
+#include "runtime/race/cell_credits.hpp"
 #include "runtime/race/shadow_memory.hpp"
 #include "runtime/race/vector_clock.hpp"
 
@@ -43,7 +45,8 @@ class RaceChecker final : public AccessObserver {
   void on_access(const Access& access) override;
   void on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
                  std::int32_t value, std::int32_t result) override;
-  void on_wait(std::int64_t rank, SiteRef site, const Cell& cell) override;
+  void on_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+               std::int64_t expected, std::int32_t value) override;
 
   bool found() const { return !races_.empty(); }
   std::size_t race_count() const { return races_.size(); }
@@ -112,7 +115,7 @@ class RaceChecker final : public AccessObserver {
   mutable std::mutex mutex_;
   std::vector<Clock> clocks_;                         // per rank
   std::vector<std::vector<std::uint32_t>> releases_;  // per rank: site of its k-th release
-  std::unordered_map<CellKey, Clock, CellKeyHash> cells_;
+  std::unordered_map<CellKey, CellCredits, CellKeyHash> cells_;
   std::vector<std::int64_t> window_granule_;            // per buffer
   std::vector<std::unique_ptr<Shadow>> window_shadow_;  // buffer * P + owner
   std::vector<std::unique_ptr<Shadow>> host_shadow_;    // per host argument
