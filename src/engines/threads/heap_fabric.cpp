@@ -54,8 +54,8 @@ void HeapFabric::add_elements(std::byte* p, const std::byte* in, DType dtype, st
   }
 }
 
-void HeapFabric::written(std::int64_t rank, const Region& dst) {
-  if (dst.space != Space::Window || dst.owner == rank) return;
+void HeapFabric::signal_written(std::int64_t rank, const Region& dst) {
+  if (dst.owner == rank) return;
   std::int64_t lo = INT64_MAX, hi = 0;
   dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
     lo = std::min(lo, offset);
@@ -63,10 +63,10 @@ void HeapFabric::written(std::int64_t rank, const Region& dst) {
   });
   if (lo >= hi) return;
   const std::byte* base = memory(dst);
-  scheduler_->on_window_write(dst.owner, base + lo, base + hi);
+  scheduler_->on_signal_write_locked(dst.owner, base + lo, base + hi);
 }
 
-void HeapFabric::do_read(const Region& src, std::byte* out) {
+void HeapFabric::read_rows(const Region& src, std::byte* out) const {
   const std::byte* base = memory(src);
   std::size_t at = 0;
   src.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
@@ -75,8 +75,7 @@ void HeapFabric::do_read(const Region& src, std::byte* out) {
   });
 }
 
-void HeapFabric::do_write(std::int64_t rank, const Region& dst, const std::byte* in,
-                          bool atomic_add) {
+void HeapFabric::write_rows(const Region& dst, const std::byte* in, bool atomic_add) {
   std::byte* base = memory(dst);
   std::size_t at = 0;
   if (atomic_add) {
@@ -86,31 +85,47 @@ void HeapFabric::do_write(std::int64_t rank, const Region& dst, const std::byte*
       add_elements(base + offset, in + at, dst.dtype, bytes / esize);
       at += static_cast<std::size_t>(bytes);
     });
-  } else {
-    dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
-      std::memcpy(base + offset, in + at, static_cast<std::size_t>(bytes));
-      at += static_cast<std::size_t>(bytes);
-    });
-  }
-  written(rank, dst);
-}
-
-void HeapFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src, bool atomic_add) {
-  if (atomic_add || dst.same_memory(src)) {
-    // Stage through a buffer: the add needs the whole source, and regions of
-    // one buffer may overlap.
-    std::vector<std::byte> staged(static_cast<std::size_t>(src.bytes()));
-    do_read(src, staged.data());
-    do_write(rank, dst, staged.data(), atomic_add);
     return;
   }
+  dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+    std::memcpy(base + offset, in + at, static_cast<std::size_t>(bytes));
+    at += static_cast<std::size_t>(bytes);
+  });
+}
+
+void HeapFabric::copy_rows(const Region& dst, const Region& src) {
   std::byte* dbase = memory(dst);
   const std::byte* sbase = memory(src);
   RowCursor drows(dst), srows(src);
   std::int64_t doff = 0, soff = 0;
   while (drows.next(doff) && srows.next(soff))
     std::memcpy(dbase + doff, sbase + soff, static_cast<std::size_t>(drows.row_bytes()));
-  written(rank, dst);
+}
+
+void HeapFabric::do_read(const Region& src, std::byte* out) {
+  if (is_signal(src)) return scheduler_->with_signal_lock([&] { read_rows(src, out); });
+  read_rows(src, out);
+}
+
+void HeapFabric::do_write(std::int64_t rank, const Region& dst, const std::byte* in,
+                          bool atomic_add) {
+  if (!is_signal(dst)) return write_rows(dst, in, atomic_add);
+  scheduler_->with_signal_lock([&] {
+    write_rows(dst, in, atomic_add);
+    signal_written(rank, dst);
+  });
+}
+
+void HeapFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src, bool atomic_add) {
+  if (atomic_add || dst.same_memory(src) || is_signal(dst) || is_signal(src)) {
+    // Stage through a buffer: the add needs the whole source, regions of one
+    // buffer may overlap, and signal memory is touched only under its lock.
+    std::vector<std::byte> staged(static_cast<std::size_t>(src.bytes()));
+    do_read(src, staged.data());
+    do_write(rank, dst, staged.data(), atomic_add);
+    return;
+  }
+  copy_rows(dst, src);
 }
 
 void HeapFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,

@@ -3,7 +3,10 @@
 // buffer at its layout offset, zeroed per run), host arguments in the
 // caller's HostTensors. Plain accesses are memcpy's of whole rows; atomic
 // adds take the owner's lock stripe; notify and wait go through the
-// Scheduler's lock, which orders them (ladder.md part D).
+// Scheduler's lock, which orders them (ladder.md part D). Data accesses to a
+// signal buffer (WindowBuffer::signal) take that lock too, so a cell is
+// only ever touched under it, and a data write into a peer's cell can wake
+// the peer's parked wait.
 #pragma once
 
 #include <cstddef>
@@ -47,8 +50,16 @@ class HeapFabric final : public runtime::Fabric {
   std::mutex& atomic_lock(const runtime::Region& r);
   // Adds n contiguous elements of `in` into `p`, in dtype.
   static void add_elements(std::byte* p, const std::byte* in, DType dtype, std::int64_t n);
-  // Lets a parked owner's wait re-check after `rank` wrote into its window.
-  void written(std::int64_t rank, const runtime::Region& dst);
+  bool is_signal(const runtime::Region& r) const {
+    return r.space == runtime::Space::Window &&
+           exec_.buffers[static_cast<std::size_t>(r.id)].signal;
+  }
+  void read_rows(const runtime::Region& src, std::byte* out) const;
+  void write_rows(const runtime::Region& dst, const std::byte* in, bool atomic_add);
+  void copy_rows(const runtime::Region& dst, const runtime::Region& src);
+  // Under the signal lock: lets a parked owner's wait re-check after `rank`
+  // wrote into its signal buffer.
+  void signal_written(std::int64_t rank, const runtime::Region& dst);
 
   const runtime::Executable& exec_;
   std::span<const HostTensor* const> host_args_;

@@ -141,8 +141,8 @@ bool Scheduler::wake_satisfied(std::vector<std::int64_t>& list, const std::int32
   return woke;
 }
 
-void Scheduler::on_window_write(std::int64_t owner, const std::byte* begin, const std::byte* end) {
-  std::lock_guard<std::mutex> lock(mutex_);
+void Scheduler::on_signal_write_locked(std::int64_t owner, const std::byte* begin,
+                                       const std::byte* end) {
   if (!is_parked_[owner]) return;
   std::int32_t* cell = parked_[owner].cell;
   const auto* at = reinterpret_cast<const std::byte*>(cell);

@@ -79,12 +79,21 @@ class Scheduler {
     return false;
   }
 
-  // After a data write (put, remote_store, ...) into `owner`'s window memory
-  // [begin, end) by another rank: if `owner` is parked on a cell there, its
-  // wait re-checks, since a device's wait polls memory and would see the new
-  // value too. (A rank waits only on its own window, and is not parked while
-  // it writes, so only writes by other ranks matter.)
-  void on_window_write(std::int64_t owner, const std::byte* begin, const std::byte* end);
+  // Runs f() under the signal lock: data accesses to signal buffers go
+  // through here, so a cell is only ever touched under the lock.
+  template <class F>
+  void with_signal_lock(F&& f) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    f();
+  }
+
+  // Under the signal lock, after a data write (put, remote_store, ...) into
+  // `owner`'s signal memory [begin, end) by another rank: if `owner` is
+  // parked on a cell there, its wait re-checks, since a device's wait polls
+  // memory and would see the new value too. (A rank waits only on its own
+  // window, and is not parked while it writes, so only writes by other
+  // ranks matter.)
+  void on_signal_write_locked(std::int64_t owner, const std::byte* begin, const std::byte* end);
 
  private:
   struct Parked {
