@@ -15,12 +15,13 @@
 #include "programs/ladder_programs.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: race_checker_bench STEP P CHECK RUNS\n");
+  if (argc != 5 && argc != 6) {
+    std::fprintf(stderr, "usage: race_checker_bench STEP P CHECK RUNS [WORKERS]\n");
     return 2;
   }
   anyp::RunConfig config;
   config.check_races = std::string(argv[3]) == "1";
+  if (argc == 6) config.workers = std::stoi(argv[5]);
   const bench::Prepared p = bench::prepare(std::stoi(argv[1]), std::stoll(argv[2]), config);
   p.run();
   std::vector<double> us;

@@ -20,7 +20,8 @@ struct RunConfig {
   } distributed;
   // "threads": every rank a resumable VM on a worker pool in this process.
   std::string engine = "threads";
-  // Worker threads; 0 means min(P, hardware threads).
+  // Worker threads; 0 means min(P, hardware threads), or 1 under
+  // check_races (the checker serialises every access).
   int workers = 0;
   // One worker; the next rank is picked by a RNG seeded with schedule_seed,
   // so an interleaving can be replayed.

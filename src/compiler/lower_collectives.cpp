@@ -2,7 +2,10 @@
 #include "compiler/lower_collectives.hpp"
 
 #include <functional>
+#include <string>
 #include <utility>
+
+#include "common/internal_check.hpp"
 
 namespace anyp::compiler {
 
@@ -311,7 +314,7 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
       return;
     }
     default:
-      return;
+      ANYP_UNREACHABLE(std::string("lower_collective on ") + ir::op_kind_name(call.kind));
   }
 }
 

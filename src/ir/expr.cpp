@@ -3,6 +3,9 @@
 #include "ir/expr.hpp"
 
 #include <atomic>
+#include <string>
+
+#include "common/internal_check.hpp"
 
 namespace anyp::ir {
 namespace {
@@ -167,7 +170,7 @@ EvalResult evaluate(const Expr& e, const DimBindings& bindings) {
       if (y == 0) return {std::nullopt, std::to_string(x) + " % 0 divides by zero"};
       return {x % y, {}};
     default:
-      return {std::nullopt, "bad expression"};
+      ANYP_UNREACHABLE("evaluate: expression kind " + std::to_string(static_cast<int>(e->kind)));
   }
 }
 
