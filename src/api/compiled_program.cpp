@@ -76,9 +76,8 @@ runtime::EngineOptions engine_options(const RunConfig& config, std::int64_t worl
   // The race checker serialises every access under its one lock, so by
   // default a checked run uses one worker: a second would only contend
   // (2-2.6x slower at P = 256, bench/run_race_checker.sh).
-  const int automatic = config.check_races
-                            ? 1
-                            : static_cast<int>(std::min<std::int64_t>(world_size, cores));
+  const int automatic =
+      config.check_races ? 1 : static_cast<int>(std::min<std::int64_t>(world_size, cores));
   options.workers = config.workers > 0 ? config.workers : automatic;
   options.preempt_budget = config.preempt_budget;
   if (config.pct.enabled) {
