@@ -22,7 +22,7 @@ measure() {  # measure STEP P CHECK -> "median_us peak_kib"
   echo "$out" | tr '\n' ' '
 }
 echo "race checker overhead: median run time over $RUNS runs; peak RSS of the process"
-echo "$(nproc) cores; workers = min(P, cores)"
+echo "$(nproc) cores; workers: off = min(P, cores), on = 1 (the default under --check-races)"
 printf '%-5s %5s %12s %12s %7s %11s %11s %10s\n' step P "off us" "on us" ratio "off MiB" "on MiB" "extra MiB"
 for step in $STEPS; do
   for P in $PS; do
