@@ -1,10 +1,10 @@
 // race_checker_bench.cpp — the race checker's cost: one ladder program
 // (bench/programs) at one P, run with or without RunConfig::check_races.
 //
-//   race_checker_bench STEP P CHECK RUNS
+//   race_checker_bench STEP P CHECK RUNS [WORKERS]
 //     compiles step STEP (7, 8, 11 or 16) at P, runs it RUNS times (after one
 //     warm-up run) and prints the median run time in microseconds. CHECK is
-//     0 or 1. Peak memory is the process's (bench/run_race_checker.sh runs
+//     0 or 1; WORKERS overrides the default worker count. Peak memory is the process's (bench/run_race_checker.sh runs
 //     one process per line under /usr/bin/time).
 #include <algorithm>
 #include <chrono>
