@@ -127,9 +127,9 @@ race report: 1 op pair accesses the same elements from two ranks with no happens
 anyp_add_pitfall_diagnostic_test(05_eq_on_monotonic_cell [=[
 deadlock: no rank can make progress (2 of 3 ranks waiting)
   rank 0: function 'two_barriers', op pld.system.wait: waits for signal 'signal' cell [2, 0] Eq 1; current value 2; notified by rank 2
-    hint: the cell is already past 1; a cell that counts AtomicAdd notifies only grows, so Eq can never hold again: wait with Ge, or use a fresh cell (row) per round
+    hint: the cell is already past 1; if it counts AtomicAdd credits it only grows, so Eq can never hold again: wait with Ge, or use a fresh cell (row) per round
   rank 1: function 'two_barriers', op pld.system.wait: waits for signal 'signal' cell [2, 0] Eq 1; current value 2; notified by rank 2
-    hint: the cell is already past 1; a cell that counts AtomicAdd notifies only grows, so Eq can never hold again: wait with Ge, or use a fresh cell (row) per round
+    hint: the cell is already past 1; if it counts AtomicAdd credits it only grows, so Eq can never hold again: wait with Ge, or use a fresh cell (row) per round
   rank 2: finished
 
 ]=])

@@ -11,7 +11,7 @@
 //   deadlock: no rank can make progress (2 of 3 ranks waiting)
 //     rank 0: function 'two_barriers', op pld.system.wait: waits for signal 'signal'
 //             cell [2, 0] Eq 1; current value 2; notified by rank 2
-//       hint: the cell is already past 1; a cell that counts AtomicAdd notifies only
+//       hint: the cell is already past 1; if it counts AtomicAdd credits it only
 //             grows, so Eq can never hold again: wait with Ge, or use a fresh cell ...
 //     rank 1: ... (the same)
 //     rank 2: finished

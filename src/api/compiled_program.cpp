@@ -78,7 +78,8 @@ runtime::EngineOptions engine_options(const RunConfig& config, std::int64_t worl
   // (2-2.6x slower at P = 256, bench/run_race_checker.sh).
   const int automatic =
       config.check_races ? 1 : static_cast<int>(std::min<std::int64_t>(world_size, cores));
-  options.workers = config.workers > 0 ? config.workers : automatic;
+  options.workers = static_cast<int>(
+      std::min<std::int64_t>(config.workers > 0 ? config.workers : automatic, world_size));
   options.preempt_budget = config.preempt_budget;
   if (config.pct.enabled) {
     options.schedule = runtime::Schedule{runtime::Schedule::Kind::Pct, config.pct.seed,

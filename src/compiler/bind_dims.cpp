@@ -93,9 +93,21 @@ ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& a
     const bool sliced_by_rank = rank_sliced.count(host.params[i].var) > 0;
     for (std::size_t d = 0; d < t.shape().size(); ++d) {
       const ir::Expr& e = p.type.shape[d];
+      if (d == 0 && sliced_by_rank && ir::is_const(e) && e->value > world_size) {
+        fail_param(host, p.name,
+                   ", dim 0: declared " + std::to_string(e->value) +
+                       ", but the rank loop over pld::world_size() runs P = " +
+                       std::to_string(world_size) + " ranks and gives rank r the row " + p.name +
+                       "[r]: rows " + std::to_string(world_size) + " .. " +
+                       std::to_string(e->value - 1) +
+                       " would never be dispatched\n  hint: a constant in the host signature "
+                       "pins the rank count; declare NR = pl::dynamic(\"NR\") and write NR in "
+                       "the host signature");
+      }
       if (e->kind != ir::ExprKind::Dim) continue;
       const std::int64_t actual = t.shape()[d];
-      if (d == 0 && sliced_by_rank && e->dim_id != ir::kWorldSizeDimId && actual != world_size) {
+      if (d == 0 && sliced_by_rank && e->kind == ir::ExprKind::Dim &&
+          e->dim_id != ir::kWorldSizeDimId && actual != world_size) {
         fail_param(host, p.name,
                    ", dim 0: " + e->dim_name + " is " + std::to_string(actual) +
                        " here, but the rank loop over pld::world_size() runs P = " +

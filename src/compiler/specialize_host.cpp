@@ -216,6 +216,20 @@ class HostEvaluator {
     env_[op.result] = std::move(s);
   }
 
+  // The bytes of `shape` elements of `dtype`; a CompileError when they
+  // overflow (a window must fit in memory).
+  std::int64_t checked_bytes(const std::vector<std::int64_t>& shape, DType dtype,
+                             const std::string& what) {
+    std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(dtype));
+    for (auto e : shape) {
+      if (__builtin_mul_overflow(bytes, e, &bytes)) {
+        fail(what + ": " + shape_text(shape) + " " + std::string(dtype_name(dtype)) +
+             " is too large: its size in bytes overflows 64 bits");
+      }
+    }
+    return bytes;
+  }
+
   void alloc(const ir::Op& op) {
     if (loop_depth_ > 0) {
       fail("pld.alloc_window_buffer '" + op.name +
@@ -228,8 +242,8 @@ class HostEvaluator {
     auto shape = eval_shape(
         op.shape, bindings_,
         "function '" + host_.name + "' (host), op pld.alloc_window_buffer '" + op.name + "'");
-    std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(op.dtype));
-    for (auto e : shape) bytes *= e;
+    const std::int64_t bytes =
+        checked_bytes(shape, op.dtype, "pld.alloc_window_buffer '" + op.name + "'");
     runtime::WindowBuffer b;
     b.name = op.name;
     b.dtype = op.dtype;
@@ -246,8 +260,7 @@ class HostEvaluator {
     auto shape =
         eval_shape(op.shape, bindings_,
                    "function '" + host_.name + "' (host), op pld.window of '" + buf.name + "'");
-    std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(op.dtype));
-    for (auto e : shape) bytes *= e;
+    const std::int64_t bytes = checked_bytes(shape, op.dtype, "pld.window of '" + buf.name + "'");
     if (bytes > buf.used) {
       fail("pld.window: a view " + shape_text(shape) + " " + std::string(dtype_name(op.dtype)) +
            " (" + std::to_string(bytes) + " B) does not fit window buffer '" + buf.name + "' (" +

@@ -17,24 +17,34 @@ std::string CollectiveTracker::call_text(const Call& c) const {
 }
 
 std::string CollectiveTracker::enter(std::int64_t rank, std::int32_t buffer,
-                                     const CollectiveDesc& desc, SiteRef site) {
+                                     const CollectiveDesc& desc, const std::string& windows,
+                                     SiteRef site) {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::size_t n = count_[static_cast<std::size_t>(rank)][buffer]++;
   std::vector<Call>& calls = calls_[buffer];
   if (n == calls.size()) {
-    Call c{&desc, rank, site, std::vector<char>(static_cast<std::size_t>(exec_.world_size), 0)};
+    Call c{&desc, rank, site, windows,
+           std::vector<char>(static_cast<std::size_t>(exec_.world_size), 0)};
     c.entered[static_cast<std::size_t>(rank)] = 1;
     calls.push_back(std::move(c));
     return "";
   }
   Call& first = calls[n];
   first.entered[static_cast<std::size_t>(rank)] = 1;
-  if (first.desc->op == desc.op && first.desc->signature == desc.signature) return "";
-  Call mine{&desc, rank, site, {}};
+  const bool same_call = first.desc->op == desc.op && first.desc->signature == desc.signature;
+  if (same_call && first.windows == windows) return "";
+  Call mine{&desc, rank, site, windows, {}};
   const bool first_is_lower = first.first_rank < rank;
   const Call& lo = first_is_lower ? first : mine;
   const Call& hi = first_is_lower ? mine : first;
   const std::string number = "#" + std::to_string(n + 1);
+  if (same_call) {
+    return "collective mismatch on signal '" + exec_.buffers[buffer].name + "': call " + number +
+           " on it is " + call_text(lo) + " with " + lo.windows + " on rank " +
+           std::to_string(lo.first_rank) + ", but with " + hi.windows + " on rank " +
+           std::to_string(hi.first_rank) +
+           "; every rank must pass views of the same window buffers to a builtin collective";
+  }
   return "collective mismatch on signal '" + exec_.buffers[buffer].name + "': call " + number +
          " on it is " + call_text(lo) + " on rank " + std::to_string(lo.first_rank) + ", but " +
          call_text(hi) + " on rank " + std::to_string(hi.first_rank) +

@@ -26,8 +26,10 @@ class CollectiveTracker {
 
   // `rank` enters its next call on signal buffer `buffer`. Returns "" or the
   // mismatch with the first rank that entered this call.
+  // `windows` names the window buffers of the call's other operands
+  // ("data 'A'"): every rank must pass views of the same buffers.
   std::string enter(std::int64_t rank, std::int32_t buffer, const CollectiveDesc& desc,
-                    SiteRef site);
+                    const std::string& windows, SiteRef site);
   // For a deadlock report: one line per call that some ranks entered and
   // others did not ("" if none). finished[r] != 0 when rank r is done.
   std::string unfinished_calls(std::span<const char> finished) const;
@@ -40,6 +42,7 @@ class CollectiveTracker {
     const CollectiveDesc* desc = nullptr;
     std::int64_t first_rank = -1;
     SiteRef site;
+    std::string windows;
     std::vector<char> entered;  // per rank
   };
   std::string call_text(const Call& c) const;

@@ -25,10 +25,11 @@ std::string deadlock_report(std::span<const ParkedWait* const> parked,
     } else {
       s += "; notified by " + ranks_text(p->notifiers);
     }
+    if (!p->data_writers.empty()) s += "; written as data by " + ranks_text(p->data_writers);
     s += "\n";
-    if (p->cmp == ir::WaitKind::Eq && p->current > p->expected) {
+    if (p->cmp == ir::WaitKind::Eq && p->expected > 0 && p->current > p->expected) {
       s += "    hint: the cell is already past " + std::to_string(p->expected) +
-           "; a cell that counts AtomicAdd notifies only grows, so Eq can never hold again: "
+           "; if it counts AtomicAdd credits it only grows, so Eq can never hold again: "
            "wait with Ge, or use a fresh cell (row) per round\n";
     }
   }

@@ -19,7 +19,8 @@ struct ParkedWait {
   ir::WaitKind cmp = ir::WaitKind::Eq;
   std::int64_t expected = 0;
   std::int32_t current = 0;
-  std::vector<std::int64_t> notifiers;  // sorted; empty: never notified
+  std::vector<std::int64_t> notifiers;     // sorted; empty: never notified
+  std::vector<std::int64_t> data_writers;  // sorted: ranks that wrote the cell as data
 };
 
 // parked[r] is rank r's wait, or nullptr if rank r finished.

@@ -3,6 +3,8 @@
 #include "runtime/rank_vm.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <new>
 
 #include "common/element_codec.hpp"
 #include "common/internal_check.hpp"
@@ -98,6 +100,14 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
   } catch (const VmFailure& f) {
     error_ = f.message;
     return Outcome::Failed;
+  } catch (const std::bad_alloc&) {
+    error_ = "run error: rank " + std::to_string(rank_) +
+             ": out of memory (std::bad_alloc); the run (or its race checker) needs more memory "
+             "than this machine has at this P";
+    return Outcome::Failed;
+  } catch (const std::exception& e) {  // an InternalError, or anything else unexpected
+    error_ = e.what();
+    return Outcome::Failed;
   }
 }
 
@@ -127,7 +137,9 @@ RankVm::Index RankVm::offsets(const Instr& in, std::size_t from, std::size_t cou
 void RankVm::check_region(const Instr& in, const ViewReg& v, std::span<const std::int64_t> offs,
                           std::span<const std::int64_t> extent, const char* role) const {
   for (std::size_t d = 0; d < v.shape.size(); ++d) {
-    if (offs[d] < 0 || offs[d] + extent[d] > v.shape[d]) {
+    // (offs > shape - extent, not offs + extent > shape: a huge offset must
+    // not overflow past the check)
+    if (offs[d] < 0 || extent[d] > v.shape[d] || offs[d] > v.shape[d] - extent[d]) {
       fail(in, std::string("region out of bounds: offsets ") + list_text(offs) + " + shape " +
                    list_text(extent) + " exceeds the " + role + " " + list_text(v.shape) +
                    " in dim " + std::to_string(d));
@@ -138,7 +150,7 @@ void RankVm::check_region(const Instr& in, const ViewReg& v, std::span<const std
 void RankVm::check_flat(const Instr& in, const ViewReg& v, std::int64_t offset,
                         std::int64_t len) const {
   const std::int64_t n = element_count(v.shape);
-  if (offset < 0 || len < 0 || offset + len > n) {
+  if (offset < 0 || len < 0 || len > n || offset > n - len) {
     fail(in, "elements [" + std::to_string(offset) + ", " + std::to_string(offset + len) +
                  ") are outside the " + std::to_string(n) + "-element window " +
                  list_text(v.shape));
@@ -228,8 +240,9 @@ void RankVm::read_or_write(const Instr& in) {
   if (in.op == Opcode::Read) {
     ctx_->fabric->read(rank_, site(in), r, cell);
     const double x = decode_element(cell, v.dtype);
-    s_[in.dst] =
-        dtype_is_float(v.dtype) ? float_scalar(x) : int_scalar(static_cast<std::int64_t>(x));
+    s_[in.dst] = dtype_is_float(v.dtype)
+                     ? float_scalar(x)
+                     : int_scalar(static_cast<std::int64_t>(truncate_and_wrap(x)));
   } else {
     encode_element(cell, v.dtype, s_[in.b].as_double());
     ctx_->fabric->write(rank_, site(in), r, cell, false);
@@ -302,8 +315,13 @@ void RankVm::flat_op(const Instr& in) {
 void RankVm::notify(const Instr& in) {
   const std::int64_t peer = peer_of(in, in.b);
   const Cell cell = signal_cell(in, v_[in.a], peer);
+  const std::int64_t value = s_[in.c].as_int();
+  if (value < INT32_MIN || value > INT32_MAX) {
+    fail(in, "notify value " + std::to_string(value) +
+                 " does not fit the INT32 signal cell (range [-2147483648, 2147483647])");
+  }
   ctx_->fabric->notify(rank_, site(in), cell, static_cast<ir::NotifyKind>(in.sub),
-                       static_cast<std::int32_t>(s_[in.c].as_int()));
+                       static_cast<std::int32_t>(value));
 }
 
 bool RankVm::wait(const Instr& in) {
@@ -336,7 +354,14 @@ void RankVm::enter_collective(const Instr& in) {
   }
   const ViewReg& signal = v_[d.views.back()];
   if (signal.space != Space::Window) fail(in, "the signal must be a window view");
-  const std::string mismatch = ctx_->collectives->enter(rank_, signal.id, d, site(in));
+  std::string windows;
+  for (std::size_t i = 0; i + 1 < d.views.size(); ++i) {
+    const ViewReg& v = v_[d.views[i]];
+    if (v.space != Space::Window) continue;
+    windows += (windows.empty() ? "" : ", ") + d.roles[i] + " '" +
+               ctx_->exec->buffers[static_cast<std::size_t>(v.id)].name + "'";
+  }
+  const std::string mismatch = ctx_->collectives->enter(rank_, signal.id, d, windows, site(in));
   if (!mismatch.empty()) fail(in, mismatch);
 }
 

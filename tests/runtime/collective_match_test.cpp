@@ -106,4 +106,44 @@ TEST(CollectiveMatch, DataAndSignalInOneBufferAreAnError) {
   }
 }
 
+// Rank 0 passes views of buffer A, the others of buffer B: the same call,
+// but on different windows (without the check: a silent wrong sum).
+const std::vector<pl::Param> kTwoBufferParams = {
+    pl::In("x", pl::Tensor({1, ROW}, pl::FP32)),
+    pl::InOut("data", pld::DistributedTensor({1, ROW}, pl::FP32)),
+    pl::InOut("sig", pld::DistributedTensor({NR, 1}, pl::INT32))};
+
+const auto two_buffers_per_rank =
+    pl::jit::orchestration("per_rank_two", kTwoBufferParams,
+                           [](pl::Value x, pl::Value d, pl::Value s) { aliased(x, d, s); });
+
+const pl::HostFunction two_buffers = pl::jit::host(
+    "two_buffers", {pl::In("x", pl::Tensor({NR, 1, ROW}, pl::FP32))}, [](pl::Value x) {
+      auto a = pld::alloc_window_buffer("A", {1, ROW}, pl::FP32);
+      auto b = pld::alloc_window_buffer("B", {1, ROW}, pl::FP32);
+      auto sig = pld::alloc_window_buffer("sig", {NR, 1}, pl::INT32);
+      pl::range(pld::world_size(), [&](pl::Scalar r) {
+        pl::Value xr = x[r];
+        pl::if_(
+            r == 0,
+            [&] {
+              two_buffers_per_rank(xr, pld::window(a, {1, ROW}, pl::FP32),
+                                   pld::window(sig, {NR, 1}, pl::INT32), pl::device(r));
+            },
+            [&] {
+              two_buffers_per_rank(xr, pld::window(b, {1, ROW}, pl::FP32),
+                                   pld::window(sig, {NR, 1}, pl::INT32), pl::device(r));
+            });
+      });
+    });
+
+TEST(CollectiveMatch, ViewsOfDifferentBuffersOnDifferentRanksAreAnError) {
+  EXPECT_EQ(run_error(two_buffers, 3),
+            "run error: rank 1 (device 1), function 'aliased', op pld.tensor.allreduce: "
+            "collective mismatch on signal 'sig': call #1 on it is pld.tensor.allreduce (Sum, "
+            "Mesh, data FP32 [1, 64]) in function 'aliased' with data 'A' on rank 0, but with "
+            "data 'B' on rank 1; every rank must pass views of the same window buffers to a "
+            "builtin collective");
+}
+
 }  // namespace

@@ -328,4 +328,41 @@ TEST(Preemption, DeterministicScheduleWithATinyBudget) {
   }
 }
 
+// ---- a cell changed only by data writes -----------------------------------------------
+
+// Rank 1 stores a row of zeros into rank 0's [1, 8] INT32 signal with a
+// plain remote_store; rank 0 waits for cell {0, 0} >= 1: a deadlock whose
+// report names the data writer.
+const std::vector<pl::Param> kDataWriteParams = {
+    pl::InOut("sig", pld::DistributedTensor({1, W}, pl::INT32))};
+const auto zero_by_data = pl::jit::incore("zero_by_data", kDataWriteParams, [](pl::Value sig) {
+  pl::Scalar r = pld::rank(pld::get_comm_ctx(sig));
+  pl::if_(r == 1, [&] {
+    pld::tile::remote_store(pl::load(sig, {0, 0}, {1, W}), sig, 0, {0, 0});  // zeros
+  });
+  pl::if_(r == 0, [&] { pld::system::wait(sig, {0, 0}, 1, WaitCmp::Ge); });
+});
+const auto zero_by_data_per_rank = pl::jit::orchestration("per_rank_zero", kDataWriteParams,
+                                                          [](pl::Value sig) { zero_by_data(sig); });
+const pl::HostFunction data_written = pl::jit::host("data_written", {}, [] {
+  auto sig = pld::alloc_window_buffer("sig", {1, W}, pl::INT32);
+  pl::range(pld::world_size(), [&](pl::Scalar r) {
+    zero_by_data_per_rank(pld::window(sig, {1, W}, pl::INT32), pl::device(r));
+  });
+});
+
+TEST(Deadlock, ReportNamesRanksThatWroteTheCellAsData) {
+  for (std::int64_t P : {2, 3}) {
+    std::string expected = "deadlock: no rank can make progress (1 of " + std::to_string(P) +
+                           " ranks waiting)\n"
+                           "  rank 0: function 'zero_by_data', op pld.system.wait: waits for "
+                           "signal 'sig' cell [0, 0] Ge 1; current value 0; never notified; "
+                           "written as data by rank 1\n";
+    for (std::int64_t r = 1; r < P; ++r) expected += "  rank " + std::to_string(r) + ": finished\n";
+    EXPECT_EQ(deadlock_report(data_written.compile({}, anyp::RunConfig::for_world_size(P))),
+              expected)
+        << "P=" << P;
+  }
+}
+
 }  // namespace

@@ -398,3 +398,110 @@ TEST(RaceChecker, ReportsEachOpPairOnceAndCountsTheRest) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- credits that are consumed or reset: what a wait still acquires ----------------------
+
+// Window data [1, ROW]; `pending` a [1, 1] INT32 cell; `bar` an [NR, 1]
+// barrier signal.
+const std::vector<pl::Param> kLatchParams = {
+    pl::In("x", pl::Tensor({1, ROW}, pl::FP32)), pl::Out("y", pl::Tensor({1, ROW}, pl::FP32)),
+    pl::InOut("buf", pld::DistributedTensor({1, ROW}, pl::FP32)),
+    pl::InOut("pending", pld::DistributedTensor({1, 1}, pl::INT32)),
+    pl::InOut("bar", pld::DistributedTensor({NR, 1}, pl::INT32))};
+
+using LatchBody = std::function<void(pl::Value& x, pl::Value& y, pl::Value& buf, pl::Value& pending,
+                                     pl::Value& bar)>;
+
+pl::HostFunction latch_program(const std::string& name, const LatchBody& body) {
+  const auto kernel = pl::jit::incore(name + "_kernel", kLatchParams,
+                                      [body](pl::Value x, pl::Value y, pl::Value b, pl::Value p,
+                                             pl::Value s) { body(x, y, b, p, s); });
+  const auto per_rank =
+      pl::jit::orchestration("per_rank_latch", kLatchParams,
+                             [kernel](pl::Value x, pl::Value y, pl::Value b, pl::Value p,
+                                      pl::Value s) { kernel(x, y, b, p, s); });
+  return pl::jit::host(name,
+                       {pl::In("x", pl::Tensor({NR, 1, ROW}, pl::FP32)),
+                        pl::Out("y", pl::Tensor({NR, 1, ROW}, pl::FP32))},
+                       [per_rank](pl::Value x, pl::Value y) {
+                         auto b = pld::alloc_window_buffer("buf", {1, ROW}, pl::FP32);
+                         auto p = pld::alloc_window_buffer("pending", {1, 1}, pl::INT32);
+                         auto s = pld::alloc_window_buffer("bar", {NR, 1}, pl::INT32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           pl::Value xr = x[r];
+                           pl::Value yr = y[r];
+                           per_rank(xr, yr, pld::window(b, {1, ROW}, pl::FP32),
+                                    pld::window(p, {1, 1}, pl::INT32),
+                                    pld::window(s, {NR, 1}, pl::INT32), pl::device(r));
+                         });
+                       });
+}
+
+// A countdown latch: my reader (left) pulls my row, then counts my
+// `pending` down from 1 to 0; I wait for 0 before restaging. The wait needs
+// the decrement, so it is ordered after the pull: no race, for Eq 0 as for
+// Le 0.
+pl::HostFunction countdown(pld::WaitCmp cmp) {
+  return latch_program(
+      cmp == pld::WaitCmp::Eq ? "latch_eq" : "latch_le",
+      [cmp](pl::Value& x, pl::Value& y, pl::Value& buf, pl::Value& pending, pl::Value& bar) {
+        auto ctx = pld::get_comm_ctx(buf);
+        pl::Scalar r = pld::rank(ctx);
+        pl::Scalar right = (r + 1) % pld::nranks(ctx);
+        buf = pl::store(pl::load(x, {0, 0}, {1, ROW}), {0, 0}, buf);
+        pld::system::notify(pending, r, {0, 0}, 1, NotifyOp::Set);
+        bar = pld::tensor::barrier(bar);
+        y = pl::store(pld::tile::remote_load(buf, right, {0, 0}, {1, ROW}), {0, 0}, y);
+        pld::system::notify(pending, right, {0, 0}, -1, NotifyOp::AtomicAdd);
+        pld::system::wait(pending, {0, 0}, 0, cmp);
+        buf = pl::store(pl::load(x, {0, 0}, {1, ROW}), {0, 0}, buf);  // restage
+      });
+}
+
+TEST(RaceChecker, ACountdownToZeroIsOrderedAfterEveryDecrement) {
+  for (pld::WaitCmp cmp : {pld::WaitCmp::Eq, pld::WaitCmp::Le}) {
+    const pl::HostFunction p = countdown(cmp);
+    for (std::int64_t P : {2, 3, 5}) {
+      const Outcome o = run(p, checked(P));
+      EXPECT_EQ(o.race + o.other, "") << "P=" << P;
+      expect_rows(o, [P](std::int64_t r) { return (r + 1) % P; });
+      for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+        const Outcome s = run(p, checked_pct(P, seed));
+        EXPECT_EQ(s.race + s.other, "") << "P=" << P << " seed " << seed;
+      }
+    }
+  }
+}
+
+// A rank resets its own flag with a plain write of 0, a barrier orders the
+// reset before every notify, then put -> notify -> wait Ge 1 -> load: the
+// wait must acquire the put's notify, not stop at the reset.
+const auto reset_then_put =
+    latch_program("reset_then_put",
+                  [](pl::Value& x, pl::Value& y, pl::Value& buf, pl::Value& flag, pl::Value& bar) {
+                    auto ctx = pld::get_comm_ctx(buf);
+                    pl::Scalar r = pld::rank(ctx);
+                    pl::Scalar right = (r + 1) % pld::nranks(ctx);
+                    pl::write(flag, {0, 0}, 0);
+                    bar = pld::tensor::barrier(bar);
+                    pld::tensor::put(buf, right, x, AtomicType::None);
+                    pld::system::notify(flag, right, {0, 0}, 1, NotifyOp::AtomicAdd);
+                    pld::system::wait(flag, {0, 0}, 1, WaitCmp::Ge);
+                    y = pl::store(pl::load(buf, {0, 0}, {1, ROW}), {0, 0}, y);
+                  });
+
+TEST(RaceChecker, AWaitAfterAPlainResetAcquiresTheLaterNotify) {
+  for (std::int64_t P : {2, 3, 5}) {
+    const Outcome o = run(reset_then_put, checked(P));
+    EXPECT_EQ(o.race + o.other, "") << "P=" << P;
+    expect_rows(o, [P](std::int64_t r) { return (r + P - 1) % P; });
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      const Outcome s = run(reset_then_put, checked_pct(P, seed));
+      EXPECT_EQ(s.race + s.other, "") << "P=" << P << " seed " << seed;
+    }
+  }
+}
+
+}  // namespace

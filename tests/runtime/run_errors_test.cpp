@@ -187,6 +187,43 @@ TEST(RunErrors, RegionOutOfBoundsWithARuntimeOffset) {
             "offsets [0, 64] + shape [1, 32] exceeds the source [1, 64] in dim 1");
 }
 
+// An offset near 2^63: offset + extent would overflow, and the bounds check
+// must not be fooled into letting the access through.
+TEST(RunErrors, HugeOffsetIsOutOfBoundsNotAnOverflow) {
+  const pl::HostFunction host =
+      ring_program("huge", [](pl::Value x, pl::Value y, pl::Value src, pl::Value, pl::Value) {
+        pl::Scalar h = pl::cast(pld::rank(pld::get_comm_ctx(src)), pl::INT64) +
+                       std::int64_t{4611686018427387904};  // 2^62 (+ rank)
+        pl::Scalar offset = h + (h - 8);                   // 2^63 - 8
+        y = pl::store(pl::load(x, {0, offset}, {1, 16}), {0, 0}, y);
+      });
+  EXPECT_EQ(run_error(host, 2,
+                      [] {
+                        anyp::RunConfig c = anyp::RunConfig::for_world_size(2);
+                        c.workers = 1;
+                        return c;
+                      }()),
+            "run error: rank 0 (device 0), function 'huge', op pl.load: region out of bounds: "
+            "offsets [0, 9223372036854775800] + shape [1, 16] exceeds the source [1, 64] in dim 1");
+}
+
+// A notify value must fit the INT32 cell.
+TEST(RunErrors, NotifyValueOutOfInt32Range) {
+  const pl::HostFunction host =
+      ring_program("big_notify", [](pl::Value, pl::Value, pl::Value, pl::Value, pl::Value signal) {
+        pld::system::notify(signal, 0, {0, 0}, std::int64_t{1} << 32, NotifyOp::AtomicAdd);
+      });
+  EXPECT_EQ(run_error(host, 2,
+                      [] {
+                        anyp::RunConfig c = anyp::RunConfig::for_world_size(2);
+                        c.workers = 1;
+                        return c;
+                      }()),
+            "run error: rank 0 (device 0), function 'big_notify', op pld.system.notify: notify "
+            "value 4294967296 does not fit the INT32 signal cell (range [-2147483648, "
+            "2147483647])");
+}
+
 // Rank r notifies cell {r, 0} of a [1, 1] signal: only rank 0's cell exists.
 TEST(RunErrors, SignalCellOutOfBounds) {
   const pl::HostFunction host = ring_program(

@@ -282,6 +282,40 @@ TEST(CompileErrors, DerivedTileExtentZero) {
 
 // ---- indices and regions ----------------------------------------------------------------------
 
+// A constant leading dim larger than P: the extra rows would never be
+// dispatched (the seed's pinned rank count, the other way round).
+TEST(CompileErrors, RankSlicedConstantDimLargerThanP) {
+  const pl::HostFunction host =
+      make_host(standard_host_body(make_per_rank(make_kernel(copy_body))), host_params(4));
+  EXPECT_EQ(compile_error(host, {rows(4), rows(4)}, 3),
+            "compile error: function 'host', parameter 'x', dim 0: declared 4, but the rank loop "
+            "over pld::world_size() runs P = 3 ranks and gives rank r the row x[r]: rows 3 .. 3 "
+            "would never be dispatched\n"
+            "  hint: a constant in the host signature pins the rank count; declare NR = "
+            "pl::dynamic(\"NR\") and write NR in the host signature");
+  EXPECT_EQ(compile_error(host, {rows(4), rows(4)}, 4), "compiled without error");
+}
+
+// A window too large to address: its byte size overflows.
+TEST(CompileErrors, WindowBufferTooLarge) {
+  const pl::Function per_rank = make_per_rank(make_kernel());
+  const pl::HostFunction host = make_host([per_rank](pl::Value x, pl::Value y) {
+    constexpr std::int64_t kBig = std::int64_t{1} << 31;
+    pld::alloc_window_buffer("huge", {kBig, kBig, 8}, pl::FP32);  // refused here
+    auto data_buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
+    auto signal_buf = pld::alloc_window_buffer("signal", {1, 1}, pl::INT32);
+    pl::range(pld::world_size(), [&](pl::Scalar r) {
+      pl::Value xr = x[r];
+      pl::Value yr = y[r];
+      per_rank(xr, yr, pld::window(data_buf, {1, SIZE}, pl::FP32),
+               pld::window(signal_buf, {1, 1}, pl::INT32), pl::device(r));
+    });
+  });
+  EXPECT_EQ(compile_error(host, 2),
+            "compile error: function 'host' (host): pld.alloc_window_buffer 'huge': [2147483648, "
+            "2147483648, 8] FP32 is too large: its size in bytes overflows 64 bits");
+}
+
 // A constant leading dim of 2, while the rank loop runs over P = 3.
 TEST(CompileErrors, HostIndexOutOfRange) {
   const pl::HostFunction host =

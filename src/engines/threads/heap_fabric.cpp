@@ -55,7 +55,6 @@ void HeapFabric::add_elements(std::byte* p, const std::byte* in, DType dtype, st
 }
 
 void HeapFabric::signal_written(std::int64_t rank, const Region& dst) {
-  if (dst.owner == rank) return;
   std::int64_t lo = INT64_MAX, hi = 0;
   dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
     lo = std::min(lo, offset);
@@ -63,7 +62,7 @@ void HeapFabric::signal_written(std::int64_t rank, const Region& dst) {
   });
   if (lo >= hi) return;
   const std::byte* base = memory(dst);
-  scheduler_->on_signal_write_locked(dst.owner, base + lo, base + hi);
+  scheduler_->on_signal_write_locked(rank, dst.owner, base + lo, base + hi);
 }
 
 void HeapFabric::read_rows(const Region& src, std::byte* out) const {

@@ -57,8 +57,8 @@ class HeapFabric final : public runtime::Fabric {
   void read_rows(const runtime::Region& src, std::byte* out) const;
   void write_rows(const runtime::Region& dst, const std::byte* in, bool atomic_add);
   void copy_rows(const runtime::Region& dst, const runtime::Region& src);
-  // Under the signal lock: lets a parked owner's wait re-check after `rank`
-  // wrote into its signal buffer.
+  // Under the signal lock, after `rank` wrote into a signal buffer: records
+  // the writer for deadlock reports and lets a parked owner's wait re-check.
   void signal_written(std::int64_t rank, const runtime::Region& dst);
 
   const runtime::Executable& exec_;

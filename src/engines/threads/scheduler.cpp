@@ -38,6 +38,11 @@ void Scheduler::note_notifier(const std::int32_t* cell, std::int64_t from_rank) 
   }
 }
 
+void Scheduler::note_data_writer(const std::int32_t* cell, std::int64_t rank) {
+  auto& writers = data_writers_[cell];
+  if (std::find(writers.begin(), writers.end(), rank) == writers.end()) writers.push_back(rank);
+}
+
 std::vector<std::int64_t> Scheduler::notifiers(const std::int32_t* cell) const {
   std::vector<std::int64_t> all;
   const std::int32_t first =
@@ -53,7 +58,13 @@ std::vector<std::int64_t> Scheduler::notifiers(const std::int32_t* cell) const {
 std::string Scheduler::run() {
   const int workers = policy_->op_by_op() ? 1 : workers_;
   std::vector<std::thread> threads;
-  for (int i = 1; i < workers; ++i) threads.emplace_back([this] { worker(); });
+  for (int i = 1; i < workers; ++i) {
+    try {
+      threads.emplace_back([this] { worker(); });
+    } catch (const std::system_error&) {
+      break;  // the system refuses more threads: run with the workers started so far
+    }
+  }
   worker();
   for (auto& t : threads) t.join();
   return failure_;
@@ -141,12 +152,16 @@ bool Scheduler::wake_satisfied(std::vector<std::int64_t>& list, const std::int32
   return woke;
 }
 
-void Scheduler::on_signal_write_locked(std::int64_t owner, const std::byte* begin,
-                                       const std::byte* end) {
+void Scheduler::on_signal_write_locked(std::int64_t writer, std::int64_t owner,
+                                       const std::byte* begin, const std::byte* end) {
+  // Every cell the write touches (even in part) records its writer.
+  const auto first = (begin - heap_) / 4, last = (end - heap_ + 3) / 4;
+  for (auto word = first; word < last; ++word)
+    note_data_writer(reinterpret_cast<const std::int32_t*>(heap_ + word * 4), writer);
   if (!is_parked_[owner]) return;
   std::int32_t* cell = parked_[owner].cell;
   const auto* at = reinterpret_cast<const std::byte*>(cell);
-  if (at < begin || at >= end) return;
+  if (at + 4 <= begin || at >= end) return;  // the write does not touch the cell
   wake_cell(cell);
 }
 
@@ -156,7 +171,12 @@ std::string Scheduler::deadlock_report() const {
   for (std::size_t r = 0; r < ranks_.size(); ++r) {
     if (done_[r]) continue;
     const Parked& p = parked_[r];
-    waits[r] = runtime::ParkedWait{p.where, p.cmp, p.expected, *p.cell, notifiers(p.cell)};
+    waits[r] = runtime::ParkedWait{p.where, p.cmp, p.expected, *p.cell, notifiers(p.cell), {}};
+    auto it = data_writers_.find(p.cell);
+    if (it != data_writers_.end()) {
+      waits[r].data_writers = it->second;
+      std::sort(waits[r].data_writers.begin(), waits[r].data_writers.end());
+    }
     parked[r] = &waits[r];
   }
   return runtime::deadlock_report(parked, report_extra_ ? report_extra_(done_) : std::string());

@@ -93,7 +93,8 @@ class Scheduler {
   // memory and would see the new value too. (A rank waits only on its own
   // window, and is not parked while it writes, so only writes by other
   // ranks matter.)
-  void on_signal_write_locked(std::int64_t owner, const std::byte* begin, const std::byte* end);
+  void on_signal_write_locked(std::int64_t writer, std::int64_t owner, const std::byte* begin,
+                              const std::byte* end);
 
  private:
   struct Parked {
@@ -109,6 +110,7 @@ class Scheduler {
   void wake_cell(std::int32_t* cell);
   void note_notifier(const std::int32_t* cell, std::int64_t from_rank);
   std::vector<std::int64_t> notifiers(const std::int32_t* cell) const;  // sorted
+  void note_data_writer(const std::int32_t* cell, std::int64_t rank);
   // Moves the ranks in `list` whose wait on `cell` now holds to the ready queue.
   bool wake_satisfied(std::vector<std::int64_t>& list, const std::int32_t* cell);
   std::string deadlock_report() const;
@@ -136,6 +138,8 @@ class Scheduler {
   const std::byte* heap_;
   std::unique_ptr<std::int32_t[], void (*)(void*)> first_notifier_;
   std::unordered_map<const std::int32_t*, std::vector<std::int64_t>> more_notifiers_;
+  // Ranks that changed a cell by a data write (not a notify), for reports.
+  std::unordered_map<const std::int32_t*, std::vector<std::int64_t>> data_writers_;
   int idle_ = 0;  // workers waiting on cv_
   std::int64_t parks_ = 0;
   std::int64_t preemptions_ = 0;

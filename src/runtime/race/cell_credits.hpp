@@ -13,9 +13,12 @@
 // broadcast target without a barrier is reported on every schedule — while
 // the self-clearing credit protocol (ladder.md part C), which consumes
 // exactly the credits each call deposited, is never misattributed.
-// `Lt`, `Le` and other `Ne` waits, and credits of unknown size (a data write
-// into the cell), acquire everything released into the cell (more than
-// needed: a race may go unreported, never a false one). At most kMaxRuns runs
+// Every wait also acquires the clocks of the notifies that removed credits
+// or paid off a debt (a countdown to 0 needs every decrement; in the builtin
+// protocol the consumer is the waiter itself). `Lt`, `Le` and other `Ne`
+// waits, and waits that reach credits of unknown size (a data write into
+// the cell), acquire everything released into the cell (more than needed: a
+// race may go unreported, never a false one). At most kMaxRuns runs
 // of credits are kept; older runs merge (again acquiring more, never less).
 #pragma once
 
@@ -36,14 +39,19 @@ class CellCredits {
   // An AtomicAdd notify of `value` by a rank whose clock is `clock`.
   void add(const Clock& clock, std::int64_t value) {
     join(all_, clock);
-    if (value < 0) return consume(-value);
+    if (value < 0) {
+      join(settled_, clock);
+      return consume(-value);
+    }
     const std::int64_t paid = std::min(debt_, value);
+    if (paid > 0) join(settled_, clock);
     debt_ -= paid;
     if (value - paid > 0) push(Run{value - paid, clock});
   }
   // A Set notify of `value`.
   void set(const Clock& clock, std::int64_t value) {
     all_ = clock;
+    settled_ = clock;
     runs_.clear();
     debt_ = value < 0 ? -value : 0;
     if (value > 0) runs_.push_back(Run{value, clock});
@@ -53,6 +61,7 @@ class CellCredits {
   void data_write(const Clock& clock, bool replace) {
     if (replace) {
       all_ = clock;
+      settled_.clear();
       runs_.clear();
       debt_ = 0;
     } else {
@@ -79,15 +88,17 @@ class CellCredits {
         break;
     }
     if (need < 0) return join(into, all_);
+    join(into, settled_);
     for (const Run& r : runs_) {
       if (need <= 0) return;
+      if (r.count == kUnknown) return join(into, all_);
       join(into, r.clock);
       need = r.count >= need ? 0 : need - r.count;
     }
     if (need > 0) join(into, all_);
   }
 
-  std::int64_t clocks_held() const { return static_cast<std::int64_t>(runs_.size()) + 1; }
+  std::int64_t clocks_held() const { return static_cast<std::int64_t>(runs_.size()) + 2; }
 
  private:
   struct Run {
@@ -95,6 +106,7 @@ class CellCredits {
     Clock clock;
   };
   static void join(Clock& into, const Clock& from) {
+    if (from.empty()) return;
     if (into.empty()) {
       into = from;
     } else {
@@ -127,6 +139,7 @@ class CellCredits {
   std::deque<Run> runs_;
   std::int64_t debt_ = 0;  // credits consumed before they arrived
   Clock all_;              // everything released into the cell (Set: since the last Set)
+  Clock settled_;          // the notifies that consumed credits or paid off a debt
 };
 
 }  // namespace anyp::runtime::race
