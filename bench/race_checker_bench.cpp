@@ -4,8 +4,8 @@
 //   race_checker_bench STEP P CHECK RUNS [WORKERS]
 //     compiles step STEP (7, 8, 11 or 16) at P, runs it RUNS times (after one
 //     warm-up run) and prints the median run time in microseconds. CHECK is
-//     0 or 1; WORKERS overrides the default worker count. Peak memory is the process's (bench/run_race_checker.sh runs
-//     one process per line under /usr/bin/time).
+//     0 or 1; WORKERS overrides the default worker count. Peak memory is the process's
+//     (bench/run_race_checker.sh runs one process per line under /usr/bin/time).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
