@@ -8,7 +8,7 @@
 #   1. setup                 scripts/setup.sh (then scripts/check_format.sh)
 #   2. release               build, ctest (all tests)
 #   3. asan (address,ubsan)  build, ctest (all tests)
-#   4. tsan (thread)         build, ctest -L runtime
+#   4. tsan (thread)         build (library and tests, no examples), ctest -L runtime
 # Parallelism is $JOBS (default 2) for both the build and ctest. A stage
 # whose ctest selects no test fails (--no-tests=error).
 set -euo pipefail
@@ -82,7 +82,8 @@ if [[ -r /proc/sys/vm/mmap_rnd_bits ]] && (("$(cat /proc/sys/vm/mmap_rnd_bits)" 
 fi
 
 banner "tsan: build (thread)"
-"${RUN_PREFIX[@]}" bash scripts/build.sh tsan
+# Only the `runtime` tests run under TSan, so the examples are not built.
+"${RUN_PREFIX[@]}" bash scripts/build.sh tsan -DANYP_BUILD_EXAMPLES=OFF
 banner "tsan: ctest -L runtime"
 run_ctest tsan -L runtime
 
