@@ -8,7 +8,7 @@
 #   1. setup                 scripts/setup.sh (then scripts/check_format.sh)
 #   2. release               build, ctest (all tests)
 #   3. asan (address,ubsan)  build, ctest (all tests)
-#   4. tsan (thread)         build (library and tests, no examples), ctest -L runtime
+#   4. tsan (thread)         build (library and runtime tests only), ctest -L runtime
 # Parallelism is $JOBS (default 2) for both the build and ctest. A stage
 # whose ctest selects no test fails (--no-tests=error).
 set -euo pipefail
@@ -82,8 +82,9 @@ if [[ -r /proc/sys/vm/mmap_rnd_bits ]] && (("$(cat /proc/sys/vm/mmap_rnd_bits)" 
 fi
 
 banner "tsan: build (thread)"
-# Only the `runtime` tests run under TSan, so the examples are not built.
-"${RUN_PREFIX[@]}" bash scripts/build.sh tsan -DANYP_BUILD_EXAMPLES=OFF
+# Only the `runtime` tests run under TSan: build the library and their
+# executable, no examples and no other test executable.
+TARGETS=anyp_runtime_tests "${RUN_PREFIX[@]}" bash scripts/build.sh tsan -DANYP_BUILD_EXAMPLES=OFF
 banner "tsan: ctest -L runtime"
 run_ctest tsan -L runtime
 
