@@ -8,7 +8,12 @@
 //   double d = anyp::max_abs_diff(y, golden);
 //
 // Elements are read and written as double (`get`/`set` on a flat index,
-// `at` on a multi-index); FP16/BF16 are stored in their 16-bit encodings.
+// `at` on a multi-index) or, exactly, as int64 (`get_int`/`set_int`,
+// `at_int`/`set_at_int`: integers never pass through double, so INT64 is
+// exact over its whole range); FP16/BF16 are stored in their 16-bit
+// encodings. Conversions: set() truncates toward zero and wraps into integer
+// dtypes and rounds to nearest even into floating ones; set_int() wraps into
+// narrower integers and rounds to nearest even (once) into floating ones.
 // Copies of a HostTensor share storage (like a handle); `clone()` copies.
 #pragma once
 
@@ -52,11 +57,18 @@ class HostTensor {
   void set(std::int64_t flat_index, double value);
   double at(std::initializer_list<std::int64_t> index) const;
   void set_at(std::initializer_list<std::int64_t> index, double value);
+  std::int64_t get_int(std::int64_t flat_index) const;
+  void set_int(std::int64_t flat_index, std::int64_t value);
+  std::int64_t at_int(std::initializer_list<std::int64_t> index) const;
+  void set_at_int(std::initializer_list<std::int64_t> index, std::int64_t value);
 
   HostTensor clone() const;
   std::string shape_string() const;  // "[4, 1, 64]"
 
  private:
+  // The bytes of element flat_index; throws naming `what` when out of range.
+  std::byte* element(const char* what, std::int64_t flat_index) const;
+
   DType dtype_ = DType::FP32;
   std::vector<std::int64_t> shape_;
   std::shared_ptr<std::byte[]> storage_;  // null for views of user memory

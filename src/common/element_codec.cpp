@@ -4,39 +4,13 @@
 #include <cmath>
 #include <cstring>
 
-#include "common/half_float.hpp"
+#include "common/dtype_traits.hpp"
 
 namespace anyp {
-namespace {
 
-template <class T>
-T read_as(const std::byte* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-template <class T>
-void write_as(std::byte* p, T v) {
-  std::memcpy(p, &v, sizeof v);
-}
-
-template <class T, class F>
-void decode_loop(const std::byte* src, double* out, std::size_t n, F&& convert) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = convert(read_as<T>(src + i * sizeof(T)));
-}
-
-template <class T, class F>
-void encode_loop(std::byte* dst, const double* in, std::size_t n, F&& convert) {
-  for (std::size_t i = 0; i < n; ++i) write_as<T>(dst + i * sizeof(T), convert(in[i]));
-}
-
-template <class T>
-T to_int(double v) {
-  return static_cast<T>(truncate_and_wrap(v));
-}
-
-}  // namespace
+using dtype_traits::load_as;
+using dtype_traits::store_as;
+using dtype_traits::visit_dtype;
 
 std::uint64_t truncate_and_wrap(double value) {
   if (!std::isfinite(value)) return 0;
@@ -52,47 +26,17 @@ std::uint64_t truncate_and_wrap(double value) {
 }
 
 void decode_elements(const std::byte* src, DType dtype, double* out, std::size_t n) {
-  switch (dtype) {
-    case DType::FP32:
-      return decode_loop<float>(src, out, n, [](float v) { return static_cast<double>(v); });
-    case DType::FP16:
-      return decode_loop<std::uint16_t>(
-          src, out, n, [](std::uint16_t b) { return double{fp16_bits_to_float(b)}; });
-    case DType::BF16:
-      return decode_loop<std::uint16_t>(
-          src, out, n, [](std::uint16_t b) { return double{bf16_bits_to_float(b)}; });
-    case DType::INT8:
-      return decode_loop<std::int8_t>(src, out, n,
-                                      [](std::int8_t v) { return static_cast<double>(v); });
-    case DType::INT16:
-      return decode_loop<std::int16_t>(src, out, n,
-                                       [](std::int16_t v) { return static_cast<double>(v); });
-    case DType::INT32:
-      return decode_loop<std::int32_t>(src, out, n,
-                                       [](std::int32_t v) { return static_cast<double>(v); });
-    case DType::INT64:
-      return decode_loop<std::int64_t>(src, out, n,
-                                       [](std::int64_t v) { return static_cast<double>(v); });
-  }
+  visit_dtype(dtype, [&]<class T>(T) {
+    using S = typename T::Storage;
+    for (std::size_t i = 0; i < n; ++i) out[i] = T::to_double(load_as<S>(src + i * sizeof(S)));
+  });
 }
 
 void encode_elements(std::byte* dst, DType dtype, const double* in, std::size_t n) {
-  switch (dtype) {
-    case DType::FP32:
-      return encode_loop<float>(dst, in, n, [](double v) { return static_cast<float>(v); });
-    case DType::FP16:
-      return encode_loop<std::uint16_t>(dst, in, n, double_to_fp16_bits);
-    case DType::BF16:
-      return encode_loop<std::uint16_t>(dst, in, n, double_to_bf16_bits);
-    case DType::INT8:
-      return encode_loop<std::int8_t>(dst, in, n, to_int<std::int8_t>);
-    case DType::INT16:
-      return encode_loop<std::int16_t>(dst, in, n, to_int<std::int16_t>);
-    case DType::INT32:
-      return encode_loop<std::int32_t>(dst, in, n, to_int<std::int32_t>);
-    case DType::INT64:
-      return encode_loop<std::int64_t>(dst, in, n, to_int<std::int64_t>);
-  }
+  visit_dtype(dtype, [&]<class T>(T) {
+    using S = typename T::Storage;
+    for (std::size_t i = 0; i < n; ++i) store_as<S>(dst + i * sizeof(S), T::from_double(in[i]));
+  });
 }
 
 double decode_element(const std::byte* p, DType dtype) {
@@ -103,6 +47,37 @@ double decode_element(const std::byte* p, DType dtype) {
 
 void encode_element(std::byte* p, DType dtype, double value) {
   encode_elements(p, dtype, &value, 1);
+}
+
+std::int64_t decode_integer(const std::byte* p, DType dtype) {
+  return visit_dtype(dtype, [&]<class T>(T) { return T::to_int(load_as<typename T::Storage>(p)); });
+}
+
+void encode_integer(std::byte* p, DType dtype, std::int64_t value) {
+  visit_dtype(dtype, [&]<class T>(T) { store_as<typename T::Storage>(p, T::from_int(value)); });
+}
+
+void convert_elements(const std::byte* src, DType from, std::byte* dst, DType to, std::size_t n) {
+  if (from == to) {
+    if (src != dst) std::memmove(dst, src, n * dtype_bytes(from));
+    return;
+  }
+  visit_dtype(from, [&]<class F>(F) {
+    visit_dtype(to, [&]<class T>(T) {
+      using FS = typename F::Storage;
+      using TS = typename T::Storage;
+      for (std::size_t i = 0; i < n; ++i) {
+        const FS x = load_as<FS>(src + i * sizeof(FS));
+        TS y;
+        if constexpr (F::is_float) {
+          y = T::from_double(F::to_double(x));
+        } else {
+          y = T::from_int(F::to_int(x));
+        }
+        store_as<TS>(dst + i * sizeof(TS), y);
+      }
+    });
+  });
 }
 
 }  // namespace anyp

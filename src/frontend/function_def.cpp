@@ -71,21 +71,23 @@ FunctionDef::FunctionDef(std::string name, ir::Level level, std::vector<pl::Para
 
 std::shared_ptr<const ir::Function> FunctionDef::ir() const {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (traced_) return traced_;
   if (tracing_) {
     throw CompileError("compile error: function '" + name_ +
                        "' calls itself (directly or through the functions it calls); a traced "
                        "program cannot recurse");
   }
-  if (!traced_ && error_.empty()) {
-    tracing_ = true;
-    try {
-      traced_ = trace();
-    } catch (const CompileError& e) {
-      error_ = e.what();
-    }
-    tracing_ = false;
-  }
-  if (!error_.empty()) throw CompileError(error_);
+  // Whatever trace() throws (a CompileError, or the user's own exception from
+  // the body) propagates unchanged, and leaves nothing behind: the flag is
+  // cleared by the guard, the Trace (and with it the thread's active-trace
+  // entry) is destroyed by unwinding, and traced_ stays empty, so the next
+  // use traces the body again from scratch.
+  struct ClearOnExit {
+    bool& flag;
+    ~ClearOnExit() { flag = false; }
+  } clear{tracing_};
+  tracing_ = true;
+  traced_ = trace();
   return traced_;
 }
 

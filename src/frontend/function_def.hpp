@@ -1,6 +1,8 @@
 // function_def.hpp — a user function as defined with pl::jit::*: its name,
 // level, parameter declarations and body lambda, traced into IR lazily (on
-// first use) and exactly once. Tracing errors are kept and rethrown.
+// first use) and, once a trace succeeds, never again. A trace that throws
+// (a CompileError, or any exception from the user's body) keeps nothing: the
+// exception propagates unchanged and the next use traces from scratch.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +28,8 @@ class FunctionDef {
   ir::Level level() const { return level_; }
   const std::vector<pl::Param>& params() const { return params_; }
 
-  // The traced IR. Throws anyp::CompileError if tracing failed.
+  // The traced IR. Rethrows whatever tracing threw (anyp::CompileError, or
+  // the body's own exception, unchanged); a failed trace is not cached.
   std::shared_ptr<const ir::Function> ir() const;
 
  private:
@@ -39,9 +42,8 @@ class FunctionDef {
   std::size_t body_arity_;
   BodyFn body_;
   mutable std::recursive_mutex mutex_;  // recursive: a recursive trace is reported, not hung
-  mutable bool tracing_ = false;
-  mutable std::shared_ptr<const ir::Function> traced_;
-  mutable std::string error_;
+  mutable bool tracing_ = false;        // set only while trace() runs
+  mutable std::shared_ptr<const ir::Function> traced_;  // set only by a trace that succeeded
 };
 
 ir::Type type_from_spec(const pl::TypeSpec& spec);

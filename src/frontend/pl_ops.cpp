@@ -100,6 +100,10 @@ Tile tile_binary(ir::BinaryOp kind, const Tile& a, const ir::Operand& b_operand,
     t.fail(name + ": dtype mismatch: " + std::string(anyp::dtype_name(at.dtype)) + " and " +
            std::string(anyp::dtype_name(bt.dtype)) + "; convert one side with pl::cast");
   }
+  if (!b_operand.is_var() && b_operand.is_float_imm && !anyp::dtype_is_float(at.dtype)) {
+    t.fail(name + ": a floating constant with " + anyp::detail::dtype_with_article(at.dtype) +
+           " tile; tiles are typed: use an integer constant, or pl::cast the tile");
+  }
   if (bt.kind == ir::TypeKind::Tile && bt.shape.size() != at.shape.size()) {
     t.fail(name + ": shape mismatch: " + ir::to_string(at.shape) + " and " +
            ir::to_string(bt.shape));

@@ -30,6 +30,7 @@ Dim operator%(const Dim& a, const Dim& b) {
   return Dim(ir::make_binary(ir::ExprKind::Mod, a.node(), b.node()));
 }
 
+// Same name, same dim: every pl::dynamic("NR") in the program binds to one value.
 Dim dynamic(std::string name) { return Dim(ir::make_dim(std::move(name))); }
 
 // ---- declarations ----------------------------------------------------------------

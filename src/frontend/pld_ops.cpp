@@ -286,14 +286,10 @@ static_assert(static_cast<int>(AllreduceMode::Ring) == static_cast<int>(ir::Allr
 
 const auto kWindowKind = {ir::TypeKind::DistTensor};
 
-ir::VarId expect_float_data(Trace& t, const pl::Value& data, const char* op, const char* role) {
-  ir::VarId v = expect_kind(t, data, op, role, kWindowKind);
-  const pl::DType d = t.type_of(v).dtype;
-  if (d != pl::FP32 && d != pl::FP16 && d != pl::BF16) {
-    t.fail(std::string(op) + ": " + role + " must be FP32, FP16 or BF16, got " +
-           ir::to_string(t.type_of(v)));
-  }
-  return v;
+// The data of a reduction: a window view of any dtype (tiles are typed:
+// integers reduce exactly, wrapping like C++ unsigned arithmetic).
+ir::VarId expect_data_window(Trace& t, const pl::Value& data, const char* op, const char* role) {
+  return expect_kind(t, data, op, role, kWindowKind);
 }
 
 ir::VarId expect_signal_window(Trace& t, const pl::Value& signal, const char* op,
@@ -351,7 +347,7 @@ pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op,
                     AllreduceMode mode) {
   const char* name = "pld.tensor.allreduce";
   Trace& t = Trace::current(name);
-  ir::VarId d = expect_float_data(t, data, name, "the data");
+  ir::VarId d = expect_data_window(t, data, name, "the data");
   ir::VarId s = expect_signal_window(t, signal, name);
   return emit_collective(t, ir::OpKind::Allreduce, {var(d), var(s)}, d, static_cast<int>(op),
                          static_cast<int>(mode));
@@ -364,7 +360,7 @@ pl::Value allreduce(const pl::Value& data, ReduceOp op) {
     t.fail(std::string(name) + " without a signal is a host-level form; in an " +
            ir::level_name(t.function().level) + " function pass an [NR, 1] INT32 signal window");
   }
-  ir::VarId d = expect_float_data(t, data, name, "the data");
+  ir::VarId d = expect_data_window(t, data, name, "the data");
   return emit_collective(t, ir::OpKind::Allreduce, {var(d)}, d, static_cast<int>(op),
                          static_cast<int>(AllreduceMode::Mesh));
 }
@@ -401,7 +397,7 @@ pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value&
 pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceOp op) {
   const char* name = "pld.tensor.reduce_scatter";
   Trace& t = Trace::current(name);
-  ir::VarId d = expect_float_data(t, data, name, "the data");
+  ir::VarId d = expect_data_window(t, data, name, "the data");
   ir::VarId s = expect_signal_window(t, signal, name);
   return emit_collective(t, ir::OpKind::ReduceScatter, {var(d), var(s)}, d, static_cast<int>(op));
 }

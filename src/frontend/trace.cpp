@@ -1,6 +1,9 @@
 // trace.cpp — the thread-local stack of active traces and op recording.
 #include "frontend/trace.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "anyp/errors.hpp"
 
 namespace anyp::detail {
@@ -15,7 +18,12 @@ Trace::Trace(std::string name, ir::Level level) {
   active_traces.push_back(this);
 }
 
-Trace::~Trace() { active_traces.pop_back(); }
+// Traces live on the stack of FunctionDef::trace(), so they end in LIFO order,
+// also when a body throws; erasing by identity keeps the stack exact anyway.
+Trace::~Trace() {
+  auto it = std::find(active_traces.rbegin(), active_traces.rend(), this);
+  if (it != active_traces.rend()) active_traces.erase(std::next(it).base());
+}
 
 Trace* Trace::active() { return active_traces.empty() ? nullptr : active_traces.back(); }
 
@@ -91,6 +99,14 @@ void Trace::fail(const std::string& what) const {
 }
 
 ir::Function Trace::finish() {
+  // pl::range and pl::if_ pop the block they push when their body returns;
+  // a body that threw and was caught inside this trace leaves it open, and
+  // the ops recorded since would be silently misplaced.
+  if (blocks_.size() != 1 || loop_depth_ != 0) {
+    fail(
+        "a pl::range or pl::if_ body was left by an exception that was caught inside this "
+        "function's body; let exceptions thrown while tracing propagate out of the body");
+  }
   fn_.body = std::move(blocks_.front());
   blocks_.clear();
   blocks_.emplace_back();

@@ -1,7 +1,8 @@
 // trace.hpp — the recorder behind pl:: and pld::. While a body lambda runs,
 // a Trace is active on this thread; every pl/pld call appends an op to its
 // innermost open block. Traces nest (tracing a host function traces the
-// functions it calls), so the active traces form a thread-local stack.
+// functions it calls), so the active traces form a thread-local stack. A
+// Trace leaves that stack when it is destroyed, also by an exception.
 #pragma once
 
 #include <string>

@@ -140,21 +140,28 @@ HostTensor HostTensor::operator[](std::int64_t index) const {
 }
 
 double HostTensor::get(std::int64_t flat_index) const {
-  if (!defined()) throw std::logic_error("HostTensor::get on an undefined (default) tensor");
-  if (flat_index < 0 || flat_index >= numel()) {
-    throw std::out_of_range("flat index " + std::to_string(flat_index) + " out of range for " +
-                            std::to_string(numel()) + " elements (tensor " + shape_string() + ")");
-  }
-  return decode_element(data_ + static_cast<std::size_t>(flat_index) * dtype_bytes(dtype_), dtype_);
+  return decode_element(element("HostTensor::get", flat_index), dtype_);
 }
 
 void HostTensor::set(std::int64_t flat_index, double value) {
-  if (!defined()) throw std::logic_error("HostTensor::set on an undefined (default) tensor");
+  encode_element(element("HostTensor::set", flat_index), dtype_, value);
+}
+
+std::int64_t HostTensor::get_int(std::int64_t flat_index) const {
+  return decode_integer(element("HostTensor::get_int", flat_index), dtype_);
+}
+
+void HostTensor::set_int(std::int64_t flat_index, std::int64_t value) {
+  encode_integer(element("HostTensor::set_int", flat_index), dtype_, value);
+}
+
+std::byte* HostTensor::element(const char* what, std::int64_t flat_index) const {
+  if (!defined()) throw std::logic_error(std::string(what) + " on an undefined (default) tensor");
   if (flat_index < 0 || flat_index >= numel()) {
     throw std::out_of_range("flat index " + std::to_string(flat_index) + " out of range for " +
                             std::to_string(numel()) + " elements (tensor " + shape_string() + ")");
   }
-  encode_element(data_ + static_cast<std::size_t>(flat_index) * dtype_bytes(dtype_), dtype_, value);
+  return data_ + static_cast<std::size_t>(flat_index) * dtype_bytes(dtype_);
 }
 
 namespace {
@@ -190,6 +197,14 @@ void HostTensor::set_at(std::initializer_list<std::int64_t> index, double value)
   set(flatten(shape_, shape_string(), index), value);
 }
 
+std::int64_t HostTensor::at_int(std::initializer_list<std::int64_t> index) const {
+  return get_int(flatten(shape_, shape_string(), index));
+}
+
+void HostTensor::set_at_int(std::initializer_list<std::int64_t> index, std::int64_t value) {
+  set_int(flatten(shape_, shape_string(), index), value);
+}
+
 HostTensor HostTensor::clone() const {
   if (!defined()) return HostTensor{};
   HostTensor t = zeros(shape_, dtype_);
@@ -210,17 +225,36 @@ HostTensor InputGenerator::uniform(std::vector<std::int64_t> shape, DType dtype)
 
 // ---- comparisons -----------------------------------------------------------
 
+namespace {
+
+// |a[i] - b[i]| as a double, and whether they are equal: integers compared
+// exactly (INT64 values above 2^53 that differ by 1 differ here too).
+struct ElementDiff {
+  double x, y, diff;
+  bool equal;
+};
+ElementDiff element_diff(const HostTensor& a, const HostTensor& b, std::int64_t i) {
+  if (!dtype_is_float(a.dtype())) {
+    const std::int64_t x = a.get_int(i), y = b.get_int(i);
+    const __int128 d = static_cast<__int128>(x) - static_cast<__int128>(y);
+    return {static_cast<double>(x), static_cast<double>(y), static_cast<double>(d < 0 ? -d : d),
+            x == y};
+  }
+  const double x = a.get(i), y = b.get(i);
+  return {x, y, std::fabs(x - y), x == y};  // equal: also equal infinities
+}
+
+}  // namespace
+
 double max_abs_diff(const HostTensor& a, const HostTensor& b) {
   check_same_layout("max_abs_diff", a, b);
   double worst = 0.0;
   const std::int64_t n = a.numel();
   for (std::int64_t i = 0; i < n; ++i) {
-    const double x = a.get(i);
-    const double y = b.get(i);
-    if (x == y) continue;  // also equal infinities
-    const double d = std::fabs(x - y);
-    if (std::isnan(d)) return std::numeric_limits<double>::quiet_NaN();
-    if (d > worst) worst = d;
+    const ElementDiff e = element_diff(a, b, i);
+    if (e.equal) continue;
+    if (std::isnan(e.diff)) return std::numeric_limits<double>::quiet_NaN();
+    if (e.diff > worst) worst = e.diff;
   }
   return worst;
 }
@@ -229,11 +263,10 @@ bool allclose(const HostTensor& a, const HostTensor& b, double rtol, double atol
   check_same_layout("allclose", a, b);
   const std::int64_t n = a.numel();
   for (std::int64_t i = 0; i < n; ++i) {
-    const double x = a.get(i);
-    const double y = b.get(i);
-    if (x == y) continue;  // also equal infinities
+    const ElementDiff e = element_diff(a, b, i);
+    if (e.equal) continue;
     // Written so that NaN fails.
-    if (!(std::fabs(x - y) <= atol + rtol * std::fabs(y))) return false;
+    if (!(e.diff <= atol + rtol * std::fabs(e.y))) return false;
   }
   return true;
 }

@@ -2,15 +2,14 @@
 // expressions.
 #include "ir/expr.hpp"
 
-#include <atomic>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "common/internal_check.hpp"
 
 namespace anyp::ir {
 namespace {
-
-std::atomic<std::int64_t> next_dim_id{1};
 
 int precedence(ExprKind k) {
   switch (k) {
@@ -53,11 +52,20 @@ Expr make_const(std::int64_t v) {
 }
 
 Expr make_dim(std::string name) {
+  // One node per name for the whole process: pl::dynamic("NR") in two
+  // translation units (a host signature and a kernel's parameter shape) must
+  // name one dim, bound once. Function-local, because namespace-scope
+  // `const pl::Dim NR = pl::dynamic("NR");` runs during static initialization.
+  static std::mutex mutex;
+  static std::map<std::string, Expr> dims;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = dims.find(name);
+  if (it != dims.end()) return it->second;
   auto n = std::make_shared<ExprNode>();
   n->kind = ExprKind::Dim;
-  n->dim_id = next_dim_id.fetch_add(1);
-  n->dim_name = std::move(name);
-  return n;
+  n->dim_id = static_cast<std::int64_t>(dims.size()) + 1;  // 0 is world_size
+  n->dim_name = name;
+  return dims.emplace(std::move(name), std::move(n)).first->second;
 }
 
 Expr world_size_dim() {

@@ -1,5 +1,6 @@
 // expr.hpp — integer extent expressions: constants, named dynamic dims
-// (pl::dynamic("NR")), the world size, and + - * / % over them.
+// (pl::dynamic("NR"); one dim per name), the world size, and + - * / % over
+// them.
 //
 // Nodes are immutable and shared. Constant sub-expressions fold at
 // construction. evaluate() resolves an expression against dim bindings and
@@ -22,7 +23,7 @@ using Expr = std::shared_ptr<const ExprNode>;
 struct ExprNode {
   ExprKind kind;
   std::int64_t value = 0;   // Const
-  std::int64_t dim_id = 0;  // Dim: unique per pl::dynamic() call; 0 is world_size
+  std::int64_t dim_id = 0;  // Dim: one per distinct pl::dynamic() name; 0 is world_size
   std::string dim_name;     // Dim
   Expr lhs, rhs;            // binary
 };
@@ -30,7 +31,7 @@ struct ExprNode {
 inline constexpr std::int64_t kWorldSizeDimId = 0;
 
 Expr make_const(std::int64_t v);
-Expr make_dim(std::string name);  // a fresh dynamic dim
+Expr make_dim(std::string name);  // the dynamic dim of this name (same name, same dim)
 Expr world_size_dim();            // the dim bound to P
 Expr make_binary(ExprKind kind, Expr a, Expr b);
 

@@ -9,6 +9,7 @@
 #include "common/element_codec.hpp"
 #include "common/internal_check.hpp"
 #include "runtime/diagnostic_text.hpp"
+#include "runtime/tile_math.hpp"
 
 namespace anyp::runtime {
 namespace {
@@ -193,12 +194,12 @@ Cell RankVm::signal_cell(const Instr& in, const ViewReg& v, std::int64_t owner) 
   return Cell{owner, v.id, v.base + flat * 4};
 }
 
-void RankVm::decode_into(TileReg& t, DType dtype, std::span<const std::int64_t> shape,
-                         std::int64_t n) {
+std::byte* RankVm::shape_tile(TileReg& t, DType dtype, std::span<const std::int64_t> shape,
+                              std::int64_t n) {
   t.dtype = dtype;
   t.shape.assign(shape.begin(), shape.end());
-  t.data.resize(static_cast<std::size_t>(n));
-  decode_elements(scratch_.data(), dtype, t.data.data(), static_cast<std::size_t>(n));
+  t.data.resize(static_cast<std::size_t>(n) * dtype_bytes(dtype));
+  return t.data.data();
 }
 
 void RankVm::load(const Instr& in) {
@@ -208,9 +209,7 @@ void RankVm::load(const Instr& in) {
   const std::span<const std::int64_t> at(offs.data(), in.idx.size());
   check_region(in, v, at, in.shape, "source");
   const Region r = region(in, v, owner, at, in.shape);
-  scratch_.resize(static_cast<std::size_t>(r.bytes()));
-  ctx_->fabric->read(rank_, site(in), r, scratch_.data());
-  decode_into(t_[in.dst], v.dtype, in.shape, r.elements());
+  ctx_->fabric->read(rank_, site(in), r, shape_tile(t_[in.dst], v.dtype, in.shape, r.elements()));
 }
 
 void RankVm::store(const Instr& in) {
@@ -221,10 +220,9 @@ void RankVm::store(const Instr& in) {
   const Index offs = offsets(in, 0, in.idx.size());
   const std::span<const std::int64_t> at(offs.data(), in.idx.size());
   check_region(in, v, at, t.shape, "target");
+  ANYP_CHECK(t.dtype == v.dtype, "store of a tile into a view of another dtype");
   const Region r = region(in, v, owner, at, t.shape);
-  scratch_.resize(static_cast<std::size_t>(r.bytes()));
-  encode_elements(scratch_.data(), v.dtype, t.data.data(), t.data.size());
-  ctx_->fabric->write(rank_, site(in), r, scratch_.data(), remote && is_atomic(in));
+  ctx_->fabric->write(rank_, site(in), r, t.data.data(), remote && is_atomic(in));
 }
 
 void RankVm::read_or_write(const Instr& in) {
@@ -239,12 +237,15 @@ void RankVm::read_or_write(const Instr& in) {
   std::byte cell[8];
   if (in.op == Opcode::Read) {
     ctx_->fabric->read(rank_, site(in), r, cell);
-    const double x = decode_element(cell, v.dtype);
-    s_[in.dst] = dtype_is_float(v.dtype)
-                     ? float_scalar(x)
-                     : int_scalar(static_cast<std::int64_t>(truncate_and_wrap(x)));
+    s_[in.dst] = dtype_is_float(v.dtype) ? float_scalar(decode_element(cell, v.dtype))
+                                         : int_scalar(decode_integer(cell, v.dtype));
   } else {
-    encode_element(cell, v.dtype, s_[in.b].as_double());
+    const ScalarValue& x = s_[in.b];
+    if (x.is_float) {
+      encode_element(cell, v.dtype, x.f);
+    } else {
+      encode_integer(cell, v.dtype, x.i);
+    }
     ctx_->fabric->write(rank_, site(in), r, cell, false);
   }
 }
@@ -280,19 +281,16 @@ void RankVm::flat_op(const Instr& in) {
       const std::array<std::int64_t, 1> len{s_[in.idx[1]].as_int()};
       check_flat(in, v, offset[0], len[0]);
       const Region r = region(in, v, peer, offset, len, flat_shape);
-      scratch_.resize(static_cast<std::size_t>(r.bytes()));
-      ctx_->fabric->read(rank_, site(in), r, scratch_.data());
-      decode_into(t_[in.dst], v.dtype, len, len[0]);
+      ctx_->fabric->read(rank_, site(in), r, shape_tile(t_[in.dst], v.dtype, len, len[0]));
       return;
     }
     case Opcode::StoreFlat: {
       const TileReg& t = t_[in.c];
-      const std::array<std::int64_t, 1> len{static_cast<std::int64_t>(t.data.size())};
+      ANYP_CHECK(t.dtype == v.dtype, "store.flat of a tile into a view of another dtype");
+      const std::array<std::int64_t, 1> len{t.elements()};
       check_flat(in, v, offset[0], len[0]);
       const Region r = region(in, v, peer, offset, len, flat_shape);
-      scratch_.resize(static_cast<std::size_t>(r.bytes()));
-      encode_elements(scratch_.data(), v.dtype, t.data.data(), t.data.size());
-      ctx_->fabric->write(rank_, site(in), r, scratch_.data(), false);
+      ctx_->fabric->write(rank_, site(in), r, t.data.data(), false);
       return;
     }
     case Opcode::PutFlat: {
@@ -367,41 +365,57 @@ void RankVm::enter_collective(const Instr& in) {
 
 void RankVm::tile_binary(const Instr& in) {
   const TileReg& a = t_[in.a];
-  TileReg& out = t_[in.dst];
   const auto op = static_cast<ir::BinaryOp>(in.sub);
   const bool scalar = in.count == 1;
-  const double sv = scalar ? s_[in.b].as_double() : 0;
-  const TileReg* b = scalar ? nullptr : &t_[in.b];
-  std::vector<double> result(a.data.size());
-  for (std::size_t i = 0; i < a.data.size(); ++i) {
-    const double x = a.data[i], y = scalar ? sv : b->data[i];
-    double r = 0;
-    switch (op) {
-      case ir::BinaryOp::Add:
-        r = x + y;
-        break;
-      case ir::BinaryOp::Sub:
-        r = x - y;
-        break;
-      case ir::BinaryOp::Mul:
-        r = x * y;
-        break;
-      case ir::BinaryOp::Max:
-        r = std::max(x, y);
-        break;
-      case ir::BinaryOp::Min:
-        r = std::min(x, y);
-        break;
-      default:
-        ANYP_UNREACHABLE(std::string("tile operator ") + ir::binary_op_name(op));
+  const std::byte* b = nullptr;
+  std::byte scalar_element[8];
+  if (scalar) {  // the scalar, converted to the tile's dtype
+    const ScalarValue& x = s_[in.b];
+    if (dtype_is_float(a.dtype)) {
+      if (x.is_float) {
+        encode_element(scalar_element, a.dtype, x.f);
+      } else {
+        encode_integer(scalar_element, a.dtype, x.i);
+      }
+    } else {
+      const std::int64_t v = x.as_int();
+      encode_integer(scalar_element, a.dtype, v);
+      const std::string tile = "the " + std::string(dtype_name(a.dtype)) + " tile";
+      if (x.is_float) fail(in, "a floating scalar operand with " + tile + "; tiles are typed");
+      if (decode_integer(scalar_element, a.dtype) != v) {
+        fail(in, "scalar operand " + std::to_string(v) + " does not fit " + tile +
+                     " (tiles are typed: cast the tile to a wider dtype first)");
+      }
     }
-    result[i] = dtype_is_float(a.dtype)
-                    ? round_to_dtype(r, a.dtype)
-                    : scalar_cast(int_scalar(static_cast<std::int64_t>(r)), a.dtype).i;
+    b = scalar_element;
+  } else {
+    const TileReg& bt = t_[in.b];
+    if (bt.data.size() != a.data.size() || bt.dtype != a.dtype) {
+      fail(in, "operand shapes differ: " + list_text(a.shape) + " and " + list_text(bt.shape));
+    }
+    b = bt.data.data();
   }
-  out.dtype = a.dtype;
-  out.shape = a.shape;
-  out.data = std::move(result);
+  // Into scratch, then swap: the result register may be an operand.
+  scratch_.resize(a.data.size());
+  tile_elementwise(op, a.dtype, a.data.data(), b, scalar, scratch_.data(),
+                   static_cast<std::size_t>(a.elements()));
+  TileReg& out = t_[in.dst];
+  if (&out != &a) {
+    out.dtype = a.dtype;
+    out.shape = a.shape;
+  }
+  out.data.swap(scratch_);
+}
+
+void RankVm::tile_cast(const Instr& in) {
+  const TileReg& a = t_[in.a];
+  scratch_.resize(static_cast<std::size_t>(a.elements()) * dtype_bytes(in.dtype));
+  convert_elements(a.data.data(), a.dtype, scratch_.data(), in.dtype,
+                   static_cast<std::size_t>(a.elements()));
+  TileReg& out = t_[in.dst];
+  if (&out != &a) out.shape = a.shape;
+  out.dtype = in.dtype;
+  out.data.swap(scratch_);
 }
 
 bool RankVm::step(const Instr& in) {
@@ -465,13 +479,9 @@ bool RankVm::step(const Instr& in) {
     case Opcode::TileBin:
       tile_binary(in);
       break;
-    case Opcode::TileCast: {
-      TileReg r = t_[in.a];
-      for (double& x : r.data) x = scalar_cast(float_scalar(x), in.dtype).as_double();
-      r.dtype = in.dtype;
-      t_[in.dst] = std::move(r);
+    case Opcode::TileCast:
+      tile_cast(in);
       break;
-    }
     case Opcode::Rank:
       s_[in.dst] = int_scalar(rank_);
       break;

@@ -24,10 +24,15 @@
 
 namespace anyp::runtime {
 
+// A tile: elements stored in their own dtype (row-major bytes), so every
+// integer is exact over its whole range and FP16/BF16 keep their encodings.
 struct TileReg {
   DType dtype = DType::FP32;
   std::vector<std::int64_t> shape;
-  std::vector<double> data;
+  std::vector<std::byte> data;
+  std::int64_t elements() const {
+    return static_cast<std::int64_t>(data.size() / dtype_bytes(dtype));
+  }
 };
 
 // A tensor view: a window buffer (the same on every rank, so the owner is
@@ -88,8 +93,10 @@ class RankVm {
   void notify(const Instr& in);
   void enter_collective(const Instr& in);
   void tile_binary(const Instr& in);
-  // Fills tile t (dtype, shape, n elements) from scratch_ bytes.
-  void decode_into(TileReg& t, DType dtype, std::span<const std::int64_t> shape, std::int64_t n);
+  void tile_cast(const Instr& in);
+  // Shapes tile t as (dtype, shape, n elements) and returns its storage.
+  std::byte* shape_tile(TileReg& t, DType dtype, std::span<const std::int64_t> shape,
+                        std::int64_t n);
 
   std::int64_t rank_;
   const RunContext* ctx_;
@@ -103,7 +110,7 @@ class RankVm {
   std::vector<ScalarValue> s_;
   std::vector<TileReg> t_;
   std::vector<ViewReg> v_;
-  std::vector<std::byte> scratch_;  // element bytes to and from the door
+  std::vector<std::byte> scratch_;  // a tile result while its operands are still read
   std::string error_;
   std::int64_t executed_ = 0;
 };

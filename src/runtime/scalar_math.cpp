@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/element_codec.hpp"
 #include "common/half_float.hpp"
 
 namespace anyp::runtime {
@@ -37,12 +38,16 @@ std::int64_t wrap(std::int64_t v, DType dtype) {
 }  // namespace
 
 ScalarValue scalar_cast(ScalarValue v, DType dtype) {
-  if (dtype_is_float(dtype)) return float_scalar(round_to_dtype(v.as_double(), dtype));
+  // Through the element codec: one rounding, and integers never pass
+  // through double.
+  std::byte element[8];
   if (v.is_float) {
-    if (!std::isfinite(v.f)) return int_scalar(0);
-    return int_scalar(wrap(static_cast<std::int64_t>(v.f), dtype));
+    encode_element(element, dtype, v.f);
+  } else {
+    encode_integer(element, dtype, v.i);
   }
-  return int_scalar(wrap(v.i, dtype));
+  return dtype_is_float(dtype) ? float_scalar(decode_element(element, dtype))
+                               : int_scalar(decode_integer(element, dtype));
 }
 
 std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarValue b,

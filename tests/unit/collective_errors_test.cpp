@@ -218,27 +218,20 @@ TEST(CollectiveErrors, SignalThatIsNotAWindow) {
 
 // ---- data ---------------------------------------------------------------------------------
 
-TEST(CollectiveErrors, Int32DataToAllreduce) {
-  Windows w;
-  w.data = {1, SIZE};
-  w.data_dtype = pl::INT32;
-  EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Mesh), w, 2),
-            "compile error: function 'kernel' (incore): pld.tensor.allreduce: the data must be "
-            "FP32, FP16 or BF16, got DistributedTensor[1, 64] INT32");
-  w.signal = {2 * (NR - 1), NR};
-  EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 2),
-            "compile error: function 'kernel' (incore): pld.tensor.allreduce: the data must be "
-            "FP32, FP16 or BF16, got DistributedTensor[1, 64] INT32");
-}
-
-TEST(CollectiveErrors, Int32DataToReduceScatter) {
-  const Body body = [](Args a) { a.data = pld::tensor::reduce_scatter(a.data, a.signal); };
-  EXPECT_EQ(compile_error(body, {}, 4), "compiled without error");
-  Windows w;
-  w.data_dtype = pl::INT32;
-  EXPECT_EQ(compile_error(body, w, 4),
-            "compile error: function 'kernel' (incore): pld.tensor.reduce_scatter: the data must "
-            "be FP32, FP16 or BF16, got DistributedTensor[NR, 64] INT32");
+// Tiles are typed: integer data reduces exactly (results in typed_tiles_test).
+TEST(CollectiveErrors, IntegerDataToReductionsCompiles) {
+  for (pl::DType dtype : {pl::INT8, pl::INT16, pl::INT32, pl::INT64}) {
+    Windows w;
+    w.data = {1, SIZE};
+    w.data_dtype = dtype;
+    EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Mesh), w, 2), "compiled without error");
+    w.signal = {2 * (NR - 1), NR};
+    EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 2), "compiled without error");
+    const Body body = [](Args a) { a.data = pld::tensor::reduce_scatter(a.data, a.signal); };
+    Windows rs;
+    rs.data_dtype = dtype;
+    EXPECT_EQ(compile_error(body, rs, 4), "compiled without error");
+  }
 }
 
 // reduce_scatter's window holds one row per rank.

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "common/element_codec.hpp"
 #include "common/internal_check.hpp"
+#include "runtime/tile_math.hpp"
 
 namespace anyp::threads {
 
@@ -45,13 +45,7 @@ std::mutex& HeapFabric::atomic_lock(const Region& r) {
 }
 
 void HeapFabric::add_elements(std::byte* p, const std::byte* in, DType dtype, std::int64_t n) {
-  const std::size_t esize = dtype_bytes(dtype);
-  for (std::int64_t k = 0; k < n; ++k) {
-    std::byte* at = p + static_cast<std::size_t>(k) * esize;
-    encode_element(at, dtype,
-                   decode_element(at, dtype) +
-                       decode_element(in + static_cast<std::size_t>(k) * esize, dtype));
-  }
+  runtime::tile_elementwise(ir::BinaryOp::Add, dtype, p, in, false, p, static_cast<std::size_t>(n));
 }
 
 void HeapFabric::signal_written(std::int64_t rank, const Region& dst) {
