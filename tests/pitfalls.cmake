@@ -126,12 +126,9 @@ race report: 1 op pair accesses the same elements from two ranks with no happens
 # 05_eq_on_monotonic_cell: the deadlock report, with the "already past 1" hint.
 anyp_add_pitfall_diagnostic_test(05_eq_on_monotonic_cell [=[
 deadlock: no rank can make progress (2 of 3 ranks waiting)
-  rank 0: function 'two_barriers', op pld.system.wait: waits for signal 'signal' cell [2, 0] Eq 1; current value 2; notified by rank 2
-    hint: the cell is already past 1; if it counts AtomicAdd credits it only grows, so Eq can never hold again: wait with Ge, or use a fresh cell (row) per round
-  rank 1: function 'two_barriers', op pld.system.wait: waits for signal 'signal' cell [2, 0] Eq 1; current value 2; notified by rank 2
+  ranks 0, 1 (2 ranks): function 'two_barriers', op pld.system.wait: waits for signal 'signal' cell [2, 0] Eq 1; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
     hint: the cell is already past 1; if it counts AtomicAdd credits it only grows, so Eq can never hold again: wait with Ge, or use a fresh cell (row) per round
   rank 2: finished
-
 ]=])
 
 # 06_negative_peer: a run error on rank 0: peer -1, with the (r + P - 1) % P hint.
@@ -142,7 +139,7 @@ run error: rank 0 (device 0), function 'get_step', op pld.system.notify: peer -1
 
 # 07_mesh_signal_to_ring: a compile error: the ring's signal shape.
 anyp_add_pitfall_diagnostic_test(07_mesh_signal_to_ring [=[
-compile error: function 'ring_allreduce' (incore), op pld.tensor.allreduce: the Ring signal must be [2 * (NR - 1), NR] INT32, which is [4, 3] here, got [3, 1]
+compile error: function 'ring_allreduce' (incore), op pld.tensor.allreduce: the Ring signal must be [2 * (P - 1), P] INT32, which is [4, 3] at P = 3, got [3, 1]
 ]=])
 
 # 08_collectives_out_of_order: a run error: collective mismatch on the shared signal.
@@ -154,16 +151,14 @@ run error: rank 1 (device 1), function 'two_collectives', op pld.tensor.broadcas
 anyp_add_pitfall_diagnostic_test(09_collective_on_some_ranks [=[
 deadlock: no rank can make progress (1 of 3 ranks waiting)
   rank 0: function 'root_broadcast', op pld.tensor.broadcast: waits for signal 'signal' cell [1, 0] Ge 1; current value 0; never notified
-  rank 1: finished
-  rank 2: finished
+  ranks 1, 2 (2 ranks): finished
 builtin collective calls not entered by every rank:
   collective call #1 on signal 'signal', pld.tensor.broadcast (root 0, data FP32 [1, 64]) in function 'root_broadcast': entered by rank 0; never entered by ranks 1, 2 (finished)
-
 ]=])
 
-# 10_data_and_signal_one_buffer: a run error: data and signal view one window buffer.
+# 10_data_and_signal_one_buffer: a compile error: data and signal view one window buffer.
 anyp_add_pitfall_diagnostic_test(10_data_and_signal_one_buffer [=[
-run error: rank 0 (device 0), function 'allreduce_kernel', op pld.tensor.allreduce: the data and the signal are views of one window buffer 'scratch'; a collective's windows must be distinct buffers
+compile error: function 'allreduce_kernel' (incore), op pld.tensor.allreduce: the data and the signal are views of one window buffer 'scratch'; a collective's windows must be distinct buffers
 ]=])
 
 # 12_wait_never_notified: the deadlock report: every wait "never notified".
@@ -176,9 +171,7 @@ compile error: function 'host_nr_disagrees', parameter 'x', dim 0: NR is 4 here,
 anyp_add_pitfall_diagnostic_test(12_wait_never_notified [=[
 deadlock: no rank can make progress (3 of 3 ranks waiting)
   rank 0: function 'stage_barrier_pull', op pld.system.wait: waits for signal 'signal' cell [1, 0] Ge 1; current value 0; never notified
-  rank 1: function 'stage_barrier_pull', op pld.system.wait: waits for signal 'signal' cell [0, 0] Ge 1; current value 0; never notified
-  rank 2: function 'stage_barrier_pull', op pld.system.wait: waits for signal 'signal' cell [0, 0] Ge 1; current value 0; never notified
-
+  ranks 1, 2 (2 ranks): function 'stage_barrier_pull', op pld.system.wait: waits for signal 'signal' cell [0, 0] Ge 1; current value 0; never notified
 ]=])
 
 # 13_unsliced_host_store: a race report on host tensor 'y'.

@@ -7,6 +7,9 @@
 //   07_dynamic_rank_count -d 0,1,2,3 --mode get
 // The kernels are step 06's, unchanged: they read P at run time from the
 // comm context and compute peers as (r + P ± 1) % P (never (r - 1) % P).
+// The parameter list is written once: both kernels share it, each
+// orchestration wrapper is pl::jit::orchestration_for (the kernel's own list,
+// forwarded in order), and the host binds the wrapper's arguments by name.
 // Golden: get y[r] = x[(r+1) % P]; put y[r] = x[(r-1) mod P]; both exact.
 #include <anyp/anyp.hpp>
 #include <anyp/example_cli.hpp>
@@ -20,13 +23,17 @@ using pld::AtomicType;
 using pld::NotifyOp;
 using pld::WaitCmp;
 
+// The one parameter list, shared by both kernels and (through
+// orchestration_for) by both orchestration wrappers.
+const std::vector<pl::Param> kParams = {
+    pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
+    pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
+    pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
+    pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
+
 // put: push my src into right's dst, tell right, wait for left's push.
 const auto put_step = pl::jit::incore(
-    "put_step",
-    {pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
-     pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-     pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-     pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))},
+    "put_step", kParams,
     [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
       auto ctx = pld::get_comm_ctx(src);
       pl::Scalar my_rank = pld::rank(ctx);
@@ -40,40 +47,24 @@ const auto put_step = pl::jit::incore(
     });
 
 // get: stage my src, tell left (my reader) it is ready, wait for right, pull.
-const auto get_step = pl::jit::incore(
-    "get_step",
-    {pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
-     pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-     pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-     pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))},
-    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
-      auto ctx = pld::get_comm_ctx(src);
-      pl::Scalar my_rank = pld::rank(ctx);
-      pl::Scalar nranks = pld::nranks(ctx);
-      pl::Scalar left = (my_rank + nranks - 1) % nranks;
-      pl::Scalar right = (my_rank + 1) % nranks;
-      src = pl::store(pl::load(x, {0, 0}, {1, SIZE}), {0, 0}, src);
-      pld::system::notify(signal, left, {0, 0}, 1, NotifyOp::AtomicAdd);
-      pld::system::wait(signal, {0, 0}, 1, WaitCmp::Ge);  // right sets it
-      pld::tensor::get(dst, right, src);
-      y = pl::store(pl::load(dst, {0, 0}, {1, SIZE}), {0, 0}, y);
-    });
+const auto get_step =
+    pl::jit::incore("get_step", kParams,
+                    [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst, pl::Value signal) {
+                      auto ctx = pld::get_comm_ctx(src);
+                      pl::Scalar my_rank = pld::rank(ctx);
+                      pl::Scalar nranks = pld::nranks(ctx);
+                      pl::Scalar left = (my_rank + nranks - 1) % nranks;
+                      pl::Scalar right = (my_rank + 1) % nranks;
+                      src = pl::store(pl::load(x, {0, 0}, {1, SIZE}), {0, 0}, src);
+                      pld::system::notify(signal, left, {0, 0}, 1, NotifyOp::AtomicAdd);
+                      pld::system::wait(signal, {0, 0}, 1, WaitCmp::Ge);  // right sets it
+                      pld::tensor::get(dst, right, src);
+                      y = pl::store(pl::load(dst, {0, 0}, {1, SIZE}), {0, 0}, y);
+                    });
 
-const std::vector<pl::Param> kPerRankParams = {
-    pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
-    pl::InOut("src", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-    pl::InOut("dst", pld::DistributedTensor({1, SIZE}, pl::FP32)),
-    pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
-
-const auto per_rank_put =
-    pl::jit::orchestration("per_rank_put", kPerRankParams,
-                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
-                              pl::Value signal) { put_step(x, y, src, dst, signal); });
-
-const auto per_rank_get =
-    pl::jit::orchestration("per_rank_get", kPerRankParams,
-                           [](pl::Value x, pl::Value y, pl::Value src, pl::Value dst,
-                              pl::Value signal) { get_step(x, y, src, dst, signal); });
+// Orchestration: runs once per rank and forwards its parameters to the kernel.
+const auto per_rank_put = pl::jit::orchestration_for("per_rank_put", put_step);
+const auto per_rank_get = pl::jit::orchestration_for("per_rank_get", get_step);
 
 // The host: NR in the signature is the only change from step 06.
 pl::HostFunction make_ring(const char* name, const pl::Function& per_rank) {
@@ -91,7 +82,8 @@ pl::HostFunction make_ring(const char* name, const pl::Function& per_rank) {
           auto signal = pld::window(signal_buf, {1, 1}, pl::INT32);
           pl::Value xr = x[r];  // named first: C++ leaves call-argument order
           pl::Value yr = y[r];  // unspecified, and the traced IR should not depend on it
-          per_rank(xr, yr, src, dst, signal, pl::device(r));
+          per_rank(pl::arg("x") = xr, pl::arg("y") = yr, pl::arg("src") = src, pl::arg("dst") = dst,
+                   pl::arg("signal") = signal, pl::device(r));
         });
       });
 }

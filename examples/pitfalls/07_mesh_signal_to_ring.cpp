@@ -6,7 +6,7 @@
 // take. The ring needs one row per round: [2 * (NR - 1), NR]. anyp refuses
 // the program when it compiles for the actual P:
 //   compile error: function 'ring_allreduce' (incore), op pld.tensor.allreduce: the
-//   Ring signal must be [2 * (NR - 1), NR] INT32, which is [4, 3] here, got [3, 1]
+//   Ring signal must be [2 * (P - 1), P] INT32, which is [4, 3] at P = 3, got [3, 1]
 // The fix (--fixed): allocate and declare the ring's signal shape.
 //
 //   07_mesh_signal_to_ring -d 0,1,2 --check-races          the compile error, exit 1

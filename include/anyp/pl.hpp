@@ -81,7 +81,8 @@ Dim operator*(const Dim& a, const Dim& b);
 Dim operator/(const Dim& a, const Dim& b);  // must divide exactly
 Dim operator%(const Dim& a, const Dim& b);
 
-// A named runtime dimension. Each call makes a distinct dimension.
+// A named runtime dimension. Dims are named: every pl::dynamic("NR") in a
+// program is the same dim and binds to one value.
 Dim dynamic(std::string name);
 
 using Shape = std::vector<Dim>;
@@ -161,12 +162,39 @@ class Scalar : public Handle {
   Scalar(std::int64_t v);  // NOLINT
   Scalar(double v);        // NOLINT
   Scalar(const Dim& d);    // NOLINT
+
+  // Compound assignment writes this variable, like `=`: `s += b` is
+  // `s = s + b`, converted back to s's dtype (as C does for `int8_t += int`).
+  Scalar& operator+=(const ScalarArg& b);
+  Scalar& operator-=(const ScalarArg& b);
+  Scalar& operator*=(const ScalarArg& b);
+  Scalar& operator/=(const ScalarArg& b);
+  Scalar& operator%=(const ScalarArg& b);
+
+  // Unary minus (`s * -1`, in the dtype `s * -1` has) and unary plus (a new
+  // variable holding s). Hidden friends: found only for a Scalar operand, so
+  // `-NR` stays a C++ error instead of recording a constant.
+  friend Scalar operator-(const Scalar& a);
+  friend Scalar operator+(const Scalar& a);
 };
 
 // A tile: an on-core block of elements with a static shape.
 class Tile : public Handle {
  public:
   using Handle::Handle;
+
+  // Sugar for pl::add / pl::sub / pl::mul (same checks, same IR). Hidden
+  // friends: they take part only when a Tile is an operand, so scalar
+  // expressions resolve exactly as before. `-t` is pl::mul(t, -1).
+  friend Tile operator+(const Tile& a, const Tile& b);
+  friend Tile operator-(const Tile& a, const Tile& b);
+  friend Tile operator*(const Tile& a, const Tile& b);
+  friend Tile operator+(const Tile& a, const ScalarArg& b);
+  friend Tile operator-(const Tile& a, const ScalarArg& b);
+  friend Tile operator*(const Tile& a, const ScalarArg& b);
+  friend Tile operator+(const ScalarArg& a, const Tile& b);
+  friend Tile operator*(const ScalarArg& a, const Tile& b);
+  friend Tile operator-(const Tile& a);
 };
 
 // A tensor, a window view (DistributedTensor) or a window buffer.
@@ -217,10 +245,22 @@ Tile maximum(const Tile& a, const ScalarArg& b);
 Tile minimum(const Tile& a, const ScalarArg& b);
 Tile cast(const Tile& t, DType dtype);
 Scalar cast(const ScalarArg& s, DType dtype);
+// A tile of `shape` whose every element is `value` converted to `dtype`
+// (element codec rules). A constant that an integer dtype cannot hold, or a
+// floating value for an integer dtype, is a compile error.
+Tile full(Shape shape, const ScalarArg& value, DType dtype);
+Tile zeros(Shape shape, DType dtype);  // full(shape, 0, dtype)
+// The same elements, in row-major order, seen with `shape` (same element
+// count; the dtype is kept).
+Tile reshape(const Tile& tile, Shape shape);
 
 // A loop; the bound may be a runtime scalar (pld::nranks) or a Dim.
 void range(const ScalarArg& stop, const std::function<void(Scalar)>& body);
 void range(const ScalarArg& start, const ScalarArg& stop, const std::function<void(Scalar)>& body);
+// With a step (an integer, != 0): step > 0 runs while i < stop, step < 0
+// while i > stop, like Python's range.
+void range(const ScalarArg& start, const ScalarArg& stop, const ScalarArg& step,
+           const std::function<void(Scalar)>& body);
 // A branch on a runtime condition (non-zero is true).
 void if_(const ScalarArg& cond, const std::function<void()>& then_body,
          const std::function<void()>& else_body = {});
@@ -235,14 +275,20 @@ inline Device device(const ScalarArg& rank) { return Device{rank}; }
 
 }  // namespace pl
 
+namespace pl {
+struct NamedArg;
+}
+
 namespace anyp::detail {
 
-// One argument at a call site.
+// One argument at a call site; `name` is set when it binds by parameter name.
 struct CallArg {
   enum class Kind { Var, Immediate, Device };
   Kind kind;
   VarRef var;
   pl::ScalarArg imm = 0;
+  std::string name;
+  CallArg(const pl::NamedArg& named);                                // NOLINT
   CallArg(const pl::Value& v) : kind(Kind::Var), var(v.var()) {}     // NOLINT
   CallArg(const pl::Scalar& s) : kind(Kind::Var), var(s.var()) {}    // NOLINT
   CallArg(const pl::Tile& t) : kind(Kind::Var), var(t.var()) {}      // NOLINT
@@ -291,8 +337,28 @@ BodyFn adapt_body(F body) {
 
 namespace pl {
 
+// An argument bound by parameter name: `k(pl::arg("x") = x, pl::arg("y") = y)`.
+struct NamedArg {
+  std::string name;
+  anyp::detail::CallArg value;
+};
+class ArgName {
+ public:
+  explicit ArgName(std::string name) : name_(std::move(name)) {}
+  template <class T>
+  NamedArg operator=(T&& value) const {  // NOLINT: builds a NamedArg, assigns nothing
+    return NamedArg{name_, anyp::detail::CallArg(std::forward<T>(value))};
+  }
+
+ private:
+  std::string name_;
+};
+inline ArgName arg(std::string name) { return ArgName(std::move(name)); }
+
 // A traced function (any level). Calling it inside another traced function
 // records a call; the last argument may be pl::device(r) (host -> orchestration).
+// Arguments are positional, or all named (pl::arg("x") = x, in any order):
+// a missing, unknown or repeated name is a compile error.
 class Function {
  public:
   explicit Function(std::shared_ptr<anyp::detail::FunctionDef> def) : def_(std::move(def)) {}
@@ -334,6 +400,9 @@ Function orchestration(std::string name, std::vector<Param> params, F body) {
       std::move(name), anyp::detail::Level::Orchestration, std::move(params),
       anyp::detail::lambda_traits<F>::arity, anyp::detail::adapt_body(std::move(body))));
 }
+// An orchestration function with `kernel`'s parameter list (names, types,
+// intents) whose body calls `kernel` with its own parameters, in order.
+Function orchestration_for(std::string name, const Function& kernel);
 template <class F>
 HostFunction host(std::string name, std::vector<Param> params, F body) {
   return HostFunction(anyp::detail::make_function(

@@ -37,6 +37,11 @@ pl::Value alloc_window_buffer(std::string name, const pl::Dim& bytes);
 pl::Value alloc_window_buffer(pl::Shape shape, pl::DType dtype);
 // A typed view of a buffer; must fit inside it.
 pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype);
+// A view starting `offset` elements of `dtype` (offset * dtype_bytes bytes)
+// into the buffer: a sub-window. The offset is evaluated at compile time and
+// the view must fit: offset * bytes + view bytes <= buffer bytes.
+pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype,
+                 const pl::ScalarArg& offset);
 // P, the number of ranks. Usable in shapes at every level; as a value, host only.
 pl::Dim world_size();
 
@@ -83,8 +88,9 @@ pl::Value barrier(const pl::Value& signal);
 // every rank. all use the self-clearing credit protocol, so one
 // signal serves back-to-back calls. Each returns its in-place window.
 //
-// In place on window `data` (any shape; FP32, FP16 or BF16): every rank ends
-// with OP over all ranks. Mesh: signal [NR, 1], data processed in chunks of
+// In place on window `data` (any shape, any dtype: integers reduce exactly,
+// wrapping on overflow like the tile math): every rank ends with OP over all
+// ranks. Mesh: signal [NR, 1], data processed in chunks of
 // at most 16 KiB with a read-done barrier before each overwrite. Ring:
 // signal [2 * (NR - 1), NR], 2 (P - 1) rounds over P near-equal segments.
 pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op = ReduceOp::Sum,

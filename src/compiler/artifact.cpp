@@ -40,7 +40,8 @@ std::string arg_text(const runtime::ArgBinding& a, const detail::Plan& plan) {
     case runtime::ArgBinding::Kind::HostTensor:
       return plan.host_params[a.host_param].name + "+" + std::to_string(a.byte_offset) + "B";
     case runtime::ArgBinding::Kind::Window:
-      return "window:" + plan.exec.buffers[a.buffer].name;
+      return "window:" + plan.exec.buffers[a.buffer].name +
+             (a.byte_offset ? "+" + std::to_string(a.byte_offset) + "B" : "");
     case runtime::ArgBinding::Kind::Int:
       return std::to_string(a.int_value);
     case runtime::ArgBinding::Kind::Float:

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <variant>
+#include <vector>
 
 #include "anyp/errors.hpp"
 #include "ir/expr.hpp"
@@ -44,13 +45,49 @@ void collect_rank_sliced(const ir::Function& host, const ir::Block& block,
         sliced.insert(op->args[0].var);
       }
     } else if (const auto* loop = std::get_if<ir::ForStmt>(&st.node)) {
-      const bool rank_loop = is_zero(loop->start) && is_world_size(loop->stop);
+      const bool rank_loop =
+          is_zero(loop->start) && is_world_size(loop->stop) && ir::is_unit_step(loop->step);
       if (rank_loop) rank_vars.insert(loop->iv);
       collect_rank_sliced(host, loop->body, rank_vars, sliced);
       if (rank_loop) rank_vars.erase(loop->iv);
     } else if (const auto* branch = std::get_if<ir::IfStmt>(&st.node)) {
       collect_rank_sliced(host, branch->then_body, rank_vars, sliced);
       collect_rank_sliced(host, branch->else_body, rank_vars, sliced);
+    }
+  }
+}
+
+// True when a call in `block` (at any depth) dispatches to pl::device(iv).
+bool dispatches_on(const ir::Block& block, ir::VarId iv) {
+  for (const ir::Stmt& st : block) {
+    if (const auto* op = std::get_if<ir::Op>(&st.node)) {
+      if (op->kind == ir::OpKind::Call && op->has_device && !op->args.empty() &&
+          op->args.back().is_var() && op->args.back().var == iv)
+        return true;
+    } else if (const auto* loop = std::get_if<ir::ForStmt>(&st.node)) {
+      if (dispatches_on(loop->body, iv)) return true;
+    } else if (const auto* branch = std::get_if<ir::IfStmt>(&st.node)) {
+      if (dispatches_on(branch->then_body, iv) || dispatches_on(branch->else_body, iv)) return true;
+    }
+  }
+  return false;
+}
+
+// The host loops `pl::range(D, [&](pl::Scalar r) { ... pl::device(r) ... })`
+// whose extent is a named dim D other than pld::world_size(): rank loops
+// whose rank count comes from the arguments.
+void collect_dim_rank_loops(const ir::Block& block, std::vector<const ir::ForStmt*>& out) {
+  for (const ir::Stmt& st : block) {
+    if (const auto* loop = std::get_if<ir::ForStmt>(&st.node)) {
+      const ir::Operand& stop = loop->stop;
+      if (is_zero(loop->start) && ir::is_unit_step(loop->step) && !stop.is_var() &&
+          !stop.is_float_imm && stop.int_imm && stop.int_imm->kind == ir::ExprKind::Dim &&
+          stop.int_imm->dim_id != ir::kWorldSizeDimId && dispatches_on(loop->body, loop->iv))
+        out.push_back(loop);
+      collect_dim_rank_loops(loop->body, out);
+    } else if (const auto* branch = std::get_if<ir::IfStmt>(&st.node)) {
+      collect_dim_rank_loops(branch->then_body, out);
+      collect_dim_rank_loops(branch->else_body, out);
     }
   }
 }
@@ -162,6 +199,26 @@ ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& a
                  where + "declared " + ir::to_string(e) + " = " + std::to_string(*r.value) +
                      ", actual " + std::to_string(actual));
     }
+  }
+  // A loop that dispatches one call per rank over a dim bound from the
+  // arguments must run over exactly P ranks: fewer would leave ranks idle
+  // (their collectives hang, their rows stay untouched), more would dispatch
+  // past the device list.
+  std::vector<const ir::ForStmt*> rank_loops;
+  collect_dim_rank_loops(host.body, rank_loops);
+  for (const ir::ForStmt* loop : rank_loops) {
+    const ir::Expr& e = loop->stop.int_imm;
+    const auto it = bindings.find(e->dim_id);
+    const auto by = bound_by.find(e->dim_id);
+    if (it == bindings.end() || by == bound_by.end() || it->second == world_size) continue;
+    fail_param(
+        host, by->second.first,
+        ", dim " + std::to_string(by->second.second) + ": " + e->dim_name + " is " +
+            std::to_string(it->second) + " here, but the loop over " + e->dim_name +
+            " dispatches one call per rank (pl::device(r)) and P = " + std::to_string(world_size) +
+            " ranks (from the device list): a rank loop must run over exactly P "
+            "ranks\n  hint: shape the host tensors from the device count, or loop over "
+            "pld::world_size()");
   }
   return bindings;
 }

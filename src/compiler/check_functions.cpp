@@ -3,6 +3,7 @@
 
 #include "anyp/errors.hpp"
 #include "compiler/specialize_host.hpp"
+#include "ir/tile_rules.hpp"
 
 namespace anyp::compiler {
 namespace {
@@ -69,6 +70,21 @@ class FunctionChecker {
                        shape_text(shape_of(op.args[1])));
         }
         break;
+      case ir::OpKind::Full:
+        if (!op.args[0].is_var() && !op.args[0].is_float_imm) {
+          ir::EvalResult v = ir::evaluate(op.args[0].int_imm, bindings_);
+          if (!v.value) fail(op, "value " + ir::to_string(op.args[0].int_imm) + ": " + v.error);
+          const std::string error = ir::full_value_error(op.dtype, *v.value);
+          if (!error.empty()) fail(op, error.substr(error.find(": ") + 2));
+        }
+        break;
+      case ir::OpKind::Reshape: {
+        const std::string error =
+            ir::reshape_count_error(shape_text(shape_of(op.args[0])), numel(shape_of(op.args[0])),
+                                    shape_text(shapes_[op.result]), numel(shapes_[op.result]));
+        if (!error.empty()) fail(op, error.substr(error.find(": ") + 2));
+        break;
+      }
       case ir::OpKind::Load:
       case ir::OpKind::RemoteLoad: {
         const std::size_t first = op.kind == ir::OpKind::Load ? 1 : 2;
@@ -86,7 +102,7 @@ class FunctionChecker {
         check_transfer(op);
         break;
       case ir::OpKind::Barrier:
-        check_signal(op, 0, mesh_signal(), "[NR, 1]");
+        check_signal(op, 0, mesh_signal(), "[P, 1]");
         break;
       case ir::OpKind::Allreduce:
       case ir::OpKind::Broadcast:
@@ -118,10 +134,14 @@ class FunctionChecker {
   void check_region(const ir::Op& op, const ir::Operand& tensor, std::size_t first,
                     const std::vector<std::int64_t>& extent, const char* role) {
     const auto& shape = shape_of(tensor);
+    // "the source 'data' [1, 64]": the role, the variable and its shape.
+    const std::string what = std::string(role) +
+                             (tensor.is_var() ? " '" + fn_.vars[tensor.var].name + "'" : "") + " " +
+                             shape_text(shape);
     for (std::size_t d = 0; d < shape.size(); ++d) {
       if (extent[d] > shape[d]) {
-        fail(op, "the region " + shape_text(extent) + " is larger than the " + role + " " +
-                     shape_text(shape) + " in dim " + std::to_string(d));
+        fail(op, "the region " + shape_text(extent) + " is larger than the " + what + " in dim " +
+                     std::to_string(d));
       }
       const ir::Operand& o = op.args[first + d];
       if (o.is_var()) continue;
@@ -129,7 +149,7 @@ class FunctionChecker {
       if (r.value && (*r.value < 0 || *r.value + extent[d] > shape[d])) {
         fail(op, "region out of bounds in dim " + std::to_string(d) + ": offset " +
                      std::to_string(*r.value) + " + extent " + std::to_string(extent[d]) +
-                     " exceeds the " + role + " " + shape_text(shape));
+                     " exceeds the " + what);
       }
     }
   }
@@ -157,8 +177,8 @@ class FunctionChecker {
                     const std::string& decl, const std::string& role = "the signal") {
     const auto& got = shape_of(op.args[arg]);
     if (got != want) {
-      fail(op, role + " must be " + decl + " INT32, which is " + shape_text(want) + " here, got " +
-                   shape_text(got));
+      fail(op, role + " must be " + decl + " INT32, which is " + shape_text(want) +
+                   " at P = " + std::to_string(world()) + ", got " + shape_text(got));
     }
   }
 
@@ -171,7 +191,7 @@ class FunctionChecker {
   void expect_rows(const ir::Op& op, std::size_t arg, const char* role) {
     const auto& shape = shape_of(op.args[arg]);
     if (shape.empty() || shape[0] != world()) {
-      fail(op, std::string(role) + " must have NR = " + std::to_string(world()) +
+      fail(op, std::string(role) + " must have P = " + std::to_string(world()) +
                    " rows (one per rank) in dim 0, got " + shape_text(shape));
     }
   }
@@ -182,14 +202,13 @@ class FunctionChecker {
         if (static_cast<ir::AllreduceKind>(op.count) == ir::AllreduceKind::Ring) {
           if (world() < 2)
             fail(op, "a Ring allreduce needs P >= 2, got P = " + std::to_string(world()));
-          check_signal(op, 1, {2 * (world() - 1), world()}, "[2 * (NR - 1), NR]",
-                       "the Ring signal");
+          check_signal(op, 1, {2 * (world() - 1), world()}, "[2 * (P - 1), P]", "the Ring signal");
         } else {
-          check_signal(op, 1, mesh_signal(), "[NR, 1]", "the Mesh signal");
+          check_signal(op, 1, mesh_signal(), "[P, 1]", "the Mesh signal");
         }
         break;
       case ir::OpKind::Broadcast: {
-        check_signal(op, 1, mesh_signal(), "[NR, 1]");
+        check_signal(op, 1, mesh_signal(), "[P, 1]");
         ir::EvalResult root = ir::evaluate(op.args[2].int_imm, bindings_);
         if (!root.value) fail(op, "root " + ir::to_string(op.args[2].int_imm) + ": " + root.error);
         if (*root.value < 0 || *root.value >= world()) {
@@ -199,11 +218,11 @@ class FunctionChecker {
         break;
       }
       case ir::OpKind::Allgather: {
-        check_signal(op, 2, mesh_signal(), "[NR, 1]");
+        check_signal(op, 2, mesh_signal(), "[P, 1]");
         const auto& src = shape_of(op.args[0]);
         const auto& dst = shape_of(op.args[1]);
         if (numel(dst) != world() * numel(src)) {
-          fail(op, "the target " + shape_text(dst) + " must hold NR = " + std::to_string(world()) +
+          fail(op, "the target " + shape_text(dst) + " must hold P = " + std::to_string(world()) +
                        " copies of the source " + shape_text(src) + " (" +
                        std::to_string(world() * numel(src)) + " elements), got " +
                        std::to_string(numel(dst)));
@@ -211,22 +230,22 @@ class FunctionChecker {
         break;
       }
       case ir::OpKind::ReduceScatter:
-        check_signal(op, 1, mesh_signal(), "[NR, 1]");
+        check_signal(op, 1, mesh_signal(), "[P, 1]");
         expect_rows(op, 0, "the data");
         break;
       case ir::OpKind::AllToAll:
       case ir::OpKind::AllToAllV: {
         const bool v = op.kind == ir::OpKind::AllToAllV;
         const std::size_t src = 0, dst = v ? 2 : 1, sig = v ? 4 : 2;
-        check_signal(op, sig, mesh_signal(), "[NR, 1]");
+        check_signal(op, sig, mesh_signal(), "[P, 1]");
         expect_rows(op, src, "the source");
         if (shape_of(op.args[src]) != shape_of(op.args[dst])) {
           fail(op, "the source " + shape_text(shape_of(op.args[src])) + " and the target " +
                        shape_text(shape_of(op.args[dst])) + " must have the same shape");
         }
         if (v) {
-          check_signal(op, 1, mesh_signal(), "[NR, 1]", "send_counts");
-          check_signal(op, 3, mesh_signal(), "[NR, 1]", "recv_counts");
+          check_signal(op, 1, mesh_signal(), "[P, 1]", "send_counts");
+          check_signal(op, 3, mesh_signal(), "[P, 1]", "recv_counts");
         }
         break;
       }

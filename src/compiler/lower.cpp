@@ -101,6 +101,10 @@ class Lowerer {
         lower_op(f, *op);
       } else if (const auto* loop = std::get_if<ir::ForStmt>(&s.node)) {
         e_.set_site(f.fn->name, "pl.range");
+        if (!ir::is_unit_step(loop->step)) {
+          stepped_loop(f, *loop);
+          continue;
+        }
         const std::int32_t start = scalar(f, loop->start);
         const std::int32_t stop = e_.scalar_reg();
         e_.mov(stop, scalar(f, loop->stop));
@@ -124,6 +128,73 @@ class Lowerer {
         e_.patch(to_end, e_.here());
       }
     }
+  }
+
+  // pl.range with a step other than the constant 1. The bound and the step
+  // are read once, at entry; a step read at run time is checked to be non-zero
+  // (check.step) and its sign picks the exit test on every iteration. The
+  // counter adds in INT64, so it cannot wrap around past the bound.
+  void stepped_loop(Frame& f, const ir::ForStmt& loop) {
+    const std::int32_t counter = e_.scalar_reg();
+    e_.mov(counter, scalar(f, loop.start));
+    const std::int32_t stop = e_.scalar_reg();
+    e_.mov(stop, scalar(f, loop.stop));
+    std::int32_t step = -1;
+    int sign = 0;  // the constant step's sign; 0: read at run time
+    if (loop.step.is_var()) {
+      step = e_.scalar_reg();
+      e_.mov(step, scalar(f, loop.step));
+      Instr check;
+      check.op = Opcode::CheckStep;
+      check.a = step;
+      e_.emit(check);
+    } else {
+      const std::int64_t v = eval(loop.step.int_imm);
+      if (v == 0) {
+        throw CompileError("compile error: function '" + f.fn->name + "' (" +
+                           ir::level_name(f.fn->level) + "), op pl.range: the step " +
+                           ir::to_string(loop.step.int_imm) + " is 0 here");
+      }
+      sign = v > 0 ? 1 : -1;
+      step = e_.int_constant(v);
+    }
+    const auto op = [](ir::BinaryOp b) { return static_cast<std::uint8_t>(b); };
+    const std::int32_t up =
+        sign == 0 ? e_.binary(op(ir::BinaryOp::Gt), step, e_.int_constant(0)) : -1;
+    const std::size_t top = e_.here();
+    Instr exit;
+    exit.op = Opcode::JumpIfGe;
+    if (sign > 0) {  // leave when counter >= stop
+      exit.a = counter;
+      exit.b = stop;
+    } else if (sign < 0) {  // leave when counter <= stop
+      exit.a = stop;
+      exit.b = counter;
+    } else {  // leave when (up && counter >= stop) || (!up && counter <= stop)
+      const std::int32_t past_up = e_.binary(op(ir::BinaryOp::Ge), counter, stop);
+      const std::int32_t past_down = e_.binary(op(ir::BinaryOp::Ge), stop, counter);
+      const std::int32_t down = e_.binary(op(ir::BinaryOp::Eq), up, e_.int_constant(0));
+      exit.a = e_.binary(op(ir::BinaryOp::Or), e_.binary(op(ir::BinaryOp::And), up, past_up),
+                         e_.binary(op(ir::BinaryOp::And), down, past_down));
+      exit.b = e_.int_constant(1);
+    }
+    const std::size_t exit_jump = e_.emit(exit);
+    e_.mov(f.regs[loop.iv], counter);
+    block(f, loop.body);
+    e_.set_site(f.fn->name, "pl.range");
+    Instr inc;
+    inc.op = Opcode::ScalarBin;
+    inc.sub = op(ir::BinaryOp::Add);
+    inc.dst = counter;
+    inc.a = counter;
+    inc.b = step;
+    inc.dtype = DType::INT64;
+    e_.emit(inc);
+    Instr back;
+    back.op = Opcode::Jump;
+    back.imm = static_cast<std::int64_t>(top);
+    e_.emit(back);
+    e_.patch(exit_jump, e_.here());
   }
 
   void lower_op(Frame& f, const ir::Op& op) {
@@ -195,6 +266,17 @@ class Lowerer {
         i.op = Opcode::TileCast;
         i.a = reg(f, a[0]);
         i.dtype = op.dtype;
+        break;
+      case ir::OpKind::Full:
+        i.op = Opcode::FullTile;
+        i.a = scalar(f, a[0]);
+        i.dtype = op.dtype;
+        i.shape = eval_shape(op.shape);
+        break;
+      case ir::OpKind::Reshape:
+        i.op = Opcode::ReshapeTile;
+        i.a = reg(f, a[0]);
+        i.shape = eval_shape(op.shape);
         break;
       case ir::OpKind::GetCommCtx:
         return;
@@ -298,15 +380,7 @@ class Lowerer {
   // window operands (checked to be distinct buffers at run time) and the
   // signature every rank's matching call must share.
   void describe_collective(const Frame& f, const ir::Op& op, const CollectiveCall& call) {
-    static const std::map<ir::OpKind, std::vector<std::string>> kRoles = {
-        {ir::OpKind::Barrier, {"signal"}},
-        {ir::OpKind::Allreduce, {"data", "signal"}},
-        {ir::OpKind::Broadcast, {"data", "signal"}},
-        {ir::OpKind::Allgather, {"src", "dst", "signal"}},
-        {ir::OpKind::ReduceScatter, {"data", "signal"}},
-        {ir::OpKind::AllToAll, {"src", "dst", "signal"}},
-        {ir::OpKind::AllToAllV, {"src", "send_counts", "dst", "recv_counts", "signal"}}};
-    const std::vector<std::string>& roles = kRoles.at(op.kind);
+    const std::vector<std::string>& roles = ir::collective_roles(op.kind);
     runtime::CollectiveDesc desc;
     desc.op = ir::op_kind_name(op.kind);
     std::vector<std::string> parts;

@@ -8,6 +8,7 @@
 
 #include "anyp/errors.hpp"
 #include "compiler/bind_dims.hpp"
+#include "compiler/check_collective_windows.hpp"
 #include "compiler/check_functions.hpp"
 #include "compiler/layout_windows.hpp"
 #include "compiler/lower.hpp"
@@ -85,6 +86,7 @@ std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host
     }
   }
   mark_signal_buffers(exec);
+  check_collective_windows(plan->program, exec);
   std::lock_guard<std::mutex> lock(cache_mutex);
   return plan_cache.emplace(key, std::move(plan)).first->second;
 }

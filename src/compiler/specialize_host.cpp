@@ -8,6 +8,7 @@
 #include "anyp/errors.hpp"
 #include "compiler/check_functions.hpp"
 #include "ir/verifier.hpp"
+#include "runtime/collective_tracker.hpp"
 #include "runtime/region.hpp"
 #include "runtime/scalar_math.hpp"
 
@@ -55,7 +56,8 @@ struct ViewRef {
   std::int32_t buffer;
   std::vector<std::int64_t> shape;
   DType dtype;
-  ir::VarId made_by;  // the Window op's result var
+  ir::VarId made_by;             // the Window op's result var
+  std::int64_t byte_offset = 0;  // from the buffer's start (pld::window's offset)
 };
 using HostValue =
     std::variant<std::monostate, runtime::ScalarValue, TensorSlice, BufferRef, ViewRef>;
@@ -131,11 +133,14 @@ class HostEvaluator {
       } else if (const auto* f = std::get_if<ir::ForStmt>(&s.node)) {
         const std::int64_t start = scalar(f->start, "pl.range").as_int();
         const std::int64_t stop = scalar(f->stop, "pl.range").as_int();
+        const std::int64_t step = scalar(f->step, "pl.range").as_int();
+        if (step == 0) fail("pl.range: the step is 0");
         ++loop_depth_;
         loop_dispatches_.push_back(ir::contains_op(f->body, ir::OpKind::Call));
-        for (std::int64_t i = start; i < stop; ++i) {
+        for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
           env_[f->iv] = runtime::int_scalar(i);
           block(f->body);
+          if (step > 0 ? i > stop - step : i < stop - step) break;  // i + step would overflow
         }
         loop_dispatches_.pop_back();
         --loop_depth_;
@@ -266,9 +271,21 @@ class HostEvaluator {
            " (" + std::to_string(bytes) + " B) does not fit window buffer '" + buf.name + "' (" +
            std::to_string(buf.used) + " B)");
     }
+    std::int64_t byte_offset = 0;
+    if (op.args.size() > 1) {  // a sub-window: offset in elements of the view's dtype
+      const std::int64_t offset = scalar(op.args[1], "pld.window").as_int();
+      const auto width = static_cast<std::int64_t>(dtype_bytes(op.dtype));
+      if (offset < 0 || offset > (buf.used - bytes) / width) {
+        fail("pld.window: a view " + shape_text(shape) + " " + std::string(dtype_name(op.dtype)) +
+             " (" + std::to_string(bytes) + " B) at element offset " + std::to_string(offset) +
+             " (byte " + std::to_string(offset * width) + ") does not fit window buffer '" +
+             buf.name + "' (" + std::to_string(buf.used) + " B)");
+      }
+      byte_offset = offset * width;
+    }
     viewed_.insert(b->id);
     views_made_[op.result] = b->id;
-    env_[op.result] = ViewRef{b->id, std::move(shape), op.dtype, op.result};
+    env_[op.result] = ViewRef{b->id, std::move(shape), op.dtype, op.result, byte_offset};
   }
 
   // A collective between dispatch loops: one dispatch per rank of a
@@ -289,7 +306,8 @@ class HostEvaluator {
                std::to_string(result_.synthesized.size());
     fn->level = ir::Level::Orchestration;
     std::vector<runtime::ArgBinding> bindings;
-    std::set<std::int32_t> buffers_seen;
+    std::vector<std::pair<runtime::WindowSpan, std::size_t>> spans_seen;  // (span, role)
+    std::size_t role = 0;
     auto add_param = [&](const std::string& pname, const ViewRef& w) {
       fn->vars.push_back(ir::Var{pname, ir::shaped_type(ir::TypeKind::DistTensor, {}, w.dtype)});
       for (auto e : w.shape) fn->vars.back().type.shape.push_back(ir::make_const(e));
@@ -299,6 +317,7 @@ class HostEvaluator {
       a.buffer = w.buffer;
       a.dtype = w.dtype;
       a.shape = w.shape;
+      a.byte_offset = w.byte_offset;
       bindings.push_back(std::move(a));
       views_dispatched_.insert(w.made_by);
       return static_cast<ir::VarId>(fn->vars.size() - 1);
@@ -311,10 +330,16 @@ class HostEvaluator {
         fail(name + " at the host level works on window views made with pld::window; argument " +
              std::to_string(i) + " is " + var_name(o.var) + ", which is not one");
       }
-      if (!buffers_seen.insert(w->buffer).second) {
-        fail(name + ": two arguments view the same window buffer '" +
-             result_.buffers[w->buffer].name + "'; source and target must not alias");
+      const runtime::WindowSpan span =
+          runtime::window_span(w->buffer, w->byte_offset, w->dtype, w->shape);
+      for (const auto& [seen, seen_role] : spans_seen) {
+        if (!span.overlaps(seen)) continue;
+        const std::vector<std::string>& roles = ir::collective_roles(op.kind);
+        fail(name + ": " +
+             runtime::shared_window_message(roles.at(seen_role), roles.at(role),
+                                            result_.buffers[w->buffer].name));
       }
+      spans_seen.emplace_back(span, role++);
       body.args[i] = ir::Operand::of_var(add_param("arg" + std::to_string(i), *w));
     }
     if (op.kind == ir::OpKind::Allreduce && op.args.size() == 1) {
@@ -397,6 +422,7 @@ class HostEvaluator {
         views_dispatched_.insert(w->made_by);
         a.kind = runtime::ArgBinding::Kind::Window;
         a.buffer = w->buffer;
+        a.byte_offset = w->byte_offset;
         a.dtype = w->dtype;
         a.shape = w->shape;
       } else if (const auto* s = std::get_if<runtime::ScalarValue>(&v)) {

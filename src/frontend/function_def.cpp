@@ -119,10 +119,60 @@ std::shared_ptr<FunctionDef> make_function(std::string name, Level level,
                                        body_arity, std::move(body));
 }
 
-void record_call(const FunctionDef& callee_def, const std::vector<CallArg>& args) {
+CallArg::CallArg(const pl::NamedArg& named) : CallArg(named.value) { name = named.name; }
+
+namespace {
+
+// Named arguments (pl::arg("x") = x) in the callee's parameter order; the
+// device, if any, stays last. Positional arguments are returned unchanged.
+std::vector<CallArg> by_parameter_name(Trace& t, const std::string& what,
+                                       const ir::Function& callee,
+                                       const std::vector<CallArg>& args) {
+  bool named = false;
+  for (const CallArg& a : args) named = named || !a.name.empty();
+  if (!named) return args;
+  std::vector<const CallArg*> slot(callee.params.size(), nullptr);
+  const CallArg* device = nullptr;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const CallArg& a = args[i];
+    if (a.kind == CallArg::Kind::Device && a.name.empty()) {
+      if (i + 1 != args.size()) t.fail(what + ": pl::device(r) must be the last argument");
+      device = &a;
+      continue;
+    }
+    if (a.name.empty()) {
+      t.fail(what + ": argument " + std::to_string(i) +
+             " has no name; name every argument (pl::arg(\"name\") = value) or none");
+    }
+    std::size_t p = 0;
+    while (p < callee.params.size() && callee.vars[callee.params[p].var].name != a.name) ++p;
+    if (p == callee.params.size()) {
+      t.fail(what + ": '" + callee.name + "' has no parameter named '" + a.name +
+             "' (its parameters: " + param_list(callee) + ")");
+    }
+    if (slot[p]) t.fail(what + ": parameter '" + a.name + "' is given twice");
+    slot[p] = &a;
+  }
+  std::vector<CallArg> out;
+  for (std::size_t p = 0; p < slot.size(); ++p) {
+    if (!slot[p]) {
+      t.fail(what + ": parameter '" + callee.vars[callee.params[p].var].name +
+             "' is not given (the parameters of '" + callee.name + "': " + param_list(callee) +
+             ")");
+    }
+    out.push_back(*slot[p]);
+  }
+  if (device) out.push_back(*device);
+  return out;
+}
+
+}  // namespace
+
+void record_call(const FunctionDef& callee_def, const std::vector<CallArg>& given) {
   const std::string what = "call of '" + callee_def.name() + "'";
   Trace& t = Trace::current(what);
   std::shared_ptr<const ir::Function> callee = callee_def.ir();
+  const std::vector<CallArg> args = by_parameter_name(t, what, *callee, given);
   ir::Op op;
   op.kind = ir::OpKind::Call;
   op.callee = callee;
@@ -159,6 +209,29 @@ void record_call(const FunctionDef& callee_def, const std::vector<CallArg>& args
   }
   t.emit(std::move(op));
 }
+
+}  // namespace anyp::detail
+
+namespace pl::jit {
+
+Function orchestration_for(std::string name, const Function& kernel) {
+  using anyp::detail::CallArg;
+  std::shared_ptr<anyp::detail::FunctionDef> def = kernel.def();
+  std::vector<Param> params = def->params();
+  const std::size_t arity = params.size();
+  return Function(anyp::detail::make_function(std::move(name), anyp::detail::Level::Orchestration,
+                                              std::move(params), arity,
+                                              [def](const std::vector<anyp::detail::VarRef>& vars) {
+                                                std::vector<CallArg> args;
+                                                for (const anyp::detail::VarRef& v : vars)
+                                                  args.emplace_back(Value(v));
+                                                anyp::detail::record_call(*def, args);
+                                              }));
+}
+
+}  // namespace pl::jit
+
+namespace anyp::detail {
 
 std::string function_ir_text(const FunctionDef& fn) {
   return ir::print_program(ir::collect_program(fn.ir()));

@@ -1,8 +1,12 @@
 // pl_ops.cpp — recording of the single-device ops: load/store/read/write,
 // elementwise tile math, casts, loops and branches.
+#include <cstdint>
+#include <optional>
+
 #include "anyp/pl.hpp"
 #include "frontend/op_recording.hpp"
 #include "frontend/trace.hpp"
+#include "ir/tile_rules.hpp"
 
 namespace pl {
 
@@ -158,6 +162,81 @@ Tile cast(const Tile& tile, DType dtype) {
   return Tile(t.ref(res));
 }
 
+Tile operator+(const Tile& a, const Tile& b) { return add(a, b); }
+Tile operator-(const Tile& a, const Tile& b) { return sub(a, b); }
+Tile operator*(const Tile& a, const Tile& b) { return mul(a, b); }
+Tile operator+(const Tile& a, const ScalarArg& b) { return add(a, b); }
+Tile operator-(const Tile& a, const ScalarArg& b) { return sub(a, b); }
+Tile operator*(const Tile& a, const ScalarArg& b) { return mul(a, b); }
+Tile operator+(const ScalarArg& a, const Tile& b) { return add(b, a); }
+Tile operator*(const ScalarArg& a, const Tile& b) { return mul(b, a); }
+Tile operator-(const Tile& a) { return mul(a, -1); }
+
+namespace {
+
+// Element count of a shape whose extents are all constants; nullopt otherwise.
+std::optional<std::int64_t> const_elements(const std::vector<ir::Expr>& shape) {
+  std::int64_t n = 1;
+  for (const auto& e : shape) {
+    if (!ir::is_const(e)) return std::nullopt;
+    n *= e->value;
+  }
+  return n;
+}
+
+}  // namespace
+
+Tile full(Shape shape, const ScalarArg& value, DType dtype) {
+  Trace& t = Trace::current("pl.full");
+  ir::Operand v = t.operand(value, "pl.full");
+  const ir::Type vt = t.operand_type(v);
+  const std::string tile = anyp::detail::dtype_with_article(dtype) + " tile";
+  if (!anyp::dtype_is_float(dtype) && anyp::dtype_is_float(vt.dtype)) {
+    if (v.is_var()) {
+      t.fail("pl.full: a floating value (" + ir::to_string(vt) + ") for " + tile +
+             "; tiles are typed: pl::cast the value to an integer dtype first");
+    }
+    t.fail("pl.full: a floating value for " + tile +
+           "; tiles are typed: use an integer value, or a floating dtype");
+  }
+  if (!v.is_var() && !v.is_float_imm && ir::is_const(v.int_imm)) {
+    const std::string error = ir::full_value_error(dtype, v.int_imm->value);
+    if (!error.empty()) t.fail(error);
+  }
+  ir::Op op;
+  op.kind = ir::OpKind::Full;
+  op.dtype = dtype;
+  op.args = {v};
+  op.shape = anyp::detail::shape_exprs(shape);
+  op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tile, op.shape, dtype));
+  ir::VarId res = op.result;
+  t.emit(std::move(op));
+  return Tile(t.ref(res));
+}
+
+Tile zeros(Shape shape, DType dtype) { return full(std::move(shape), 0, dtype); }
+
+Tile reshape(const Tile& tile, Shape shape) {
+  Trace& t = Trace::current("pl.reshape");
+  ir::VarId v = expect_kind(t, tile, "pl.reshape", "the operand", {ir::TypeKind::Tile});
+  const ir::Type& vt = t.type_of(v);
+  ir::Op op;
+  op.kind = ir::OpKind::Reshape;
+  op.args = {ir::Operand::of_var(v)};
+  op.shape = anyp::detail::shape_exprs(shape);
+  op.dtype = vt.dtype;
+  const auto from_n = const_elements(vt.shape), to_n = const_elements(op.shape);
+  if (from_n && to_n) {  // symbolic extents are checked once dims are bound
+    const std::string error =
+        ir::reshape_count_error(ir::to_string(vt.shape), *from_n, ir::to_string(op.shape), *to_n);
+    if (!error.empty()) t.fail(error);
+  }
+  op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tile, op.shape, vt.dtype));
+  ir::VarId res = op.result;
+  t.emit(std::move(op));
+  return Tile(t.ref(res));
+}
+
 Scalar cast(const ScalarArg& s, DType dtype) {
   Trace& t = Trace::current("pl.cast");
   ir::Op op;
@@ -173,12 +252,26 @@ Scalar cast(const ScalarArg& s, DType dtype) {
 void range(const ScalarArg& stop, const std::function<void(Scalar)>& body) { range(0, stop, body); }
 
 void range(const ScalarArg& start, const ScalarArg& stop, const std::function<void(Scalar)>& body) {
+  range(start, stop, 1, body);
+}
+
+void range(const ScalarArg& start, const ScalarArg& stop, const ScalarArg& step,
+           const std::function<void(Scalar)>& body) {
   Trace& t = Trace::current("pl.range");
   ir::ForStmt f;
   f.start = t.operand(start, "pl.range");
   f.stop = t.operand(stop, "pl.range");
   for (const auto* o : {&f.start, &f.stop}) {
     if (anyp::dtype_is_float(t.operand_type(*o).dtype)) t.fail("pl.range: bounds must be integers");
+  }
+  f.step = t.operand(step, "pl.range");
+  if (anyp::dtype_is_float(t.operand_type(f.step).dtype)) {
+    t.fail("pl.range: the step must be an integer");
+  }
+  if (!f.step.is_var() && ir::is_const(f.step.int_imm) && f.step.int_imm->value == 0) {
+    t.fail(
+        "pl.range: the step is 0; use a positive step to count up or a negative one to count "
+        "down");
   }
   f.iv = t.new_var(ir::scalar_type(DType::INT32));
   t.push_block();

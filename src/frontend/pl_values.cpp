@@ -200,6 +200,34 @@ Scalar operator||(const ScalarArg& a, const ScalarArg& b) { return binary(ir::Bi
 Scalar min(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Min, a, b); }
 Scalar max(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Max, a, b); }
 
+Scalar operator-(const Scalar& a) { return binary(ir::BinaryOp::Mul, a, -1); }
+
+Scalar operator+(const Scalar& a) { return Scalar(a); }
+
+namespace {
+
+// s = s <kind> b, converted back to s's dtype when the promoted result differs.
+Scalar& compound(Scalar& s, ir::BinaryOp kind, const ScalarArg& b) {
+  const std::string name = std::string("scalar ") + ir::binary_op_name(kind) + "=";
+  Trace& t = Trace::current(name);
+  const DType dtype = t.type_of(t.id_of(s.var(), name)).dtype;
+  Scalar r = binary(kind, s, b);
+  if (t.type_of(t.id_of(r.var(), name)).dtype != dtype) {
+    s = cast(r, dtype);
+  } else {
+    s = r;
+  }
+  return s;
+}
+
+}  // namespace
+
+Scalar& Scalar::operator+=(const ScalarArg& b) { return compound(*this, ir::BinaryOp::Add, b); }
+Scalar& Scalar::operator-=(const ScalarArg& b) { return compound(*this, ir::BinaryOp::Sub, b); }
+Scalar& Scalar::operator*=(const ScalarArg& b) { return compound(*this, ir::BinaryOp::Mul, b); }
+Scalar& Scalar::operator/=(const ScalarArg& b) { return compound(*this, ir::BinaryOp::Div, b); }
+Scalar& Scalar::operator%=(const ScalarArg& b) { return compound(*this, ir::BinaryOp::Mod, b); }
+
 Scalar operator!(const Scalar& a) {
   Trace& t = Trace::current("scalar not");
   ir::Operand x = t.operand(ScalarArg(a), "scalar not");

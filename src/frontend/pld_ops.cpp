@@ -68,18 +68,40 @@ pl::Value alloc_window_buffer(pl::Shape shape, pl::DType dtype) {
   return alloc_window_buffer("buf" + std::to_string(alloc_counter(t)), std::move(shape), dtype);
 }
 
-pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype) {
+namespace {
+
+pl::Value make_window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype,
+                      const pl::ScalarArg* offset) {
   Trace& t = Trace::current("pld.window");
   ir::VarId buf = expect_kind(t, buffer, "pld.window", "the buffer", {ir::TypeKind::WindowBuffer});
   ir::Op op;
   op.kind = ir::OpKind::Window;
   op.args = {ir::Operand::of_var(buf)};
+  if (offset) {
+    ir::Operand o = t.operand(*offset, "pld.window");
+    if (anyp::dtype_is_float(t.operand_type(o).dtype)) {
+      t.fail("pld.window: the offset must be an integer (a count of " +
+             std::string(anyp::dtype_name(dtype)) + " elements)");
+    }
+    op.args.push_back(o);
+  }
   op.shape = anyp::detail::shape_exprs(shape);
   op.dtype = dtype;
   op.result = t.new_var(ir::shaped_type(ir::TypeKind::DistTensor, op.shape, dtype));
   ir::VarId res = op.result;
   t.emit(std::move(op));
   return pl::Value(t.ref(res));
+}
+
+}  // namespace
+
+pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype) {
+  return make_window(buffer, std::move(shape), dtype, nullptr);
+}
+
+pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype,
+                 const pl::ScalarArg& offset) {
+  return make_window(buffer, std::move(shape), dtype, &offset);
 }
 
 pl::Dim world_size() {

@@ -17,6 +17,11 @@ const char* intent_name(Intent i) {
   return "?";
 }
 
+bool is_unit_step(const Operand& o) {
+  return !o.is_var() && !o.is_float_imm && o.int_imm && is_const(o.int_imm) &&
+         o.int_imm->value == 1;
+}
+
 namespace {
 
 void collect_block(const Block& block, std::set<const Function*>& seen, Program& program);

@@ -18,12 +18,18 @@ namespace anyp::ir {
 struct Stmt;
 using Block = std::vector<Stmt>;
 
-// for iv in [start, stop): body. The bound is read once, at loop entry.
+// for iv in range(start, stop, step): body. The bound and the step are read
+// once, at loop entry. A positive step runs while iv < stop, a negative one
+// while iv > stop; the step is never 0 (checked when traced or at run time).
 struct ForStmt {
   VarId iv = -1;
   Operand start, stop;
+  Operand step = Operand::of_int(make_const(1));
   Block body;
 };
+
+// True when `o` is the integer constant 1 (a plain pl::range step).
+bool is_unit_step(const Operand& o);
 
 // if cond != 0: then_body else else_body.
 struct IfStmt {

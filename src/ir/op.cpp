@@ -1,6 +1,8 @@
 // op.cpp — names and level masks of IR ops and their enum attributes.
 #include "ir/op.hpp"
 
+#include <map>
+
 #include "ir/function.hpp"
 
 namespace anyp::ir {
@@ -50,6 +52,20 @@ std::string op_display_name(const Op& op) {
     default:
       return op_kind_name(op.kind);
   }
+}
+
+const std::vector<std::string>& collective_roles(OpKind k) {
+  static const std::map<OpKind, std::vector<std::string>> kRoles = {
+      {OpKind::Barrier, {"signal"}},
+      {OpKind::Allreduce, {"data", "signal"}},
+      {OpKind::Broadcast, {"data", "signal"}},
+      {OpKind::Allgather, {"src", "dst", "signal"}},
+      {OpKind::ReduceScatter, {"data", "signal"}},
+      {OpKind::AllToAll, {"src", "dst", "signal"}},
+      {OpKind::AllToAllV, {"src", "send_counts", "dst", "recv_counts", "signal"}}};
+  static const std::vector<std::string> kNone;
+  const auto it = kRoles.find(k);
+  return it == kRoles.end() ? kNone : it->second;
 }
 
 }  // namespace anyp::ir

@@ -9,7 +9,8 @@
 //   ScalarCast   %r = cast(args[0]) to dtype
 //   Index        %r = args[0][args[1]]                (host slicing, drops dim 0)
 //   AllocWindow  %r = buffer `name`, shape, dtype     (host)
-//   Window       %r = view of buffer args[0], shape, dtype (host)
+//   Window       %r = view of buffer args[0], shape, dtype (host); args[1], when present,
+//                is the view's offset in elements of dtype from the buffer's start
 //   WorldSize    marker: pld::world_size() used as a value
 //   Call         callee(args...), device = last arg when has_device
 //   Load         %r = tile of args[0] at offsets args[1..], shape
@@ -18,6 +19,8 @@
 //   Write        args[0][indices args[2..]] = args[1]
 //   TileBinary   %r = args[0] <attr:BinaryOp> args[1] (tile or scalar)
 //   TileCast     %r = cast(args[0]) to dtype
+//   Full         %r = tile of `shape` and dtype, every element args[0] (converted)
+//   Reshape      %r = tile args[0] seen with `shape` (same element count and dtype)
 //   GetCommCtx   %r = comm context of window args[0]
 //   Rank/NRanks  %r = rank / P of ctx args[0]
 //   Notify       signal args[0], peer args[1], value args[2], offsets args[3..]; attr NotifyOp
@@ -71,6 +74,8 @@ enum LevelMask : unsigned { kHost = 1, kOrch = 2, kIncore = 4, kAny = 7 };
   X(Write, "pl.write", kIncore)                                  \
   X(TileBinary, "tile", kIncore)                                 \
   X(TileCast, "pl.cast", kIncore)                                \
+  X(Full, "pl.full", kIncore)                                    \
+  X(Reshape, "pl.reshape", kIncore)                              \
   X(GetCommCtx, "pld.get_comm_ctx", kAny)                        \
   X(Rank, "pld.rank", kIncore)                                   \
   X(NRanks, "pld.nranks", kIncore)                               \
@@ -95,6 +100,9 @@ enum class OpKind {
 };
 
 const char* op_kind_name(OpKind k);
+// The roles of a builtin collective's window operands, in argument order
+// ("data", "signal"; "src", "dst", "signal"; ...). Empty for other ops.
+const std::vector<std::string>& collective_roles(OpKind k);
 unsigned op_levels(OpKind k);
 
 using VarId = std::int32_t;

@@ -113,7 +113,7 @@ class Printer {
                std::string(dtype_name(op.dtype));
       case OpKind::Window:
         return res + "pld.window " + operand(a[0]) + " " + shape(op.shape) + " " +
-               std::string(dtype_name(op.dtype));
+               std::string(dtype_name(op.dtype)) + (n > 1 ? " offset=" + operand(a[1]) : "");
       case OpKind::WorldSize:
         return "pld.world_size";
       case OpKind::Call: {
@@ -133,6 +133,10 @@ class Printer {
       case OpKind::TileBinary:
         return res + tile_binary_name(static_cast<BinaryOp>(op.attr)) + " " + operands(a, 0, 2) +
                result_type(op);
+      case OpKind::Full:
+        return res + "pl.full " + operand(a[0]) + " " + shape(op.shape) + result_type(op);
+      case OpKind::Reshape:
+        return res + "pl.reshape " + operand(a[0]) + " " + shape(op.shape) + result_type(op);
       case OpKind::GetCommCtx:
         return res + "pld.get_comm_ctx " + operand(a[0]);
       case OpKind::Rank:
@@ -189,7 +193,8 @@ class Printer {
         line(depth, op_text(*op));
       } else if (const auto* f = std::get_if<ForStmt>(&s.node)) {
         line(depth, "for " + var(f->iv) + " in range(" + operand(f->start) + ", " +
-                        operand(f->stop) + ") {");
+                        operand(f->stop) + (is_unit_step(f->step) ? "" : ", " + operand(f->step)) +
+                        ") {");
         block(f->body, depth + 1);
         line(depth, "}");
       } else if (const auto* i = std::get_if<IfStmt>(&s.node)) {

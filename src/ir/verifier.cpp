@@ -112,6 +112,7 @@ void verify_block(const Function& fn, const Block& block, int loop_depth = 0) {
     } else if (const auto* f = std::get_if<ForStmt>(&s.node)) {
       check_operand(fn, f->start);
       check_operand(fn, f->stop);
+      check_operand(fn, f->step);
       verify_block(fn, f->body, loop_depth + 1);
     } else if (const auto* i = std::get_if<IfStmt>(&s.node)) {
       check_operand(fn, i->cond);

@@ -103,4 +103,17 @@ std::string CollectiveTracker::unbalanced_calls() const {
   return "";
 }
 
+WindowSpan window_span(std::int32_t buffer, std::int64_t byte_offset, DType dtype,
+                       std::span<const std::int64_t> shape) {
+  std::int64_t n = static_cast<std::int64_t>(dtype_bytes(dtype));
+  for (const std::int64_t e : shape) n *= e;
+  return WindowSpan{buffer, byte_offset, byte_offset + n};
+}
+
+std::string shared_window_message(const std::string& role_a, const std::string& role_b,
+                                  const std::string& buffer) {
+  return "the " + role_a + " and the " + role_b + " are views of one window buffer '" + buffer +
+         "'; a collective's windows must be distinct buffers";
+}
+
 }  // namespace anyp::runtime

@@ -53,4 +53,24 @@ class CollectiveTracker {
   std::vector<std::map<std::int32_t, std::size_t>> count_;  // rank -> signal buffer -> calls made
 };
 
+// The bytes [begin, end) a window view covers in its buffer. Two operands of
+// one collective may be views of one buffer only when their spans are
+// disjoint (sub-windows, pld::window's offset).
+struct WindowSpan {
+  std::int32_t buffer = -1;
+  std::int64_t begin = 0, end = 0;
+  bool overlaps(const WindowSpan& o) const {
+    return buffer == o.buffer && begin < o.end && o.begin < end;
+  }
+};
+WindowSpan window_span(std::int32_t buffer, std::int64_t byte_offset, DType dtype,
+                       std::span<const std::int64_t> shape);
+
+// The one wording for a collective whose window operands share a buffer
+// (compile time, host level and run time): "the data and the signal are
+// views of one window buffer 'b'; a collective's windows must be distinct
+// buffers".
+std::string shared_window_message(const std::string& role_a, const std::string& role_b,
+                                  const std::string& buffer);
+
 }  // namespace anyp::runtime

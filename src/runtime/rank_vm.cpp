@@ -67,7 +67,7 @@ bool RankVm::enter_dispatch() {
         v_[reg] = ViewReg{Space::Host, a.host_param, a.byte_offset, a.dtype, a.shape};
         break;
       case ArgBinding::Kind::Window:
-        v_[reg] = ViewReg{Space::Window, a.buffer, 0, a.dtype, a.shape};
+        v_[reg] = ViewReg{Space::Window, a.buffer, a.byte_offset, a.dtype, a.shape};
         break;
     }
   }
@@ -135,26 +135,34 @@ RankVm::Index RankVm::offsets(const Instr& in, std::size_t from, std::size_t cou
   return out;
 }
 
-void RankVm::check_region(const Instr& in, const ViewReg& v, std::span<const std::int64_t> offs,
-                          std::span<const std::int64_t> extent, const char* role) const {
+std::string RankVm::memory_text(const ViewReg& v, std::int64_t owner) const {
+  if (v.space == Space::Host)
+    return "host tensor '" + ctx_->exec->host_args[static_cast<std::size_t>(v.id)].name + "'";
+  return "rank " + std::to_string(owner) + "'s window '" +
+         ctx_->exec->buffers[static_cast<std::size_t>(v.id)].name + "'";
+}
+
+void RankVm::check_region(const Instr& in, const ViewReg& v, std::int64_t owner,
+                          std::span<const std::int64_t> offs, std::span<const std::int64_t> extent,
+                          const char* role) const {
   for (std::size_t d = 0; d < v.shape.size(); ++d) {
     // (offs > shape - extent, not offs + extent > shape: a huge offset must
     // not overflow past the check)
     if (offs[d] < 0 || extent[d] > v.shape[d] || offs[d] > v.shape[d] - extent[d]) {
       fail(in, std::string("region out of bounds: offsets ") + list_text(offs) + " + shape " +
-                   list_text(extent) + " exceeds the " + role + " " + list_text(v.shape) +
-                   " in dim " + std::to_string(d));
+                   list_text(extent) + " exceeds the " + role + " " + list_text(v.shape) + " (" +
+                   memory_text(v, owner) + ") in dim " + std::to_string(d));
     }
   }
 }
 
-void RankVm::check_flat(const Instr& in, const ViewReg& v, std::int64_t offset,
+void RankVm::check_flat(const Instr& in, const ViewReg& v, std::int64_t owner, std::int64_t offset,
                         std::int64_t len) const {
   const std::int64_t n = element_count(v.shape);
   if (offset < 0 || len < 0 || len > n || offset > n - len) {
     fail(in, "elements [" + std::to_string(offset) + ", " + std::to_string(offset + len) +
-                 ") are outside the " + std::to_string(n) + "-element window " +
-                 list_text(v.shape));
+                 ") are outside the " + std::to_string(n) + "-element view " + list_text(v.shape) +
+                 " (" + memory_text(v, owner) + ")");
   }
 }
 
@@ -186,7 +194,7 @@ Cell RankVm::signal_cell(const Instr& in, const ViewReg& v, std::int64_t owner) 
         o.fill(1);
         return o;
       }();
-      check_region(in, v, std::span(idx.data(), in.idx.size()),
+      check_region(in, v, owner, std::span(idx.data(), in.idx.size()),
                    std::span(one.data(), in.idx.size()), "signal");
     }
     flat = flat * v.shape[d] + idx[d];
@@ -207,7 +215,7 @@ void RankVm::load(const Instr& in) {
   const std::int64_t owner = in.op == Opcode::Load ? rank_ : peer_of(in, in.b);
   const Index offs = offsets(in, 0, in.idx.size());
   const std::span<const std::int64_t> at(offs.data(), in.idx.size());
-  check_region(in, v, at, in.shape, "source");
+  check_region(in, v, owner, at, in.shape, "source");
   const Region r = region(in, v, owner, at, in.shape);
   ctx_->fabric->read(rank_, site(in), r, shape_tile(t_[in.dst], v.dtype, in.shape, r.elements()));
 }
@@ -219,7 +227,7 @@ void RankVm::store(const Instr& in) {
   const std::int64_t owner = remote ? peer_of(in, in.b) : rank_;
   const Index offs = offsets(in, 0, in.idx.size());
   const std::span<const std::int64_t> at(offs.data(), in.idx.size());
-  check_region(in, v, at, t.shape, "target");
+  check_region(in, v, owner, at, t.shape, "target");
   ANYP_CHECK(t.dtype == v.dtype, "store of a tile into a view of another dtype");
   const Region r = region(in, v, owner, at, t.shape);
   ctx_->fabric->write(rank_, site(in), r, t.data.data(), remote && is_atomic(in));
@@ -232,7 +240,7 @@ void RankVm::read_or_write(const Instr& in) {
   Index ones{};
   ones.fill(1);
   const std::span<const std::int64_t> one(ones.data(), in.idx.size());
-  check_region(in, v, at, one, "tensor");
+  check_region(in, v, rank_, at, one, "tensor");
   const Region r = region(in, v, rank_, at, one);
   std::byte cell[8];
   if (in.op == Opcode::Read) {
@@ -264,8 +272,8 @@ void RankVm::transfer(const Instr& in, bool is_put) {
     soff = offsets(in, nd, ns);
   }
   const std::span<const std::int64_t> dat(doff.data(), nd), sat(soff.data(), ns);
-  check_region(in, dst, dat, extent, "destination");
-  check_region(in, src, sat, extent, "source");
+  check_region(in, dst, is_put ? peer : rank_, dat, extent, "destination");
+  check_region(in, src, is_put ? rank_ : peer, sat, extent, "source");
   const Region d = region(in, dst, is_put ? peer : rank_, dat, extent);
   const Region s = region(in, src, is_put ? rank_ : peer, sat, extent);
   ctx_->fabric->copy(rank_, site(in), d, s, is_atomic(in));
@@ -279,7 +287,7 @@ void RankVm::flat_op(const Instr& in) {
   switch (in.op) {
     case Opcode::LoadFlat: {
       const std::array<std::int64_t, 1> len{s_[in.idx[1]].as_int()};
-      check_flat(in, v, offset[0], len[0]);
+      check_flat(in, v, peer, offset[0], len[0]);
       const Region r = region(in, v, peer, offset, len, flat_shape);
       ctx_->fabric->read(rank_, site(in), r, shape_tile(t_[in.dst], v.dtype, len, len[0]));
       return;
@@ -288,7 +296,7 @@ void RankVm::flat_op(const Instr& in) {
       const TileReg& t = t_[in.c];
       ANYP_CHECK(t.dtype == v.dtype, "store.flat of a tile into a view of another dtype");
       const std::array<std::int64_t, 1> len{t.elements()};
-      check_flat(in, v, offset[0], len[0]);
+      check_flat(in, v, peer, offset[0], len[0]);
       const Region r = region(in, v, peer, offset, len, flat_shape);
       ctx_->fabric->write(rank_, site(in), r, t.data.data(), false);
       return;
@@ -298,8 +306,8 @@ void RankVm::flat_op(const Instr& in) {
       const std::array<std::int64_t, 1> src_shape{element_count(src.shape)};
       const std::array<std::int64_t, 1> src_offset{s_[in.idx[1]].as_int()};
       const std::array<std::int64_t, 1> len{s_[in.idx[2]].as_int()};
-      check_flat(in, v, offset[0], len[0]);
-      check_flat(in, src, src_offset[0], len[0]);
+      check_flat(in, v, peer, offset[0], len[0]);
+      check_flat(in, src, rank_, src_offset[0], len[0]);
       const Region d = region(in, v, peer, offset, len, flat_shape);
       const Region s = region(in, src, rank_, src_offset, len, src_shape);
       ctx_->fabric->copy(rank_, site(in), d, s, false);
@@ -340,13 +348,12 @@ void RankVm::enter_collective(const Instr& in) {
   for (std::size_t i = 0; i < d.views.size(); ++i) {
     const ViewReg& a = v_[d.views[i]];
     if (a.space != Space::Window) continue;
+    const WindowSpan sa = window_span(a.id, a.base, a.dtype, a.shape);
     for (std::size_t j = i + 1; j < d.views.size(); ++j) {
       const ViewReg& b = v_[d.views[j]];
-      if (b.space == Space::Window && b.id == a.id) {
-        fail(in, "the " + d.roles[i] + " and the " + d.roles[j] +
-                     " are views of one window buffer '" +
-                     ctx_->exec->buffers[static_cast<std::size_t>(a.id)].name +
-                     "'; a collective's windows must be distinct buffers");
+      if (b.space == Space::Window && sa.overlaps(window_span(b.id, b.base, b.dtype, b.shape))) {
+        fail(in, shared_window_message(d.roles[i], d.roles[j],
+                                       ctx_->exec->buffers[static_cast<std::size_t>(a.id)].name));
       }
     }
   }
@@ -418,6 +425,41 @@ void RankVm::tile_cast(const Instr& in) {
   out.data.swap(scratch_);
 }
 
+void RankVm::full_tile(const Instr& in) {
+  const ScalarValue& x = s_[in.a];
+  std::byte element[8];
+  if (dtype_is_float(in.dtype)) {
+    if (x.is_float) {
+      encode_element(element, in.dtype, x.f);
+    } else {
+      encode_integer(element, in.dtype, x.i);
+    }
+  } else {
+    // A floating scalar for an integer tile is refused when traced.
+    ANYP_CHECK(!x.is_float, "pl.full of a floating scalar into an integer tile");
+    encode_integer(element, in.dtype, x.i);
+    if (decode_integer(element, in.dtype) != x.i) {
+      fail(in, "the value " + std::to_string(x.i) + " does not fit the " +
+                   std::string(dtype_name(in.dtype)) + " tile (tiles are typed)");
+    }
+  }
+  const std::size_t width = dtype_bytes(in.dtype);
+  std::byte* out = shape_tile(t_[in.dst], in.dtype, in.shape, element_count(in.shape));
+  const std::size_t n = static_cast<std::size_t>(element_count(in.shape));
+  for (std::size_t k = 0; k < n; ++k) std::copy_n(element, width, out + k * width);
+}
+
+void RankVm::reshape_tile(const Instr& in) {
+  const TileReg& a = t_[in.a];
+  ANYP_CHECK(a.elements() == element_count(in.shape), "reshape.tile changes the element count");
+  TileReg& out = t_[in.dst];
+  if (&out != &a) {
+    out.dtype = a.dtype;
+    out.data = a.data;
+  }
+  out.shape.assign(in.shape.begin(), in.shape.end());
+}
+
 bool RankVm::step(const Instr& in) {
   switch (in.op) {
     case Opcode::Const:
@@ -482,6 +524,12 @@ bool RankVm::step(const Instr& in) {
     case Opcode::TileCast:
       tile_cast(in);
       break;
+    case Opcode::FullTile:
+      full_tile(in);
+      break;
+    case Opcode::ReshapeTile:
+      reshape_tile(in);
+      break;
     case Opcode::Rank:
       s_[in.dst] = int_scalar(rank_);
       break;
@@ -512,6 +560,9 @@ bool RankVm::step(const Instr& in) {
         fail(in, "send count " + std::to_string(s_[in.a].as_int()) + " is out of range [0, " +
                      std::to_string(s_[in.b].as_int()) + "] (the row length)");
       }
+      break;
+    case Opcode::CheckStep:
+      if (s_[in.a].as_int() == 0) fail(in, "the step is 0 (read at run time)");
       break;
     case Opcode::Collective:
       enter_collective(in);

@@ -71,10 +71,15 @@ class RankVm {
   SiteRef site(const Instr& in) const { return SiteRef{code_index_, in.site}; }
   std::int64_t peer_of(const Instr& in, std::int32_t reg) const;
   Index offsets(const Instr& in, std::size_t from, std::size_t count) const;
-  void check_region(const Instr& in, const ViewReg& v, std::span<const std::int64_t> offs,
-                    std::span<const std::int64_t> extent, const char* role) const;
+  // Checks [offs, offs + extent) lies inside view v (of `owner`'s memory).
+  void check_region(const Instr& in, const ViewReg& v, std::int64_t owner,
+                    std::span<const std::int64_t> offs, std::span<const std::int64_t> extent,
+                    const char* role) const;
   // Checks [offset, offset + len) lies inside the view's elements.
-  void check_flat(const Instr& in, const ViewReg& v, std::int64_t offset, std::int64_t len) const;
+  void check_flat(const Instr& in, const ViewReg& v, std::int64_t owner, std::int64_t offset,
+                  std::int64_t len) const;
+  // "rank 1's window 'dst'", or "host tensor 'x'": whose memory v is.
+  std::string memory_text(const ViewReg& v, std::int64_t owner) const;
   // The region [offs, offs + extent) of `owner`'s copy of view v, seen with
   // `shape` (default: the view's own; flat ops pass {elements}).
   Region region(const Instr& in, const ViewReg& v, std::int64_t owner,
@@ -94,6 +99,8 @@ class RankVm {
   void enter_collective(const Instr& in);
   void tile_binary(const Instr& in);
   void tile_cast(const Instr& in);
+  void full_tile(const Instr& in);
+  void reshape_tile(const Instr& in);
   // Shapes tile t as (dtype, shape, n elements) and returns its storage.
   std::byte* shape_tile(TileReg& t, DType dtype, std::span<const std::int64_t> shape,
                         std::int64_t n);

@@ -25,6 +25,8 @@
   X(Write, "write", "cell idx of this rank's view v[a] = s[b]")                                   \
   X(TileBin, "tile", "t[dst] = t[a] <sub: BinaryOp> (t[b], or s[b] when count == 1)")             \
   X(TileCast, "cast.tile", "t[dst] = t[a] converted to dtype")                                    \
+  X(FullTile, "full.tile", "t[dst] = tile of dtype and shape, every element s[a] converted")      \
+  X(ReshapeTile, "reshape.tile", "t[dst] = t[a] seen with shape (same elements and dtype)")       \
   X(Rank, "rank", "s[dst] = this rank")                                                           \
   X(NRanks, "nranks", "s[dst] = P")                                                               \
   X(Notify, "notify", "cell idx of peer s[b]'s signal v[a] <sub: NotifyKind> s[c]")               \
@@ -40,6 +42,7 @@
   X(PutFlat, "put.flat",                                                                          \
     "peer s[b]'s v[a] from element s[idx0] = local v[c] elements [s[idx1], +s[idx2])")            \
   X(CheckCount, "check.count", "fail unless 0 <= s[a] <= s[b] (all_to_all_v send counts)")        \
+  X(CheckStep, "check.step", "fail if s[a] == 0 (a pl.range step read at run time)")              \
   X(Collective, "collective",                                                                     \
     "entry of builtin collective imm (code.collectives[imm]): its windows must be distinct "      \
     "buffers, and every rank's n-th call on signal v[a] must be the same call")

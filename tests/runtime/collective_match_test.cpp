@@ -70,6 +70,8 @@ std::string run_error(const pl::HostFunction& p, std::int64_t P) {
     p.compile({x}, config)(x);
   } catch (const anyp::RunError& e) {
     return e.what();
+  } catch (const anyp::CompileError& e) {
+    return e.what();
   }
   return "ran without error";
 }
@@ -99,9 +101,9 @@ const auto aliased =
 TEST(CollectiveMatch, DataAndSignalInOneBufferAreAnError) {
   for (std::int64_t P : {2, 3, 5}) {
     EXPECT_EQ(run_error(host_of(aliased, true), P),
-              "run error: rank 0 (device 0), function 'aliased', op pld.tensor.allreduce: the "
-              "data and the signal are views of one window buffer 'data'; a collective's windows "
-              "must be distinct buffers")
+              "compile error: function 'aliased' (incore), op pld.tensor.allreduce: the data and "
+              "the signal are views of one window buffer 'data'; a collective's windows must be "
+              "distinct buffers")
         << "P=" << P;
   }
 }
@@ -144,6 +146,43 @@ TEST(CollectiveMatch, ViewsOfDifferentBuffersOnDifferentRanksAreAnError) {
             "Mesh, data FP32 [1, 64]) in function 'aliased' with data 'A' on rank 0, but with "
             "data 'B' on rank 1; every rank must pass views of the same window buffers to a "
             "builtin collective");
+}
+
+}  // namespace
+
+namespace {
+
+// Sub-windows of one byte buffer: data at byte 0, the signal at byte
+// `signal_element * 4`. Disjoint spans are two distinct windows; overlapping
+// ones are refused at compile time like views of one buffer.
+pl::HostFunction sub_window_allreduce(std::int64_t signal_element) {
+  const auto per_rank = pl::jit::orchestration_for("per_rank_sub", aliased);
+  return pl::jit::host("sub_windows", {pl::In("x", pl::Tensor({NR, 1, ROW}, pl::FP32))},
+                       [per_rank, signal_element](pl::Value x) {
+                         auto bytes = pld::alloc_window_buffer("bytes", ROW * 4 + NR * 4);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           pl::Value xr = x[r];
+                           per_rank(xr, pld::window(bytes, {1, ROW}, pl::FP32, 0),
+                                    pld::window(bytes, {NR, 1}, pl::INT32, signal_element),
+                                    pl::device(r));
+                         });
+                       });
+}
+
+TEST(CollectiveMatch, DisjointSubWindowsOfOneBufferAreDistinctWindows) {
+  for (std::int64_t P : {2, 3, 5}) {
+    EXPECT_EQ(run_error(sub_window_allreduce(ROW), P), "ran without error") << "P=" << P;
+  }
+}
+
+TEST(CollectiveMatch, OverlappingSubWindowsAreAnError) {
+  for (std::int64_t P : {2, 3, 5}) {
+    EXPECT_EQ(run_error(sub_window_allreduce(ROW - 1), P),
+              "compile error: function 'aliased' (incore), op pld.tensor.allreduce: the data and "
+              "the signal are views of one window buffer 'bytes'; a collective's windows must be "
+              "distinct buffers")
+        << "P=" << P;
+  }
 }
 
 }  // namespace

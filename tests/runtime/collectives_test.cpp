@@ -969,15 +969,12 @@ TEST(PartialCollective, AllreduceOnRankZeroOnlyDeadlocks) {
       });
   // Rank 0 deposits its credit with every peer and waits for rank 1's.
   EXPECT_EQ(deadlock_report(program, 3, {3, 1}),
-            "deadlock: no rank can make progress (1 of 3 ranks waiting)\n"
-            "  rank 0: function 'partial_kernel', op pld.tensor.allreduce: waits for signal "
-            "'signal' cell [1, 0] Ge 1; current value 0; never notified\n"
-            "  rank 1: finished\n"
-            "  rank 2: finished\n"
-            "builtin collective calls not entered by every rank:\n"
-            "  collective call #1 on signal 'signal', pld.tensor.allreduce (Sum, Mesh, data FP32 "
-            "[3, 64]) in function 'partial_kernel': entered by rank 0; never entered by ranks 1, "
-            "2 (finished)\n");
+            "deadlock: no rank can make progress (1 of 3 ranks waiting)\n  rank 0: function "
+            "'partial_kernel', op pld.tensor.allreduce: waits for signal 'signal' cell [1, 0] Ge "
+            "1; current value 0; never notified\n  ranks 1, 2 (2 ranks): finished\nbuiltin "
+            "collective calls not entered by every rank:\n  collective call #1 on signal 'signal', "
+            "pld.tensor.allreduce (Sum, Mesh, data FP32 [3, 64]) in function 'partial_kernel': "
+            "entered by rank 0; never entered by ranks 1, 2 (finished)");
 }
 
 TEST(PartialCollective, RingAllreduceOnRankZeroOnlyDeadlocks) {
@@ -988,49 +985,47 @@ TEST(PartialCollective, RingAllreduceOnRankZeroOnlyDeadlocks) {
       });
   // Round 0 uses row 0: rank 0 waits for rank 1's credit in cell {0, 1}.
   EXPECT_EQ(deadlock_report(program, 4, {6, 4}),
-            "deadlock: no rank can make progress (1 of 4 ranks waiting)\n"
-            "  rank 0: function 'partial_kernel', op pld.tensor.allreduce: waits for signal "
-            "'signal' cell [0, 1] Ge 1; current value 0; never notified\n"
-            "  rank 1: finished\n"
-            "  rank 2: finished\n"
-            "  rank 3: finished\n"
-            "builtin collective calls not entered by every rank:\n"
-            "  collective call #1 on signal 'signal', pld.tensor.allreduce (Sum, Ring, data FP32 "
-            "[4, 64]) in function 'partial_kernel': entered by rank 0; never entered by ranks 1, "
-            "2, 3 (finished)\n");
+            "deadlock: no rank can make progress (1 of 4 ranks waiting)\n  rank 0: function "
+            "'partial_kernel', op pld.tensor.allreduce: waits for signal 'signal' cell [0, 1] Ge "
+            "1; current value 0; never notified\n  ranks 1-3 (3 ranks): finished\nbuiltin "
+            "collective calls not entered by every rank:\n  collective call #1 on signal 'signal', "
+            "pld.tensor.allreduce (Sum, Ring, data FP32 [4, 64]) in function 'partial_kernel': "
+            "entered by rank 0; never entered by ranks 1, 2, 3 (finished)");
 }
 
 // Every rank but rank 0 calls: each waits for rank 0's credit in cell {0, 0}.
 // `signature`: the call's description in the report's last line ("" for none).
 std::string all_but_zero_report(const std::string& op, const std::string& signature,
                                 std::int64_t P) {
+  // The waiting ranks first, ranks in one state on one line (1-4 is a range).
   std::string s = "deadlock: no rank can make progress (" + std::to_string(P - 1) + " of " +
-                  std::to_string(P) + " ranks waiting)\n  rank 0: finished\n";
-  for (std::int64_t r = 1; r < P; ++r) {
-    s += "  rank " + std::to_string(r) + ": function 'partial_kernel', op " + op +
-         ": waits for signal 'signal' cell [0, 0] Ge 1; current value 0; never notified\n";
+                  std::to_string(P) + " ranks waiting)\n  ";
+  if (P == 2) {
+    s += "rank 1";
+  } else {
+    s += "ranks " + (P == 3 ? std::string("1, 2") : "1-" + std::to_string(P - 1)) + " (" +
+         std::to_string(P - 1) + " ranks)";
   }
+  s += ": function 'partial_kernel', op " + op +
+       ": waits for signal 'signal' cell [0, 0] Ge 1; current value 0; never notified\n"
+       "  rank 0: finished\n";
   s += "builtin collective calls not entered by every rank:\n  collective call #1 on signal "
        "'signal', " +
        op + (signature.empty() ? "" : " (" + signature + ")") +
        " in function 'partial_kernel': entered by ";
   for (std::int64_t r = 1; r < P; ++r)
     s += (r == 1 ? (P > 2 ? "ranks 1" : "rank 1") : ", " + std::to_string(r));
-  return s + "; never entered by rank 0 (finished)\n";
+  return s + "; never entered by rank 0 (finished)";
 }
 
 TEST(PartialCollective, EveryMeshCollectiveSkippedByRankZeroDeadlocks) {
   EXPECT_EQ(all_but_zero_report("pld.tensor.broadcast", "root 1, data FP32 [3, 64]", 3),
-            "deadlock: no rank can make progress (2 of 3 ranks waiting)\n"
-            "  rank 0: finished\n"
-            "  rank 1: function 'partial_kernel', op pld.tensor.broadcast: waits for signal "
-            "'signal' cell [0, 0] Ge 1; current value 0; never notified\n"
-            "  rank 2: function 'partial_kernel', op pld.tensor.broadcast: waits for signal "
-            "'signal' cell [0, 0] Ge 1; current value 0; never notified\n"
-            "builtin collective calls not entered by every rank:\n"
-            "  collective call #1 on signal 'signal', pld.tensor.broadcast (root 1, data FP32 [3, "
-            "64]) in function 'partial_kernel': entered by ranks 1, 2; never entered by rank 0 "
-            "(finished)\n");
+            "deadlock: no rank can make progress (2 of 3 ranks waiting)\n  ranks 1, 2 (2 ranks): "
+            "function 'partial_kernel', op pld.tensor.broadcast: waits for signal 'signal' cell "
+            "[0, 0] Ge 1; current value 0; never notified\n  rank 0: finished\nbuiltin collective "
+            "calls not entered by every rank:\n  collective call #1 on signal 'signal', "
+            "pld.tensor.broadcast (root 1, data FP32 [3, 64]) in function 'partial_kernel': "
+            "entered by ranks 1, 2; never entered by rank 0 (finished)");
   const Layout l = partial_layout({NR, 1});
   // (op, signature with "P" for the rank count, call)
   const std::vector<std::tuple<std::string, std::string, Call>> calls = {
@@ -1082,14 +1077,12 @@ TEST(PartialCollective, AllToAllOnRankZeroOnlyDeadlocks) {
     report = e.what();
   }
   EXPECT_EQ(report,
-            "deadlock: no rank can make progress (1 of 2 ranks waiting)\n"
-            "  rank 0: function 'partial_kernel', op pld.tensor.all_to_all: waits for signal "
-            "'signal' cell [1, 0] Ge 1; current value 0; never notified\n"
-            "  rank 1: finished\n"
-            "builtin collective calls not entered by every rank:\n"
-            "  collective call #1 on signal 'signal', pld.tensor.all_to_all (src FP32 [2, 64], "
-            "dst FP32 [2, 64]) in function 'partial_kernel': entered by rank 0; never entered by "
-            "rank 1 (finished)\n");
+            "deadlock: no rank can make progress (1 of 2 ranks waiting)\n  rank 0: function "
+            "'partial_kernel', op pld.tensor.all_to_all: waits for signal 'signal' cell [1, 0] Ge "
+            "1; current value 0; never notified\n  rank 1: finished\nbuiltin collective calls not "
+            "entered by every rank:\n  collective call #1 on signal 'signal', "
+            "pld.tensor.all_to_all (src FP32 [2, 64], dst FP32 [2, 64]) in function "
+            "'partial_kernel': entered by rank 0; never entered by rank 1 (finished)");
 }
 
 }  // namespace

@@ -182,8 +182,9 @@ TEST(HostCollectivesErrors, HostAllgatherSourceAliasingItsTargetIsRefused) {
         });
       });
   EXPECT_EQ(compile_error(host, 2),
-            "compile error: function 'host_alias' (host): pld.tensor.allgather: two arguments "
-            "view the same window buffer 'gathered'; source and target must not alias");
+            "compile error: function 'host_alias' (host): pld.tensor.allgather: the src and the "
+            "dst are views of one window buffer 'gathered'; a collective's windows must be "
+            "distinct buffers");
 }
 
 }  // namespace

@@ -84,8 +84,8 @@ std::string run_error(const pl::HostFunction& host, std::int64_t P) {
 }
 
 const std::string kNegativePeerHint =
-    "\n  hint: a negative peer usually comes from (r - 1) % P, which C++ truncates to -1 at r = "
-    "0; write (r + P - 1) % P";
+    "\n  hint: a negative peer usually comes from (r - 1) % P, which C++ truncates to -1 at r = 0; "
+    "write (r + P - 1) % P";
 
 // ---- the negative peer --------------------------------------------------------------------------
 
@@ -106,9 +106,8 @@ TEST(RunErrors, NegativePeerInAPut) {
   const pl::HostFunction host = ring_program("put_left", put_to_bad_left);
   EXPECT_EQ(run_error(host, 3),
             "run error: rank 0 (device 0), function 'put_left', op pld.tensor.put: peer -1 is out "
-            "of range [0, 3)\n"
-            "  hint: a negative peer usually comes from (r - 1) % P, which C++ truncates to -1 at "
-            "r = 0; write (r + P - 1) % P");
+            "of range [0, 3)\n  hint: a negative peer usually comes from (r - 1) % P, which C++ "
+            "truncates to -1 at r = 0; write (r + P - 1) % P");
   for (std::int64_t P : {2, 8}) {
     EXPECT_EQ(run_error(host, P, anyp::RunConfig::for_world_size(P, 10)),
               "run error: rank 0 (device 10), function 'put_left', op pld.tensor.put: peer -1 is "
@@ -182,9 +181,10 @@ TEST(RunErrors, RegionOutOfBoundsWithARuntimeOffset) {
         y = pl::store(pl::load(x, {0, column}, {1, 32}), {0, 0}, y);
       });
   EXPECT_EQ(run_error(host, 2), "ran without error");
-  EXPECT_EQ(run_error(host, 3),
-            "run error: rank 2 (device 2), function 'shifted', op pl.load: region out of bounds: "
-            "offsets [0, 64] + shape [1, 32] exceeds the source [1, 64] in dim 1");
+  EXPECT_EQ(
+      run_error(host, 3),
+      "run error: rank 2 (device 2), function 'shifted', op pl.load: region out of bounds: offsets "
+      "[0, 64] + shape [1, 32] exceeds the source [1, 64] (host tensor 'x') in dim 1");
 }
 
 // An offset near 2^63: offset + extent would overflow, and the bounds check
@@ -204,7 +204,8 @@ TEST(RunErrors, HugeOffsetIsOutOfBoundsNotAnOverflow) {
                         return c;
                       }()),
             "run error: rank 0 (device 0), function 'huge', op pl.load: region out of bounds: "
-            "offsets [0, 9223372036854775800] + shape [1, 16] exceeds the source [1, 64] in dim 1");
+            "offsets [0, 9223372036854775800] + shape [1, 16] exceeds the source [1, 64] (host "
+            "tensor 'x') in dim 1");
 }
 
 // A notify value must fit the INT32 cell.
@@ -213,15 +214,15 @@ TEST(RunErrors, NotifyValueOutOfInt32Range) {
       ring_program("big_notify", [](pl::Value, pl::Value, pl::Value, pl::Value, pl::Value signal) {
         pld::system::notify(signal, 0, {0, 0}, std::int64_t{1} << 32, NotifyOp::AtomicAdd);
       });
-  EXPECT_EQ(run_error(host, 2,
-                      [] {
-                        anyp::RunConfig c = anyp::RunConfig::for_world_size(2);
-                        c.workers = 1;
-                        return c;
-                      }()),
-            "run error: rank 0 (device 0), function 'big_notify', op pld.system.notify: notify "
-            "value 4294967296 does not fit the INT32 signal cell (range [-2147483648, "
-            "2147483647])");
+  EXPECT_EQ(
+      run_error(host, 2,
+                [] {
+                  anyp::RunConfig c = anyp::RunConfig::for_world_size(2);
+                  c.workers = 1;
+                  return c;
+                }()),
+      "run error: rank 0 (device 0), function 'big_notify', op pld.system.notify: notify value "
+      "4294967296 does not fit the INT32 signal cell (range [-2147483648, 2147483647])");
 }
 
 // Rank r notifies cell {r, 0} of a [1, 1] signal: only rank 0's cell exists.
@@ -233,7 +234,8 @@ TEST(RunErrors, SignalCellOutOfBounds) {
       });
   EXPECT_EQ(run_error(host, 2),
             "run error: rank 1 (device 1), function 'bad_cell', op pld.system.notify: region out "
-            "of bounds: offsets [1, 0] + shape [1, 1] exceeds the signal [1, 1] in dim 0");
+            "of bounds: offsets [1, 0] + shape [1, 1] exceeds the signal [1, 1] (rank 0's window "
+            "'signal_buf') in dim 0");
 }
 
 TEST(RunErrors, ScalarDivisionByZero) {

@@ -129,14 +129,14 @@ TEST(CollectiveErrors, RingSignalOfTheWrongShape) {
   w.signal = {NR, 1};
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 4),
             "compile error: function 'kernel' (incore), op pld.tensor.allreduce: the Ring signal "
-            "must be [2 * (NR - 1), NR] INT32, which is [6, 4] here, got [4, 1]");
+            "must be [2 * (P - 1), P] INT32, which is [6, 4] at P = 4, got [4, 1]");
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 2),
             "compile error: function 'kernel' (incore), op pld.tensor.allreduce: the Ring signal "
-            "must be [2 * (NR - 1), NR] INT32, which is [2, 2] here, got [2, 1]");
+            "must be [2 * (P - 1), P] INT32, which is [2, 2] at P = 2, got [2, 1]");
   w.signal = {2 * NR, NR};  // one row per round, but 2 NR rounds
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 3),
             "compile error: function 'kernel' (incore), op pld.tensor.allreduce: the Ring signal "
-            "must be [2 * (NR - 1), NR] INT32, which is [4, 3] here, got [6, 3]");
+            "must be [2 * (P - 1), P] INT32, which is [4, 3] at P = 3, got [6, 3]");
 }
 
 TEST(CollectiveErrors, MeshSignalOfTheWrongShape) {
@@ -146,11 +146,11 @@ TEST(CollectiveErrors, MeshSignalOfTheWrongShape) {
   w.signal = {2 * (NR - 1), NR};  // the ring's signal passed to a mesh allreduce
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Mesh), w, 3),
             "compile error: function 'kernel' (incore), op pld.tensor.allreduce: the Mesh signal "
-            "must be [NR, 1] INT32, which is [3, 1] here, got [4, 3]");
+            "must be [P, 1] INT32, which is [3, 1] at P = 3, got [4, 3]");
   w.signal = {1, 1};
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Mesh), w, 3),
             "compile error: function 'kernel' (incore), op pld.tensor.allreduce: the Mesh signal "
-            "must be [NR, 1] INT32, which is [3, 1] here, got [1, 1]");
+            "must be [P, 1] INT32, which is [3, 1] at P = 3, got [1, 1]");
 }
 
 TEST(CollectiveErrors, BarrierSignalOfTheWrongShape) {
@@ -160,11 +160,11 @@ TEST(CollectiveErrors, BarrierSignalOfTheWrongShape) {
   w.signal = {1, NR};  // transposed
   EXPECT_EQ(compile_error(barrier, w, 3),
             "compile error: function 'kernel' (incore), op pld.tensor.barrier: the signal must be "
-            "[NR, 1] INT32, which is [3, 1] here, got [1, 3]");
+            "[P, 1] INT32, which is [3, 1] at P = 3, got [1, 3]");
   w.signal = {NR, 1, 1};
   EXPECT_EQ(compile_error(barrier, w, 3),
             "compile error: function 'kernel' (incore), op pld.tensor.barrier: the signal must be "
-            "[NR, 1] INT32, which is [3, 1] here, got [3, 1, 1]");
+            "[P, 1] INT32, which is [3, 1] at P = 3, got [3, 1, 1]");
 }
 
 // The [NR, 1] signal of every other collective.
@@ -173,20 +173,20 @@ TEST(CollectiveErrors, OtherCollectivesWithAWrongSignalShape) {
   w.signal = {NR, 2};
   EXPECT_EQ(
       compile_error([](Args a) { a.data = pld::tensor::broadcast(a.data, a.signal, 0); }, w, 2),
-      "compile error: function 'kernel' (incore), op pld.tensor.broadcast: the signal must be [NR, "
-      "1] INT32, which is [2, 1] here, got [2, 2]");
+      "compile error: function 'kernel' (incore), op pld.tensor.broadcast: the signal must be [P, "
+      "1] INT32, which is [2, 1] at P = 2, got [2, 2]");
   EXPECT_EQ(
       compile_error([](Args a) { a.data = pld::tensor::allgather(a.row, a.data, a.signal); }, w, 2),
-      "compile error: function 'kernel' (incore), op pld.tensor.allgather: the signal must be [NR, "
-      "1] INT32, which is [2, 1] here, got [2, 2]");
+      "compile error: function 'kernel' (incore), op pld.tensor.allgather: the signal must be [P, "
+      "1] INT32, which is [2, 1] at P = 2, got [2, 2]");
   EXPECT_EQ(
       compile_error([](Args a) { a.data = pld::tensor::reduce_scatter(a.data, a.signal); }, w, 2),
       "compile error: function 'kernel' (incore), op pld.tensor.reduce_scatter: the signal must be "
-      "[NR, 1] INT32, which is [2, 1] here, got [2, 2]");
+      "[P, 1] INT32, which is [2, 1] at P = 2, got [2, 2]");
   EXPECT_EQ(
       compile_error([](Args a) { a.data = pld::tensor::all_to_all(a.x, a.data, a.signal); }, w, 2),
-      "compile error: function 'kernel' (incore), op pld.tensor.all_to_all: the signal must be "
-      "[NR, 1] INT32, which is [2, 1] here, got [2, 2]");
+      "compile error: function 'kernel' (incore), op pld.tensor.all_to_all: the signal must be [P, "
+      "1] INT32, which is [2, 1] at P = 2, got [2, 2]");
   w.signal = {NR, 1, 1};
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Mesh), w, 2),
             "compile error: function 'kernel' (incore): pld.tensor.allreduce: the signal must have "
@@ -243,12 +243,12 @@ TEST(CollectiveErrors, ReduceScatterDataWithoutNrRows) {
   w.data = {1, SIZE};
   EXPECT_EQ(compile_error(body, w, 4),
             "compile error: function 'kernel' (incore), op pld.tensor.reduce_scatter: the data "
-            "must have NR = 4 rows (one per rank) in dim 0, got [1, 64]");
+            "must have P = 4 rows (one per rank) in dim 0, got [1, 64]");
   w.data = {2, SIZE};
   EXPECT_EQ(compile_error(body, w, 2), "compiled without error");  // NR = 2 rows at P = 2
   EXPECT_EQ(compile_error(body, w, 4),
             "compile error: function 'kernel' (incore), op pld.tensor.reduce_scatter: the data "
-            "must have NR = 4 rows (one per rank) in dim 0, got [2, 64]");
+            "must have P = 4 rows (one per rank) in dim 0, got [2, 64]");
 }
 
 // ---- broadcast roots -------------------------------------------------------------------------
@@ -339,14 +339,14 @@ TEST(CollectiveErrors, AllgatherTargetOfTheWrongSize) {
   w.data = {1, SIZE};  // room for one row, not NR
   EXPECT_EQ(compile_error(body, w, 3),
             "compile error: function 'kernel' (incore), op pld.tensor.allgather: the target [1, "
-            "64] must hold NR = 3 copies of the source [1, 64] (192 elements), got 64");
+            "64] must hold P = 3 copies of the source [1, 64] (192 elements), got 64");
   w.data = {NR, SIZE};
   EXPECT_EQ(compile_error(body, w, 3), "compiled without error");
   // An [NR, SIZE] source needs NR * NR rows.
   EXPECT_EQ(
       compile_error([](Args a) { a.data = pld::tensor::allgather(a.x, a.data, a.signal); }, w, 3),
       "compile error: function 'kernel' (incore), op pld.tensor.allgather: the target [3, 64] must "
-      "hold NR = 3 copies of the source [3, 64] (576 elements), got 192");
+      "hold P = 3 copies of the source [3, 64] (576 elements), got 192");
   w.data = {1, NR * SIZE};  // any shape with NR copies of the source fits
   EXPECT_EQ(compile_error(body, w, 3), "compiled without error");
 }
@@ -366,7 +366,7 @@ TEST(CollectiveErrors, AllToAllSourceAndTargetShapesDiffer) {
   EXPECT_EQ(compile_error([](Args a) { a.data = pld::tensor::all_to_all(a.row, a.data, a.signal); },
                           {}, 4),
             "compile error: function 'kernel' (incore), op pld.tensor.all_to_all: the source must "
-            "have NR = 4 rows (one per rank) in dim 0, got [1, 64]");
+            "have P = 4 rows (one per rank) in dim 0, got [1, 64]");
 }
 
 // ---- all_to_all_v in a loop --------------------------------------------------------------------
@@ -467,11 +467,11 @@ TEST(CollectiveErrors, AllToAllVKernelCalledInAnOrchestrationLoop) {
 // A host that dispatches an all_to_all_v kernel twice to every rank repeats
 // it as a loop would.
 TEST(CollectiveErrors, AllToAllVDispatchedTwiceByTheHost) {
-  EXPECT_EQ(all_to_all_v_program_error(1, 2, 2),
-            "compile error: function 'host' (host): dispatch of 'per_rank': rank 0 already runs "
-            "pld.tensor.all_to_all_v in an earlier dispatch; it is refused in loops at every "
-            "level (its Set-published recv_counts have no read-done handshake), and repeated "
-            "dispatches repeat it");
+  EXPECT_EQ(
+      all_to_all_v_program_error(1, 2, 2),
+      "compile error: function 'host' (host): dispatch of 'per_rank': rank 0 already runs "
+      "pld.tensor.all_to_all_v in an earlier dispatch; it is refused in loops at every level (its "
+      "Set-published recv_counts have no read-done handshake), and repeated dispatches repeat it");
 }
 
 // recv_counts and the signal in one window: the Set-published counts would

@@ -129,9 +129,8 @@ TEST(CompileErrors, StaticRankDimIsTheSeedsFatalPitfall) {
       make_host(standard_host_body(make_per_rank(make_kernel())), host_params(2), "ring_get");
   EXPECT_EQ(compile_error(ring_get, 2), "compiled without error");
   EXPECT_EQ(compile_error(ring_get, 3),
-            "compile error: function 'ring_get', parameter 'x', dim 0: declared 2, actual 3 "
-            "(P = 3)\n"
-            "  hint: a constant in the host signature pins this dim to 2; if it is the rank "
+            "compile error: function 'ring_get', parameter 'x', dim 0: declared 2, actual 3 (P = "
+            "3)\n  hint: a constant in the host signature pins this dim to 2; if it is the rank "
             "count, declare NR = pl::dynamic(\"NR\") and write NR in the host signature");
 }
 
@@ -159,15 +158,15 @@ TEST(CompileErrors, DimBoundToTwoValuesByTwoArguments) {
 TEST(CompileErrors, RankSlicedTensorNeedsExactlyPRows) {
   const pl::HostFunction host = program_with_kernel(copy_body);
   EXPECT_EQ(compile_error(host, {rows(3), rows(4)}, 3),
-            "compile error: function 'host', parameter 'y', dim 0: NR is 4 here, but the rank "
-            "loop over pld::world_size() runs P = 3 ranks (from the device list) and gives rank "
-            "r the row y[r]: a tensor sliced by the rank loop needs exactly P rows\n"
-            "  hint: shape the host tensors from the device count");
+            "compile error: function 'host', parameter 'y', dim 0: NR is 4 here, but the rank loop "
+            "over pld::world_size() runs P = 3 ranks (from the device list) and gives rank r the "
+            "row y[r]: a tensor sliced by the rank loop needs exactly P rows\n  hint: shape the "
+            "host tensors from the device count");
   EXPECT_EQ(compile_error(host, {rows(2), rows(2)}, 3),
-            "compile error: function 'host', parameter 'x', dim 0: NR is 2 here, but the rank "
-            "loop over pld::world_size() runs P = 3 ranks (from the device list) and gives rank "
-            "r the row x[r]: a tensor sliced by the rank loop needs exactly P rows\n"
-            "  hint: shape the host tensors from the device count");
+            "compile error: function 'host', parameter 'x', dim 0: NR is 2 here, but the rank loop "
+            "over pld::world_size() runs P = 3 ranks (from the device list) and gives rank r the "
+            "row x[r]: a tensor sliced by the rank loop needs exactly P rows\n  hint: shape the "
+            "host tensors from the device count");
   for (std::int64_t P : {2, 5, 16}) {
     const std::string expected =
         "compile error: function 'host', parameter 'x', dim 0: NR is " + std::to_string(P + 1) +
@@ -177,13 +176,46 @@ TEST(CompileErrors, RankSlicedTensorNeedsExactlyPRows) {
   }
 }
 
+// A rank loop over NR (not pld::world_size()) whose NR comes from the
+// arguments: with fewer rows than devices some ranks would never run (their
+// collectives hang, their outputs stay untouched), with more it would
+// dispatch past the device list.
+TEST(CompileErrors, RankLoopOverNrNeedsExactlyPRanks) {
+  const pl::Function per_rank = make_per_rank(make_kernel());
+  const pl::HostFunction host = make_host([per_rank](pl::Value x, pl::Value y) {
+    auto data_buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
+    auto signal_buf = pld::alloc_window_buffer("signal", {1, 1}, pl::INT32);
+    pl::range(NR, [&](pl::Scalar r) {
+      auto data = pld::window(data_buf, {1, SIZE}, pl::FP32);
+      auto signal = pld::window(signal_buf, {1, 1}, pl::INT32);
+      pl::Value xr = x[r];
+      pl::Value yr = y[r];
+      per_rank(xr, yr, data, signal, pl::device(r));
+    });
+  });
+  for (std::int64_t P : {2, 3, 5, 16}) {
+    EXPECT_EQ(compile_error(host, P), "compiled without error") << "P=" << P;
+    for (std::int64_t nr : {P - 1, P + 1}) {
+      if (nr < 1) continue;
+      EXPECT_EQ(
+          compile_error(host, {rows(nr), rows(nr)}, P),
+          "compile error: function 'host', parameter 'x', dim 0: NR is " + std::to_string(nr) +
+              " here, but the loop over NR dispatches one call per rank (pl::device(r)) and P = " +
+              std::to_string(P) +
+              " ranks (from the device list): a rank loop must run over exactly P ranks\n  hint: "
+              "shape the host tensors from the device count, or loop over pld::world_size()")
+          << "P=" << P << " NR=" << nr;
+    }
+  }
+}
+
 TEST(CompileErrors, WorldSizeDimDisagreesWithTheDeviceList) {
   const pl::HostFunction host =
       make_host(standard_host_body(make_per_rank(make_kernel())), host_params(pld::world_size()));
   EXPECT_EQ(compile_error(host, 3), "compiled without error");
   EXPECT_EQ(compile_error(host, {rows(4), rows(4)}, 3),
-            "compile error: function 'host', parameter 'x', dim 0: dim world_size is bound to 3 "
-            "by the device list (P = 3), but the argument has 4");
+            "compile error: function 'host', parameter 'x', dim 0: dim world_size is bound to 3 by "
+            "the device list (P = 3), but the argument has 4");
 }
 
 TEST(CompileErrors, ArgumentWithTheWrongNumberOfDims) {
@@ -195,9 +227,9 @@ TEST(CompileErrors, ArgumentWithTheWrongNumberOfDims) {
 
 TEST(CompileErrors, HostArgumentDtypeDiffersFromDeclaration) {
   const pl::HostFunction host = program_with_kernel(copy_body);
-  EXPECT_EQ(compile_error(host, {rows(3, pl::INT32), rows(3)}, 3),
-            "compile error: function 'host', parameter 'x': dtype mismatch: declared FP32, actual "
-            "INT32");
+  EXPECT_EQ(
+      compile_error(host, {rows(3, pl::INT32), rows(3)}, 3),
+      "compile error: function 'host', parameter 'x': dtype mismatch: declared FP32, actual INT32");
 }
 
 TEST(CompileErrors, WrongArgumentCountAtCompile) {
@@ -266,8 +298,8 @@ TEST(CompileErrors, DerivedTileExtentNotExact) {
       });
   EXPECT_EQ(compile_error(host, 2), "compiled without error");
   EXPECT_EQ(compile_error(host, 3),
-            "compile error: function 'kernel' (incore), op pl.load, tile shape, dim 1: extent 64 "
-            "/ NR is not a positive exact integer (64 / 3 is not an exact integer)");
+            "compile error: function 'kernel' (incore), op pl.load, tile shape, dim 1: extent 64 / "
+            "NR is not a positive exact integer (64 / 3 is not an exact integer)");
 }
 
 TEST(CompileErrors, DerivedTileExtentZero) {
@@ -290,9 +322,8 @@ TEST(CompileErrors, RankSlicedConstantDimLargerThanP) {
   EXPECT_EQ(compile_error(host, {rows(4), rows(4)}, 3),
             "compile error: function 'host', parameter 'x', dim 0: declared 4, but the rank loop "
             "over pld::world_size() runs P = 3 ranks and gives rank r the row x[r]: rows 3 .. 3 "
-            "would never be dispatched\n"
-            "  hint: a constant in the host signature pins the rank count; declare NR = "
-            "pl::dynamic(\"NR\") and write NR in the host signature");
+            "would never be dispatched\n  hint: a constant in the host signature pins the rank "
+            "count; declare NR = pl::dynamic(\"NR\") and write NR in the host signature");
   EXPECT_EQ(compile_error(host, {rows(4), rows(4)}, 4), "compiled without error");
 }
 
@@ -350,7 +381,7 @@ TEST(CompileErrors, LoadRegionOutOfBounds) {
       });
   EXPECT_EQ(compile_error(host, 2),
             "compile error: function 'kernel' (incore), op pl.load: region out of bounds in dim 1: "
-            "offset 32 + extent 64 exceeds the source [1, 64]");
+            "offset 32 + extent 64 exceeds the source 'data' [1, 64]");
 }
 
 TEST(CompileErrors, StoreRegionOutOfBounds) {
@@ -360,7 +391,7 @@ TEST(CompileErrors, StoreRegionOutOfBounds) {
       });
   EXPECT_EQ(compile_error(host, 2),
             "compile error: function 'kernel' (incore), op pl.store: region out of bounds in dim "
-            "0: offset 1 + extent 1 exceeds the target [1, 64]");
+            "0: offset 1 + extent 1 exceeds the target 'y' [1, 64]");
 }
 
 TEST(CompileErrors, LoadRegionLargerThanTheTensor) {
@@ -370,7 +401,7 @@ TEST(CompileErrors, LoadRegionLargerThanTheTensor) {
       });
   EXPECT_EQ(compile_error(host, 2),
             "compile error: function 'kernel' (incore), op pl.load: the region [1, 128] is larger "
-            "than the source [1, 64] in dim 1");
+            "than the source 'x' [1, 64] in dim 1");
 }
 
 TEST(CompileErrors, RemoteLoadRegionOutOfBounds) {
@@ -380,7 +411,7 @@ TEST(CompileErrors, RemoteLoadRegionOutOfBounds) {
       });
   EXPECT_EQ(compile_error(host, 2),
             "compile error: function 'kernel' (incore), op pld.tile.remote_load: region out of "
-            "bounds in dim 1: offset 40 + extent 32 exceeds the source [1, 64]");
+            "bounds in dim 1: offset 40 + extent 32 exceeds the source 'data' [1, 64]");
 }
 
 // ---- levels -------------------------------------------------------------------------------------
@@ -421,10 +452,9 @@ TEST(CompileErrors, NotifyInTheHost) {
       per_rank(xr, yr, data, signal, pl::device(r));
     });
   });
-  EXPECT_EQ(
-      compile_error(host, 2),
-      "compile error: function 'host' (host): op pld.system.notify is not allowed at the host "
-      "level (it is an incore op)");
+  EXPECT_EQ(compile_error(host, 2),
+            "compile error: function 'host' (host): op pld.system.notify is not allowed at the "
+            "host level (it is an incore op)");
 }
 
 TEST(CompileErrors, RankInTheOrchestration) {
@@ -754,7 +784,7 @@ TEST(CompileCache, NewFunctionAtAReusedAddressGetsItsOwnPlan) {
           });
       EXPECT_EQ(compile_error(broken, 2),
                 "compile error: function 'kernel' (incore), op pl.load: region out of bounds in "
-                "dim 1: offset 32 + extent 64 exceeds the source [1, 64]")
+                "dim 1: offset 32 + extent 64 exceeds the source 'data' [1, 64]")
           << "round " << round;
     }
   }

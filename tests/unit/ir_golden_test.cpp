@@ -307,4 +307,74 @@ TEST(IrGoldenNr, ChunksWindowLayoutFollowsP) {
 )");
 }
 
+// ---- the everyday ops (issue 7): pl.full, pl.reshape, a stepped range, sub-windows ----------
+
+const auto halves_step =
+    pl::jit::incore("halves_step",
+                    {pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)),
+                     pl::InOut("data", pld::DistributedTensor({1, SIZE}, pl::FP32)),
+                     pl::InOut("scratch", pld::DistributedTensor({1, SIZE}, pl::FP32))},
+                    [](pl::Value x, pl::Value data, pl::Value scratch) {
+                      pl::Tile acc = pl::full({8, 8}, NR, pl::FP32);
+                      pl::range(NR - 1, -1, -2, [&](pl::Scalar i) {
+                        acc = acc + pl::reshape(pl::load(x, {0, 0}, {1, SIZE}), {8, 8});
+                        acc = acc * pl::cast(i, pl::FP32);
+                      });
+                      data = pl::store(pl::reshape(acc, {1, SIZE}), {0, 0}, data);
+                      scratch = pl::store(pl::zeros({1, SIZE}, pl::FP32), {0, 0}, scratch);
+                    });
+
+const auto per_rank_halves = pl::jit::orchestration_for("per_rank_halves", halves_step);
+
+const pl::HostFunction halves =
+    pl::jit::host("halves", {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32))}, [](pl::Value x) {
+      auto buf = pld::alloc_window_buffer("buf", {2, SIZE}, pl::FP32);
+      pl::range(pld::world_size(), [&](pl::Scalar r) {
+        auto data = pld::window(buf, {1, SIZE}, pl::FP32, 0);
+        auto scratch = pld::window(buf, {1, SIZE}, pl::FP32, SIZE);
+        pl::Value xr = x[r];
+        per_rank_halves(pl::arg("scratch") = scratch, pl::arg("x") = xr, pl::arg("data") = data,
+                        pl::device(r));
+      });
+    });
+
+TEST(IrGoldenEveryday, FullReshapeSteppedRangeAndSubWindowsSpecializedAtP3) {
+  anyp::HostTensor x = anyp::HostTensor::zeros({3, 1, SIZE}, pl::FP32);
+  // NR and NR - 1 resolve to 3 and 2; the step -2 and the window offsets print as given.
+  EXPECT_EQ(halves.compile({x}, anyp::RunConfig::for_world_size(3)).specialized_ir(),
+            R"(; specialised for P = 3, NR = 3
+host halves(%x: Tensor[3, 1, 64] FP32 in) {
+  %1 = pld.alloc_window_buffer "buf" [2, 64] FP32
+  pld.world_size
+  for %2 in range(0, 3) {
+    %3 = pld.window %1 [1, 64] FP32 offset=0
+    %4 = pld.window %1 [1, 64] FP32 offset=64
+    %5 = %x[%2] : Tensor[1, 64] FP32
+    call @per_rank_halves(%5, %3, %4) device=%2
+  }
+}
+
+orchestration per_rank_halves(%x: Tensor[1, 64] FP32 in, %data: DistributedTensor[1, 64] FP32 inout, %scratch: DistributedTensor[1, 64] FP32 inout) {
+  call @halves_step(%x, %data, %scratch)
+}
+
+incore halves_step(%x: Tensor[1, 64] FP32 in, %data: DistributedTensor[1, 64] FP32 inout, %scratch: DistributedTensor[1, 64] FP32 inout) {
+  %3 = pl.full 3 [8, 8] : Tile[8, 8] FP32
+  for %4 in range(2, -1, -2) {
+    %5 = pl.load %x[0, 0] [1, 64] : Tile[1, 64] FP32
+    %6 = pl.reshape %5 [8, 8] : Tile[8, 8] FP32
+    %7 = pl.add %3, %6 : Tile[8, 8] FP32
+    %3 = %7
+    %8 = pl.cast %4 : Scalar FP32
+    %9 = pl.mul %3, %8 : Tile[8, 8] FP32
+    %3 = %9
+  }
+  %10 = pl.reshape %3 [1, 64] : Tile[1, 64] FP32
+  %data = pl.store %10 -> %data[0, 0]
+  %11 = pl.full 0 [1, 64] : Tile[1, 64] FP32
+  %scratch = pl.store %11 -> %scratch[0, 0]
+}
+)");
+}
+
 }  // namespace

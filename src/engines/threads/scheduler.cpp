@@ -2,9 +2,12 @@
 #include "engines/threads/scheduler.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <new>
 #include <thread>
+
+#include "common/internal_check.hpp"
 
 namespace anyp::threads {
 
@@ -20,22 +23,98 @@ Scheduler::Scheduler(std::vector<runtime::RankVm*> ranks, std::unique_ptr<Schedu
       parked_(ranks_.size()),
       is_parked_(ranks_.size(), 0),
       heap_(heap),
-      first_notifier_(static_cast<std::int32_t*>(std::calloc(
-                          static_cast<std::size_t>(std::max<std::int64_t>(1, heap_bytes / 4)),
-                          sizeof(std::int32_t))),
-                      std::free) {
-  if (!first_notifier_) throw std::bad_alloc();
+      notify_slots_(static_cast<std::uint32_t*>(std::calloc(
+                        static_cast<std::size_t>(std::max<std::int64_t>(1, heap_bytes / 4)),
+                        sizeof(std::uint32_t))),
+                    std::free) {
+  if (!notify_slots_) throw std::bad_alloc();
+  // A notify slot keeps a rank in 30 bits.
+  ANYP_CHECK(ranks_.size() < (std::size_t{1} << 30), "too many ranks for the notify record");
   for (std::size_t r = 0; r < ranks_.size(); ++r) ready_.push_back(static_cast<std::int64_t>(r));
 }
 
-void Scheduler::note_notifier(const std::int32_t* cell, std::int64_t from_rank) {
-  std::int32_t& first = first_notifier_[(reinterpret_cast<const std::byte*>(cell) - heap_) / 4];
-  if (first == 0) {
-    first = static_cast<std::int32_t>(from_rank + 1);
-  } else if (first != from_rank + 1) {
-    auto& more = more_notifiers_[cell];
-    if (std::find(more.begin(), more.end(), from_rank) == more.end()) more.push_back(from_rank);
+namespace {
+
+// Adds one notify to a rank's tally of a cell.
+template <class T>
+void count_notify(T& tally, bool set, std::int32_t value) {
+  if (set) {
+    ++tally.sets;
+    tally.last_set = value;
+  } else if (value >= 0) {
+    ++tally.adds_up;
+    tally.up_total += value;
+  } else {
+    ++tally.adds_down;
+    tally.down_total += value;
   }
+}
+
+}  // namespace
+
+std::size_t Scheduler::TallyIndex::slot(std::uint64_t key) const {
+  const std::size_t mask = entries.size() - 1;
+  std::size_t i = (key * 0x9E3779B97F4A7C15ull) >> shift;
+  while (entries[i].key != key && entries[i].key != 0) i = (i + 1) & mask;
+  return i;
+}
+
+std::uint32_t Scheduler::TallyIndex::find(std::uint64_t key) const {
+  return entries.empty() ? 0 : entries[slot(key)].tally;
+}
+
+void Scheduler::TallyIndex::insert(std::uint64_t key, std::uint32_t tally) {
+  if (2 * (used + 1) > entries.size()) {  // grow: at most half full
+    std::vector<Entry> old(std::max<std::size_t>(64, 2 * entries.size()));
+    old.swap(entries);
+    shift = 64 - std::countr_zero(entries.size());
+    for (const Entry& e : old)
+      if (e.key != 0) entries[slot(e.key)] = e;
+  }
+  Entry& e = entries[slot(key)];
+  used += e.key == 0;
+  e = Entry{key, tally};
+}
+
+void Scheduler::note_notify(const std::int32_t* cell, std::int64_t from_rank, ir::NotifyKind op,
+                            std::int32_t value) {
+  const auto word =
+      static_cast<std::uint64_t>((reinterpret_cast<const std::byte*>(cell) - heap_) / 4);
+  std::uint32_t& slot = notify_slots_[word];
+  const bool set = op == ir::NotifyKind::Set;
+  const auto rank = static_cast<std::int32_t>(from_rank);
+  if (slot == kNever && value == 1) {  // the cell's first notify, a credit or a flag: inline
+    slot = (set ? kOneSetOne : kOneAddOne) | static_cast<std::uint32_t>(rank);
+    return;
+  }
+  // A tally's key in the index: (word, rank) as word * P + rank + 1 (never 0).
+  const std::uint64_t key0 = word * ranks_.size() + 1;
+  // Puts a new tally for `r` at the head of the cell's chain. The one that
+  // this pushes to depth kScanned enters the index.
+  auto push_tally = [&](std::int32_t r) -> Tally& {
+    ANYP_CHECK(tallies_.size() + 1 < (1u << 30), "too many notify tallies");
+    tallies_.push_back(Tally{r, slot == kNever ? 0 : slot & ~kStateMask});
+    const auto index = static_cast<std::uint32_t>(tallies_.size());  // index + 1
+    slot = kTallied | index;
+    std::uint32_t deep = index;
+    for (int d = 0; d < kScanned && deep != 0; ++d) deep = tallies_[deep - 1].next;
+    if (deep != 0)
+      tally_index_.insert(key0 + static_cast<std::uint64_t>(tallies_[deep - 1].rank), deep);
+    return tallies_.back();
+  };
+  if (slot != kNever && (slot & kStateMask) != kTallied) {  // the inline notify becomes a tally
+    const auto first = static_cast<std::int32_t>(slot & ~kStateMask);
+    const bool first_set = (slot & kStateMask) == kOneSetOne;
+    slot = kNever;
+    count_notify(push_tally(first), first_set, 1);
+  }
+  // The rank's tally: among the first kScanned of the chain, or in the index.
+  std::uint32_t t = slot & ~kStateMask;
+  for (int d = 0; d < kScanned && t != 0 && tallies_[t - 1].rank != rank; ++d)
+    t = tallies_[t - 1].next;
+  if (t != 0 && tallies_[t - 1].rank != rank)
+    t = tally_index_.find(key0 + static_cast<std::uint64_t>(rank));
+  count_notify(t != 0 ? tallies_[t - 1] : push_tally(rank), set, value);
 }
 
 void Scheduler::note_data_writer(const std::int32_t* cell, std::int64_t rank) {
@@ -43,15 +122,22 @@ void Scheduler::note_data_writer(const std::int32_t* cell, std::int64_t rank) {
   if (std::find(writers.begin(), writers.end(), rank) == writers.end()) writers.push_back(rank);
 }
 
-std::vector<std::int64_t> Scheduler::notifiers(const std::int32_t* cell) const {
-  std::vector<std::int64_t> all;
-  const std::int32_t first =
-      first_notifier_[(reinterpret_cast<const std::byte*>(cell) - heap_) / 4];
-  if (first == 0) return all;
-  all.push_back(first - 1);
-  auto it = more_notifiers_.find(cell);
-  if (it != more_notifiers_.end()) all.insert(all.end(), it->second.begin(), it->second.end());
-  std::sort(all.begin(), all.end());
+std::vector<runtime::NotifierTally> Scheduler::notifiers(const std::int32_t* cell) const {
+  std::vector<runtime::NotifierTally> all;
+  const std::uint32_t slot = notify_slots_[(reinterpret_cast<const std::byte*>(cell) - heap_) / 4];
+  const std::uint32_t state = slot & kStateMask;
+  if (slot == kNever) return all;
+  if (state != kTallied) {
+    all.push_back(runtime::NotifierTally{.rank = slot & ~kStateMask});
+    count_notify(all.back(), state == kOneSetOne, 1);
+    return all;
+  }
+  for (std::uint32_t i = slot & ~kStateMask; i != 0; i = tallies_[i - 1].next) {
+    const Tally& t = tallies_[i - 1];
+    all.push_back(runtime::NotifierTally{t.rank, t.adds_up, t.up_total, t.adds_down, t.down_total,
+                                         t.sets, t.last_set});
+  }
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
   return all;
 }
 

@@ -61,7 +61,7 @@ class Scheduler {
                                         static_cast<std::uint32_t>(value));
     }
     on_applied(*cell);
-    note_notifier(cell, from_rank);
+    note_notify(cell, from_rank, op, value);
     wake_cell(cell);
   }
 
@@ -108,8 +108,10 @@ class Scheduler {
   void park(std::int64_t rank, std::int32_t* cell, ir::WaitKind cmp, std::int64_t expected,
             std::string where);
   void wake_cell(std::int32_t* cell);
-  void note_notifier(const std::int32_t* cell, std::int64_t from_rank);
-  std::vector<std::int64_t> notifiers(const std::int32_t* cell) const;  // sorted
+  // Notify bookkeeping for deadlock reports (see notify_slots_).
+  void note_notify(const std::int32_t* cell, std::int64_t from_rank, ir::NotifyKind op,
+                   std::int32_t value);
+  std::vector<runtime::NotifierTally> notifiers(const std::int32_t* cell) const;  // by rank
   void note_data_writer(const std::int32_t* cell, std::int64_t rank);
   // Moves the ranks in `list` whose wait on `cell` now holds to the ready queue.
   bool wake_satisfied(std::vector<std::int64_t>& list, const std::int32_t* cell);
@@ -132,12 +134,44 @@ class Scheduler {
   std::vector<Parked> parked_;   // per rank, valid while parked
   std::vector<char> is_parked_;  // per rank
   std::unordered_map<std::int32_t*, std::vector<std::int64_t>> waiters_;
-  // Who notified each cell, for deadlock reports: the first notifier per
-  // 4-byte word of the heap (rank + 1; 0 = never, calloc'd so untouched
-  // pages cost nothing), and any further distinct notifiers per cell.
+  // Who notified each cell and how, for deadlock reports. One 32-bit slot per
+  // 4-byte word of the heap (calloc'd, so untouched pages cost nothing): a
+  // cell's first notify, if it was AtomicAdd +1 or Set 1 (a credit or a
+  // flag), is kept there as state and rank; anything more gives the cell one
+  // Tally per notifying rank, chained from the slot (newest first). O(1)
+  // amortised per notify, and no allocation beyond the vectors' growth.
+  static constexpr std::uint32_t kNever = 0,  // slot states, in the top 2 bits
+      kOneAddOne = 1u << 30,                  // | rank: one notify, AtomicAdd +1
+      kOneSetOne = 2u << 30,                  // | rank: one notify, Set 1
+      kTallied = 3u << 30,                    // | the chain's head, tally index + 1
+      kStateMask = 3u << 30;
+  struct Tally {
+    std::int32_t rank = 0;
+    std::uint32_t next = 0;  // the cell's next tally, index + 1; 0: none
+    std::uint32_t adds_up = 0, adds_down = 0, sets = 0;
+    std::int32_t last_set = 0;
+    std::int64_t up_total = 0, down_total = 0;
+  };
+  // A cell's first kScanned tallies are found by walking its chain; the
+  // deeper ones (cells with more notifiers) through the index.
+  static constexpr int kScanned = 3;
+  // (word, rank) -> tally index + 1, linear probing, at most half full.
+  struct TallyIndex {
+    struct Entry {
+      std::uint64_t key = 0;  // 0: empty
+      std::uint32_t tally = 0;
+    };
+    std::vector<Entry> entries;  // a power of two in size
+    std::size_t used = 0;
+    int shift = 64;  // 64 - log2(entries.size())
+    std::size_t slot(std::uint64_t key) const;
+    std::uint32_t find(std::uint64_t key) const;  // 0: absent
+    void insert(std::uint64_t key, std::uint32_t tally);
+  };
   const std::byte* heap_;
-  std::unique_ptr<std::int32_t[], void (*)(void*)> first_notifier_;
-  std::unordered_map<const std::int32_t*, std::vector<std::int64_t>> more_notifiers_;
+  std::unique_ptr<std::uint32_t[], void (*)(void*)> notify_slots_;
+  std::vector<Tally> tallies_;
+  TallyIndex tally_index_;
   // Ranks that changed a cell by a data write (not a notify), for reports.
   std::unordered_map<const std::int32_t*, std::vector<std::int64_t>> data_writers_;
   int idle_ = 0;  // workers waiting on cv_

@@ -1,0 +1,21 @@
+// tile_rules.hpp — the checks of pl.full and pl.reshape that run twice: at
+// trace time when the operands are constants, and after dims are bound
+// (check_functions) when they mention NR. One message text for both.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "anyp/dtype.hpp"
+
+namespace anyp::ir {
+
+// "" when the integer `value` may fill a tile of `dtype` (any value fits a
+// floating dtype; an integer dtype needs it in range), else the message.
+std::string full_value_error(DType dtype, std::int64_t value);
+
+// "" when the counts agree, else the message naming both shapes and counts.
+std::string reshape_count_error(const std::string& from_shape, std::int64_t from_elements,
+                                const std::string& to_shape, std::int64_t to_elements);
+
+}  // namespace anyp::ir
