@@ -9,11 +9,11 @@
 // on the stale 1 from round 1, as rank 2 does here.) anyp reports the
 // deadlock, with a hint under every wait that can never hold:
 //   deadlock: no rank can make progress (2 of 3 ranks waiting)
-//     rank 0: function 'two_barriers', op pld.system.wait: waits for signal 'signal'
-//             cell [2, 0] Eq 1; current value 2; notified by rank 2
+//     ranks 0, 1 (2 ranks): function 'two_barriers', op pld.system.wait: waits for
+//             signal 'signal' cell [2, 0] Eq 1; current value 2; notified by rank 2
+//             (2 AtomicAdds totalling +2)
 //       hint: the cell is already past 1; if it counts AtomicAdd credits it only
 //             grows, so Eq can never hold again: wait with Ge, or use a fresh cell ...
-//     rank 1: ... (the same)
 //     rank 2: finished
 // The fix (--fixed): in round k wait with `Ge k + 1` (or give each round its
 // own row of a [ROUNDS, NR] signal, ladder.md A.3 hbar(sig, row)).

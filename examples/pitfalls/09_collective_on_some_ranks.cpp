@@ -9,8 +9,7 @@
 //   deadlock: no rank can make progress (1 of 3 ranks waiting)
 //     rank 0: function 'root_broadcast', op pld.tensor.broadcast: waits for signal
 //             'signal' cell [1, 0] Ge 1; current value 0; never notified
-//     rank 1: finished
-//     rank 2: finished
+//     ranks 1, 2 (2 ranks): finished
 //   builtin collective calls not entered by every rank:
 //     collective call #1 on signal 'signal', pld.tensor.broadcast (root 0, data FP32
 //     [1, 64]) in function 'root_broadcast': entered by rank 0; never entered by ranks
