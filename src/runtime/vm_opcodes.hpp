@@ -1,6 +1,7 @@
 // vm_opcodes.hpp — the rank VM's instruction set, drawn once: every opcode
 // with its listing name and its one-line meaning. The Opcode enum, the names
-// in lowered.txt and the table in docs/design.md all come from this list.
+// in lowered.txt and opcode_meaning() (pinned by tests/unit/vm_code_test.cpp)
+// all come from this list.
 //
 // Operand fields of an instruction: dst/a/b/c are register numbers (scalar
 // s, tile t or view v, by opcode), idx a list of scalar registers (offsets),
