@@ -140,7 +140,8 @@ class HostEvaluator {
         for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
           env_[f->iv] = runtime::int_scalar(i);
           block(f->body);
-          if (step > 0 ? i > stop - step : i < stop - step) break;  // i + step would overflow
+          const __int128 next = static_cast<__int128>(i) + step;  // no int64 overflow
+          if (step > 0 ? next >= stop : next <= stop) break;
         }
         loop_dispatches_.pop_back();
         --loop_depth_;

@@ -359,12 +359,21 @@ void RankVm::enter_collective(const Instr& in) {
   }
   const ViewReg& signal = v_[d.views.back()];
   if (signal.space != Space::Window) fail(in, "the signal must be a window view");
+  // The windows every rank's matching call must name alike: buffer and, for
+  // a sub-window, its byte offset (a collective addresses a peer's window
+  // through this rank's view, so the views must be the same on every rank).
+  auto window_text = [&](const ViewReg& v) {
+    std::string t = "'" + ctx_->exec->buffers[static_cast<std::size_t>(v.id)].name + "'";
+    if (v.base != 0) t += " at byte " + std::to_string(v.base);
+    return t;
+  };
   std::string windows;
-  for (std::size_t i = 0; i + 1 < d.views.size(); ++i) {
+  for (std::size_t i = 0; i < d.views.size(); ++i) {
     const ViewReg& v = v_[d.views[i]];
     if (v.space != Space::Window) continue;
-    windows += (windows.empty() ? "" : ", ") + d.roles[i] + " '" +
-               ctx_->exec->buffers[static_cast<std::size_t>(v.id)].name + "'";
+    const bool is_signal = i + 1 == d.views.size();
+    if (is_signal && v.base == 0) continue;  // the signal buffer keys the call sequence
+    windows += (windows.empty() ? "" : ", ") + d.roles[i] + " " + window_text(v);
   }
   const std::string mismatch = ctx_->collectives->enter(rank_, signal.id, d, windows, site(in));
   if (!mismatch.empty()) fail(in, mismatch);
@@ -385,10 +394,10 @@ void RankVm::tile_binary(const Instr& in) {
         encode_integer(scalar_element, a.dtype, x.i);
       }
     } else {
-      const std::int64_t v = x.as_int();
-      encode_integer(scalar_element, a.dtype, v);
       const std::string tile = "the " + std::string(dtype_name(a.dtype)) + " tile";
       if (x.is_float) fail(in, "a floating scalar operand with " + tile + "; tiles are typed");
+      const std::int64_t v = x.i;
+      encode_integer(scalar_element, a.dtype, v);
       if (decode_integer(scalar_element, a.dtype) != v) {
         fail(in, "scalar operand " + std::to_string(v) + " does not fit " + tile +
                      " (tiles are typed: cast the tile to a wider dtype first)");

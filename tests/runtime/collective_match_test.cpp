@@ -186,3 +186,31 @@ TEST(CollectiveMatch, OverlappingSubWindowsAreAnError) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every rank passes a sub-window at its own offset: a collective reaches a
+// peer's window through this rank's view, so rank 0 would read rank 1's
+// buffer at rank 0's offset — a silent wrong sum without the check.
+TEST(CollectiveMatch, SubWindowsAtPerRankOffsetsAreAMismatch) {
+  const auto per_rank = pl::jit::orchestration_for("per_rank_offsets", aliased);
+  const pl::HostFunction host = pl::jit::host(
+      "offsets", {pl::In("x", pl::Tensor({NR, 1, ROW}, pl::FP32))}, [per_rank](pl::Value x) {
+        auto data = pld::alloc_window_buffer("data", {NR, ROW}, pl::FP32);
+        auto sig = pld::alloc_window_buffer("sig", {NR, 1}, pl::INT32);
+        pl::range(pld::world_size(), [&](pl::Scalar r) {
+          pl::Value xr = x[r];
+          per_rank(xr, pld::window(data, {1, ROW}, pl::FP32, r * ROW),
+                   pld::window(sig, {NR, 1}, pl::INT32), pl::device(r));
+        });
+      });
+  for (std::int64_t P : {2, 3, 5}) {
+    const std::string error = run_error(host, P);
+    EXPECT_EQ(error.substr(0, error.find(':')), "run error") << "P=" << P;
+    EXPECT_NE(error.find("collective mismatch on signal 'sig': call #1"), std::string::npos)
+        << error;
+    EXPECT_NE(error.find("data 'data' at byte "), std::string::npos) << error;
+  }
+}
+
+}  // namespace

@@ -195,14 +195,14 @@ TEST(CompileErrors, RankLoopOverNrNeedsExactlyPRanks) {
   });
   for (std::int64_t P : {2, 3, 5, 16}) {
     EXPECT_EQ(compile_error(host, P), "compiled without error") << "P=" << P;
-    for (std::int64_t nr : {P - 1, P + 1}) {
+    for (std::int64_t nr : {P + 1, 2 * P}) {
       if (nr < 1) continue;
       EXPECT_EQ(
           compile_error(host, {rows(nr), rows(nr)}, P),
           "compile error: function 'host', parameter 'x', dim 0: NR is " + std::to_string(nr) +
               " here, but the loop over NR dispatches one call per rank (pl::device(r)) and P = " +
               std::to_string(P) +
-              " ranks (from the device list): a rank loop must run over exactly P ranks\n  hint: "
+              " ranks (from the device list): a rank loop cannot run over more than P ranks\n  hint: "
               "shape the host tensors from the device count, or loop over pld::world_size()")
           << "P=" << P << " NR=" << nr;
     }
