@@ -202,7 +202,8 @@ TEST(CompileErrors, RankLoopOverNrNeedsExactlyPRanks) {
           "compile error: function 'host', parameter 'x', dim 0: NR is " + std::to_string(nr) +
               " here, but the loop over NR dispatches one call per rank (pl::device(r)) and P = " +
               std::to_string(P) +
-              " ranks (from the device list): a rank loop cannot run over more than P ranks\n  hint: "
+              " ranks (from the device list): a rank loop cannot run over more than P ranks\n  "
+              "hint: "
               "shape the host tensors from the device count, or loop over pld::world_size()")
           << "P=" << P << " NR=" << nr;
     }
