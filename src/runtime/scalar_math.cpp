@@ -5,22 +5,8 @@
 #include <cmath>
 
 #include "common/element_codec.hpp"
-#include "common/half_float.hpp"
 
 namespace anyp::runtime {
-
-double round_to_dtype(double v, DType dtype) {
-  switch (dtype) {
-    case DType::FP32:
-      return static_cast<double>(static_cast<float>(v));
-    case DType::FP16:
-      return fp16_bits_to_float(double_to_fp16_bits(v));
-    case DType::BF16:
-      return bf16_bits_to_float(double_to_bf16_bits(v));
-    default:
-      return v;
-  }
-}
 
 namespace {
 std::int64_t wrap(std::int64_t v, DType dtype) {

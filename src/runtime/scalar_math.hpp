@@ -26,7 +26,6 @@ inline ScalarValue float_scalar(double v) { return ScalarValue{0, v, true}; }
 
 // Rounds/wraps v to dtype.
 ScalarValue scalar_cast(ScalarValue v, DType dtype);
-double round_to_dtype(double v, DType dtype);
 // nullopt on division by zero (error set).
 std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarValue b,
                                          DType result, std::string* error);
