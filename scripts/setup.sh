@@ -7,7 +7,8 @@ set -euo pipefail
 
 # Everything the project needs, one place. libgmock-dev is not required by
 # find_package(GTest) on Debian 12 (its gmock targets are optional) but keeps
-# gmock available to unit tests.
+# gmock available to unit tests. libopenmpi-dev + openmpi-bin: the MPI
+# engine and mpirun (the build works without them, minus that engine).
 PACKAGES=(
   cmake
   ninja-build
@@ -19,6 +20,8 @@ PACKAGES=(
   nlohmann-json3-dev
   clang-format
   time
+  libopenmpi-dev
+  openmpi-bin
 )
 
 is_installed() {

@@ -4,6 +4,7 @@
 
 #include "anyp/compiled_program.hpp"
 #include "anyp/dtype.hpp"
+#include "anyp/engines.hpp"
 #include "anyp/errors.hpp"
 #include "anyp/host_tensor.hpp"
 #include "anyp/pl.hpp"

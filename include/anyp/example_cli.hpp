@@ -60,6 +60,12 @@ struct Options {
   bool pct = false;                    // --pct-seed given: replay one PCT schedule
   std::uint64_t pct_seed = 0;          // --pct-seed S
   std::int64_t pct_steps = 0;          // --pct-steps K
+  std::string engine = "threads";      // --engine threads|mpi
+  bool verbose = false;                // --verbose: the engine's details on stderr
+  // This process's rank in the engine's world (0 on the threads engine).
+  // Only process 0 prints (OK, cost card, errors): on the MPI engine every
+  // process runs the same body and reaches the same outcome.
+  int process_rank = 0;
   // Set by run_example while it explores: report() prints nothing on
   // success, and records the run's stats in `last_run` (shared, so the const
   // Options a body receives can carry it back).
@@ -84,7 +90,8 @@ struct HelpRequested {
 
 // Parses argv against `spec`. Throws UsageError (with the message to print)
 // on a bad flag, a bad -d (empty, duplicate, negative, not a number) or P < 2,
-// and HelpRequested for -h/--help.
+// and HelpRequested for -h/--help. With --engine mpi, P is the MPI world's
+// size (MPI starts here): -d, if given, must list that many devices.
 Options parse(int argc, const char* const* argv, const ExampleSpec& spec);
 
 // parse + body, mapping exceptions to messages and exit codes: UsageError and

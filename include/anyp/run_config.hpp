@@ -19,6 +19,10 @@ struct RunConfig {
     std::vector<std::int64_t> device_ids{0, 1};
   } distributed;
   // "threads": every rank a resumable VM on a worker pool in this process.
+  // "mpi" (builds with Open MPI): one rank per MPI process, started with
+  // `mpirun -n P`; every process compiles the same program and runs its own
+  // rank (engines.hpp: process_world). check_races, deterministic, pct and
+  // workers > 1 apply to "threads" only.
   std::string engine = "threads";
   // Worker threads; 0 means min(P, hardware threads), or 1 under
   // check_races (the checker serialises every access).

@@ -38,11 +38,26 @@ void validate_config(const RunConfig& config) {
                       std::to_string(config.workers));
   }
   const std::vector<std::string> engines = engines::engine_names();
-  if (std::find(engines.begin(), engines.end(), config.engine) == engines.end()) {
-    std::string names;
-    for (const auto& e : engines) names += (names.empty() ? "" : ", ") + e;
-    throw ConfigError("engine '" + config.engine +
-                      "' is not available; supported engines: " + names);
+  if (std::find(engines.begin(), engines.end(), config.engine) == engines.end())
+    throw ConfigError(engines::unavailable_message(config.engine));
+  if (config.engine != "threads") {
+    // The checker and the schedules need every rank in one process.
+    const std::string why = "' runs one rank per process: ";
+    if (config.check_races) {
+      throw ConfigError(
+          "check_races: the race checker needs every rank in one process (engine "
+          "'threads'); engine '" +
+          config.engine + why + "check the program on the threads engine, then run it here");
+    }
+    if (config.deterministic || config.pct.enabled) {
+      throw ConfigError(
+          "deterministic and pct schedules pick which rank runs next, on engine "
+          "'threads' only; engine '" +
+          config.engine + why + "the operating system schedules them");
+    }
+    if (config.workers > 1) {
+      throw ConfigError("workers: engine '" + config.engine + why + "no worker pool to size");
+    }
   }
   if (config.pct.enabled) {
     if (config.deterministic) {

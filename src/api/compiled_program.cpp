@@ -131,7 +131,8 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
   const runtime::Executable& exec = plan_->exec;
   const std::vector<const HostTensor*> host_args = check_run_args(*plan_, args);
   std::unique_ptr<runtime::Engine> engine = engines::make_engine(config_.engine);
-  if (!engine) throw ConfigError("engine '" + config_.engine + "' is not available");
+  if (!engine) throw ConfigError(engines::unavailable_message(config_.engine));
+  if (const std::string why = engine->check(exec); !why.empty()) throw ConfigError(why);
   runtime::CostCounter cost(exec.world_size);
   runtime::Observers observers;
   observers.attach(&cost);
@@ -153,9 +154,21 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
   }
   RunStats stats;
   stats.cost = cost.costs();
-  stats.instructions = result.instructions;
-  stats.parks = result.parks;
-  stats.preemptions = result.preemptions;
+  // On a multi-process engine each process counted its own rank's part.
+  std::vector<std::int64_t> counters;
+  for (const RankCost& c : stats.cost)
+    counters.insert(counters.end(),
+                    {c.bytes_in, c.bytes_out, c.rma, c.notifies, c.local_notifies, c.waits});
+  counters.insert(counters.end(), {result.instructions, result.parks, result.preemptions});
+  engine->sum_over_processes(counters);
+  for (std::size_t r = 0; r < stats.cost.size(); ++r) {
+    const std::int64_t* c = counters.data() + 6 * r;
+    stats.cost[r] = RankCost{c[0], c[1], c[2], c[3], c[4], c[5]};
+  }
+  const std::int64_t* totals = counters.data() + 6 * stats.cost.size();
+  stats.instructions = totals[0];
+  stats.parks = totals[1];
+  stats.preemptions = totals[2];
   stats.schedule_steps = result.schedule_steps;
   stats.workers = result.workers;
   return stats;

@@ -17,10 +17,17 @@
 #include <system_error>
 #include <utility>
 
+#include "anyp/engines.hpp"
 #include "anyp/errors.hpp"
 
 namespace anyp::cli {
 namespace {
+
+// Only process 0 of the engine's world prints (see Options::process_rank).
+int g_process_rank = 0;
+std::ostream null_stream(nullptr);
+std::ostream& out() { return g_process_rank == 0 ? std::cout : null_stream; }
+std::ostream& err() { return g_process_rank == 0 ? std::cerr : null_stream; }
 
 std::string join(const std::vector<std::string>& items) {
   std::string s;
@@ -151,8 +158,8 @@ std::string shortest(double x) {
 bool check(std::string_view name, bool ok, const HostTensor& out, const HostTensor& golden,
            std::int64_t world_size) {
   if (ok) return true;
-  std::cerr << name << " mismatch: max diff = " << shortest(max_abs_diff(out, golden))
-            << " (P=" << world_size << ")\n";
+  err() << name << " mismatch: max diff = " << shortest(max_abs_diff(out, golden))
+        << " (P=" << world_size << ")\n";
   return false;
 }
 
@@ -171,8 +178,49 @@ RunConfig Options::config() const {
   config.pct.seed = pct_seed;
   config.pct.depth = explore_depth;
   config.pct.steps = pct_steps;
+  config.engine = engine;
   return config;
 }
+
+namespace {
+
+// The devices of a run on a multi-process engine: P is the world's size
+// (starting the engine's world here), and -d, if given, must list P ids.
+std::vector<std::int64_t> world_devices(Options& options, const std::string& devices) {
+  const ProcessWorld world = process_world(options.engine);
+  options.process_rank = world.rank;
+  g_process_rank = world.rank;
+  const std::string run = "mpirun -n " + std::to_string(world.size);
+  if (world.size < 2) {
+    throw UsageError{"need at least 2 ranks, but the MPI world has " + std::to_string(world.size) +
+                     " process: start the example under mpirun -n P with P >= 2"};
+  }
+  if (devices.empty()) {
+    std::vector<std::int64_t> ids;
+    for (int r = 0; r < world.size; ++r) ids.push_back(r);
+    return ids;
+  }
+  std::vector<std::int64_t> ids = parse_device_list(devices);
+  if (static_cast<int>(ids.size()) != world.size) {
+    throw UsageError{"-d/--device: " + std::to_string(ids.size()) +
+                     " devices given, but the MPI world has " + std::to_string(world.size) +
+                     " processes (" + run + "); give " + std::to_string(world.size) +
+                     " devices, or none"};
+  }
+  return ids;
+}
+
+// Flags that need every rank in one process.
+void check_one_process_options(const std::string& engine,
+                               const std::vector<std::pair<const char*, bool>>& given) {
+  for (const auto& [flag, set] : given) {
+    if (!set) continue;
+    throw UsageError{std::string(flag) + ": needs every rank in one process (--engine threads); " +
+                     "--engine " + engine + " runs one rank per process"};
+  }
+}
+
+}  // namespace
 
 Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   Options options;
@@ -243,6 +291,14 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
       app.add_option("--pct-steps", options.pct_steps,
                      "Steps the PCT change points are drawn over (printed by --explore)")
           ->transform(decimal_integer(INT64_MAX));
+  const std::vector<std::string> engines = available_engines();
+  app.add_option("--engine", options.engine,
+                 "threads: every rank in this process; mpi: one rank per MPI process, under "
+                 "mpirun -n P (engines in this build: " +
+                     join(engines) + ")")
+      ->capture_default_str();
+  app.add_flag("--verbose", options.verbose,
+               "Print which engine runs the program and how it moves data (stderr)");
   CLI::Option* output_opt = app.add_option(
       "--output-dir", options.output_dir,
       "Where --compile-only writes (default: anyp_out/" + spec.name + "/P<P>-<platform>)");
@@ -258,7 +314,24 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   }
 
   check_platform(options.platform);
-  options.device_ids = device_opt->count() > 0 ? parse_device_list(devices) : spec.default_devices;
+  if (std::find(engines.begin(), engines.end(), options.engine) == engines.end()) {
+    try {
+      process_world(options.engine);  // throws the reason
+    } catch (const ConfigError& e) {
+      throw UsageError{std::string("--engine: ") + e.what()};
+    }
+  }
+  if (options.engine == "threads") {
+    options.device_ids =
+        device_opt->count() > 0 ? parse_device_list(devices) : spec.default_devices;
+  } else {
+    options.device_ids = world_devices(options, device_opt->count() > 0 ? devices : "");
+    check_one_process_options(options.engine, {{"--check-races", options.check_races},
+                                               {"--schedule-seed", schedule_opt->count() > 0},
+                                               {"--explore", explore_opt->count() > 0},
+                                               {"--pct-seed", pct_seed_opt->count() > 0},
+                                               {"--workers", options.workers > 0}});
+  }
   check_device_ids(options.device_ids);
   if (!spec.modes.empty()) check_choice("--mode", options.mode, spec.modes);
   if (!spec.ops.empty()) check_choice("--op", options.op, spec.ops);
@@ -293,22 +366,22 @@ int guarded(const std::function<int()>& body) {
   try {
     return body();
   } catch (const UsageError& e) {
-    std::cerr << e.message << '\n';
+    err() << e.message << '\n';
     return 2;
   } catch (const anyp::ConfigError& e) {
-    std::cerr << e.what() << '\n';
+    err() << e.what() << '\n';
     return 2;
   } catch (const anyp::CompileError& e) {
-    std::cerr << e.what() << '\n';
+    err() << e.what() << '\n';
     return 1;
   } catch (const anyp::RunError& e) {  // DeadlockError, RaceError too
-    std::cerr << e.what() << '\n';
+    err() << e.what() << '\n';
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << '\n';
+    err() << "error: " << e.what() << '\n';
     return 1;
   } catch (...) {
-    std::cerr << "error: unknown exception\n";
+    err() << "error: unknown exception\n";
     return 1;
   }
 }
@@ -353,8 +426,8 @@ int explore(int argc, const char* const* argv, const Options& options,
   run.pct_steps = 0;
   run.explore_depth = 1;
   auto failed = [&](int code, const std::string& which) {
-    std::cerr << "explore: " << which << " failed; replay it with:\n  "
-              << replay_command(argc, argv, run.pct_seed, run.explore_depth, run.pct_steps) << '\n';
+    err() << "explore: " << which << " failed; replay it with:\n  "
+          << replay_command(argc, argv, run.pct_seed, run.explore_depth, run.pct_steps) << '\n';
     return code;
   };
   int code = guarded([&] { return body(run); });
@@ -371,8 +444,8 @@ int explore(int argc, const char* const* argv, const Options& options,
                               std::to_string(run.pct_steps) + " steps)");
     }
   }
-  std::cout << "OK\n";
-  if (options.cost) std::cout << cost_card(*options.last_run);
+  out() << "OK\n";
+  if (options.cost) out() << cost_card(*options.last_run);
   return 0;
 }
 
@@ -380,16 +453,30 @@ int explore(int argc, const char* const* argv, const Options& options,
 
 int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
                 const std::function<int(const Options&)>& body) {
+  // Under mpirun every process parses the same arguments: start the MPI
+  // world first, so that a usage error is printed by process 0 only.
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool mpi = a == "--engine=mpi" ||
+                     (a == "--engine" && i + 1 < argc && std::string(argv[i + 1]) == "mpi");
+    const auto engines = available_engines();
+    if (mpi && std::find(engines.begin(), engines.end(), "mpi") != engines.end())
+      g_process_rank = process_world("mpi").rank;
+  }
   Options options;
   try {
     options = parse(argc, argv, spec);
   } catch (const HelpRequested& help) {
-    std::cout << help.usage;
-    if (!help.usage.empty() && help.usage.back() != '\n') std::cout << '\n';
+    out() << help.usage;
+    if (!help.usage.empty() && help.usage.back() != '\n') out() << '\n';
     return 0;
   } catch (const UsageError& e) {
-    std::cerr << e.message << '\n';
+    err() << e.message << '\n';
     return 2;
+  }
+  if (options.verbose) {
+    const std::string details = engine_details(options.engine);  // collective on MPI
+    err() << details << '\n';
   }
   if (options.explore > 0 && !options.compile_only) return explore(argc, argv, options, body);
   return guarded([&] { return body(options); });
@@ -407,7 +494,7 @@ bool check_close(std::string_view name, const HostTensor& out, const HostTensor&
 
 int report(const std::vector<bool>& checks) {
   if (!std::all_of(checks.begin(), checks.end(), [](bool ok) { return ok; })) return 1;
-  std::cout << "OK\n";
+  out() << "OK\n";
   return 0;
 }
 
@@ -417,7 +504,7 @@ int report(const std::vector<bool>& checks, const Options& options, const RunSta
     return std::all_of(checks.begin(), checks.end(), [](bool ok) { return ok; }) ? 0 : 1;
   }
   const int code = report(checks);
-  if (code == 0 && options.cost) std::cout << cost_card(stats);
+  if (code == 0 && options.cost) out() << cost_card(stats);
   return code;
 }
 
@@ -439,8 +526,9 @@ int finish_compile_only(CompiledProgram& compiled, const Options& options) {
   if (options.output_dir.empty()) {
     throw std::invalid_argument("finish_compile_only: Options::output_dir is empty");
   }
+  if (options.process_rank != 0) return 0;  // one process writes the artifact
   compiled.write_artifact(options.output_dir);
-  std::cout << "compile_only done: " << options.output_dir << '\n';
+  out() << "compile_only done: " << options.output_dir << '\n';
   return 0;
 }
 

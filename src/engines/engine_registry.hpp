@@ -14,5 +14,7 @@ namespace anyp::engines {
 std::vector<std::string> engine_names();
 // nullptr if `name` is not one of engine_names().
 std::unique_ptr<runtime::Engine> make_engine(const std::string& name);
+// Why `name` cannot be used: not a known engine, or not in this build.
+std::string unavailable_message(const std::string& name);
 
 }  // namespace anyp::engines

@@ -10,7 +10,10 @@
 //                thread. A put/get is two accesses: a read of its source,
 //                then a write (or atomic add) of its destination.
 //   on_notify    a notify, called by the engine inside the critical section
-//                that applies it to the cell; `result` is the cell's new value.
+//                that applies it to the cell; `result` is the cell's new value
+//                where the engine applies the notify itself (threads), and
+//                empty where the target's memory applies it (MPI: an
+//                MPI_Accumulate, whose result the issuer never sees).
 //   on_wait      a satisfied wait, inside the same critical section as the
 //                check that satisfied it, with the comparison and the value
 //                that satisfied it. So notifies and waits reach the
@@ -20,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ir/op_attrs.hpp"
@@ -43,8 +47,8 @@ class AccessObserver {
   virtual void on_dispatch(std::int64_t /*rank*/, std::size_t /*index*/) {}
   virtual void on_access(const Access& /*access*/) {}
   virtual void on_notify(std::int64_t /*rank*/, SiteRef /*site*/, const Cell& /*cell*/,
-                         ir::NotifyKind /*kind*/, std::int32_t /*value*/, std::int32_t /*result*/) {
-  }
+                         ir::NotifyKind /*kind*/, std::int32_t /*value*/,
+                         std::optional<std::int32_t> /*result*/) {}
   // `value`: the cell's value that satisfied `cmp expected`.
   virtual void on_wait(std::int64_t /*rank*/, SiteRef /*site*/, const Cell& /*cell*/,
                        ir::WaitKind /*cmp*/, std::int64_t /*expected*/, std::int32_t /*value*/) {}
@@ -62,7 +66,7 @@ class Observers {
     for (auto* o : list_) o->on_access(a);
   }
   void notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
-              std::int32_t value, std::int32_t result) const {
+              std::int32_t value, std::optional<std::int32_t> result) const {
     for (auto* o : list_) o->on_notify(rank, site, cell, kind, value, result);
   }
   void wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,

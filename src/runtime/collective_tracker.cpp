@@ -20,6 +20,11 @@ std::string CollectiveTracker::enter(std::int64_t rank, std::int32_t buffer,
                                      const CollectiveDesc& desc, const std::string& windows,
                                      SiteRef site) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (keep_journal_) {
+    const auto& descs = exec_.codes[static_cast<std::size_t>(site.code)].collectives;
+    journal_.push_back(
+        Entry{rank, buffer, static_cast<std::int32_t>(&desc - descs.data()), windows, site});
+  }
   const std::size_t n = count_[static_cast<std::size_t>(rank)][buffer]++;
   std::vector<Call>& calls = calls_[buffer];
   if (n == calls.size()) {
@@ -50,6 +55,11 @@ std::string CollectiveTracker::enter(std::int64_t rank, std::int32_t buffer,
          call_text(hi) + " on rank " + std::to_string(hi.first_rank) +
          "; every rank must make the same builtin collective calls on a signal, in the same "
          "order";
+}
+
+std::string CollectiveTracker::replay(const Entry& e) {
+  const auto& descs = exec_.codes[static_cast<std::size_t>(e.site.code)].collectives;
+  return enter(e.rank, e.buffer, descs[static_cast<std::size_t>(e.desc)], e.windows, e.site);
 }
 
 std::string CollectiveTracker::unfinished_calls(std::span<const char> finished) const {

@@ -30,6 +30,21 @@ class CollectiveTracker {
   // ("data 'A'"): every rank must pass views of the same buffers.
   std::string enter(std::int64_t rank, std::int32_t buffer, const CollectiveDesc& desc,
                     const std::string& windows, SiteRef site);
+  // One enter() call, as the journal keeps it.
+  struct Entry {
+    std::int64_t rank = 0;
+    std::int32_t buffer = -1;
+    std::int32_t desc = -1;  // index into exec.codes[site.code].collectives
+    std::string windows;
+    SiteRef site;
+  };
+  // Keep a journal of every enter() (the MPI engine: each process sees only
+  // its own rank's calls, and matches them all at the end of the run).
+  void keep_journal() { keep_journal_ = true; }
+  const std::vector<Entry>& journal() const { return journal_; }
+  // enter() for a journal entry (of any process's tracker over the same
+  // Executable).
+  std::string replay(const Entry& e);
   // For a deadlock report: one line per call that some ranks entered and
   // others did not ("" if none). finished[r] != 0 when rank r is done.
   std::string unfinished_calls(std::span<const char> finished) const;
@@ -48,6 +63,8 @@ class CollectiveTracker {
   std::string call_text(const Call& c) const;
 
   const Executable& exec_;
+  bool keep_journal_ = false;
+  std::vector<Entry> journal_;
   mutable std::mutex mutex_;
   std::map<std::int32_t, std::vector<Call>> calls_;         // signal buffer -> calls in order
   std::vector<std::map<std::int32_t, std::size_t>> count_;  // rank -> signal buffer -> calls made

@@ -20,7 +20,7 @@ void CostCounter::on_access(const Access& a) {
 }
 
 void CostCounter::on_notify(std::int64_t rank, SiteRef, const Cell& cell, ir::NotifyKind,
-                            std::int32_t, std::int32_t) {
+                            std::int32_t, std::optional<std::int32_t>) {
   RankCost& mine = rows_[static_cast<std::size_t>(rank)].cost;
   ++(cell.owner == rank ? mine.local_notifies : mine.notifies);
 }

@@ -23,7 +23,7 @@ class CostCounter final : public AccessObserver {
 
   void on_access(const Access& access) override;
   void on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
-                 std::int32_t value, std::int32_t result) override;
+                 std::int32_t value, std::optional<std::int32_t> result) override;
   void on_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
                std::int64_t expected, std::int32_t value) override;
 

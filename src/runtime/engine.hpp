@@ -1,7 +1,8 @@
 // engine.hpp — what runs an Executable: the Engine interface. An engine
 // creates one rank VM per rank (or per process), gives them its Fabric (the
 // door to its memory), schedules them, and reports how the run ended.
-// The threads engine (engines/threads/) is the first implementation.
+// The threads engine (engines/threads/) runs every rank in this process;
+// the MPI engine (engines/mpi/) one rank per MPI process.
 //
 //   EngineResult r = engine.run(exec, host_args, options, observers);
 //   if (!r.failure.empty()) ... r.deadlocked tells a deadlock report from a
@@ -57,6 +58,15 @@ class Engine {
   // compiled in). Observers are attached to the engine's fabric.
   virtual EngineResult run(const Executable& exec, std::span<const HostTensor* const> host_args,
                            const EngineOptions& options, const Observers& observers) = 0;
+  // "" or why this engine cannot run `exec` here (a configuration error,
+  // e.g. an MPI world whose size is not the program's P). Every process
+  // gets the same answer.
+  virtual std::string check(const Executable& /*exec*/) const { return ""; }
+  // After run(): adds `counters` element-wise over the engine's processes,
+  // so that every process holds the sums. An engine whose ranks share one
+  // process (threads) has nothing to add; on the MPI engine each process
+  // counted only its own rank's accesses.
+  virtual void sum_over_processes(std::span<std::int64_t> /*counters*/) const {}
 };
 
 }  // namespace anyp::runtime

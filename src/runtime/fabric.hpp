@@ -81,7 +81,7 @@ class Fabric {
                        std::int64_t expected, const std::function<std::string()>& describe) = 0;
 
   void observe_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
-                      std::int32_t value, std::int32_t result) const {
+                      std::int32_t value, std::optional<std::int32_t> result) const {
     if (!observers_.empty()) observers_.notify(rank, site, cell, kind, value, result);
   }
   void observe_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,

@@ -33,14 +33,18 @@ bool is_atomic(const Instr& in) {
 RankVm::RankVm(std::int64_t rank, const RunContext* ctx)
     : rank_(rank), ctx_(ctx), dispatches_(&ctx->exec->ranks[static_cast<std::size_t>(rank)]) {}
 
-void RankVm::fail(const Instr& in, const std::string& what) const {
-  std::string where = "run error: rank " + std::to_string(rank_) + " (device " +
-                      std::to_string(ctx_->exec->device_ids[static_cast<std::size_t>(rank_)]) + ")";
-  if (in.site >= 0) {
-    const Site& s = code_->sites[in.site];
+std::string run_error_where(const Executable& exec, std::int64_t rank, SiteRef site) {
+  std::string where = "run error: rank " + std::to_string(rank) + " (device " +
+                      std::to_string(exec.device_ids[static_cast<std::size_t>(rank)]) + ")";
+  if (site.code >= 0 && site.site >= 0) {
+    const Site& s = exec.codes[static_cast<std::size_t>(site.code)].sites[site.site];
     where += ", function '" + s.function + "', op " + s.op;
   }
-  throw VmFailure{where + ": " + what};
+  return where;
+}
+
+void RankVm::fail(const Instr& in, const std::string& what) const {
+  throw VmFailure{run_error_where(*ctx_->exec, rank_, site(in)) + ": " + what};
 }
 
 bool RankVm::enter_dispatch() {

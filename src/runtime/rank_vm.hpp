@@ -52,6 +52,10 @@ struct RunContext {
   CollectiveTracker* collectives = nullptr;
 };
 
+// "run error: rank 1 (device 1), function 'f', op pld.tensor.put": where a
+// rank's run error happened (the site may be {-1, -1}: no op).
+std::string run_error_where(const Executable& exec, std::int64_t rank, SiteRef site);
+
 class RankVm {
  public:
   enum class Outcome { Done, Parked, Yield, Failed };

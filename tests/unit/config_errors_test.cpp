@@ -6,7 +6,9 @@
 // checked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <anyp/anyp.hpp>
+#include <anyp/engines.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -117,16 +119,58 @@ TEST(ConfigErrors, DuplicateDeviceId) {
   EXPECT_EQ(config_error(with_devices({3, 0, 3})), "device 3 is listed twice");
 }
 
-TEST(ConfigErrors, MpiEngineIsNotAvailable) {
+std::string engines_text() {
+  std::string names;
+  for (const auto& e : anyp::available_engines()) names += (names.empty() ? "" : ", ") + e;
+  return names;
+}
+
+bool have_mpi() {
+  const auto engines = anyp::available_engines();
+  return std::find(engines.begin(), engines.end(), "mpi") != engines.end();
+}
+
+TEST(ConfigErrors, MpiEngineNotInThisBuild) {
+  if (have_mpi()) GTEST_SKIP() << "this build has the MPI engine";
   anyp::RunConfig config;
   config.engine = "mpi";
-  EXPECT_EQ(config_error(config), "engine 'mpi' is not available; supported engines: threads");
+  EXPECT_EQ(config_error(config),
+            "engine 'mpi' is not in this build: Open MPI was not found when it was configured "
+            "(install libopenmpi-dev and openmpi-bin, e.g. with scripts/setup.sh, and configure "
+            "again); engines in this build: threads");
 }
 
 TEST(ConfigErrors, UnknownEngine) {
   anyp::RunConfig config;
   config.engine = "fibers";
-  EXPECT_EQ(config_error(config), "engine 'fibers' is not available; supported engines: threads");
+  EXPECT_EQ(config_error(config),
+            "engine 'fibers' is not available; supported engines: " + engines_text());
+}
+
+// Options that need every rank in one process are refused on the MPI engine.
+TEST(ConfigErrors, MpiEngineRefusesThreadsOnlyOptions) {
+  if (!have_mpi()) GTEST_SKIP() << "this build has no MPI engine";
+  anyp::RunConfig config;
+  config.engine = "mpi";
+  config.check_races = true;
+  EXPECT_EQ(config_error(config),
+            "check_races: the race checker needs every rank in one process (engine 'threads'); "
+            "engine 'mpi' runs one rank per process: check the program on the threads engine, "
+            "then run it here");
+  config.check_races = false;
+  config.deterministic = true;
+  EXPECT_EQ(config_error(config),
+            "deterministic and pct schedules pick which rank runs next, on engine 'threads' "
+            "only; engine 'mpi' runs one rank per process: the operating system schedules them");
+  config.deterministic = false;
+  config.pct.enabled = true;
+  EXPECT_EQ(config_error(config),
+            "deterministic and pct schedules pick which rank runs next, on engine 'threads' "
+            "only; engine 'mpi' runs one rank per process: the operating system schedules them");
+  config.pct.enabled = false;
+  config.workers = 2;
+  EXPECT_EQ(config_error(config),
+            "workers: engine 'mpi' runs one rank per process: no worker pool to size");
 }
 
 TEST(ConfigErrors, PreemptBudgetMustBePositive) {

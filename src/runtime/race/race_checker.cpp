@@ -225,7 +225,7 @@ void RaceChecker::on_access(const Access& a) {
 }
 
 void RaceChecker::on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
-                            std::int32_t value, std::int32_t) {
+                            std::int32_t value, std::optional<std::int32_t>) {
   std::lock_guard<std::mutex> lock(mutex_);
   ++access_serial_;
   Shadow& sh = shadow(Space::Window, cell.buffer, cell.owner);

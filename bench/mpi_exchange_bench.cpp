@@ -1,0 +1,126 @@
+// mpi_exchange_bench.cpp — anyp's side of bench/run_mpi.sh: the exchanges
+// of bench/baselines/*.c written with pl/pld and run on `--engine mpi`.
+//
+//   mpirun -n P mpi_exchange_bench ring BYTES ROUNDS
+//     per round: put BYTES to the right neighbour, notify it (AtomicAdd 1),
+//     wait for the left neighbour's notify (step 07's exchange, in a loop)
+//   mpirun -n P mpi_exchange_bench allreduce_ring|allreduce_mesh FLOATS ROUNDS
+//     per round: the builtin allreduce (Sum) of FLOATS FP32 in place
+//
+// Each program is compiled for 0 and for ROUNDS rounds (the loop runs inside
+// one kernel, as the baselines' loops do), run 6 times each (the first a
+// warm-up); rank 0 prints the median time per round, (T(ROUNDS) - T(0)) /
+// ROUNDS, and the fixed cost of one run, T(0) (window allocation, start-up
+// checks, termination waves, end-of-run exchanges):
+//   "<kind> P=<P> size=<n> rounds=<R> us_per_round=<t> us_per_run=<t0>"
+#include <mpi.h>
+
+#include <algorithm>
+#include <anyp/anyp.hpp>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+using pld::NotifyOp;
+using pld::WaitCmp;
+
+const pl::Dim NR = pl::dynamic("NR");
+
+pl::HostFunction ring_program(std::int64_t floats, std::int64_t rounds) {
+  const std::vector<pl::Param> params = {
+      pl::In("x", pl::Tensor({1, floats}, pl::FP32)),
+      pl::InOut("dst", pld::DistributedTensor({1, floats}, pl::FP32)),
+      pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
+  const auto kernel = pl::jit::incore(
+      "ring_rounds", params, [rounds](pl::Value x, pl::Value dst, pl::Value signal) {
+        auto ctx = pld::get_comm_ctx(dst);
+        pl::Scalar right = (pld::rank(ctx) + 1) % pld::nranks(ctx);
+        pl::range(rounds, [&](pl::Scalar i) {
+          pld::tensor::put(dst, right, x);
+          pld::system::notify(signal, right, {0, 0}, 1, NotifyOp::AtomicAdd);
+          pld::system::wait(signal, {0, 0}, i + 1, WaitCmp::Ge);
+        });
+      });
+  const auto per_rank = pl::jit::orchestration_for("ring_per_rank", kernel);
+  return pl::jit::host("ring_bench_" + std::to_string(rounds),
+                       {pl::In("x", pl::Tensor({NR, 1, floats}, pl::FP32))}, [=](pl::Value x) {
+                         auto dst_buf = pld::alloc_window_buffer("dst", {1, floats}, pl::FP32);
+                         auto sig_buf = pld::alloc_window_buffer("signal", {1, 1}, pl::INT32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           pl::Value xr = x[r];
+                           per_rank(xr, pld::window(dst_buf, {1, floats}, pl::FP32),
+                                    pld::window(sig_buf, {1, 1}, pl::INT32), pl::device(r));
+                         });
+                       });
+}
+
+pl::HostFunction allreduce_program(std::int64_t floats, std::int64_t rounds, bool ring) {
+  const pl::Shape sig = ring ? pl::Shape{2 * (NR - 1), NR} : pl::Shape{NR, 1};
+  const auto mode = ring ? pld::AllreduceMode::Ring : pld::AllreduceMode::Mesh;
+  const std::vector<pl::Param> params = {
+      pl::InOut("data", pld::DistributedTensor({1, floats}, pl::FP32)),
+      pl::InOut("signal", pld::DistributedTensor(sig, pl::INT32))};
+  const auto kernel =
+      pl::jit::incore("allreduce_rounds", params, [rounds, mode](pl::Value data, pl::Value signal) {
+        pl::range(rounds, [&](pl::Scalar) {
+          data = pld::tensor::allreduce(data, signal, pld::ReduceOp::Sum, mode);
+        });
+      });
+  const auto per_rank = pl::jit::orchestration_for("allreduce_per_rank", kernel);
+  return pl::jit::host(
+      std::string("allreduce_bench_") + (ring ? "ring_" : "mesh_") + std::to_string(rounds),
+      {pl::In("x", pl::Tensor({NR, 1, floats}, pl::FP32))}, [=](pl::Value) {
+        auto data_buf = pld::alloc_window_buffer("data", {1, floats}, pl::FP32);
+        auto sig_buf = pld::alloc_window_buffer("signal", sig, pl::INT32);
+        pl::range(pld::world_size(), [&](pl::Scalar r) {
+          per_rank(pld::window(data_buf, {1, floats}, pl::FP32),
+                   pld::window(sig_buf, sig, pl::INT32), pl::device(r));
+        });
+      });
+}
+
+// Median wall time of one run, in microseconds, over 5 runs after a warm-up.
+double median_run_us(const pl::HostFunction& program, const anyp::HostTensor& x,
+                     const anyp::RunConfig& config) {
+  anyp::CompiledProgram compiled = program.compile({x}, config);
+  std::vector<double> times;
+  for (int rep = 0; rep < 6; ++rep) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto t0 = std::chrono::steady_clock::now();
+    compiled(x);
+    times.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(times.begin() + 1, times.end());
+  return times[3];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const anyp::ProcessWorld world = anyp::process_world("mpi");
+  const std::string kind = argc > 1 ? argv[1] : "ring";
+  const std::int64_t size = argc > 2 ? std::atoll(argv[2]) : 256;
+  const std::int64_t rounds = argc > 3 ? std::atoll(argv[3]) : 1000;
+  const std::int64_t floats = kind == "ring" ? std::max<std::int64_t>(1, size / 4) : size;
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(world.size);
+  config.engine = "mpi";
+  const anyp::HostTensor x = anyp::HostTensor::zeros({world.size, 1, floats}, pl::FP32);
+  auto program = [&](std::int64_t r) {
+    if (kind == "ring") return ring_program(floats, r);
+    return allreduce_program(floats, r, kind == "allreduce_ring");
+  };
+  const double t0 = median_run_us(program(0), x, config);
+  const double tr = median_run_us(program(rounds), x, config);
+  if (world.rank == 0) {
+    std::printf("%s P=%d size=%lld rounds=%lld us_per_round=%.3f us_per_run=%.1f\n", kind.c_str(),
+                world.size, static_cast<long long>(size), static_cast<long long>(rounds),
+                (tr - t0) / static_cast<double>(rounds), t0);
+  }
+  return 0;
+}

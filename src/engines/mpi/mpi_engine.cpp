@@ -1,0 +1,281 @@
+// mpi_engine.cpp — one run on the MPI engine: start-up checks, the rank's
+// VM, the end of the run, and the exchanges that make every process's
+// result the same.
+#include "engines/mpi/mpi_engine.hpp"
+
+#include <sched.h>
+
+#include <atomic>
+#include <cstring>
+#include <optional>
+
+#include "common/internal_check.hpp"
+#include "engines/mpi/exchange.hpp"
+#include "engines/mpi/mpi_fabric.hpp"
+#include "engines/mpi/mpi_world.hpp"
+#include "engines/mpi/quiescence.hpp"
+#include "engines/mpi/watchdog.hpp"
+#include "engines/mpi/window.hpp"
+#include "runtime/collective_tracker.hpp"
+#include "runtime/rank_vm.hpp"
+
+namespace anyp::mpi {
+namespace {
+
+using runtime::CollectiveTracker;
+using Verdict = Quiescence::Verdict;
+
+// FNV-1a over everything that must agree for the processes' windows and
+// code to line up.
+std::uint64_t layout_hash(const runtime::Executable& exec) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](const void* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      h ^= static_cast<const unsigned char*>(p)[i];
+      h *= 1099511628211ull;
+    }
+  };
+  auto mix_int = [&mix](std::int64_t v) { mix(&v, sizeof v); };
+  mix(exec.program.data(), exec.program.size());
+  mix_int(exec.world_size);
+  mix_int(exec.window_bytes);
+  for (const auto& b : exec.buffers) {
+    mix(b.name.data(), b.name.size());
+    mix_int(b.offset);
+    mix_int(b.bytes);
+    mix_int(static_cast<std::int64_t>(b.dtype));
+    mix_int(b.signal);
+  }
+  for (const auto& c : exec.codes) {
+    mix(c.function.data(), c.function.size());
+    mix_int(static_cast<std::int64_t>(c.instrs.size()));
+    mix_int(static_cast<std::int64_t>(c.collectives.size()));
+  }
+  for (const auto& dispatches : exec.ranks) mix_int(static_cast<std::int64_t>(dispatches.size()));
+  return h;
+}
+
+// Matches every rank's builtin collective calls (each process journaled
+// its own): "" or the first mismatch as a run error; `tracker` keeps them
+// all for a deadlock report.
+std::string match_collectives(const runtime::Executable& exec, MPI_Comm comm,
+                              const CollectiveTracker& mine, CollectiveTracker& all) {
+  Packer out;
+  out.put(static_cast<std::uint64_t>(mine.journal().size()));
+  for (const auto& e : mine.journal()) {
+    out.put(e.rank).put(e.buffer).put(e.desc).put(e.site.code).put(e.site.site);
+    out.put_string(e.windows);
+  }
+  std::string mismatch;
+  for (const std::string& bytes : allgather(comm, out.bytes())) {
+    Unpacker in(bytes);
+    for (auto n = in.get<std::uint64_t>(); n > 0; --n) {
+      CollectiveTracker::Entry e;
+      e.rank = in.get<std::int64_t>();
+      e.buffer = in.get<std::int32_t>();
+      e.desc = in.get<std::int32_t>();
+      e.site.code = in.get<std::int32_t>();
+      e.site.site = in.get<std::int32_t>();
+      e.windows = in.get_string();
+      const std::string m = all.replay(e);
+      if (!m.empty() && mismatch.empty())
+        mismatch = runtime::run_error_where(exec, e.rank, e.site) + ": " + m;
+    }
+  }
+  return mismatch;
+}
+
+// The first failing rank's message.
+std::string failure_text(MPI_Comm comm, const std::string& mine) {
+  for (const std::string& message : allgather(comm, mine))
+    if (!message.empty()) return message;
+  return "run error: a rank failed without a message";
+}
+
+// Every rank's wait (or none: finished), with every rank's notifies to it.
+std::string deadlock_text(const runtime::Executable& exec, MPI_Comm comm, const MpiFabric& fabric,
+                          const CollectiveTracker& all) {
+  Packer mine;
+  const std::optional<BlockedWait>& b = fabric.blocked();
+  mine.put<std::uint8_t>(b.has_value());
+  if (b) {
+    mine.put_string(b->where).put(b->cmp).put(b->expected).put(b->current);
+    mine.put(b->cell.owner).put(b->cell.buffer).put(b->cell.offset);
+  }
+  const auto world = static_cast<std::size_t>(exec.world_size);
+  std::vector<std::optional<BlockedWait>> waits(world);
+  std::vector<std::string> blobs = allgather(comm, mine.bytes());
+  for (std::size_t r = 0; r < world; ++r) {
+    Unpacker in(blobs[r]);
+    if (!in.get<std::uint8_t>()) continue;
+    BlockedWait w;
+    w.where = in.get_string();
+    w.cmp = in.get<ir::WaitKind>();
+    w.expected = in.get<std::int64_t>();
+    w.current = in.get<std::int32_t>();
+    w.cell.owner = in.get<std::int64_t>();
+    w.cell.buffer = in.get<std::int32_t>();
+    w.cell.offset = in.get<std::int64_t>();
+    waits[r] = std::move(w);
+  }
+  // What this rank did to each waited cell.
+  Packer tallies;
+  for (const auto& w : waits) {
+    if (!w) continue;
+    tallies.put(fabric.notified(w->cell)).put<std::uint8_t>(fabric.wrote_as_data(w->cell));
+  }
+  std::vector<runtime::ParkedWait> parked(world);
+  std::vector<const runtime::ParkedWait*> report(world, nullptr);
+  std::vector<char> finished(world, 0);
+  for (std::size_t r = 0; r < world; ++r) {
+    finished[r] = !waits[r];
+    if (waits[r]) {
+      parked[r] = runtime::ParkedWait{
+          waits[r]->where, waits[r]->cmp, waits[r]->expected, waits[r]->current, {}, {}};
+      report[r] = &parked[r];
+    }
+  }
+  blobs = allgather(comm, tallies.bytes());
+  for (std::size_t q = 0; q < world; ++q) {  // notifier q, in rank order
+    Unpacker in(blobs[q]);
+    for (std::size_t r = 0; r < world; ++r) {
+      if (!waits[r]) continue;
+      const auto t = in.get<runtime::NotifierTally>();
+      if (t.adds_up + t.adds_down + t.sets > 0) parked[r].notifiers.push_back(t);
+      if (in.get<std::uint8_t>()) parked[r].data_writers.push_back(static_cast<std::int64_t>(q));
+    }
+  }
+  return runtime::deadlock_report(report, all.unfinished_calls(finished));
+}
+
+// Every rank's host-tensor writes, applied on every process in rank order.
+void merge_host_writes(MPI_Comm comm, const MpiFabric& fabric,
+                       std::span<const HostTensor* const> host_args) {
+  Packer mine;
+  for (const auto& [arg, offset, bytes] : fabric.host_writes()) {
+    mine.put(arg).put(offset).put(bytes);
+    mine.put_bytes(host_args[static_cast<std::size_t>(arg)]->data() + offset,
+                   static_cast<std::size_t>(bytes));
+  }
+  for (const std::string& blob : allgather(comm, mine.bytes())) {
+    Unpacker in(blob);
+    while (!in.done()) {
+      const auto arg = in.get<std::int32_t>();
+      const auto offset = in.get<std::int64_t>();
+      const auto bytes = in.get<std::int64_t>();
+      std::memcpy(host_args[static_cast<std::size_t>(arg)]->data() + offset,
+                  in.take(static_cast<std::size_t>(bytes)), static_cast<std::size_t>(bytes));
+    }
+  }
+}
+
+}  // namespace
+
+std::string MpiEngine::check(const runtime::Executable& exec) const {
+  const World& world = World::get();
+  if (world.size() == exec.world_size) return "";
+  return "engine 'mpi': '" + exec.program +
+         "' was compiled for P = " + std::to_string(exec.world_size) +
+         " ranks, but the MPI world has " + std::to_string(world.size()) +
+         " processes; start it with mpirun -n " + std::to_string(exec.world_size) +
+         " (the MPI engine runs one rank per process)";
+}
+
+void MpiEngine::sum_over_processes(std::span<std::int64_t> counters) const {
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, counters.data(), static_cast<int>(counters.size()),
+                          MPI_INT64_T, MPI_SUM, World::get().control()),
+            "MPI_Allreduce");
+}
+
+runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
+                                     std::span<const HostTensor* const> host_args,
+                                     const runtime::EngineOptions& options,
+                                     const runtime::Observers& observers) {
+  World& world = World::get();
+  const MPI_Comm control = world.control();
+  runtime::EngineResult result;
+  result.workers = 1;
+  if (!same_everywhere(control, layout_hash(exec))) {
+    result.failure =
+        "run error: engine 'mpi': the processes compiled different programs for '" + exec.program +
+        "' (their window layouts differ); every process must trace the same program with the "
+        "same arguments and configuration";
+    return result;
+  }
+  std::atomic<std::uint64_t> heartbeat{0};
+  Watchdog watchdog(heartbeat, world.rank());
+  Window window(world.windows(), exec.window_bytes);
+  if (!same_everywhere(control, window.unified() ? 1 : 0) || !window.unified()) {
+    result.failure =
+        "run error: engine 'mpi': the MPI window uses the separate memory model "
+        "(MPI_WIN_SEPARATE, osc component '" +
+        window.component() +
+        "'), in which a rank cannot poll its own signal cells; choose a component "
+        "with the unified model (mpirun --mca osc rdma or --mca osc sm)";
+    return result;
+  }
+  CollectiveTracker collectives(exec);
+  collectives.keep_journal();
+  Quiescence waves(control, world.size());
+  FabricSettings settings;
+  settings.oversubscribed = world.oversubscribed();
+  settings.heartbeat = &heartbeat;
+  MpiFabric fabric(exec, host_args, world.rank(), window.win(), window.base(), waves, settings);
+  fabric.set_observers(observers);
+  const runtime::RunContext ctx{&exec, &fabric, &collectives};
+  runtime::RankVm vm(world.rank(), &ctx);
+
+  runtime::RankVm::Outcome outcome;
+  while ((outcome = vm.run(options.preempt_budget)) == runtime::RankVm::Outcome::Yield) {
+    ++result.preemptions;
+    fabric.poke();
+  }
+  fabric.flush_all();
+  Verdict verdict = fabric.verdict();
+  if (outcome == runtime::RankVm::Outcome::Parked) {
+    ANYP_CHECK(verdict != Verdict::Continue, "a rank stopped in a wait with the run going on");
+  } else {
+    const auto state = outcome == runtime::RankVm::Outcome::Failed ? Quiescence::State::Failed
+                                                                   : Quiescence::State::Done;
+    while ((verdict = waves.tick(state, fabric.progress())) == Verdict::Continue) {
+      fabric.poke();
+      if (settings.oversubscribed) sched_yield();
+    }
+  }
+
+  CollectiveTracker all_collectives(exec);
+  const std::string mismatch = match_collectives(exec, control, collectives, all_collectives);
+  if (verdict == Verdict::Failed) {
+    result.failure = failure_text(
+        control, outcome == runtime::RankVm::Outcome::Failed ? vm.error() : std::string());
+  } else if (!mismatch.empty()) {
+    result.failure = mismatch;  // the cause, whether the run deadlocked or finished
+  } else if (verdict == Verdict::Deadlock) {
+    result.failure = deadlock_text(exec, control, fabric, all_collectives);
+    result.deadlocked = true;
+  } else {
+    const std::string unbalanced = all_collectives.unbalanced_calls();
+    if (!unbalanced.empty()) result.failure = "run error: " + unbalanced;
+  }
+  if (result.failure.empty()) merge_host_writes(control, fabric, host_args);
+  result.instructions = vm.instructions();
+  result.parks = fabric.blocked_waits();
+  return result;
+}
+
+int world_rank() { return World::get().rank(); }
+int world_size() { return World::get().size(); }
+
+std::string details() {
+  World& world = World::get();
+  Window probe(world.windows(), 8);
+  std::string text = "engine mpi: " + world.library() + ", osc component " + probe.component() +
+                     ", " + (probe.unified() ? "unified" : "separate") + " memory model, " +
+                     std::to_string(world.size()) + " processes";
+  text += world.oversubscribed() ? " on " + std::to_string(world.node_cores()) +
+                                       " cores (oversubscribed: waits yield the CPU)"
+                                 : "";
+  return text;
+}
+
+}  // namespace anyp::mpi

@@ -1,0 +1,332 @@
+// mpi_fabric.cpp — region accesses, notifies and waits over one MPI window.
+#include "engines/mpi/mpi_fabric.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/internal_check.hpp"
+#include "engines/mpi/mpi_world.hpp"
+#include "runtime/scalar_math.hpp"
+#include "runtime/tile_math.hpp"
+
+namespace anyp::mpi {
+
+using runtime::Region;
+using runtime::RowCursor;
+using runtime::Space;
+
+namespace {
+
+constexpr int kPollsPerProbe = 64;  // polls between MPI_Iprobe progress pokes
+constexpr int kPollsPerWave = 16;   // polls between wave ticks, once past the grace period
+
+void add_elements(std::byte* p, const std::byte* in, DType dtype, std::int64_t n) {
+  runtime::tile_elementwise(ir::BinaryOp::Add, dtype, p, in, false, p, static_cast<std::size_t>(n));
+}
+
+}  // namespace
+
+MpiFabric::MpiFabric(const runtime::Executable& exec, std::span<const HostTensor* const> host_args,
+                     std::int64_t rank, MPI_Win win, std::byte* local, Quiescence& waves,
+                     FabricSettings settings)
+    : exec_(exec),
+      host_args_(host_args),
+      rank_(rank),
+      win_(win),
+      local_(local),
+      waves_(waves),
+      settings_(settings),
+      dirty_(static_cast<std::size_t>(exec.world_size), 0) {}
+
+std::byte* MpiFabric::memory(const Region& r) const {
+  if (r.space == Space::Host) {
+    const HostTensor* t = host_args_[static_cast<std::size_t>(r.id)];
+    ANYP_CHECK(t != nullptr, "a host view of a scalar argument");
+    return t->data();
+  }
+  ANYP_CHECK(r.owner == rank_, "direct access to another process's window");
+  return local_ + exec_.buffers[static_cast<std::size_t>(r.id)].offset;
+}
+
+MPI_Aint MpiFabric::displacement(const Region& r, std::int64_t offset) const {
+  return static_cast<MPI_Aint>(exec_.buffers[static_cast<std::size_t>(r.id)].offset + offset);
+}
+
+std::int32_t* MpiFabric::cell_address(const runtime::Cell& c) const {
+  return reinterpret_cast<std::int32_t*>(
+      local_ + exec_.buffers[static_cast<std::size_t>(c.buffer)].offset + c.offset);
+}
+
+void MpiFabric::poke() {
+  int flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+  if (settings_.heartbeat) settings_.heartbeat->fetch_add(1, std::memory_order_relaxed);
+}
+
+void MpiFabric::put_done(std::int64_t owner) {
+  check_mpi(MPI_Win_flush_local(static_cast<int>(owner), win_), "MPI_Win_flush_local");
+  if (!dirty_[static_cast<std::size_t>(owner)]) {
+    dirty_[static_cast<std::size_t>(owner)] = 1;
+    dirty_list_.push_back(owner);
+  }
+}
+
+void MpiFabric::flush_dirty() {
+  for (const std::int64_t peer : dirty_list_) {
+    check_mpi(MPI_Win_flush(static_cast<int>(peer), win_), "MPI_Win_flush");
+    dirty_[static_cast<std::size_t>(peer)] = 0;
+  }
+  dirty_list_.clear();
+}
+
+void MpiFabric::flush_all() {
+  check_mpi(MPI_Win_flush_all(win_), "MPI_Win_flush_all");
+  for (const std::int64_t peer : dirty_list_) dirty_[static_cast<std::size_t>(peer)] = 0;
+  dirty_list_.clear();
+}
+
+void MpiFabric::note_writes(const Region& dst) {
+  if (dst.space == Space::Host) {
+    auto& writes = host_writes_[dst.id];
+    dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+      if (!writes.empty() && writes.back().first + writes.back().second == offset) {
+        writes.back().second += bytes;  // rows of one region are often adjacent
+      } else {
+        writes.emplace_back(offset, bytes);
+      }
+    });
+    return;
+  }
+  if (!exec_.buffers[static_cast<std::size_t>(dst.id)].signal) return;
+  dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+    for (std::int64_t at = offset / 4 * 4; at < offset + bytes; at += 4)
+      data_writes_.insert(CellKey{dst.owner, dst.id, at});
+  });
+}
+
+void MpiFabric::read_local(const Region& src, std::byte* out) const {
+  const std::byte* base = memory(src);
+  std::size_t at = 0;
+  src.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+    std::memcpy(out + at, base + offset, static_cast<std::size_t>(bytes));
+    at += static_cast<std::size_t>(bytes);
+  });
+}
+
+void MpiFabric::write_local(const Region& dst, const std::byte* in, bool atomic_add) {
+  if (atomic_add && dst.space == Space::Window) return accumulate(dst, in);  // peers may add too
+  std::byte* base = memory(dst);
+  const auto esize = static_cast<std::int64_t>(dtype_bytes(dst.dtype));
+  std::size_t at = 0;
+  dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+    if (atomic_add) {
+      add_elements(base + offset, in + at, dst.dtype, bytes / esize);
+    } else {
+      std::memcpy(base + offset, in + at, static_cast<std::size_t>(bytes));
+    }
+    at += static_cast<std::size_t>(bytes);
+  });
+  note_writes(dst);
+}
+
+void MpiFabric::accumulate(const Region& dst, const std::byte* in) {
+  if (dst.bytes() == 0) return;
+  const MPI_Datatype element = sum_type(dst.dtype);
+  if (element == MPI_DATATYPE_NULL) return accumulate_by_swap(dst, in);
+  const RegionType t = types_.of(dst, element);
+  check_mpi(
+      MPI_Accumulate(in, static_cast<int>(dst.elements()), element, static_cast<int>(dst.owner),
+                     displacement(dst, t.first), t.count, t.type, MPI_SUM, win_),
+      "MPI_Accumulate");
+  if (dst.owner == rank_) {
+    // The rank may read its own window next, directly.
+    check_mpi(MPI_Win_flush(static_cast<int>(rank_), win_), "MPI_Win_flush");
+  } else {
+    put_done(dst.owner);
+  }
+  note_writes(dst);
+}
+
+void MpiFabric::accumulate_by_swap(const Region& dst, const std::byte* in) {
+  const int owner = static_cast<int>(dst.owner);
+  std::size_t at = 0;
+  dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+    for (std::int64_t e = 0; e < bytes; e += 2, at += 2) {
+      const MPI_Aint disp = displacement(dst, offset + e);
+      std::uint16_t seen = 0;
+      check_mpi(MPI_Fetch_and_op(nullptr, &seen, MPI_UINT16_T, owner, disp, MPI_NO_OP, win_),
+                "MPI_Fetch_and_op");
+      check_mpi(MPI_Win_flush(owner, win_), "MPI_Win_flush");
+      for (;;) {
+        std::uint16_t sum = seen, before = 0;
+        add_elements(reinterpret_cast<std::byte*>(&sum), in + at, dst.dtype, 1);
+        check_mpi(MPI_Compare_and_swap(&sum, &seen, &before, MPI_UINT16_T, owner, disp, win_),
+                  "MPI_Compare_and_swap");
+        check_mpi(MPI_Win_flush(owner, win_), "MPI_Win_flush");
+        if (before == seen) break;
+        seen = before;
+      }
+    }
+  });
+  note_writes(dst);
+}
+
+void MpiFabric::do_read(const Region& src, std::byte* out) {
+  if (is_local(src)) return read_local(src, out);
+  if (src.bytes() == 0) return;
+  const RegionType t = types_.of(src, MPI_BYTE);
+  check_mpi(MPI_Get(out, static_cast<int>(src.bytes()), MPI_BYTE, static_cast<int>(src.owner),
+                    displacement(src, t.first), t.count, t.type, win_),
+            "MPI_Get");
+  check_mpi(MPI_Win_flush_local(static_cast<int>(src.owner), win_), "MPI_Win_flush_local");
+}
+
+void MpiFabric::do_write(std::int64_t, const Region& dst, const std::byte* in, bool atomic_add) {
+  if (is_local(dst)) return write_local(dst, in, atomic_add);
+  if (atomic_add) return accumulate(dst, in);
+  if (dst.bytes() == 0) return;
+  const RegionType t = types_.of(dst, MPI_BYTE);
+  check_mpi(MPI_Put(in, static_cast<int>(dst.bytes()), MPI_BYTE, static_cast<int>(dst.owner),
+                    displacement(dst, t.first), t.count, t.type, win_),
+            "MPI_Put");
+  put_done(dst.owner);
+  note_writes(dst);
+}
+
+void MpiFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src, bool atomic_add) {
+  const bool dst_local = is_local(dst), src_local = is_local(src);
+  ANYP_CHECK(dst_local || src_local, "a copy between two other ranks' windows");
+  if (src.bytes() == 0) return;
+  const bool direct = !atomic_add && !(dst_local && src_local && dst.same_memory(src));
+  if (direct && dst_local && src_local) {
+    std::byte* dbase = memory(dst);
+    const std::byte* sbase = memory(src);
+    RowCursor drows(dst), srows(src);
+    std::int64_t doff = 0, soff = 0;
+    while (drows.next(doff) && srows.next(soff))
+      std::memcpy(dbase + doff, sbase + soff, static_cast<std::size_t>(drows.row_bytes()));
+    note_writes(dst);
+    return;
+  }
+  if (direct && src_local) {  // put: straight from the local rows
+    const RegionType s = types_.of(src, MPI_BYTE), d = types_.of(dst, MPI_BYTE);
+    check_mpi(MPI_Put(memory(src) + s.first, s.count, s.type, static_cast<int>(dst.owner),
+                      displacement(dst, d.first), d.count, d.type, win_),
+              "MPI_Put");
+    put_done(dst.owner);
+    note_writes(dst);
+    return;
+  }
+  if (direct) {  // get: straight into the local rows
+    const RegionType d = types_.of(dst, MPI_BYTE), s = types_.of(src, MPI_BYTE);
+    check_mpi(MPI_Get(memory(dst) + d.first, d.count, d.type, static_cast<int>(src.owner),
+                      displacement(src, s.first), s.count, s.type, win_),
+              "MPI_Get");
+    check_mpi(MPI_Win_flush_local(static_cast<int>(src.owner), win_), "MPI_Win_flush_local");
+    note_writes(dst);
+    return;
+  }
+  // An atomic add needs the whole source, and regions of one buffer may
+  // overlap: stage through a buffer.
+  std::vector<std::byte> staged(static_cast<std::size_t>(src.bytes()));
+  do_read(src, staged.data());
+  do_write(rank, dst, staged.data(), atomic_add);
+}
+
+void MpiFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+                          ir::NotifyKind kind, std::int32_t value) {
+  flush_dirty();                                  // data before signal
+  check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");  // and this rank's own stores
+  const int owner = static_cast<int>(cell.owner);
+  const MPI_Aint disp = static_cast<MPI_Aint>(
+      exec_.buffers[static_cast<std::size_t>(cell.buffer)].offset + cell.offset);
+  check_mpi(MPI_Accumulate(&value, 1, MPI_INT32_T, owner, disp, 1, MPI_INT32_T,
+                           kind == ir::NotifyKind::Set ? MPI_REPLACE : MPI_SUM, win_),
+            "MPI_Accumulate");
+  check_mpi(MPI_Win_flush(owner, win_), "MPI_Win_flush");
+  observe_notify(rank, site, cell, kind, value, std::nullopt);
+  runtime::NotifierTally& t = notified_[CellKey{cell.owner, cell.buffer, cell.offset}];
+  t.rank = rank;
+  if (kind == ir::NotifyKind::Set) {
+    ++t.sets;
+    t.last_set = value;
+  } else if (value >= 0) {
+    ++t.adds_up;
+    t.up_total += value;
+  } else {
+    ++t.adds_down;
+    t.down_total += value;
+  }
+}
+
+bool MpiFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+                        ir::WaitKind cmp, std::int64_t expected,
+                        const std::function<std::string()>& describe) {
+  ANYP_CHECK(cell.owner == rank_, "a wait on another rank's cell");
+  std::atomic_ref<std::int32_t> value(*cell_address(cell));
+  auto holds = [&](std::int32_t& v) {
+    check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
+    v = value.load(std::memory_order_acquire);
+    return runtime::compare(cmp, v, expected);
+  };
+  auto satisfied = [&](std::int32_t v) {
+    check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");  // before the rank reads the data
+    observe_wait(rank, site, cell, cmp, expected, v);
+    ++progress_;
+    return true;
+  };
+  std::int32_t v = 0;
+  if (holds(v)) return satisfied(v);
+  flush_dirty();  // before blocking: a peer may be waiting for these
+  ++blocked_waits_;
+  const auto since = std::chrono::steady_clock::now();
+  bool in_waves = false;
+  for (std::uint64_t polls = 1;; ++polls) {
+    if (holds(v)) return satisfied(v);
+    if (polls % kPollsPerProbe == 0) {
+      poke();
+      in_waves = in_waves || std::chrono::steady_clock::now() - since >= settings_.grace;
+    }
+    if (in_waves && polls % kPollsPerWave == 0) {
+      const Quiescence::Verdict verdict = waves_.tick(Quiescence::State::Blocked, progress_);
+      if (verdict != Quiescence::Verdict::Continue) {
+        holds(v);
+        verdict_ = verdict;
+        blocked_ = BlockedWait{describe(), cmp, expected, v,
+                               CellKey{cell.owner, cell.buffer, cell.offset}};
+        return false;
+      }
+    }
+    if (settings_.oversubscribed) sched_yield();
+  }
+}
+
+runtime::NotifierTally MpiFabric::notified(const CellKey& cell) const {
+  auto it = notified_.find(cell);
+  if (it != notified_.end()) return it->second;
+  runtime::NotifierTally none;
+  none.rank = rank_;
+  return none;
+}
+
+std::vector<std::tuple<std::int32_t, std::int64_t, std::int64_t>> MpiFabric::host_writes() const {
+  std::vector<std::tuple<std::int32_t, std::int64_t, std::int64_t>> out;
+  for (const auto& [arg, list] : host_writes_) {
+    auto sorted = list;
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& [offset, bytes] : sorted) {
+      if (!out.empty() && std::get<0>(out.back()) == arg &&
+          std::get<1>(out.back()) + std::get<2>(out.back()) >= offset) {
+        auto& end = std::get<2>(out.back());
+        end = std::max(end, offset + bytes - std::get<1>(out.back()));
+      } else {
+        out.emplace_back(arg, offset, bytes);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace anyp::mpi

@@ -1,0 +1,143 @@
+// mpi_fabric.hpp — the MPI engine's door (runtime::Fabric) for the one rank
+// this process runs. Every rank's window is one MPI window (window.hpp);
+// host arguments are this process's own copies.
+//
+//   own window        plain loads and stores on the local memory
+//   a peer's window   MPI_Get / MPI_Put, strided regions as one derived
+//                     datatype (region_types.hpp), then MPI_Win_flush_local
+//   atomic add        MPI_Accumulate(MPI_SUM) (FP16/BF16: compare-and-swap)
+//   notify            flush every peer with puts outstanding, MPI_Win_sync,
+//                     MPI_Accumulate (SUM or REPLACE) on the cell, flush it
+//   wait              MPI_Win_sync + an acquire load of the own cell until
+//                     the comparison holds; MPI_Iprobe every 64 polls to
+//                     drive progress, sched_yield when oversubscribed; past
+//                     a grace period the rank joins quiescence waves and
+//                     gives up when they find the run over (deadlock or a
+//                     failure elsewhere)
+// So a rank's data reaches a peer before any signal it sends after it
+// (ladder.md part D). The fabric also keeps what the end of the run needs:
+// the host bytes this rank wrote, and what its notifies did to each cell.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "anyp/host_tensor.hpp"
+#include "engines/mpi/quiescence.hpp"
+#include "engines/mpi/region_types.hpp"
+#include "runtime/deadlock_report.hpp"
+#include "runtime/executable.hpp"
+#include "runtime/fabric.hpp"
+
+namespace anyp::mpi {
+
+// A signal cell, ordered (for the notify log).
+struct CellKey {
+  std::int64_t owner = -1;
+  std::int32_t buffer = -1;
+  std::int64_t offset = 0;
+  auto operator<=>(const CellKey&) const = default;
+};
+
+// The wait a rank was blocked in when the run stopped.
+struct BlockedWait {
+  std::string where;
+  ir::WaitKind cmp = ir::WaitKind::Eq;
+  std::int64_t expected = 0;
+  std::int32_t current = 0;
+  CellKey cell;
+};
+
+struct FabricSettings {
+  bool oversubscribed = false;
+  std::chrono::milliseconds grace{50};  // blocked this long before joining waves
+  std::atomic<std::uint64_t>* heartbeat = nullptr;
+};
+
+class MpiFabric final : public runtime::Fabric {
+ public:
+  MpiFabric(const runtime::Executable& exec, std::span<const HostTensor* const> host_args,
+            std::int64_t rank, MPI_Win win, std::byte* local, Quiescence& waves,
+            FabricSettings settings);
+
+  // Drives MPI progress (between VM slices, and while finished).
+  void poke();
+  // Completes every put and atomic this rank issued.
+  void flush_all();
+  // Bumped whenever a wait of this rank is satisfied.
+  std::uint64_t progress() const { return progress_; }
+  // Set when a wait gave up because the waves ended the run.
+  Quiescence::Verdict verdict() const { return verdict_; }
+  const std::optional<BlockedWait>& blocked() const { return blocked_; }
+  std::int64_t blocked_waits() const { return blocked_waits_; }
+  // What this rank's notifies did to `cell` (rank = this rank).
+  runtime::NotifierTally notified(const CellKey& cell) const;
+  // True when this rank wrote `cell`'s bytes as data (a put, a store).
+  bool wrote_as_data(const CellKey& cell) const { return data_writes_.count(cell) != 0; }
+  // The host-tensor bytes this rank wrote: (argument, offset, length), sorted
+  // and coalesced.
+  std::vector<std::tuple<std::int32_t, std::int64_t, std::int64_t>> host_writes() const;
+
+ protected:
+  void do_read(const runtime::Region& src, std::byte* out) override;
+  void do_write(std::int64_t rank, const runtime::Region& dst, const std::byte* in,
+                bool atomic_add) override;
+  void do_copy(std::int64_t rank, const runtime::Region& dst, const runtime::Region& src,
+               bool atomic_add) override;
+  void do_notify(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+                 ir::NotifyKind kind, std::int32_t value) override;
+  bool do_wait(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+               ir::WaitKind cmp, std::int64_t expected,
+               const std::function<std::string()>& describe) override;
+
+ private:
+  bool is_local(const runtime::Region& r) const {
+    return r.space == runtime::Space::Host || r.owner == rank_;
+  }
+  // The first byte of a local region's buffer (own window) or argument.
+  std::byte* memory(const runtime::Region& r) const;
+  // Byte displacement of a window buffer's byte `offset` in the window.
+  MPI_Aint displacement(const runtime::Region& r, std::int64_t offset) const;
+  void read_local(const runtime::Region& src, std::byte* out) const;
+  void write_local(const runtime::Region& dst, const std::byte* in, bool atomic_add);
+  // Adds the contiguous elements `in` into window region dst (any owner).
+  void accumulate(const runtime::Region& dst, const std::byte* in);
+  // FP16/BF16: MPI cannot add them, so element by element with
+  // MPI_Compare_and_swap on the 16-bit pattern.
+  void accumulate_by_swap(const runtime::Region& dst, const std::byte* in);
+  void put_done(std::int64_t owner);  // origin reusable; remote completion before the next notify
+  void flush_dirty();
+  void note_writes(const runtime::Region& dst);  // host bytes and signal cells written as data
+  std::int32_t* cell_address(const runtime::Cell& c) const;
+
+  const runtime::Executable& exec_;
+  std::span<const HostTensor* const> host_args_;
+  std::int64_t rank_;
+  MPI_Win win_;
+  std::byte* local_;
+  Quiescence& waves_;
+  FabricSettings settings_;
+  RegionTypes types_;
+  std::vector<char> dirty_;  // per peer: puts not yet flushed
+  std::vector<std::int64_t> dirty_list_;
+  std::uint64_t progress_ = 0;
+  std::int64_t blocked_waits_ = 0;
+  Quiescence::Verdict verdict_ = Quiescence::Verdict::Continue;
+  std::optional<BlockedWait> blocked_;
+  std::map<CellKey, runtime::NotifierTally> notified_;
+  std::set<CellKey> data_writes_;
+  std::map<std::int32_t, std::vector<std::pair<std::int64_t, std::int64_t>>> host_writes_;
+};
+
+}  // namespace anyp::mpi

@@ -1,0 +1,66 @@
+// mpi_world.cpp — starting and finalising MPI, the engine's communicators.
+#include "engines/mpi/mpi_world.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+namespace anyp::mpi {
+namespace {
+
+void finalize_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+}  // namespace
+
+World& World::get() {
+  static World world;
+  return world;
+}
+
+World::World() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    std::atexit(finalize_at_exit);
+  }
+  check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &control_), "MPI_Comm_dup");
+  check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &windows_), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(control_, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(windows_, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(control_, &rank_);
+  MPI_Comm_size(control_, &size_);
+
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(control_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type");
+  MPI_Comm_size(node, &node_processes_);
+  MPI_Comm_free(&node);
+  node_cores_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  oversubscribed_ = node_processes_ > node_cores_;
+
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  library_.assign(version, static_cast<std::size_t>(len));
+  library_ = library_.substr(0, library_.find(','));
+  while (!library_.empty() && (library_.back() == '\n' || library_.back() == ' '))
+    library_.pop_back();
+}
+
+void World::fatal(const char* call, int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  std::fprintf(stderr, "anyp mpi engine: %s failed: %.*s\n", call, len, text);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::_Exit(1);
+}
+
+}  // namespace anyp::mpi

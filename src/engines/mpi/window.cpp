@@ -1,0 +1,49 @@
+// window.cpp — allocating, opening and freeing the run's MPI window.
+#include "engines/mpi/window.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "engines/mpi/mpi_world.hpp"
+
+namespace anyp::mpi {
+
+Window::Window(MPI_Comm comm, std::int64_t bytes) {
+  const auto size = static_cast<MPI_Aint>(std::max<std::int64_t>(bytes, 8));
+  void* base = nullptr;
+  check_mpi(MPI_Win_allocate(size, 1, MPI_INFO_NULL, comm, &base, &win_), "MPI_Win_allocate");
+  MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
+  base_ = static_cast<std::byte*>(base);
+  int* model = nullptr;
+  int found = 0;
+  MPI_Win_get_attr(win_, MPI_WIN_MODEL, &model, &found);
+  unified_ = found && *model == MPI_WIN_UNIFIED;
+  std::memset(base_, 0, static_cast<std::size_t>(size));
+  // Every rank's window is zero before any rank writes into a peer's.
+  check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+  check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+}
+
+Window::~Window() {
+  MPI_Win_unlock_all(win_);
+  MPI_Win_free(&win_);
+}
+
+std::string Window::component() const {
+  // Open MPI names its windows after the component ("rdma window 3"); the
+  // sm component leaves the name empty but reports its own info keys.
+  char name[MPI_MAX_OBJECT_NAME] = {};
+  int len = 0;
+  MPI_Win_get_name(win_, name, &len);
+  std::string text(name, static_cast<std::size_t>(len));
+  if (!text.empty()) return text.substr(0, text.find(' '));
+  MPI_Info info = MPI_INFO_NULL;
+  if (MPI_Win_get_info(win_, &info) != MPI_SUCCESS) return "unknown";
+  char value[MPI_MAX_INFO_VAL + 1] = {};
+  int flag = 0;
+  MPI_Info_get(info, "alloc_shared_noncontig", MPI_MAX_INFO_VAL, value, &flag);
+  MPI_Info_free(&info);
+  return flag ? "sm" : "unknown";
+}
+
+}  // namespace anyp::mpi

@@ -1,0 +1,155 @@
+# tests/mpi.cmake — the MPI engine under mpirun (label `mpi`), registered
+# when the build has the MPI engine (ANYP_HAVE_MPI) and FindMPI found mpirun:
+#   mpi.<example>.<mode>[.<op>].P<P>   every ladder example, mode and op on
+#                                     `--engine mpi` at P = 2, 3, 4 (the default
+#                                     osc component, rdma): exit 0, stdout "OK\n"
+#   mpi.<example>...osc_sm.P3         the same at P = 3 with `--mca osc sm`
+#   mpi.pitfall.<name>                the pitfalls that end in a deadlock, a run
+#                                     error or a compile error: exactly the
+#                                     threads engine's stderr (tests/pitfalls.cmake),
+#                                     printed once, exit 1
+#   mpi.cli.*                         usage errors: -d against the world size,
+#                                     threads-only flags, one process
+#   mpi.engines_agree.P<P>            threads and MPI: bitwise-identical outputs
+#                                     and identical cost cards (tests/mpi/engines_agree.cpp)
+#   mpi.verbose.osc_*                 --verbose names the osc component
+# Every test runs mpirun as root if need be, oversubscribed (P may exceed the
+# cores), with its own TMPDIR (concurrent mpirun jobs would share a session
+# directory otherwise). Included from tests/CMakeLists.txt after
+# examples.cmake and pitfalls.cmake, whose helpers and lists it uses.
+
+set(ANYP_MPI_TMP ${CMAKE_CURRENT_BINARY_DIR}/mpi_tmp)
+
+# anyp_add_mpi_test(<name> NP <P> EXIT <code> [STDOUT <text>] [STDERR <text>]
+#                   [MCA <component>] COMMAND <exe> <args...>)
+#   Runs `mpirun -n <P> [--mca osc <component>] <exe> <args...>` through
+#   expect_output.cmake. STDOUT/STDERR: the exact text (newlines as \n);
+#   STDERR_REGEX: a regex stderr must match.
+function(anyp_add_mpi_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NP;EXIT;STDOUT;STDERR;STDERR_REGEX;MCA" "COMMAND")
+  set(checks -DEXPECT_EXIT=${arg_EXIT})
+  if(DEFINED arg_STDOUT)
+    list(APPEND checks "-DEXPECT_STDOUT=${arg_STDOUT}")
+  endif()
+  if(DEFINED arg_STDERR)
+    string(REPLACE "\n" "\\n" stderr "${arg_STDERR}")
+    string(REPLACE ";" "\\;" stderr "${stderr}")
+    list(APPEND checks "-DEXPECT_STDERR=${stderr}")
+  endif()
+  if(DEFINED arg_STDERR_REGEX)
+    list(APPEND checks "-DEXPECT_STDERR_REGEX=${arg_STDERR_REGEX}")
+  endif()
+  set(mca "")
+  if(DEFINED arg_MCA)
+    set(mca --mca osc ${arg_MCA})
+  endif()
+  set(tmp ${ANYP_MPI_TMP}/${name})
+  file(MAKE_DIRECTORY ${tmp})
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND} ${checks} -P ${ANYP_EXPECT_OUTPUT_SCRIPT}
+      -- ${MPIEXEC_EXECUTABLE} -q ${MPIEXEC_NUMPROC_FLAG} ${arg_NP} ${mca} ${arg_COMMAND})
+  set_tests_properties(${name} PROPERTIES
+    LABELS mpi
+    TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT}
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;TMPDIR=${tmp};OMPI_MCA_orte_tmpdir_base=${tmp}")
+endfunction()
+
+# ---- every example, mode and op at P = 2, 3, 4, and with osc sm at P = 3 ------------
+foreach(example ${ANYP_ANY_P_EXAMPLES} ${ANYP_COLLECTIVE_EXAMPLES})
+  foreach(mode ${ANYP_EXAMPLE_MODES_${example}})
+    set(ops "-")
+    if(DEFINED ANYP_EXAMPLE_OPS_${example})
+      set(ops ${ANYP_EXAMPLE_OPS_${example}})
+    endif()
+    foreach(op ${ops})
+      set(args --engine mpi)
+      set(base mpi.${example}.${mode})
+      if(NOT mode STREQUAL "-")
+        list(APPEND args --mode ${mode})
+      endif()
+      if(NOT op STREQUAL "-")
+        list(APPEND args --op ${op})
+        string(APPEND base .${op})
+      endif()
+      foreach(P 2 3 4)
+        anyp_add_mpi_test(${base}.P${P} NP ${P} EXIT 0 STDOUT "OK\\n"
+          COMMAND $<TARGET_FILE:${example}> ${args})
+      endforeach()
+      anyp_add_mpi_test(${base}.osc_sm.P3 NP 3 EXIT 0 STDOUT "OK\\n" MCA sm
+        COMMAND $<TARGET_FILE:${example}> ${args})
+    endforeach()
+  endforeach()
+endforeach()
+
+# ---- the pitfalls whose diagnosis is not a race: the threads engine's text ------------
+# (The race pitfalls need the race checker, a threads-engine tool.)
+set(ANYP_MPI_PITFALL_STDERR_06_negative_peer [=[
+run error: rank 0 (device 0), function 'get_step', op pld.system.notify: peer -1 is out of range [0, 3)
+  hint: a negative peer usually comes from (r - 1) % P, which C++ truncates to -1 at r = 0; write (r + P - 1) % P
+]=])
+set(ANYP_MPI_PITFALL_STDERR_08_collectives_out_of_order [=[
+run error: rank 1 (device 1), function 'two_collectives', op pld.tensor.broadcast: collective mismatch on signal 'signal': call #1 on it is pld.tensor.allreduce (Sum, Mesh, data FP32 [1, 64]) in function 'two_collectives' on rank 0, but pld.tensor.broadcast (root 0, data FP32 [1, 64]) in function 'two_collectives' on rank 1; every rank must make the same builtin collective calls on a signal, in the same order
+]=])
+set(ANYP_MPI_PITFALL_STDERR_09_collective_on_some_ranks [=[
+deadlock: no rank can make progress (1 of 3 ranks waiting)
+  rank 0: function 'root_broadcast', op pld.tensor.broadcast: waits for signal 'signal' cell [1, 0] Ge 1; current value 0; never notified
+  ranks 1, 2 (2 ranks): finished
+builtin collective calls not entered by every rank:
+  collective call #1 on signal 'signal', pld.tensor.broadcast (root 0, data FP32 [1, 64]) in function 'root_broadcast': entered by rank 0; never entered by ranks 1, 2 (finished)
+]=])
+set(ANYP_MPI_PITFALL_STDERR_11_host_nr_disagrees [=[
+compile error: function 'host_nr_disagrees', parameter 'x', dim 0: NR is 4 here, but the rank loop over pld::world_size() runs P = 3 ranks (from the device list) and gives rank r the row x[r]: a tensor sliced by the rank loop needs exactly P rows
+  hint: shape the host tensors from the device count
+]=])
+set(ANYP_MPI_PITFALL_STDERR_12_wait_never_notified [=[
+deadlock: no rank can make progress (3 of 3 ranks waiting)
+  rank 0: function 'stage_barrier_pull', op pld.system.wait: waits for signal 'signal' cell [1, 0] Ge 1; current value 0; never notified
+  ranks 1, 2 (2 ranks): function 'stage_barrier_pull', op pld.system.wait: waits for signal 'signal' cell [0, 0] Ge 1; current value 0; never notified
+]=])
+# Which ranks deadlock in pitfall 05 depends on the schedule (on the threads
+# engine too): check the report's substance.
+anyp_add_mpi_test(mpi.pitfall.05_eq_on_monotonic_cell NP 3 EXIT 1 STDOUT ""
+  STDERR_REGEX "^deadlock: no rank can make progress \\([23] of 3 ranks waiting\\).*waits for signal 'signal' cell \\[[0-2], 0\\] Eq 1. current value 2. notified by rank [0-2] \\(2 AtomicAdds totalling \\+2\\).*hint: the cell is already past 1"
+  COMMAND $<TARGET_FILE:pitfall_05_eq_on_monotonic_cell> --engine mpi)
+anyp_add_mpi_test(mpi.pitfall.05_eq_on_monotonic_cell.fixed NP 3 EXIT 0 STDOUT "OK\\n"
+  COMMAND $<TARGET_FILE:pitfall_05_eq_on_monotonic_cell> --engine mpi --fixed)
+foreach(name 06_negative_peer 08_collectives_out_of_order
+             09_collective_on_some_ranks 11_host_nr_disagrees 12_wait_never_notified)
+  anyp_add_mpi_test(mpi.pitfall.${name} NP 3 EXIT 1 STDOUT "" STDERR "${ANYP_MPI_PITFALL_STDERR_${name}}"
+    COMMAND $<TARGET_FILE:pitfall_${name}> --engine mpi)
+  anyp_add_mpi_test(mpi.pitfall.${name}.fixed NP 3 EXIT 0 STDOUT "OK\\n"
+    COMMAND $<TARGET_FILE:pitfall_${name}> --engine mpi --fixed)
+endforeach()
+
+# ---- the command line on the MPI engine ------------------------------------------------
+anyp_add_mpi_test(mpi.cli.devices_disagree_with_world NP 3 EXIT 2 STDOUT ""
+  STDERR "-d/--device: 2 devices given, but the MPI world has 3 processes (mpirun -n 3); give 3 devices, or none\n"
+  COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi -d 0,1)
+anyp_add_mpi_test(mpi.cli.devices_of_world_size NP 3 EXIT 0 STDOUT "OK\\n"
+  COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi -d 4,5,6)
+anyp_add_mpi_test(mpi.cli.one_process NP 1 EXIT 2 STDOUT ""
+  STDERR "need at least 2 ranks, but the MPI world has 1 process: start the example under mpirun -n P with P >= 2\n"
+  COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi)
+anyp_add_mpi_test(mpi.cli.check_races NP 2 EXIT 2 STDOUT ""
+  STDERR "--check-races: needs every rank in one process (--engine threads); --engine mpi runs one rank per process\n"
+  COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --check-races)
+anyp_add_mpi_test(mpi.cli.explore NP 2 EXIT 2 STDOUT ""
+  STDERR "--explore: needs every rank in one process (--engine threads); --engine mpi runs one rank per process\n"
+  COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --explore 3)
+anyp_add_mpi_test(mpi.cli.bad_flag_printed_once NP 3 EXIT 2 STDOUT ""
+  STDERR "The following argument was not expected: --bogus\nrun with --help for usage\n"
+  COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --bogus)
+anyp_add_mpi_test(mpi.cli.cost_card NP 3 EXIT 0
+  STDOUT "OK\\ncost card (P=3)\\n  rank   bytes_in  bytes_out    RMA  notify    +E   wait\\n     0        256        256      1       1     0      1\\n     1        256        256      1       1     0      1\\n     2        256        256      1       1     0      1\\n total        768        768      3       3     0      3\\n"
+  COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --cost)
+foreach(osc rdma sm)
+  anyp_add_mpi_test(mpi.verbose.osc_${osc} NP 2 EXIT 0 STDOUT "OK\\n" MCA ${osc}
+    STDERR_REGEX "^engine mpi: Open MPI v[0-9.]+, osc component ${osc}, unified memory model, 2 processes\n$"
+    COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --verbose)
+endforeach()
+
+# ---- threads and MPI agree, bit for bit -----------------------------------------------
+foreach(P 2 3 4 5)
+  anyp_add_mpi_test(mpi.engines_agree.P${P} NP ${P} EXIT 0 STDOUT "OK\\n" STDERR ""
+    COMMAND $<TARGET_FILE:anyp_mpi_engines_agree>)
+endforeach()
