@@ -6,9 +6,9 @@
 // programs cover each path of the MPI fabric: step 07's put and get, strided
 // sub-tile puts and gets (derived datatypes), atomic adds into one window in
 // FP32, FP16 and BF16 (compare-and-swap) and INT32, and the builtin
-// collectives (mesh and ring allreduce, broadcast, allgather, reduce_scatter,
-// all_to_all). Process 0 prints "OK", or each difference; the exit code
-// says which.
+// collectives (mesh and ring allreduce, broadcast), and sub-windows of one
+// buffer. Then a program compiled for another P must be refused. Process 0
+// prints "OK", or each difference; the exit code says which.
 #include <anyp/anyp.hpp>
 #include <cstdint>
 #include <cstring>
@@ -117,6 +117,43 @@ std::vector<Case> cases() {
                       }),
          pl::FP32, 2});
   }
+  // Two sub-windows of one buffer (pld::window's element offset): each
+  // rank puts its row into the second half of its right neighbour's buffer.
+  all.push_back(
+      {"sub_windows",
+       pl::jit::host(
+           "sub_windows",
+           {pl::In("x", pl::Tensor({NR, 1, N}, pl::FP32)),
+            pl::Out("y", pl::Tensor({NR, 1, N}, pl::FP32))},
+           [](pl::Value x, pl::Value y) {
+             auto buf = pld::alloc_window_buffer("halves", {2, N}, pl::FP32);
+             auto sig = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
+             static const auto kernel = pl::jit::incore(
+                 "sub_window_kernel",
+                 {pl::In("x", pl::Tensor({1, N}, pl::FP32)),
+                  pl::Out("y", pl::Tensor({1, N}, pl::FP32)),
+                  pl::InOut("low", pld::DistributedTensor({1, N}, pl::FP32)),
+                  pl::InOut("high", pld::DistributedTensor({1, N}, pl::FP32)),
+                  pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))},
+                 [](pl::Value x, pl::Value y, pl::Value low, pl::Value high, pl::Value signal) {
+                   auto ctx = pld::get_comm_ctx(high);
+                   pl::Scalar right = (pld::rank(ctx) + 1) % pld::nranks(ctx);
+                   low = pl::store(pl::load(x, {0, 0}, {1, N}), {0, 0}, low);
+                   pld::tensor::put(high, right, low);
+                   signal = pld::tensor::barrier(signal);
+                   y = pl::store(pl::load(high, {0, 0}, {1, N}), {0, 0}, y);
+                 });
+             static const auto per_rank = pl::jit::orchestration_for("sub_window_per_rank", kernel);
+             pl::range(pld::world_size(), [&](pl::Scalar r) {
+               pl::Value xr = x[r], yr = y[r];
+               pl::Value low = pld::window(buf, {1, N}, pl::FP32, 0);
+               pl::Value high = pld::window(buf, {1, N}, pl::FP32, N);
+               pl::Value signal = pld::window(sig, {NR, 1}, pl::INT32);
+               per_rank(pl::arg("x") = xr, pl::arg("y") = yr, pl::arg("low") = low,
+                        pl::arg("high") = high, pl::arg("signal") = signal, pl::device(r));
+             });
+           }),
+       pl::FP32, 1});
   all.push_back({"broadcast",
                  make_program("broadcast", pl::FP16, 1, {NR, 1},
                               [](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {
@@ -186,6 +223,25 @@ int compare_engines(const anyp::ProcessWorld& world) {
     for (std::size_t i = 0; i < y_mpi.nbytes() && !written; ++i)
       written = y_mpi.data()[i] != std::byte{0};
     if (!written) report(c.name + ": the output is all zero on the MPI engine");
+  }
+  // The MPI engine runs one rank per process: a program compiled for
+  // another P is refused before it runs, on every process alike.
+  {
+    const anyp::HostTensor x = input(P + 1, pl::FP32, 1, false);
+    anyp::HostTensor y = anyp::HostTensor::zeros({P + 1, 1, N}, pl::FP32);
+    anyp::RunConfig config = anyp::RunConfig::for_world_size(P + 1);
+    config.engine = "mpi";
+    const std::string want =
+        "engine 'mpi': 'ring_put' was compiled for P = " + std::to_string(P + 1) +
+        " ranks, but the MPI world has " + std::to_string(P) +
+        " processes; start it with mpirun -n " + std::to_string(P + 1) +
+        " (the MPI engine runs one rank per process)";
+    try {
+      anyp_test::ring_put().compile({x, y}, config)(x, y);
+      report("a program compiled for P + 1 ran on the MPI engine");
+    } catch (const anyp::ConfigError& e) {
+      if (e.what() != want) report(std::string("P + 1: got '") + e.what() + "'");
+    }
   }
   if (differences == 0 && world.rank == 0) std::cout << "OK\n";
   return differences == 0 ? 0 : 1;

@@ -21,6 +21,8 @@ namespace {
 
 constexpr int kPollsPerProbe = 64;  // polls between MPI_Iprobe progress pokes
 constexpr int kPollsPerWave = 16;   // polls between wave ticks, once past the grace period
+constexpr std::int64_t kStageBytes = 64 * 1024;            // larger puts complete at once
+constexpr std::int64_t kStagedBytesMax = 4 * 1024 * 1024;  // staged before a forced flush
 
 void add_elements(std::byte* p, const std::byte* in, DType dtype, std::int64_t n) {
   runtime::tile_elementwise(ir::BinaryOp::Add, dtype, p, in, false, p, static_cast<std::size_t>(n));
@@ -65,12 +67,34 @@ void MpiFabric::poke() {
   if (settings_.heartbeat) settings_.heartbeat->fetch_add(1, std::memory_order_relaxed);
 }
 
-void MpiFabric::put_done(std::int64_t owner) {
-  check_mpi(MPI_Win_flush_local(static_cast<int>(owner), win_), "MPI_Win_flush_local");
+const std::byte* MpiFabric::stage(const std::byte* in, std::int64_t bytes) {
+  if (bytes > kStageBytes) return nullptr;
+  // Allocated on first use, not zeroed (the pages are touched only as used).
+  if (!staging_) staging_.reset(new std::byte[static_cast<std::size_t>(kStagedBytesMax)]);
+  if (staged_bytes_ + bytes > kStagedBytesMax) flush_dirty();  // releases what is staged
+  std::byte* copy = staging_.get() + staged_bytes_;
+  std::memcpy(copy, in, static_cast<std::size_t>(bytes));
+  staged_bytes_ += (bytes + 15) / 16 * 16;
+  return copy;
+}
+
+void MpiFabric::issued(std::int64_t owner, Origin origin) {
+  if (origin == Origin::Caller) {
+    // The caller's buffer may change as soon as we return.
+    check_mpi(MPI_Win_flush_local(static_cast<int>(owner), win_), "MPI_Win_flush_local");
+  } else if (origin == Origin::LocalMemory) {
+    local_pending_ = true;  // complete before this rank next writes local memory
+  }
   if (!dirty_[static_cast<std::size_t>(owner)]) {
     dirty_[static_cast<std::size_t>(owner)] = 1;
     dirty_list_.push_back(owner);
   }
+}
+
+void MpiFabric::complete_local() {
+  if (!local_pending_) return;
+  check_mpi(MPI_Win_flush_local_all(win_), "MPI_Win_flush_local_all");
+  local_pending_ = false;
 }
 
 void MpiFabric::flush_dirty() {
@@ -79,12 +103,17 @@ void MpiFabric::flush_dirty() {
     dirty_[static_cast<std::size_t>(peer)] = 0;
   }
   dirty_list_.clear();
+  // Every put went to a peer just flushed: their origins are free.
+  staged_bytes_ = 0;
+  local_pending_ = false;
 }
 
 void MpiFabric::flush_all() {
   check_mpi(MPI_Win_flush_all(win_), "MPI_Win_flush_all");
   for (const std::int64_t peer : dirty_list_) dirty_[static_cast<std::size_t>(peer)] = 0;
   dirty_list_.clear();
+  staged_bytes_ = 0;
+  local_pending_ = false;
 }
 
 void MpiFabric::note_writes(const Region& dst) {
@@ -99,6 +128,7 @@ void MpiFabric::note_writes(const Region& dst) {
     });
     return;
   }
+  own_stores_ = own_stores_ || dst.owner == rank_;
   if (!exec_.buffers[static_cast<std::size_t>(dst.id)].signal) return;
   dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
     for (std::int64_t at = offset / 4 * 4; at < offset + bytes; at += 4)
@@ -117,6 +147,7 @@ void MpiFabric::read_local(const Region& src, std::byte* out) const {
 
 void MpiFabric::write_local(const Region& dst, const std::byte* in, bool atomic_add) {
   if (atomic_add && dst.space == Space::Window) return accumulate(dst, in);  // peers may add too
+  complete_local();  // the memory may be the origin of a put still in flight
   std::byte* base = memory(dst);
   const auto esize = static_cast<std::int64_t>(dtype_bytes(dst.dtype));
   std::size_t at = 0;
@@ -136,15 +167,18 @@ void MpiFabric::accumulate(const Region& dst, const std::byte* in) {
   const MPI_Datatype element = sum_type(dst.dtype);
   if (element == MPI_DATATYPE_NULL) return accumulate_by_swap(dst, in);
   const RegionType t = types_.of(dst, element);
-  check_mpi(
-      MPI_Accumulate(in, static_cast<int>(dst.elements()), element, static_cast<int>(dst.owner),
-                     displacement(dst, t.first), t.count, t.type, MPI_SUM, win_),
-      "MPI_Accumulate");
-  if (dst.owner == rank_) {
+  const bool own = dst.owner == rank_;
+  if (own) complete_local();
+  const std::byte* staged = own ? nullptr : stage(in, dst.bytes());
+  check_mpi(MPI_Accumulate(staged ? staged : in, static_cast<int>(dst.elements()), element,
+                           static_cast<int>(dst.owner), displacement(dst, t.first), t.count, t.type,
+                           MPI_SUM, win_),
+            "MPI_Accumulate");
+  if (own) {
     // The rank may read its own window next, directly.
     check_mpi(MPI_Win_flush(static_cast<int>(rank_), win_), "MPI_Win_flush");
   } else {
-    put_done(dst.owner);
+    issued(dst.owner, staged ? Origin::Staged : Origin::Caller);
   }
   note_writes(dst);
 }
@@ -188,10 +222,11 @@ void MpiFabric::do_write(std::int64_t, const Region& dst, const std::byte* in, b
   if (atomic_add) return accumulate(dst, in);
   if (dst.bytes() == 0) return;
   const RegionType t = types_.of(dst, MPI_BYTE);
-  check_mpi(MPI_Put(in, static_cast<int>(dst.bytes()), MPI_BYTE, static_cast<int>(dst.owner),
-                    displacement(dst, t.first), t.count, t.type, win_),
+  const std::byte* staged = stage(in, dst.bytes());
+  check_mpi(MPI_Put(staged ? staged : in, static_cast<int>(dst.bytes()), MPI_BYTE,
+                    static_cast<int>(dst.owner), displacement(dst, t.first), t.count, t.type, win_),
             "MPI_Put");
-  put_done(dst.owner);
+  issued(dst.owner, staged ? Origin::Staged : Origin::Caller);
   note_writes(dst);
 }
 
@@ -200,6 +235,7 @@ void MpiFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src,
   ANYP_CHECK(dst_local || src_local, "a copy between two other ranks' windows");
   if (src.bytes() == 0) return;
   const bool direct = !atomic_add && !(dst_local && src_local && dst.same_memory(src));
+  if (direct && dst_local) complete_local();  // dst may be the origin of a put in flight
   if (direct && dst_local && src_local) {
     std::byte* dbase = memory(dst);
     const std::byte* sbase = memory(src);
@@ -215,7 +251,7 @@ void MpiFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src,
     check_mpi(MPI_Put(memory(src) + s.first, s.count, s.type, static_cast<int>(dst.owner),
                       displacement(dst, d.first), d.count, d.type, win_),
               "MPI_Put");
-    put_done(dst.owner);
+    issued(dst.owner, Origin::LocalMemory);
     note_writes(dst);
     return;
   }
@@ -237,8 +273,11 @@ void MpiFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src,
 
 void MpiFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
                           ir::NotifyKind kind, std::int32_t value) {
-  flush_dirty();                                  // data before signal
-  check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");  // and this rank's own stores
+  flush_dirty();      // data before signal
+  if (own_stores_) {  // and this rank's stores into its own window, which peers may get
+    check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
+    own_stores_ = false;
+  }
   const int owner = static_cast<int>(cell.owner);
   const MPI_Aint disp = static_cast<MPI_Aint>(
       exec_.buffers[static_cast<std::size_t>(cell.buffer)].offset + cell.offset);

@@ -4,10 +4,13 @@
 //
 //   own window        plain loads and stores on the local memory
 //   a peer's window   MPI_Get / MPI_Put, strided regions as one derived
-//                     datatype (region_types.hpp), then MPI_Win_flush_local
+//                     datatype (region_types.hpp); a put of a tile up to
+//                     64 KiB is copied and completes at the next flush, a
+//                     put from local memory before that memory is written
 //   atomic add        MPI_Accumulate(MPI_SUM) (FP16/BF16: compare-and-swap)
-//   notify            flush every peer with puts outstanding, MPI_Win_sync,
-//                     MPI_Accumulate (SUM or REPLACE) on the cell, flush it
+//   notify            flush every peer with puts outstanding, MPI_Win_sync
+//                     if the rank stored into its own window since the last
+//                     one, MPI_Accumulate (SUM or REPLACE) on the cell, flush it
 //   wait              MPI_Win_sync + an acquire load of the own cell until
 //                     the comparison holds; MPI_Iprobe every 64 polls to
 //                     drive progress, sched_yield when oversubscribed; past
@@ -25,6 +28,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -116,8 +120,20 @@ class MpiFabric final : public runtime::Fabric {
   // FP16/BF16: MPI cannot add them, so element by element with
   // MPI_Compare_and_swap on the 16-bit pattern.
   void accumulate_by_swap(const runtime::Region& dst, const std::byte* in);
-  void put_done(std::int64_t owner);  // origin reusable; remote completion before the next notify
-  void flush_dirty();
+  // Where an outgoing put's (or atomic add's) bytes come from, and so when
+  // MPI may still be reading them.
+  enum class Origin : std::uint8_t {
+    Caller,       // the caller's buffer (a tile): complete locally before returning
+    Staged,       // a copy the fabric keeps until the peer is flushed
+    LocalMemory,  // the rank's window or a host tensor: complete before it is next written
+  };
+  // A copy of `in` that lives until the next flush; nullptr above 64 KiB.
+  const std::byte* stage(const std::byte* in, std::int64_t bytes);
+  // After a put or atomic add to `owner`: its completion, per its origin.
+  void issued(std::int64_t owner, Origin origin);
+  // Completes the puts whose origin is local memory (before that memory is written).
+  void complete_local();
+  void flush_dirty();  // remote completion of every put and atomic add issued
   void note_writes(const runtime::Region& dst);  // host bytes and signal cells written as data
   std::int32_t* cell_address(const runtime::Cell& c) const;
 
@@ -131,6 +147,10 @@ class MpiFabric final : public runtime::Fabric {
   RegionTypes types_;
   std::vector<char> dirty_;  // per peer: puts not yet flushed
   std::vector<std::int64_t> dirty_list_;
+  std::unique_ptr<std::byte[]> staging_;  // Origin::Staged copies
+  std::int64_t staged_bytes_ = 0;         // in use, from the start
+  bool local_pending_ = false;            // an Origin::LocalMemory put not yet complete
+  bool own_stores_ = false;               // stores into the own window since the last MPI_Win_sync
   std::uint64_t progress_ = 0;
   std::int64_t blocked_waits_ = 0;
   Quiescence::Verdict verdict_ = Quiescence::Verdict::Continue;

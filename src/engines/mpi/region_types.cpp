@@ -15,23 +15,17 @@ RegionTypes::~RegionTypes() {
 RegionType RegionTypes::of(const runtime::Region& r, MPI_Datatype unit) {
   const auto esize = static_cast<std::int64_t>(dtype_bytes(r.dtype));
   const std::int64_t unit_bytes = unit == MPI_BYTE ? 1 : esize;
+  // First pass: are the rows adjacent (one contiguous run)? No allocation.
   runtime::RowCursor rows(r);
-  std::vector<MPI_Aint> displacements;
-  std::int64_t offset = 0, first = 0;
+  std::int64_t offset = 0, first = 0, count = 0;
   bool adjacent = true;
   while (rows.next(offset)) {
-    if (displacements.empty()) first = offset;
-    const std::int64_t rel = offset - first;
-    adjacent =
-        adjacent && rel == static_cast<std::int64_t>(displacements.size()) * rows.row_bytes();
-    displacements.push_back(rel);
+    if (count == 0) first = offset;
+    adjacent = adjacent && offset - first == count * rows.row_bytes();
+    ++count;
   }
-  if (adjacent) {
-    return RegionType{first,
-                      static_cast<int>(static_cast<std::int64_t>(displacements.size()) *
-                                       rows.row_bytes() / unit_bytes),
-                      unit};
-  }
+  if (adjacent)
+    return RegionType{first, static_cast<int>(count * rows.row_bytes() / unit_bytes), unit};
   // The unit is MPI_BYTE or the element's own type: the dtype names it.
   std::vector<std::int64_t> key{unit == MPI_BYTE ? -1 : static_cast<std::int64_t>(r.dtype), esize,
                                 static_cast<std::int64_t>(r.shape.size())};
@@ -39,6 +33,9 @@ RegionType RegionTypes::of(const runtime::Region& r, MPI_Datatype unit) {
   key.insert(key.end(), r.extent.begin(), r.extent.end());
   auto [it, inserted] = cache_.try_emplace(std::move(key), MPI_DATATYPE_NULL);
   if (inserted) {
+    std::vector<MPI_Aint> displacements;
+    runtime::RowCursor again(r);
+    while (again.next(offset)) displacements.push_back(offset - first);
     check_mpi(MPI_Type_create_hindexed_block(static_cast<int>(displacements.size()),
                                              static_cast<int>(rows.row_bytes() / unit_bytes),
                                              displacements.data(), unit, &it->second),
