@@ -337,11 +337,13 @@ void RankVm::notify(const Instr& in) {
 bool RankVm::wait(const Instr& in) {
   const ViewReg& v = v_[in.a];
   const Cell cell = signal_cell(in, v, rank_);
-  auto describe = [&] {
+  // Two pointers of capture: the std::function below keeps it inline (no
+  // allocation per wait).
+  auto describe = [this, &in] {
     const Site& s = code_->sites[in.site];
     const Index idx = offsets(in, 0, in.idx.size());
     return "function '" + s.function + "', op " + s.op + ": waits for " +
-           cell_text(v, std::vector<std::int64_t>(idx.begin(), idx.begin() + in.idx.size()));
+           cell_text(v_[in.a], std::vector<std::int64_t>(idx.begin(), idx.begin() + in.idx.size()));
   };
   return ctx_->fabric->wait(rank_, site(in), cell, static_cast<ir::WaitKind>(in.sub),
                             s_[in.b].as_int(), describe);

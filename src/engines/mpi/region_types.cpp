@@ -15,17 +15,22 @@ RegionTypes::~RegionTypes() {
 RegionType RegionTypes::of(const runtime::Region& r, MPI_Datatype unit) {
   const auto esize = static_cast<std::int64_t>(dtype_bytes(r.dtype));
   const std::int64_t unit_bytes = unit == MPI_BYTE ? 1 : esize;
-  // First pass: are the rows adjacent (one contiguous run)? No allocation.
-  runtime::RowCursor rows(r);
-  std::int64_t offset = 0, first = 0, count = 0;
-  bool adjacent = true;
-  while (rows.next(offset)) {
-    if (count == 0) first = offset;
-    adjacent = adjacent && offset - first == count * rows.row_bytes();
-    ++count;
+  // One contiguous run: every dim inside the outermost one with extent > 1
+  // is whole. Decided arithmetically, as most regions are (a tile row, a
+  // whole window).
+  std::int64_t start = 0, stride = 1;
+  bool inner_whole = true, contiguous = true;
+  for (std::size_t d = r.shape.size(); d-- > 0;) {
+    start += r.offsets[d] * stride;
+    contiguous = contiguous && (inner_whole || r.extent[d] <= 1);
+    inner_whole = inner_whole && r.extent[d] == r.shape[d];
+    stride *= r.shape[d];
   }
-  if (adjacent)
-    return RegionType{first, static_cast<int>(count * rows.row_bytes() / unit_bytes), unit};
+  if (contiguous)
+    return RegionType{r.base + start * esize, static_cast<int>(r.bytes() / unit_bytes), unit};
+  runtime::RowCursor rows(r);
+  std::int64_t first = 0, offset = 0;
+  rows.next(first);
   // The unit is MPI_BYTE or the element's own type: the dtype names it.
   std::vector<std::int64_t> key{unit == MPI_BYTE ? -1 : static_cast<std::int64_t>(r.dtype), esize,
                                 static_cast<std::int64_t>(r.shape.size())};
@@ -33,9 +38,8 @@ RegionType RegionTypes::of(const runtime::Region& r, MPI_Datatype unit) {
   key.insert(key.end(), r.extent.begin(), r.extent.end());
   auto [it, inserted] = cache_.try_emplace(std::move(key), MPI_DATATYPE_NULL);
   if (inserted) {
-    std::vector<MPI_Aint> displacements;
-    runtime::RowCursor again(r);
-    while (again.next(offset)) displacements.push_back(offset - first);
+    std::vector<MPI_Aint> displacements{0};
+    while (rows.next(offset)) displacements.push_back(offset - first);
     check_mpi(MPI_Type_create_hindexed_block(static_cast<int>(displacements.size()),
                                              static_cast<int>(rows.row_bytes() / unit_bytes),
                                              displacements.data(), unit, &it->second),
