@@ -143,6 +143,9 @@ anyp_add_mpi_test(mpi.cli.explore NP 2 EXIT 2 STDOUT ""
 anyp_add_mpi_test(mpi.cli.bad_flag_printed_once NP 3 EXIT 2 STDOUT ""
   STDERR "The following argument was not expected: --bogus\nrun with --help for usage\n"
   COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --bogus)
+anyp_add_mpi_test(mpi.cli.unknown_engine_printed_once NP 2 EXIT 2 STDOUT ""
+  STDERR "--engine: engine 'bogus' is not available; supported engines: threads, mpi\n"
+  COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine bogus)
 anyp_add_mpi_test(mpi.cli.cost_card NP 3 EXIT 0
   STDOUT "OK\\ncost card (P=3)\\n  rank   bytes_in  bytes_out    RMA  notify    +E   wait\\n     0        256        256      1       1     0      1\\n     1        256        256      1       1     0      1\\n     2        256        256      1       1     0      1\\n total        768        768      3       3     0      3\\n"
   COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --cost)

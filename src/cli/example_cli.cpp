@@ -8,6 +8,7 @@
 #include <charconv>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <iomanip>
 #include <iostream>
@@ -471,7 +472,10 @@ int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
     if (!help.usage.empty() && help.usage.back() != '\n') out() << '\n';
     return 0;
   } catch (const UsageError& e) {
-    err() << e.message << '\n';
+    // Started by mpirun, but the MPI world never started (a bad flag, an
+    // engine that is not there): process 0 still speaks for all.
+    const char* launched_rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (launched_rank == nullptr || std::string(launched_rank) == "0") err() << e.message << '\n';
     return 2;
   }
   if (options.verbose) {
