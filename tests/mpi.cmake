@@ -7,7 +7,8 @@
 #   mpi.pitfall.<name>                the pitfalls that end in a deadlock, a run
 #                                     error or a compile error: exactly the
 #                                     threads engine's stderr (tests/pitfalls.cmake),
-#                                     printed once, exit 1
+#                                     printed once, exit 1; 13 (one host row written
+#                                     by every rank) is the MPI engine's own run error
 #   mpi.cli.*                         usage errors: -d against the world size,
 #                                     threads-only flags, one process
 #   mpi.engines_agree.P<P>            threads and MPI: bitwise-identical outputs
@@ -117,8 +118,12 @@ anyp_add_mpi_test(mpi.pitfall.05_eq_on_monotonic_cell NP 3 EXIT 1 STDOUT ""
   COMMAND $<TARGET_FILE:pitfall_05_eq_on_monotonic_cell> --engine mpi)
 anyp_add_mpi_test(mpi.pitfall.05_eq_on_monotonic_cell.fixed NP 3 EXIT 0 STDOUT "OK\\n"
   COMMAND $<TARGET_FILE:pitfall_05_eq_on_monotonic_cell> --engine mpi --fixed)
+set(ANYP_MPI_PITFALL_STDERR_13_unsliced_host_store [=[
+run error: engine 'mpi': ranks 0 and 1 both wrote host tensor 'y' (from element [0, 0]); on the MPI engine each process holds its own copy of the host tensors during a run, so which write survives would not follow the program's order: give each rank its own part of a host output (slice it by rank, y[r])
+]=])
 foreach(name 06_negative_peer 08_collectives_out_of_order
-             09_collective_on_some_ranks 11_host_nr_disagrees 12_wait_never_notified)
+             09_collective_on_some_ranks 11_host_nr_disagrees 12_wait_never_notified
+             13_unsliced_host_store)
   anyp_add_mpi_test(mpi.pitfall.${name} NP 3 EXIT 1 STDOUT "" STDERR "${ANYP_MPI_PITFALL_STDERR_${name}}"
     COMMAND $<TARGET_FILE:pitfall_${name}> --engine mpi)
   anyp_add_mpi_test(mpi.pitfall.${name}.fixed NP 3 EXIT 0 STDOUT "OK\\n"

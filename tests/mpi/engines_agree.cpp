@@ -154,6 +154,18 @@ std::vector<Case> cases() {
              });
            }),
        pl::FP32, 1});
+  // A put and a get of the same peer bytes with no signal between: the get
+  // must see the put (the fabric flushes the peer first).
+  all.push_back({"put_then_get",
+                 make_program("put_then_get", pl::FP32, 1, {NR, 1},
+                              [](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {
+                                auto ctx = pld::get_comm_ctx(data);
+                                pl::Scalar right = (pld::rank(ctx) + 1) % pld::nranks(ctx);
+                                pld::tensor::put(data, right, x);
+                                pld::tensor::get(y, right, data);
+                                signal = pld::tensor::barrier(signal);
+                              }),
+                 pl::FP32, 1});
   all.push_back({"broadcast",
                  make_program("broadcast", pl::FP16, 1, {NR, 1},
                               [](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {
@@ -241,6 +253,103 @@ int compare_engines(const anyp::ProcessWorld& world) {
       report("a program compiled for P + 1 ran on the MPI engine");
     } catch (const anyp::ConfigError& e) {
       if (e.what() != want) report(std::string("P + 1: got '") + e.what() + "'");
+    }
+  }
+  // More staged tile puts (64 KiB each, 72 of them) than the 4 MiB staging
+  // arena holds, to distinct rows of the right neighbour's window.
+  {
+    constexpr std::int64_t kRow = 16384, kRows = 72;
+    const std::vector<pl::Param> params = {
+        pl::In("x", pl::Tensor({1, kRow}, pl::FP32)), pl::Out("y", pl::Tensor({1, kRow}, pl::FP32)),
+        pl::InOut("data", pld::DistributedTensor({kRows, kRow}, pl::FP32)),
+        pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))};
+    const auto kernel = pl::jit::incore(
+        "many_puts", params, [](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
+          auto ctx = pld::get_comm_ctx(data);
+          pl::Scalar right = (pld::rank(ctx) + 1) % pld::nranks(ctx);
+          pl::range(kRows, [&](pl::Scalar i) {
+            pld::tile::remote_store(pl::load(x, {0, 0}, {1, kRow}), data, right, {i, 0});
+          });
+          signal = pld::tensor::barrier(signal);
+          y = pl::store(pl::load(data, {kRows - 1, 0}, {1, kRow}), {0, 0}, y);
+        });
+    const auto per_rank = pl::jit::orchestration_for("many_puts_per_rank", kernel);
+    const auto program =
+        pl::jit::host("many_puts",
+                      {pl::In("x", pl::Tensor({NR, 1, kRow}, pl::FP32)),
+                       pl::Out("y", pl::Tensor({NR, 1, kRow}, pl::FP32))},
+                      [&](pl::Value x, pl::Value y) {
+                        auto data_buf = pld::alloc_window_buffer("data", {kRows, kRow}, pl::FP32);
+                        auto sig_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
+                        pl::range(pld::world_size(), [&](pl::Scalar r) {
+                          pl::Value xr = x[r], yr = y[r];
+                          per_rank(xr, yr, pld::window(data_buf, {kRows, kRow}, pl::FP32),
+                                   pld::window(sig_buf, {NR, 1}, pl::INT32), pl::device(r));
+                        });
+                      });
+    anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, kRow}, pl::FP32);
+    for (std::int64_t i = 0; i < x.numel(); ++i) x.set(i, static_cast<double>(i % 1000));
+    anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, kRow}, pl::FP32);
+    anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+    config.engine = "mpi";
+    program.compile({x, y}, config)(x, y);
+    for (std::int64_t r = 0; r < P && differences == 0; ++r) {
+      for (std::int64_t i = 0; i < kRow; ++i) {
+        const double want = x.at({(r + P - 1) % P, 0, i});
+        if (y.at({r, 0, i}) != want) {
+          report("many_puts: rank " + std::to_string(r) + " element " + std::to_string(i) + " is " +
+                 std::to_string(y.at({r, 0, i})) + ", want " + std::to_string(want));
+          break;
+        }
+      }
+    }
+  }
+  // Host tensors are per process during an MPI run: a rank that reads host
+  // bytes another rank wrote (ordered by a barrier, so right on the threads
+  // engine) gets a run error, not the stale value.
+  {
+    const std::vector<pl::Param> params = {
+        pl::In("x", pl::Tensor({1, N}, pl::FP32)), pl::InOut("t", pl::Tensor({NR, N}, pl::FP32)),
+        pl::Out("y", pl::Tensor({1, N}, pl::FP32)),
+        pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))};
+    const auto kernel = pl::jit::incore(
+        "host_handoff", params, [](pl::Value x, pl::Value t, pl::Value y, pl::Value signal) {
+          auto ctx = pld::get_comm_ctx(signal);
+          pl::Scalar me = pld::rank(ctx), ranks = pld::nranks(ctx);
+          t = pl::store(pl::load(x, {0, 0}, {1, N}) + 1, {me, 0}, t);
+          signal = pld::tensor::barrier(signal);
+          y = pl::store(pl::load(t, {(me + 1) % ranks, 0}, {1, N}), {0, 0}, y);
+        });
+    const auto per_rank = pl::jit::orchestration_for("host_handoff_per_rank", kernel);
+    const auto program = pl::jit::host(
+        "host_handoff",
+        {pl::In("x", pl::Tensor({NR, 1, N}, pl::FP32)),
+         pl::InOut("t", pl::Tensor({NR, N}, pl::FP32)),
+         pl::Out("y", pl::Tensor({NR, 1, N}, pl::FP32))},
+        [&](pl::Value x, pl::Value t, pl::Value y) {
+          auto sig_buf = pld::alloc_window_buffer("signal", {NR, 1}, pl::INT32);
+          pl::range(pld::world_size(), [&](pl::Scalar r) {
+            pl::Value xr = x[r], yr = y[r];
+            per_rank(xr, t, yr, pld::window(sig_buf, {NR, 1}, pl::INT32), pl::device(r));
+          });
+        });
+    const anyp::HostTensor x = input(P, pl::FP32, 1, true);
+    anyp::HostTensor t = anyp::HostTensor::zeros({P, N}, pl::FP32);
+    anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, N}, pl::FP32);
+    anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+    program.compile({x, t, y}, config)(x, t, y);  // threads: y[r] = x[r + 1] + 1
+    if (y.at({0, 0, 0}) != x.at({1, 0, 0}) + 1) report("host_handoff: wrong on the threads engine");
+    config.engine = "mpi";
+    const std::string want =
+        "run error: engine 'mpi': rank 0 read host tensor 't' (from element [1, 0]) that rank 1 "
+        "wrote in the same run; on the MPI engine each process holds its own copy of the host "
+        "tensors during a run, so rank 0 cannot see rank 1's write: pass data between ranks "
+        "through windows (put/get), not host tensors";
+    try {
+      program.compile({x, t, y}, config)(x, t, y);
+      report("host_handoff: a read of another rank's host write ran on the MPI engine");
+    } catch (const anyp::RunError& e) {
+      if (e.what() != want) report(std::string("host_handoff: got '") + e.what() + "'");
     }
   }
   if (differences == 0 && world.rank == 0) std::cout << "OK\n";

@@ -2,6 +2,7 @@
 #include "engines/mpi/exchange.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "engines/mpi/mpi_world.hpp"
 
@@ -35,9 +36,11 @@ std::vector<std::string> allgather(MPI_Comm comm, const std::string& mine) {
         MPI_Allgatherv(mine.data() + std::min(done, n), static_cast<int>(std::min(my_left, kChunk)),
                        MPI_BYTE, buffer.data(), counts.data(), displs.data(), MPI_BYTE, comm),
         "MPI_Allgatherv");
-    for (int r = 0; r < size; ++r)
-      all[r].replace(static_cast<std::size_t>(done), static_cast<std::size_t>(counts[r]), buffer,
-                     static_cast<std::size_t>(displs[r]), static_cast<std::size_t>(counts[r]));
+    for (int r = 0; r < size; ++r) {
+      if (counts[r] == 0) continue;  // this rank's bytes ended in an earlier round
+      std::memcpy(all[r].data() + done, buffer.data() + displs[r],
+                  static_cast<std::size_t>(counts[r]));
+    }
     if (!more) break;
   }
   return all;

@@ -17,6 +17,7 @@
 #include "engines/mpi/watchdog.hpp"
 #include "engines/mpi/window.hpp"
 #include "runtime/collective_tracker.hpp"
+#include "runtime/diagnostic_text.hpp"
 #include "runtime/rank_vm.hpp"
 
 namespace anyp::mpi {
@@ -148,25 +149,85 @@ std::string deadlock_text(const runtime::Executable& exec, MPI_Comm comm, const 
   return runtime::deadlock_report(report, all.unfinished_calls(finished));
 }
 
-// Every rank's host-tensor writes, applied on every process in rank order.
-void merge_host_writes(MPI_Comm comm, const MpiFabric& fabric,
-                       std::span<const HostTensor* const> host_args) {
+// "host tensor 'y' (element [1, 0, 3] on)": where a host byte range starts.
+std::string host_text(const runtime::Executable& exec, const HostRange& r) {
+  const runtime::HostArgSpec& arg = exec.host_args[static_cast<std::size_t>(r.arg)];
+  const auto flat = r.offset / static_cast<std::int64_t>(dtype_bytes(arg.dtype));
+  return "host tensor '" + arg.name + "' (from element " +
+         runtime::list_text(runtime::unflatten(flat, arg.shape)) + ")";
+}
+
+// The first overlap of a range in `a` (rank ra) with one in `b` (rank rb),
+// both sorted and coalesced; nullptr if none.
+const HostRange* first_overlap(const std::vector<HostRange>& a, const std::vector<HostRange>& b) {
+  for (const HostRange& x : a)
+    for (const HostRange& y : b)
+      if (x.arg == y.arg && x.offset < y.offset + y.bytes && y.offset < x.offset + x.bytes)
+        return x.offset >= y.offset ? &x : &y;
+  return nullptr;
+}
+
+// Host tensors are per process during a run: every rank's writes are sent
+// to every process and applied (all processes end alike). Returns "" or a
+// run error when the per-process copies cannot give the threads engine's
+// answer: two ranks wrote the same bytes (which survives would not follow
+// the program's order), or a rank read bytes another rank wrote (it saw the
+// value from before the run).
+std::string merge_host_tensors(const runtime::Executable& exec, MPI_Comm comm,
+                               const MpiFabric& fabric,
+                               std::span<const HostTensor* const> host_args) {
   Packer mine;
-  for (const auto& [arg, offset, bytes] : fabric.host_writes()) {
-    mine.put(arg).put(offset).put(bytes);
-    mine.put_bytes(host_args[static_cast<std::size_t>(arg)]->data() + offset,
-                   static_cast<std::size_t>(bytes));
+  const std::vector<HostRange> writes = fabric.host_writes(), reads = fabric.host_reads();
+  mine.put(static_cast<std::uint64_t>(reads.size()));
+  for (const HostRange& r : reads) mine.put(r);
+  mine.put(static_cast<std::uint64_t>(writes.size()));
+  for (const HostRange& w : writes) {
+    mine.put(w);
+    mine.put_bytes(host_args[static_cast<std::size_t>(w.arg)]->data() + w.offset,
+                   static_cast<std::size_t>(w.bytes));
   }
-  for (const std::string& blob : allgather(comm, mine.bytes())) {
-    Unpacker in(blob);
-    while (!in.done()) {
-      const auto arg = in.get<std::int32_t>();
-      const auto offset = in.get<std::int64_t>();
-      const auto bytes = in.get<std::int64_t>();
-      std::memcpy(host_args[static_cast<std::size_t>(arg)]->data() + offset,
-                  in.take(static_cast<std::size_t>(bytes)), static_cast<std::size_t>(bytes));
+  const std::vector<std::string> blobs = allgather(comm, mine.bytes());
+  const std::size_t world = blobs.size();
+  std::vector<std::vector<HostRange>> all_reads(world), all_writes(world);
+  std::vector<std::vector<const char*>> data(world);
+  for (std::size_t r = 0; r < world; ++r) {
+    Unpacker in(blobs[r]);
+    for (auto n = in.get<std::uint64_t>(); n > 0; --n) all_reads[r].push_back(in.get<HostRange>());
+    for (auto n = in.get<std::uint64_t>(); n > 0; --n) {
+      all_writes[r].push_back(in.get<HostRange>());
+      data[r].push_back(in.take(static_cast<std::size_t>(all_writes[r].back().bytes)));
     }
   }
+  const std::string per_process =
+      "; on the MPI engine each process holds its own copy of the host tensors during a run";
+  for (std::size_t a = 0; a < world; ++a) {
+    for (std::size_t b = 0; b < world; ++b) {
+      if (a == b) continue;
+      if (a < b) {
+        if (const HostRange* at = first_overlap(all_writes[a], all_writes[b])) {
+          return "run error: engine 'mpi': ranks " + std::to_string(a) + " and " +
+                 std::to_string(b) + " both wrote " + host_text(exec, *at) + per_process +
+                 ", so which write survives would not follow the program's order: give each "
+                 "rank its own part of a host output (slice it by rank, y[r])";
+        }
+      }
+      if (const HostRange* at = first_overlap(all_reads[a], all_writes[b])) {
+        return "run error: engine 'mpi': rank " + std::to_string(a) + " read " +
+               host_text(exec, *at) + " that rank " + std::to_string(b) + " wrote in the same run" +
+               per_process + ", so rank " + std::to_string(a) + " cannot see rank " +
+               std::to_string(b) +
+               "'s write: pass data between ranks through windows (put/get), not host tensors";
+      }
+    }
+  }
+  for (std::size_t r = 0; r < world; ++r) {
+    for (std::size_t i = 0; i < all_writes[r].size(); ++i) {
+      const HostRange& w = all_writes[r][i];
+      std::memcpy(host_args[static_cast<std::size_t>(w.arg)]->data() + w.offset, data[r][i],
+                  static_cast<std::size_t>(w.bytes));
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -195,6 +256,10 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
   const MPI_Comm control = world.control();
   runtime::EngineResult result;
   result.workers = 1;
+  // First: the start-up exchanges below would block for good if another
+  // process never reached them (it failed on its own before its run).
+  std::atomic<std::uint64_t> heartbeat{0};
+  Watchdog watchdog(heartbeat, world.rank());
   if (!same_everywhere(control, layout_hash(exec))) {
     result.failure =
         "run error: engine 'mpi': the processes compiled different programs for '" + exec.program +
@@ -202,8 +267,6 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
         "same arguments and configuration";
     return result;
   }
-  std::atomic<std::uint64_t> heartbeat{0};
-  Watchdog watchdog(heartbeat, world.rank());
   Window window(world.windows(), exec.window_bytes);
   if (!same_everywhere(control, window.unified() ? 1 : 0) || !window.unified()) {
     result.failure =
@@ -245,11 +308,17 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
 
   CollectiveTracker all_collectives(exec);
   const std::string mismatch = match_collectives(exec, control, collectives, all_collectives);
-  if (verdict == Verdict::Failed) {
-    result.failure = failure_text(
-        control, outcome == runtime::RankVm::Outcome::Failed ? vm.error() : std::string());
-  } else if (!mismatch.empty()) {
-    result.failure = mismatch;  // the cause, whether the run deadlocked or finished
+  // A mismatch first: the threads engine stops at it, so what went wrong
+  // after it (a run error, a deadlock, wrong data) is its consequence.
+  const std::string failed =
+      verdict == Verdict::Failed
+          ? failure_text(control,
+                         outcome == runtime::RankVm::Outcome::Failed ? vm.error() : std::string())
+          : std::string();
+  if (!mismatch.empty()) {
+    result.failure = mismatch;
+  } else if (verdict == Verdict::Failed) {
+    result.failure = failed;
   } else if (verdict == Verdict::Deadlock) {
     result.failure = deadlock_text(exec, control, fabric, all_collectives);
     result.deadlocked = true;
@@ -257,7 +326,7 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
     const std::string unbalanced = all_collectives.unbalanced_calls();
     if (!unbalanced.empty()) result.failure = "run error: " + unbalanced;
   }
-  if (result.failure.empty()) merge_host_writes(control, fabric, host_args);
+  if (result.failure.empty()) result.failure = merge_host_tensors(exec, control, fabric, host_args);
   result.instructions = vm.instructions();
   result.parks = fabric.blocked_waits();
   return result;

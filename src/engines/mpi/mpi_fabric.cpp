@@ -23,6 +23,9 @@ constexpr int kPollsPerProbe = 64;  // polls between MPI_Iprobe progress pokes
 constexpr int kPollsPerWave = 16;   // polls between wave ticks, once past the grace period
 constexpr std::int64_t kStageBytes = 64 * 1024;            // larger puts complete at once
 constexpr std::int64_t kStagedBytesMax = 4 * 1024 * 1024;  // staged before a forced flush
+constexpr std::size_t kPendingRanges = 16;
+constexpr std::size_t kHostRangesBeforeMerge =
+    4096;  // host ranges kept before coalescing  // unflushed ranges kept per peer before merging
 
 void add_elements(std::byte* p, const std::byte* in, DType dtype, std::int64_t n) {
   runtime::tile_elementwise(ir::BinaryOp::Add, dtype, p, in, false, p, static_cast<std::size_t>(n));
@@ -40,7 +43,8 @@ MpiFabric::MpiFabric(const runtime::Executable& exec, std::span<const HostTensor
       local_(local),
       waves_(waves),
       settings_(settings),
-      dirty_(static_cast<std::size_t>(exec.world_size), 0) {}
+      dirty_(static_cast<std::size_t>(exec.world_size), 0),
+      pending_(static_cast<std::size_t>(exec.world_size)) {}
 
 std::byte* MpiFabric::memory(const Region& r) const {
   if (r.space == Space::Host) {
@@ -78,7 +82,50 @@ const std::byte* MpiFabric::stage(const std::byte* in, std::int64_t bytes) {
   return copy;
 }
 
-void MpiFabric::issued(std::int64_t owner, Origin origin) {
+std::pair<std::int64_t, std::int64_t> MpiFabric::window_range(const Region& r) const {
+  std::int64_t lo = 0, hi = 0, stride = 1;
+  for (std::size_t d = r.shape.size(); d-- > 0;) {
+    lo += r.offsets[d] * stride;
+    hi += (r.offsets[d] + r.extent[d] - 1) * stride;
+    stride *= r.shape[d];
+  }
+  const auto esize = static_cast<std::int64_t>(dtype_bytes(r.dtype));
+  const std::int64_t base = exec_.buffers[static_cast<std::size_t>(r.id)].offset + r.base;
+  return {base + lo * esize, base + (hi + 1) * esize};
+}
+
+void MpiFabric::order_after_pending(const Region& r) {
+  const auto peer = static_cast<std::size_t>(r.owner);
+  if (!dirty_[peer]) return;
+  const auto [lo, hi] = window_range(r);
+  for (const auto& [plo, phi] : pending_[peer]) {
+    if (plo < hi && lo < phi) {
+      flush_peer(r.owner);
+      return;
+    }
+  }
+}
+
+void MpiFabric::flush_peer(std::int64_t peer) {
+  check_mpi(MPI_Win_flush(static_cast<int>(peer), win_), "MPI_Win_flush");
+  dirty_[static_cast<std::size_t>(peer)] = 0;
+  pending_[static_cast<std::size_t>(peer)].clear();
+  dirty_list_.erase(std::find(dirty_list_.begin(), dirty_list_.end(), peer));
+}
+
+void MpiFabric::issued(const Region& dst, Origin origin) {
+  const std::int64_t owner = dst.owner;
+  auto& pending = pending_[static_cast<std::size_t>(owner)];
+  const auto range = window_range(dst);
+  if (pending.size() < kPendingRanges) {
+    pending.push_back(range);
+  } else {  // many: one bounding range (flushes more often, never less)
+    pending[0] = {std::min(pending[0].first, range.first),
+                  std::max(pending[0].second, range.second)};
+    for (const auto& [lo, hi] : pending)
+      pending[0] = {std::min(pending[0].first, lo), std::max(pending[0].second, hi)};
+    pending.resize(1);
+  }
   if (origin == Origin::Caller) {
     // The caller's buffer may change as soon as we return.
     check_mpi(MPI_Win_flush_local(static_cast<int>(owner), win_), "MPI_Win_flush_local");
@@ -101,6 +148,7 @@ void MpiFabric::flush_dirty() {
   for (const std::int64_t peer : dirty_list_) {
     check_mpi(MPI_Win_flush(static_cast<int>(peer), win_), "MPI_Win_flush");
     dirty_[static_cast<std::size_t>(peer)] = 0;
+    pending_[static_cast<std::size_t>(peer)].clear();
   }
   dirty_list_.clear();
   // Every put went to a peer just flushed: their origins are free.
@@ -110,24 +158,43 @@ void MpiFabric::flush_dirty() {
 
 void MpiFabric::flush_all() {
   check_mpi(MPI_Win_flush_all(win_), "MPI_Win_flush_all");
-  for (const std::int64_t peer : dirty_list_) dirty_[static_cast<std::size_t>(peer)] = 0;
+  for (const std::int64_t peer : dirty_list_) {
+    dirty_[static_cast<std::size_t>(peer)] = 0;
+    pending_[static_cast<std::size_t>(peer)].clear();
+  }
   dirty_list_.clear();
   staged_bytes_ = 0;
   local_pending_ = false;
 }
 
-void MpiFabric::note_writes(const Region& dst) {
-  if (dst.space == Space::Host) {
-    auto& writes = host_writes_[dst.id];
-    dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
-      if (!writes.empty() && writes.back().first + writes.back().second == offset) {
-        writes.back().second += bytes;  // rows of one region are often adjacent
-      } else {
-        writes.emplace_back(offset, bytes);
-      }
-    });
-    return;
+void MpiFabric::note_host(HostRanges& ranges, const Region& r) {
+  auto& list = ranges[r.id];
+  r.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
+    if (!list.empty() && list.back().first + list.back().second == offset) {
+      list.back().second += bytes;  // rows of one region are often adjacent
+    } else if (list.empty() || list.back() != std::pair{offset, bytes}) {
+      list.emplace_back(offset, bytes);
+    }
+  });
+  if (list.size() > kHostRangesBeforeMerge) list = coalesce(std::move(list));
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> MpiFabric::coalesce(
+    std::vector<std::pair<std::int64_t, std::int64_t>> list) {
+  std::sort(list.begin(), list.end());
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for (const auto& [offset, bytes] : list) {
+    if (!out.empty() && out.back().first + out.back().second >= offset) {
+      out.back().second = std::max(out.back().second, offset + bytes - out.back().first);
+    } else {
+      out.emplace_back(offset, bytes);
+    }
   }
+  return out;
+}
+
+void MpiFabric::note_writes(const Region& dst) {
+  if (dst.space == Space::Host) return note_host(host_writes_, dst);
   own_stores_ = own_stores_ || dst.owner == rank_;
   if (!exec_.buffers[static_cast<std::size_t>(dst.id)].signal) return;
   dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
@@ -169,6 +236,7 @@ void MpiFabric::accumulate(const Region& dst, const std::byte* in) {
   const RegionType t = types_.of(dst, element);
   const bool own = dst.owner == rank_;
   if (own) complete_local();
+  order_after_pending(dst);
   const std::byte* staged = own ? nullptr : stage(in, dst.bytes());
   check_mpi(MPI_Accumulate(staged ? staged : in, static_cast<int>(dst.elements()), element,
                            static_cast<int>(dst.owner), displacement(dst, t.first), t.count, t.type,
@@ -178,12 +246,14 @@ void MpiFabric::accumulate(const Region& dst, const std::byte* in) {
     // The rank may read its own window next, directly.
     check_mpi(MPI_Win_flush(static_cast<int>(rank_), win_), "MPI_Win_flush");
   } else {
-    issued(dst.owner, staged ? Origin::Staged : Origin::Caller);
+    issued(dst, staged ? Origin::Staged : Origin::Caller);
   }
   note_writes(dst);
 }
 
 void MpiFabric::accumulate_by_swap(const Region& dst, const std::byte* in) {
+  if (dst.owner == rank_) complete_local();
+  order_after_pending(dst);
   const int owner = static_cast<int>(dst.owner);
   std::size_t at = 0;
   dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
@@ -208,8 +278,10 @@ void MpiFabric::accumulate_by_swap(const Region& dst, const std::byte* in) {
 }
 
 void MpiFabric::do_read(const Region& src, std::byte* out) {
+  if (src.space == Space::Host) note_host(host_reads_, src);
   if (is_local(src)) return read_local(src, out);
   if (src.bytes() == 0) return;
+  order_after_pending(src);
   const RegionType t = types_.of(src, MPI_BYTE);
   check_mpi(MPI_Get(out, static_cast<int>(src.bytes()), MPI_BYTE, static_cast<int>(src.owner),
                     displacement(src, t.first), t.count, t.type, win_),
@@ -221,12 +293,13 @@ void MpiFabric::do_write(std::int64_t, const Region& dst, const std::byte* in, b
   if (is_local(dst)) return write_local(dst, in, atomic_add);
   if (atomic_add) return accumulate(dst, in);
   if (dst.bytes() == 0) return;
+  order_after_pending(dst);
   const RegionType t = types_.of(dst, MPI_BYTE);
   const std::byte* staged = stage(in, dst.bytes());
   check_mpi(MPI_Put(staged ? staged : in, static_cast<int>(dst.bytes()), MPI_BYTE,
                     static_cast<int>(dst.owner), displacement(dst, t.first), t.count, t.type, win_),
             "MPI_Put");
-  issued(dst.owner, staged ? Origin::Staged : Origin::Caller);
+  issued(dst, staged ? Origin::Staged : Origin::Caller);
   note_writes(dst);
 }
 
@@ -235,6 +308,7 @@ void MpiFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src,
   ANYP_CHECK(dst_local || src_local, "a copy between two other ranks' windows");
   if (src.bytes() == 0) return;
   const bool direct = !atomic_add && !(dst_local && src_local && dst.same_memory(src));
+  if (direct && src.space == Space::Host) note_host(host_reads_, src);  // (staged: do_read)
   if (direct && dst_local) complete_local();  // dst may be the origin of a put in flight
   if (direct && dst_local && src_local) {
     std::byte* dbase = memory(dst);
@@ -247,15 +321,17 @@ void MpiFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src,
     return;
   }
   if (direct && src_local) {  // put: straight from the local rows
+    order_after_pending(dst);
     const RegionType s = types_.of(src, MPI_BYTE), d = types_.of(dst, MPI_BYTE);
     check_mpi(MPI_Put(memory(src) + s.first, s.count, s.type, static_cast<int>(dst.owner),
                       displacement(dst, d.first), d.count, d.type, win_),
               "MPI_Put");
-    issued(dst.owner, Origin::LocalMemory);
+    issued(dst, Origin::LocalMemory);
     note_writes(dst);
     return;
   }
   if (direct) {  // get: straight into the local rows
+    order_after_pending(src);
     const RegionType d = types_.of(dst, MPI_BYTE), s = types_.of(src, MPI_BYTE);
     check_mpi(MPI_Get(memory(dst) + d.first, d.count, d.type, static_cast<int>(src.owner),
                       displacement(src, s.first), s.count, s.type, win_),
@@ -350,21 +426,10 @@ runtime::NotifierTally MpiFabric::notified(const CellKey& cell) const {
   return none;
 }
 
-std::vector<std::tuple<std::int32_t, std::int64_t, std::int64_t>> MpiFabric::host_writes() const {
-  std::vector<std::tuple<std::int32_t, std::int64_t, std::int64_t>> out;
-  for (const auto& [arg, list] : host_writes_) {
-    auto sorted = list;
-    std::sort(sorted.begin(), sorted.end());
-    for (const auto& [offset, bytes] : sorted) {
-      if (!out.empty() && std::get<0>(out.back()) == arg &&
-          std::get<1>(out.back()) + std::get<2>(out.back()) >= offset) {
-        auto& end = std::get<2>(out.back());
-        end = std::max(end, offset + bytes - std::get<1>(out.back()));
-      } else {
-        out.emplace_back(arg, offset, bytes);
-      }
-    }
-  }
+std::vector<HostRange> MpiFabric::ranges(const HostRanges& by_arg) {
+  std::vector<HostRange> out;
+  for (const auto& [arg, list] : by_arg)
+    for (const auto& [offset, bytes] : coalesce(list)) out.push_back(HostRange{arg, offset, bytes});
   return out;
 }
 

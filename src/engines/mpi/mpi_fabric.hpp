@@ -18,7 +18,9 @@
 //                     gives up when they find the run over (deadlock or a
 //                     failure elsewhere)
 // So a rank's data reaches a peer before any signal it sends after it
-// (ladder.md part D). The fabric also keeps what the end of the run needs:
+// (ladder.md part D), and a rank's own accesses to one peer location stay in
+// program order (a put, get or add touching bytes of an unflushed put or
+// add flushes that peer first). The fabric also keeps what the end of the run needs:
 // the host bytes this rank wrote, and what its notifies did to each cell.
 #pragma once
 
@@ -33,7 +35,6 @@
 #include <set>
 #include <span>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,13 @@ struct CellKey {
   std::int32_t buffer = -1;
   std::int64_t offset = 0;
   auto operator<=>(const CellKey&) const = default;
+};
+
+// Bytes of a host argument: [offset, offset + bytes).
+struct HostRange {
+  std::int32_t arg = -1;
+  std::int64_t offset = 0;
+  std::int64_t bytes = 0;
 };
 
 // The wait a rank was blocked in when the run stopped.
@@ -89,9 +97,9 @@ class MpiFabric final : public runtime::Fabric {
   runtime::NotifierTally notified(const CellKey& cell) const;
   // True when this rank wrote `cell`'s bytes as data (a put, a store).
   bool wrote_as_data(const CellKey& cell) const { return data_writes_.count(cell) != 0; }
-  // The host-tensor bytes this rank wrote: (argument, offset, length), sorted
-  // and coalesced.
-  std::vector<std::tuple<std::int32_t, std::int64_t, std::int64_t>> host_writes() const;
+  // The host-tensor bytes this rank wrote, and read, sorted and coalesced.
+  std::vector<HostRange> host_writes() const { return ranges(host_writes_); }
+  std::vector<HostRange> host_reads() const { return ranges(host_reads_); }
 
  protected:
   void do_read(const runtime::Region& src, std::byte* out) override;
@@ -129,12 +137,25 @@ class MpiFabric final : public runtime::Fabric {
   };
   // A copy of `in` that lives until the next flush; nullptr above 64 KiB.
   const std::byte* stage(const std::byte* in, std::int64_t bytes);
-  // After a put or atomic add to `owner`: its completion, per its origin.
-  void issued(std::int64_t owner, Origin origin);
+  // After a put or atomic add into `dst` (a peer's window): its completion,
+  // per its origin; the peer stays dirty until flushed.
+  void issued(const runtime::Region& dst, Origin origin);
+  // Before a put, get or atomic add on `r` in a peer's window: MPI orders
+  // none of them against an earlier put or atomic add to the same bytes in
+  // the epoch, so flush the peer if one is pending there.
+  void order_after_pending(const runtime::Region& r);
+  void flush_peer(std::int64_t peer);
+  // [begin, end) bytes of window region r in its owner's window.
+  std::pair<std::int64_t, std::int64_t> window_range(const runtime::Region& r) const;
   // Completes the puts whose origin is local memory (before that memory is written).
   void complete_local();
   void flush_dirty();  // remote completion of every put and atomic add issued
   void note_writes(const runtime::Region& dst);  // host bytes and signal cells written as data
+  using HostRanges = std::map<std::int32_t, std::vector<std::pair<std::int64_t, std::int64_t>>>;
+  static void note_host(HostRanges& ranges, const runtime::Region& r);
+  static std::vector<std::pair<std::int64_t, std::int64_t>> coalesce(
+      std::vector<std::pair<std::int64_t, std::int64_t>> list);
+  static std::vector<HostRange> ranges(const HostRanges& by_arg);
   std::int32_t* cell_address(const runtime::Cell& c) const;
 
   const runtime::Executable& exec_;
@@ -147,6 +168,8 @@ class MpiFabric final : public runtime::Fabric {
   RegionTypes types_;
   std::vector<char> dirty_;  // per peer: puts not yet flushed
   std::vector<std::int64_t> dirty_list_;
+  // Per peer: window byte ranges of puts and atomic adds not yet flushed.
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> pending_;
   std::unique_ptr<std::byte[]> staging_;  // Origin::Staged copies
   std::int64_t staged_bytes_ = 0;         // in use, from the start
   bool local_pending_ = false;            // an Origin::LocalMemory put not yet complete
@@ -157,7 +180,7 @@ class MpiFabric final : public runtime::Fabric {
   std::optional<BlockedWait> blocked_;
   std::map<CellKey, runtime::NotifierTally> notified_;
   std::set<CellKey> data_writes_;
-  std::map<std::int32_t, std::vector<std::pair<std::int64_t, std::int64_t>>> host_writes_;
+  HostRanges host_writes_, host_reads_;
 };
 
 }  // namespace anyp::mpi
