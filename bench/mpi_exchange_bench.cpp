@@ -6,6 +6,9 @@
 //     wait for the left neighbour's notify (step 07's exchange, in a loop)
 //   mpirun -n P mpi_exchange_bench allreduce_ring|allreduce_mesh FLOATS ROUNDS
 //     per round: the builtin allreduce (Sum) of FLOATS FP32 in place
+//   mpirun -n P mpi_exchange_bench allreduce_hand_ring FLOATS ROUNDS
+//     per round: step 10's hand-written ring allreduce, then a barrier
+//     (FLOATS must split into P chunks)
 //
 // Each program is compiled for 0 and for ROUNDS rounds (the loop runs inside
 // one kernel, as the baselines' loops do), run 6 times each (the first a
@@ -85,6 +88,64 @@ pl::HostFunction allreduce_program(std::int64_t floats, std::int64_t rounds, boo
       });
 }
 
+// Step 10's hand-written ring allreduce (O(P) notifies per rank), looped:
+// round k waits for its cells to reach k + 1, and a builtin barrier ends
+// each round (the next round restages `scratch`, which the right neighbour
+// reads) — as the baseline's MPI_Barrier does.
+pl::HostFunction hand_ring_program(std::int64_t floats, std::int64_t rounds) {
+  const pl::Dim C = floats / NR;
+  const pl::Shape sig{2 * (NR - 1), NR};
+  const std::vector<pl::Param> params = {
+      pl::In("x", pl::Tensor({1, floats}, pl::FP32)),
+      pl::InOut("scratch", pld::DistributedTensor({1, floats}, pl::FP32)),
+      pl::InOut("signal", pld::DistributedTensor(sig, pl::INT32)),
+      pl::InOut("bar", pld::DistributedTensor({NR, 1}, pl::INT32))};
+  const auto kernel = pl::jit::incore(
+      "hand_ring_rounds", params,
+      [=](pl::Value x, pl::Value scratch, pl::Value signal, pl::Value bar) {
+        auto ctx = pld::get_comm_ctx(scratch);
+        pl::Scalar r = pld::rank(ctx), P = pld::nranks(ctx);
+        pl::Scalar left = (r + P - 1) % P, right = (r + 1) % P;
+        pl::range(rounds, [&](pl::Scalar k) {
+          scratch = pl::store(pl::load(x, {0, 0}, {1, floats}), {0, 0}, scratch);
+          pld::system::notify(signal, right, {0, r}, 1, NotifyOp::AtomicAdd);
+          pl::range(P - 1, [&](pl::Scalar s) {
+            pl::Scalar col = ((r - s - 2 + P) % P) * C;
+            pld::system::wait(signal, {s, left}, k + 1, WaitCmp::Ge);
+            pl::Tile sum = pl::add(pl::load(scratch, {0, col}, {1, C}),
+                                   pld::tile::remote_load(scratch, left, {0, col}, {1, C}));
+            scratch = pl::store(sum, {0, col}, scratch);
+            pld::system::notify(signal, right, {s + 1, r}, 1, NotifyOp::AtomicAdd);
+          });
+          pl::range(P - 1, [&](pl::Scalar s) {
+            pl::Scalar row = P - 1 + s;
+            pl::Scalar col = ((r - s - 1 + P) % P) * C;
+            pld::system::wait(signal, {row, left}, k + 1, WaitCmp::Ge);
+            scratch = pl::store(pld::tile::remote_load(scratch, left, {0, col}, {1, C}), {0, col},
+                                scratch);
+            pl::if_(s < P - 2, [&] {
+              pld::system::notify(signal, right, {row + 1, r}, 1, NotifyOp::AtomicAdd);
+            });
+          });
+          bar = pld::tensor::barrier(bar);
+        });
+      });
+  const auto per_rank = pl::jit::orchestration_for("hand_ring_per_rank", kernel);
+  return pl::jit::host(
+      "hand_ring_bench_" + std::to_string(rounds),
+      {pl::In("x", pl::Tensor({NR, 1, floats}, pl::FP32))}, [=](pl::Value x) {
+        auto scratch_buf = pld::alloc_window_buffer("scratch", {1, floats}, pl::FP32);
+        auto sig_buf = pld::alloc_window_buffer("signal", sig, pl::INT32);
+        auto bar_buf = pld::alloc_window_buffer("bar", {NR, 1}, pl::INT32);
+        pl::range(pld::world_size(), [&](pl::Scalar r) {
+          pl::Value xr = x[r];
+          per_rank(xr, pld::window(scratch_buf, {1, floats}, pl::FP32),
+                   pld::window(sig_buf, sig, pl::INT32), pld::window(bar_buf, {NR, 1}, pl::INT32),
+                   pl::device(r));
+        });
+      });
+}
+
 // Median wall time of one run, in microseconds, over 5 runs after a warm-up.
 double median_run_us(const pl::HostFunction& program, const anyp::HostTensor& x,
                      const anyp::RunConfig& config) {
@@ -117,6 +178,7 @@ int main(int argc, char** argv) {
   std::memset(x.data(), 0, x.nbytes());
   auto program = [&](std::int64_t r) {
     if (kind == "ring") return ring_program(floats, r);
+    if (kind == "allreduce_hand_ring") return hand_ring_program(floats, r);
     return allreduce_program(floats, r, kind == "allreduce_ring");
   };
   const double t0 = median_run_us(program(0), x, config);

@@ -2,10 +2,10 @@
 # run_mpi.sh — the MPI engine against hand-written Open MPI programs doing
 # the same exchange (docs/mpi.md): per-round time of a ring put + notify
 # (step 07's exchange) at 256 B, and put bandwidth at 1 MiB and 16 MiB,
-# against bench/baselines/ring_put_notify.c; the builtin ring and mesh
-# allreduce of 960 floats (steps 10/11 ring, steps 08/11 mesh) against
-# bench/baselines/rma_ring_allreduce.c; at P = 2, 4, 8 (oversubscribed past
-# the cores). Ratios are anyp / baseline, measured in the same run.
+# against bench/baselines/ring_put_notify.c; step 10's hand-written ring
+# allreduce and the builtin ring and mesh allreduce (steps 11, 08) of 960
+# floats against bench/baselines/rma_ring_allreduce.c; at P = 2, 4, 8
+# (oversubscribed past the cores). Ratios are anyp / baseline, measured in the same run.
 #
 #   bash bench/run_mpi.sh
 #   PS="2 4" REPS=5 bash bench/run_mpi.sh
@@ -65,6 +65,7 @@ done
 for P in $PS; do
   # Fewer rounds where a round is slow (the builtin ring's notifies grow as P^2).
   R=$((P <= 4 ? 300 : 20))
+  row "step 10 hand ring 960" "$P" allreduce_hand_ring 960 300 -- "$B/rma_ring_allreduce" 960 300
   row "allreduce ring 960 f32" "$P" allreduce_ring 960 "$R" -- "$B/rma_ring_allreduce" 960 "$R"
   row "allreduce mesh 960 f32" "$P" allreduce_mesh 960 "$R" -- "$B/rma_ring_allreduce" 960 "$R"
 done

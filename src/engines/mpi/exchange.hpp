@@ -21,18 +21,16 @@ class Packer {
   template <class T>
   Packer& put(const T& v) {
     static_assert(std::is_trivially_copyable_v<T>);
-    const auto* p = reinterpret_cast<const char*>(&v);
-    bytes_.insert(bytes_.end(), p, p + sizeof v);
+    bytes_.append(reinterpret_cast<const char*>(&v), sizeof v);
     return *this;
   }
   Packer& put_string(const std::string& s) {
     put(static_cast<std::uint64_t>(s.size()));
-    bytes_.insert(bytes_.end(), s.begin(), s.end());
+    bytes_.append(s);
     return *this;
   }
   Packer& put_bytes(const void* p, std::size_t n) {
-    const auto* c = static_cast<const char*>(p);
-    bytes_.insert(bytes_.end(), c, c + n);
+    bytes_.append(static_cast<const char*>(p), n);
     return *this;
   }
   const std::string& bytes() const { return bytes_; }
