@@ -40,10 +40,11 @@ World::World() {
   MPI_Comm node = MPI_COMM_NULL;
   check_mpi(MPI_Comm_split_type(control_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
             "MPI_Comm_split_type");
-  MPI_Comm_size(node, &node_processes_);
+  int node_processes = 1;
+  MPI_Comm_size(node, &node_processes);
   MPI_Comm_free(&node);
   node_cores_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  oversubscribed_ = node_processes_ > node_cores_;
+  oversubscribed_ = node_processes > node_cores_;
 
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;

@@ -23,7 +23,6 @@ class World {
   MPI_Comm windows() const { return windows_; }  // the communicator windows span
   // More processes on this node than it has cores: pollers yield the CPU.
   bool oversubscribed() const { return oversubscribed_; }
-  int node_processes() const { return node_processes_; }
   int node_cores() const { return node_cores_; }
   // "Open MPI v4.1.4" (the first part of MPI_Get_library_version).
   const std::string& library() const { return library_; }
@@ -38,7 +37,7 @@ class World {
   MPI_Comm control_ = MPI_COMM_NULL;
   MPI_Comm windows_ = MPI_COMM_NULL;
   bool oversubscribed_ = false;
-  int node_processes_ = 1, node_cores_ = 1;
+  int node_cores_ = 1;
   std::string library_;
 };
 

@@ -19,7 +19,6 @@ Quiescence::Verdict Quiescence::tick(State state, std::uint64_t progress) {
   int complete = 0;
   check_mpi(MPI_Test(&request_, &complete, MPI_STATUS_IGNORE), "MPI_Test");
   if (!complete) return Verdict::Continue;
-  ++waves_;
   const auto [done, failed, progressed] = sums_;
   if (failed > 0) return Verdict::Failed;
   if (done == size_) return Verdict::AllDone;

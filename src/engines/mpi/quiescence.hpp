@@ -36,9 +36,6 @@ class Quiescence {
   // Joins the next wave when none is pending, else tests the pending one;
   // returns the verdict once a wave decides it.
   Verdict tick(State state, std::uint64_t progress);
-  // A wave is pending (this rank joined it and it has not completed).
-  bool pending() const { return request_ != MPI_REQUEST_NULL; }
-  std::int64_t waves() const { return waves_; }
 
  private:
   MPI_Comm comm_;
@@ -48,7 +45,6 @@ class Quiescence {
   bool joined_before_ = false;
   std::uint64_t progress_at_join_ = 0;
   int quiet_waves_ = 0;
-  std::int64_t waves_ = 0;
 };
 
 }  // namespace anyp::mpi
