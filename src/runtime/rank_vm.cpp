@@ -68,10 +68,12 @@ bool RankVm::enter_dispatch() {
         s_[reg] = float_scalar(a.float_value);
         break;
       case ArgBinding::Kind::HostTensor:
-        v_[reg] = ViewReg{Space::Host, a.host_param, a.byte_offset, a.dtype, a.shape};
+        v_[reg] = ViewReg{Space::Host, a.host_param, a.byte_offset,
+                          a.dtype,     a.shape,      element_count(a.shape)};
         break;
       case ArgBinding::Kind::Window:
-        v_[reg] = ViewReg{Space::Window, a.buffer, a.byte_offset, a.dtype, a.shape};
+        v_[reg] = ViewReg{Space::Window, a.buffer, a.byte_offset,
+                          a.dtype,       a.shape,  element_count(a.shape)};
         break;
     }
   }
@@ -85,20 +87,154 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
   try {
     for (;;) {
       if (!in_dispatch_ && !enter_dispatch()) return Outcome::Done;
-      const auto& instrs = code_->instrs;
-      while (pc_ < instrs.size()) {
-        if (budget-- <= 0) return Outcome::Yield;
-        ++executed_;
-        visible_ = false;
-        if (!step(instrs[pc_])) return Outcome::Parked;
-        if (stop_after_visible && visible_) {
-          if (pc_ >= instrs.size()) {
+      const Instr* const code = code_->instrs.data();
+      const std::size_t size = code_->instrs.size();
+      ScalarValue* const s = s_.data();  // not resized within a dispatch
+      // pc and the instruction count live in registers here; save() puts
+      // them back before every way out of the loop, and before a wait: a
+      // wait that parks the rank may hand it to another worker at once, so
+      // the VM must touch no member after it.
+      std::size_t pc = pc_;
+      std::int64_t ran = 0;
+      auto save = [&] {
+        pc_ = pc;
+        executed_ += ran;
+        ran = 0;
+      };
+      while (pc < size) {
+        if (budget-- <= 0) {
+          save();
+          return Outcome::Yield;
+        }
+        ++ran;
+        const Instr& in = code[pc];
+        bool visible = false;  // a data access, a notify or a satisfied wait
+        switch (in.op) {
+          case Opcode::Const:
+            s[in.dst] = in.is_float ? float_scalar(in.fimm) : int_scalar(in.imm);
+            break;
+          case Opcode::Mov:
+            s[in.dst] = s[in.a];
+            break;
+          case Opcode::MovTile:
+            t_[in.dst] = t_[in.a];
+            break;
+          case Opcode::MovView:
+            v_[in.dst] = v_[in.a];
+            break;
+          case Opcode::ScalarBin: {
+            const auto op = static_cast<ir::BinaryOp>(in.sub);
+            const ScalarValue& x = s[in.a];
+            const ScalarValue& y = s[in.b];
+            if ((op == ir::BinaryOp::Add || op == ir::BinaryOp::Sub) && !x.is_float &&
+                !y.is_float) {
+              // The loop counters' case, inline. Two's-complement
+              // wrap-around, computed without signed overflow.
+              const auto ux = static_cast<std::uint64_t>(x.i), uy = static_cast<std::uint64_t>(y.i);
+              s[in.dst] = int_scalar(wrap_integer(
+                  static_cast<std::int64_t>(op == ir::BinaryOp::Add ? ux + uy : ux - uy),
+                  in.dtype));
+            } else {
+              scalar_bin(in);
+            }
+            break;
+          }
+          case Opcode::ScalarNot:
+            s[in.dst] = int_scalar(s[in.a].as_double() == 0);
+            break;
+          case Opcode::ScalarCast:
+            s[in.dst] = scalar_cast(s[in.a], in.dtype);
+            break;
+          case Opcode::Jump:
+            pc = static_cast<std::size_t>(in.imm);
+            continue;
+          case Opcode::JumpIfZero:
+            if (s[in.a].as_double() == 0) {
+              pc = static_cast<std::size_t>(in.imm);
+              continue;
+            }
+            break;
+          case Opcode::JumpIfGe:
+            if (s[in.a].as_int() >= s[in.b].as_int()) {
+              pc = static_cast<std::size_t>(in.imm);
+              continue;
+            }
+            break;
+          case Opcode::Load:
+          case Opcode::RemoteLoad:
+            load(in);
+            visible = true;
+            break;
+          case Opcode::Store:
+          case Opcode::RemoteStore:
+            store(in);
+            visible = true;
+            break;
+          case Opcode::Read:
+          case Opcode::Write:
+            read_or_write(in);
+            visible = true;
+            break;
+          case Opcode::TileBin:
+            tile_binary(in);
+            break;
+          case Opcode::TileCast:
+            tile_cast(in);
+            break;
+          case Opcode::FullTile:
+            full_tile(in);
+            break;
+          case Opcode::ReshapeTile:
+            reshape_tile(in);
+            break;
+          case Opcode::Rank:
+            s[in.dst] = int_scalar(rank_);
+            break;
+          case Opcode::NRanks:
+            s[in.dst] = int_scalar(ctx_->exec->world_size);
+            break;
+          case Opcode::Notify:
+            notify(in);
+            visible = true;
+            break;
+          case Opcode::Wait:
+            // Parked: pc stays on the wait, which re-checks on resume.
+            save();
+            if (!wait(in)) return Outcome::Parked;
+            visible = true;
+            break;
+          case Opcode::Put:
+          case Opcode::Get:
+            transfer(in, in.op == Opcode::Put);
+            visible = true;
+            break;
+          case Opcode::LoadFlat:
+          case Opcode::StoreFlat:
+          case Opcode::PutFlat:
+            flat_op(in);
+            visible = true;
+            break;
+          case Opcode::CheckCount:
+            check_count(in);
+            break;
+          case Opcode::CheckStep:
+            if (s[in.a].as_int() == 0) fail(in, "the step is 0 (read at run time)");
+            break;
+          case Opcode::Collective:
+            enter_collective(in);
+            break;
+        }
+        ++pc;
+        if (stop_after_visible && visible) {
+          save();
+          if (pc >= size) {
             in_dispatch_ = false;
             ++dispatch_;
           }
           return Outcome::Yield;
         }
       }
+      save();
       in_dispatch_ = false;
       ++dispatch_;
     }
@@ -118,23 +254,25 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
 
 std::int64_t RankVm::peer_of(const Instr& in, std::int32_t reg) const {
   const std::int64_t p = s_[reg].as_int();
-  const std::int64_t n = ctx_->exec->world_size;
-  if (p < 0 || p >= n) {
-    std::string msg =
-        "peer " + std::to_string(p) + " is out of range [0, " + std::to_string(n) + ")";
-    if (p < 0) {
-      msg +=
-          "\n  hint: a negative peer usually comes from (r - 1) % P, which C++ truncates to -1 "
-          "at r = 0; write (r + P - 1) % P";
-    }
-    fail(in, msg);
-  }
+  if (p < 0 || p >= ctx_->exec->world_size) [[unlikely]]
+    peer_out_of_range(in, p);
   return p;
+}
+
+void RankVm::peer_out_of_range(const Instr& in, std::int64_t p) const {
+  std::string msg = "peer " + std::to_string(p) + " is out of range [0, " +
+                    std::to_string(ctx_->exec->world_size) + ")";
+  if (p < 0) {
+    msg +=
+        "\n  hint: a negative peer usually comes from (r - 1) % P, which C++ truncates to -1 "
+        "at r = 0; write (r + P - 1) % P";
+  }
+  fail(in, msg);
 }
 
 RankVm::Index RankVm::offsets(const Instr& in, std::size_t from, std::size_t count) const {
   ANYP_CHECK(count <= kMaxRank, "more than kMaxRank offsets");
-  Index out{};
+  Index out;
   for (std::size_t i = 0; i < count; ++i) out[i] = s_[in.idx[from + i]].as_int();
   return out;
 }
@@ -152,17 +290,23 @@ void RankVm::check_region(const Instr& in, const ViewReg& v, std::int64_t owner,
   for (std::size_t d = 0; d < v.shape.size(); ++d) {
     // (offs > shape - extent, not offs + extent > shape: a huge offset must
     // not overflow past the check)
-    if (offs[d] < 0 || extent[d] > v.shape[d] || offs[d] > v.shape[d] - extent[d]) {
-      fail(in, std::string("region out of bounds: offsets ") + list_text(offs) + " + shape " +
-                   list_text(extent) + " exceeds the " + role + " " + list_text(v.shape) + " (" +
-                   memory_text(v, owner) + ") in dim " + std::to_string(d));
-    }
+    if (offs[d] < 0 || extent[d] > v.shape[d] || offs[d] > v.shape[d] - extent[d]) [[unlikely]]
+      region_out_of_bounds(in, v, owner, offs, extent, role, d);
   }
+}
+
+void RankVm::region_out_of_bounds(const Instr& in, const ViewReg& v, std::int64_t owner,
+                                  std::span<const std::int64_t> offs,
+                                  std::span<const std::int64_t> extent, const char* role,
+                                  std::size_t dim) const {
+  fail(in, std::string("region out of bounds: offsets ") + list_text(offs) + " + shape " +
+               list_text(extent) + " exceeds the " + role + " " + list_text(v.shape) + " (" +
+               memory_text(v, owner) + ") in dim " + std::to_string(dim));
 }
 
 void RankVm::check_flat(const Instr& in, const ViewReg& v, std::int64_t owner, std::int64_t offset,
                         std::int64_t len) const {
-  const std::int64_t n = element_count(v.shape);
+  const std::int64_t n = v.elements;
   if (offset < 0 || len < 0 || len > n || offset > n - len) {
     fail(in, "elements [" + std::to_string(offset) + ", " + std::to_string(offset + len) +
                  ") are outside the " + std::to_string(n) + "-element view " + list_text(v.shape) +
@@ -180,6 +324,13 @@ Region RankVm::region(const Instr& in, const ViewReg& v, std::int64_t owner,
                 offs,    extent};
 }
 
+Region RankVm::whole_region(const Instr& in, const ViewReg& v, std::int64_t owner) const {
+  if (v.space == Space::Host && owner != rank_) [[unlikely]]
+    fail(in, "a host tensor is not reachable from another rank");
+  return Region::whole(v.space, v.id, v.space == Space::Window ? owner : -1, v.base, v.dtype,
+                       v.shape, v.elements);
+}
+
 std::string RankVm::cell_text(const ViewReg& v, const std::vector<std::int64_t>& idx) const {
   const std::string name = v.space == Space::Window
                                ? ctx_->exec->buffers[static_cast<std::size_t>(v.id)].name
@@ -188,22 +339,27 @@ std::string RankVm::cell_text(const ViewReg& v, const std::vector<std::int64_t>&
 }
 
 Cell RankVm::signal_cell(const Instr& in, const ViewReg& v, std::int64_t owner) const {
-  if (v.space != Space::Window) fail(in, "a signal must be a window view, not a host tensor");
+  if (v.space != Space::Window) [[unlikely]]
+    fail(in, "a signal must be a window view, not a host tensor");
   std::int64_t flat = 0;
-  const Index idx = offsets(in, 0, in.idx.size());
-  for (std::size_t d = 0; d < in.idx.size(); ++d) {
-    if (idx[d] < 0 || idx[d] >= v.shape[d]) {  // reported with the whole index
-      const Index one = [] {
-        Index o{};
-        o.fill(1);
-        return o;
-      }();
-      check_region(in, v, owner, std::span(idx.data(), in.idx.size()),
-                   std::span(one.data(), in.idx.size()), "signal");
-    }
-    flat = flat * v.shape[d] + idx[d];
+  const std::size_t n = in.idx.size();
+  for (std::size_t d = 0; d < n; ++d) {
+    const std::int64_t i = s_[in.idx[d]].as_int();
+    if (i < 0 || i >= v.shape[d]) [[unlikely]]
+      cell_out_of_bounds(in, v, owner, d);
+    flat = flat * v.shape[d] + i;
   }
   return Cell{owner, v.id, v.base + flat * 4};
+}
+
+void RankVm::cell_out_of_bounds(const Instr& in, const ViewReg& v, std::int64_t owner,
+                                std::size_t dim) const {
+  const std::size_t n = in.idx.size();
+  const Index idx = offsets(in, 0, n);  // reported with the whole index
+  Index one;
+  one.fill(1);
+  region_out_of_bounds(in, v, owner, std::span(idx.data(), n), std::span(one.data(), n), "signal",
+                       dim);
 }
 
 std::byte* RankVm::shape_tile(TileReg& t, DType dtype, std::span<const std::int64_t> shape,
@@ -266,27 +422,27 @@ void RankVm::transfer(const Instr& in, bool is_put) {
   const std::int64_t peer = peer_of(in, in.b);
   const ViewReg& dst = v_[in.a];
   const ViewReg& src = v_[in.c];
-  const std::size_t nd = dst.shape.size(), ns = src.shape.size();
-  Index doff{}, soff{};
-  std::span<const std::int64_t> extent = in.shape;
-  if (in.shape.empty()) {
-    extent = dst.shape;
-  } else {
-    doff = offsets(in, 0, nd);
-    soff = offsets(in, nd, ns);
+  const std::int64_t dst_owner = is_put ? peer : rank_, src_owner = is_put ? rank_ : peer;
+  if (in.shape.empty()) {  // whole views, of one shape (checked when compiled)
+    ANYP_CHECK(std::equal(dst.shape.begin(), dst.shape.end(), src.shape.begin(), src.shape.end()),
+               "a whole-view put/get between views of different shapes");
+    ctx_->fabric->copy(rank_, site(in), whole_region(in, dst, dst_owner),
+                       whole_region(in, src, src_owner), is_atomic(in));
+    return;
   }
+  const std::size_t nd = dst.shape.size(), ns = src.shape.size();
+  const Index doff = offsets(in, 0, nd), soff = offsets(in, nd, ns);
   const std::span<const std::int64_t> dat(doff.data(), nd), sat(soff.data(), ns);
-  check_region(in, dst, is_put ? peer : rank_, dat, extent, "destination");
-  check_region(in, src, is_put ? rank_ : peer, sat, extent, "source");
-  const Region d = region(in, dst, is_put ? peer : rank_, dat, extent);
-  const Region s = region(in, src, is_put ? rank_ : peer, sat, extent);
-  ctx_->fabric->copy(rank_, site(in), d, s, is_atomic(in));
+  check_region(in, dst, dst_owner, dat, in.shape, "destination");
+  check_region(in, src, src_owner, sat, in.shape, "source");
+  ctx_->fabric->copy(rank_, site(in), region(in, dst, dst_owner, dat, in.shape),
+                     region(in, src, src_owner, sat, in.shape), is_atomic(in));
 }
 
 void RankVm::flat_op(const Instr& in) {
   const std::int64_t peer = peer_of(in, in.b);
   const ViewReg& v = v_[in.a];
-  const std::array<std::int64_t, 1> flat_shape{element_count(v.shape)};
+  const std::array<std::int64_t, 1> flat_shape{v.elements};
   const std::array<std::int64_t, 1> offset{s_[in.idx[0]].as_int()};
   switch (in.op) {
     case Opcode::LoadFlat: {
@@ -307,7 +463,7 @@ void RankVm::flat_op(const Instr& in) {
     }
     case Opcode::PutFlat: {
       const ViewReg& src = v_[in.c];
-      const std::array<std::int64_t, 1> src_shape{element_count(src.shape)};
+      const std::array<std::int64_t, 1> src_shape{src.elements};
       const std::array<std::int64_t, 1> src_offset{s_[in.idx[1]].as_int()};
       const std::array<std::int64_t, 1> len{s_[in.idx[2]].as_int()};
       check_flat(in, v, peer, offset[0], len[0]);
@@ -475,116 +631,20 @@ void RankVm::reshape_tile(const Instr& in) {
   out.shape.assign(in.shape.begin(), in.shape.end());
 }
 
-bool RankVm::step(const Instr& in) {
-  switch (in.op) {
-    case Opcode::Const:
-      s_[in.dst] = in.is_float ? float_scalar(in.fimm) : int_scalar(in.imm);
-      break;
-    case Opcode::Mov:
-      s_[in.dst] = s_[in.a];
-      break;
-    case Opcode::MovTile:
-      t_[in.dst] = t_[in.a];
-      break;
-    case Opcode::MovView:
-      v_[in.dst] = v_[in.a];
-      break;
-    case Opcode::ScalarBin: {
-      std::string error;
-      auto r =
-          scalar_binary(static_cast<ir::BinaryOp>(in.sub), s_[in.a], s_[in.b], in.dtype, &error);
-      if (!r) fail(in, error);
-      s_[in.dst] = *r;
-      break;
-    }
-    case Opcode::ScalarNot:
-      s_[in.dst] = int_scalar(s_[in.a].as_double() == 0);
-      break;
-    case Opcode::ScalarCast:
-      s_[in.dst] = scalar_cast(s_[in.a], in.dtype);
-      break;
-    case Opcode::Jump:
-      pc_ = static_cast<std::size_t>(in.imm);
-      return true;
-    case Opcode::JumpIfZero:
-      if (s_[in.a].as_double() == 0) {
-        pc_ = static_cast<std::size_t>(in.imm);
-        return true;
-      }
-      break;
-    case Opcode::JumpIfGe:
-      if (s_[in.a].as_int() >= s_[in.b].as_int()) {
-        pc_ = static_cast<std::size_t>(in.imm);
-        return true;
-      }
-      break;
-    case Opcode::Load:
-    case Opcode::RemoteLoad:
-      load(in);
-      visible_ = true;
-      break;
-    case Opcode::Store:
-    case Opcode::RemoteStore:
-      store(in);
-      visible_ = true;
-      break;
-    case Opcode::Read:
-    case Opcode::Write:
-      read_or_write(in);
-      visible_ = true;
-      break;
-    case Opcode::TileBin:
-      tile_binary(in);
-      break;
-    case Opcode::TileCast:
-      tile_cast(in);
-      break;
-    case Opcode::FullTile:
-      full_tile(in);
-      break;
-    case Opcode::ReshapeTile:
-      reshape_tile(in);
-      break;
-    case Opcode::Rank:
-      s_[in.dst] = int_scalar(rank_);
-      break;
-    case Opcode::NRanks:
-      s_[in.dst] = int_scalar(ctx_->exec->world_size);
-      break;
-    case Opcode::Notify:
-      notify(in);
-      visible_ = true;
-      break;
-    case Opcode::Wait:
-      if (!wait(in)) return false;  // parked: pc stays on the wait, which re-checks on resume
-      visible_ = true;
-      break;
-    case Opcode::Put:
-    case Opcode::Get:
-      transfer(in, in.op == Opcode::Put);
-      visible_ = true;
-      break;
-    case Opcode::LoadFlat:
-    case Opcode::StoreFlat:
-    case Opcode::PutFlat:
-      flat_op(in);
-      visible_ = true;
-      break;
-    case Opcode::CheckCount:
-      if (s_[in.a].as_int() < 0 || s_[in.a].as_int() > s_[in.b].as_int()) {
-        fail(in, "send count " + std::to_string(s_[in.a].as_int()) + " is out of range [0, " +
-                     std::to_string(s_[in.b].as_int()) + "] (the row length)");
-      }
-      break;
-    case Opcode::CheckStep:
-      if (s_[in.a].as_int() == 0) fail(in, "the step is 0 (read at run time)");
-      break;
-    case Opcode::Collective:
-      enter_collective(in);
-      break;
+void RankVm::scalar_bin(const Instr& in) {
+  std::string error;
+  const std::optional<ScalarValue> r =
+      scalar_binary(static_cast<ir::BinaryOp>(in.sub), s_[in.a], s_[in.b], in.dtype, &error);
+  if (!r) fail(in, error);
+  s_[in.dst] = *r;
+}
+
+void RankVm::check_count(const Instr& in) const {
+  const std::int64_t count = s_[in.a].as_int(), row = s_[in.b].as_int();
+  if (count < 0 || count > row) {
+    fail(in, "send count " + std::to_string(count) + " is out of range [0, " + std::to_string(row) +
+                 "] (the row length)");
   }
-  ++pc_;
-  return true;
 }
 
 }  // namespace anyp::runtime

@@ -42,7 +42,8 @@ struct ViewReg {
   std::int32_t id = -1;   // window buffer index, or host argument index
   std::int64_t base = 0;  // bytes from the buffer/argument start
   DType dtype = DType::FP32;
-  std::vector<std::int64_t> shape;
+  std::span<const std::int64_t> shape;  // the dispatch argument's (it outlives the run)
+  std::int64_t elements = 0;            // the product of shape
 };
 
 // What the ranks of one run share.
@@ -69,16 +70,22 @@ class RankVm {
   using Index = std::array<std::int64_t, kMaxRank>;
 
   bool enter_dispatch();
-  // Executes `in`. False when the rank parked (pc stays on the wait).
-  bool step(const Instr& in);
-  [[noreturn]] void fail(const Instr& in, const std::string& what) const;
+  [[noreturn, gnu::cold]] void fail(const Instr& in, const std::string& what) const;
   SiteRef site(const Instr& in) const { return SiteRef{code_index_, in.site}; }
   std::int64_t peer_of(const Instr& in, std::int32_t reg) const;
+  [[noreturn, gnu::cold]] void peer_out_of_range(const Instr& in, std::int64_t peer) const;
+  [[noreturn, gnu::cold]] void cell_out_of_bounds(const Instr& in, const ViewReg& v,
+                                                  std::int64_t owner, std::size_t dim) const;
   Index offsets(const Instr& in, std::size_t from, std::size_t count) const;
   // Checks [offs, offs + extent) lies inside view v (of `owner`'s memory).
   void check_region(const Instr& in, const ViewReg& v, std::int64_t owner,
                     std::span<const std::int64_t> offs, std::span<const std::int64_t> extent,
                     const char* role) const;
+  [[noreturn, gnu::cold]] void region_out_of_bounds(const Instr& in, const ViewReg& v,
+                                                    std::int64_t owner,
+                                                    std::span<const std::int64_t> offs,
+                                                    std::span<const std::int64_t> extent,
+                                                    const char* role, std::size_t dim) const;
   // Checks [offset, offset + len) lies inside the view's elements.
   void check_flat(const Instr& in, const ViewReg& v, std::int64_t owner, std::int64_t offset,
                   std::int64_t len) const;
@@ -89,10 +96,14 @@ class RankVm {
   Region region(const Instr& in, const ViewReg& v, std::int64_t owner,
                 std::span<const std::int64_t> offs, std::span<const std::int64_t> extent,
                 std::span<const std::int64_t> shape = {}) const;
+  // The whole of `owner`'s copy of view v.
+  Region whole_region(const Instr& in, const ViewReg& v, std::int64_t owner) const;
   // The INT32 cell at in.idx of `owner`'s copy of signal view v.
   Cell signal_cell(const Instr& in, const ViewReg& v, std::int64_t owner) const;
   std::string cell_text(const ViewReg& v, const std::vector<std::int64_t>& idx) const;
 
+  void scalar_bin(const Instr& in);  // the general case (run() inlines integer add and sub)
+  void check_count(const Instr& in) const;
   void load(const Instr& in);
   void store(const Instr& in);
   void read_or_write(const Instr& in);
@@ -117,7 +128,6 @@ class RankVm {
   std::int32_t code_index_ = -1;
   std::size_t pc_ = 0;
   bool in_dispatch_ = false;
-  bool visible_ = false;  // the last step was a visible op
   std::vector<ScalarValue> s_;
   std::vector<TileReg> t_;
   std::vector<ViewReg> v_;

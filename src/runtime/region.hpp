@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 
 #include "anyp/dtype.hpp"
@@ -29,7 +30,36 @@ struct SiteRef {
   std::int32_t site = -1;  // index into that code's sites
 };
 
+// Zero offsets for any view (a whole-view region's).
+inline constexpr std::array<std::int64_t, kMaxRank> kZeroOffsets{};
+
 struct Region {
+  Region(Space space_, std::int32_t id_, std::int64_t owner_, std::int64_t base_, DType dtype_,
+         std::span<const std::int64_t> shape_, std::span<const std::int64_t> offsets_,
+         std::span<const std::int64_t> extent_);
+  // The whole view (offsets 0, extent = shape), of `elements` elements.
+  static Region whole(Space space, std::int32_t id, std::int64_t owner, std::int64_t base,
+                      DType dtype, std::span<const std::int64_t> shape, std::int64_t elements);
+
+ private:
+  struct Whole {};
+  // A whole view of `nbytes` (its layout is known).
+  Region(Whole, Space space_, std::int32_t id_, std::int64_t owner_, std::int64_t base_,
+         DType dtype_, std::span<const std::int64_t> shape_, std::span<const std::int64_t> zeros,
+         std::int64_t nbytes_)
+      : space(space_),
+        id(id_),
+        owner(owner_),
+        base(base_),
+        dtype(dtype_),
+        shape(shape_),
+        offsets(zeros),
+        extent(shape_),
+        nbytes(nbytes_),
+        first(base_),
+        end(base_ + nbytes_) {}
+
+ public:
   Space space = Space::Window;
   std::int32_t id = -1;     // window buffer index, or host argument index
   std::int64_t owner = -1;  // Window: the rank whose copy; Host: -1
@@ -39,24 +69,59 @@ struct Region {
   std::span<const std::int64_t> offsets;  // first element of the region, view coordinates
   std::span<const std::int64_t> extent;   // the region's extent per dim
 
-  std::int64_t elements() const {
-    std::int64_t n = 1;
-    for (auto e : extent) n *= e;
-    return n;
-  }
-  std::int64_t bytes() const { return elements() * static_cast<std::int64_t>(dtype_bytes(dtype)); }
+  // Its layout, derived once by the constructor (every consumer of a region
+  // needs some of it): the region's bytes; the bytes [first, end) from the
+  // buffer/argument start that bound it (first = end when it is empty); and
+  // whether it is exactly those bytes (its rows are adjacent).
+  std::int64_t nbytes = 0;
+  std::int64_t first = 0;
+  std::int64_t end = 0;
+  bool contiguous = true;
+
+  std::int64_t bytes() const { return nbytes; }
+  std::int64_t elements() const { return nbytes / static_cast<std::int64_t>(dtype_bytes(dtype)); }
   bool same_memory(const Region& o) const {
     return space == o.space && id == o.id && owner == o.owner;
   }
 
-  // f(byte offset from the buffer/argument start, byte count) for every
-  // contiguous row of the region, in row-major order.
+  // f(byte offset from the buffer/argument start, byte count) for the
+  // region's bytes in row-major order: once for a contiguous region, else
+  // once per row.
   template <class F>
   void for_each_row(F&& f) const;
 };
 
+inline Region::Region(Space space_, std::int32_t id_, std::int64_t owner_, std::int64_t base_,
+                      DType dtype_, std::span<const std::int64_t> shape_,
+                      std::span<const std::int64_t> offsets_, std::span<const std::int64_t> extent_)
+    : space(space_),
+      id(id_),
+      owner(owner_),
+      base(base_),
+      dtype(dtype_),
+      shape(shape_),
+      offsets(offsets_),
+      extent(extent_) {
+  const auto esize = static_cast<std::int64_t>(dtype_bytes(dtype));
+  std::int64_t start = 0, last = 0, stride = 1, elements = 1;
+  bool inner_whole = true;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    start += offsets[d] * stride;
+    last += (offsets[d] + extent[d] - 1) * stride;
+    contiguous = contiguous && (inner_whole || extent[d] <= 1);
+    inner_whole = inner_whole && extent[d] == shape[d];
+    elements *= extent[d];
+    stride *= shape[d];
+  }
+  nbytes = elements * esize;
+  first = base + start * esize;
+  end = elements == 0 ? first : base + (last + 1) * esize;
+  contiguous = contiguous || elements == 0;
+}
+
 // Walks the rows of a region one at a time (two regions of the same extent
-// have the same rows, so two cursors walk a copy in lockstep).
+// have the same rows, so two cursors walk a copy in lockstep, whether or not
+// either is contiguous).
 class RowCursor {
  public:
   explicit RowCursor(const Region& r) : r_(r) {
@@ -100,11 +165,38 @@ class RowCursor {
   std::int64_t esize_ = 1, rows_ = 1, row_ = 0, row_bytes_ = 0;
 };
 
+inline Region Region::whole(Space space, std::int32_t id, std::int64_t owner, std::int64_t base,
+                            DType dtype, std::span<const std::int64_t> shape,
+                            std::int64_t elements) {
+  const std::int64_t nbytes = elements * static_cast<std::int64_t>(dtype_bytes(dtype));
+  return Region(Whole{}, space, id, owner, base, dtype, shape,
+                std::span<const std::int64_t>(kZeroOffsets.data(), shape.size()), nbytes);
+}
+
 template <class F>
 void Region::for_each_row(F&& f) const {
+  if (contiguous) {
+    if (nbytes > 0) f(first, nbytes);
+    return;
+  }
   RowCursor rows(*this);
   std::int64_t offset = 0;
   while (rows.next(offset)) f(offset, rows.row_bytes());
+}
+
+// Copies region src of the memory at sbase to region dst (same extent) of
+// the memory at dbase: one memcpy when both are contiguous, else row by row.
+inline void copy_region(std::byte* dbase, const Region& dst, const std::byte* sbase,
+                        const Region& src) {
+  if (dst.contiguous && src.contiguous) {
+    if (src.nbytes > 0)
+      std::memcpy(dbase + dst.first, sbase + src.first, static_cast<std::size_t>(src.nbytes));
+    return;
+  }
+  RowCursor drows(dst), srows(src);
+  std::int64_t doff = 0, soff = 0;
+  while (drows.next(doff) && srows.next(soff))
+    std::memcpy(dbase + doff, sbase + soff, static_cast<std::size_t>(drows.row_bytes()));
 }
 
 struct Cell {

@@ -8,21 +8,6 @@
 
 namespace anyp::runtime {
 
-namespace {
-std::int64_t wrap(std::int64_t v, DType dtype) {
-  switch (dtype) {
-    case DType::INT8:
-      return static_cast<std::int8_t>(v);
-    case DType::INT16:
-      return static_cast<std::int16_t>(v);
-    case DType::INT32:
-      return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
-    default:
-      return v;
-  }
-}
-}  // namespace
-
 ScalarValue scalar_cast(ScalarValue v, DType dtype) {
   // Through the element codec: one rounding, and integers never pass
   // through double.
@@ -98,15 +83,15 @@ std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarV
       return cmp(x != 0 || y != 0);
     // Two's-complement wrap-around, computed without signed overflow.
     case BinaryOp::Add:
-      return int_scalar(wrap(
+      return int_scalar(wrap_integer(
           static_cast<std::int64_t>(static_cast<std::uint64_t>(x) + static_cast<std::uint64_t>(y)),
           result));
     case BinaryOp::Sub:
-      return int_scalar(wrap(
+      return int_scalar(wrap_integer(
           static_cast<std::int64_t>(static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(y)),
           result));
     case BinaryOp::Mul:
-      return int_scalar(wrap(
+      return int_scalar(wrap_integer(
           static_cast<std::int64_t>(static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(y)),
           result));
     case BinaryOp::Max:
@@ -121,30 +106,12 @@ std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarV
         return std::nullopt;
       }
       if (y == -1)
-        return int_scalar(wrap(
+        return int_scalar(wrap_integer(
             op == BinaryOp::Div ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(x)) : 0,
             result));
-      return int_scalar(wrap(op == BinaryOp::Div ? x / y : x % y, result));
+      return int_scalar(wrap_integer(op == BinaryOp::Div ? x / y : x % y, result));
   }
   return std::nullopt;
-}
-
-bool compare(ir::WaitKind cmp, std::int64_t value, std::int64_t expected) {
-  switch (cmp) {
-    case ir::WaitKind::Eq:
-      return value == expected;
-    case ir::WaitKind::Ne:
-      return value != expected;
-    case ir::WaitKind::Gt:
-      return value > expected;
-    case ir::WaitKind::Ge:
-      return value >= expected;
-    case ir::WaitKind::Lt:
-      return value < expected;
-    case ir::WaitKind::Le:
-      return value <= expected;
-  }
-  return false;
 }
 
 }  // namespace anyp::runtime

@@ -24,11 +24,41 @@ struct ScalarValue {
 inline ScalarValue int_scalar(std::int64_t v) { return ScalarValue{v, 0, false}; }
 inline ScalarValue float_scalar(double v) { return ScalarValue{0, v, true}; }
 
+// Wraps an integer to an integer dtype (INT64 and floating dtypes: as is).
+inline std::int64_t wrap_integer(std::int64_t v, DType dtype) {
+  switch (dtype) {
+    case DType::INT8:
+      return static_cast<std::int8_t>(v);
+    case DType::INT16:
+      return static_cast<std::int16_t>(v);
+    case DType::INT32:
+      return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+    default:
+      return v;
+  }
+}
+
 // Rounds/wraps v to dtype.
 ScalarValue scalar_cast(ScalarValue v, DType dtype);
 // nullopt on division by zero (error set).
 std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarValue b,
                                          DType result, std::string* error);
-bool compare(ir::WaitKind cmp, std::int64_t value, std::int64_t expected);
+inline bool compare(ir::WaitKind cmp, std::int64_t value, std::int64_t expected) {
+  switch (cmp) {
+    case ir::WaitKind::Eq:
+      return value == expected;
+    case ir::WaitKind::Ne:
+      return value != expected;
+    case ir::WaitKind::Gt:
+      return value > expected;
+    case ir::WaitKind::Ge:
+      return value >= expected;
+    case ir::WaitKind::Lt:
+      return value < expected;
+    case ir::WaitKind::Le:
+      return value <= expected;
+  }
+  return false;
+}
 
 }  // namespace anyp::runtime

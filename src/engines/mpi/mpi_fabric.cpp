@@ -14,7 +14,6 @@
 namespace anyp::mpi {
 
 using runtime::Region;
-using runtime::RowCursor;
 using runtime::Space;
 
 namespace {
@@ -44,7 +43,9 @@ MpiFabric::MpiFabric(const runtime::Executable& exec, std::span<const HostTensor
       waves_(waves),
       settings_(settings),
       dirty_(static_cast<std::size_t>(exec.world_size), 0),
-      pending_(static_cast<std::size_t>(exec.world_size)) {}
+      pending_(static_cast<std::size_t>(exec.world_size)),
+      host_writes_(host_args.size()),
+      host_reads_(host_args.size()) {}
 
 std::byte* MpiFabric::memory(const Region& r) const {
   if (r.space == Space::Host) {
@@ -83,15 +84,8 @@ const std::byte* MpiFabric::stage(const std::byte* in, std::int64_t bytes) {
 }
 
 std::pair<std::int64_t, std::int64_t> MpiFabric::window_range(const Region& r) const {
-  std::int64_t lo = 0, hi = 0, stride = 1;
-  for (std::size_t d = r.shape.size(); d-- > 0;) {
-    lo += r.offsets[d] * stride;
-    hi += (r.offsets[d] + r.extent[d] - 1) * stride;
-    stride *= r.shape[d];
-  }
-  const auto esize = static_cast<std::int64_t>(dtype_bytes(r.dtype));
-  const std::int64_t base = exec_.buffers[static_cast<std::size_t>(r.id)].offset + r.base;
-  return {base + lo * esize, base + (hi + 1) * esize};
+  const std::int64_t buffer = exec_.buffers[static_cast<std::size_t>(r.id)].offset;
+  return {buffer + r.first, buffer + r.end};
 }
 
 void MpiFabric::order_after_pending(const Region& r) {
@@ -168,7 +162,7 @@ void MpiFabric::flush_all() {
 }
 
 void MpiFabric::note_host(HostRanges& ranges, const Region& r) {
-  auto& list = ranges[r.id];
+  auto& list = ranges[static_cast<std::size_t>(r.id)];
   r.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
     if (!list.empty() && list.back().first + list.back().second == offset) {
       list.back().second += bytes;  // rows of one region are often adjacent
@@ -311,12 +305,7 @@ void MpiFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src,
   if (direct && src.space == Space::Host) note_host(host_reads_, src);  // (staged: do_read)
   if (direct && dst_local) complete_local();  // dst may be the origin of a put in flight
   if (direct && dst_local && src_local) {
-    std::byte* dbase = memory(dst);
-    const std::byte* sbase = memory(src);
-    RowCursor drows(dst), srows(src);
-    std::int64_t doff = 0, soff = 0;
-    while (drows.next(doff) && srows.next(soff))
-      std::memcpy(dbase + doff, sbase + soff, static_cast<std::size_t>(drows.row_bytes()));
+    runtime::copy_region(memory(dst), dst, memory(src), src);
     note_writes(dst);
     return;
   }
@@ -428,8 +417,10 @@ runtime::NotifierTally MpiFabric::notified(const CellKey& cell) const {
 
 std::vector<HostRange> MpiFabric::ranges(const HostRanges& by_arg) {
   std::vector<HostRange> out;
-  for (const auto& [arg, list] : by_arg)
-    for (const auto& [offset, bytes] : coalesce(list)) out.push_back(HostRange{arg, offset, bytes});
+  for (std::size_t arg = 0; arg < by_arg.size(); ++arg) {
+    for (const auto& [offset, bytes] : coalesce(by_arg[arg]))
+      out.push_back(HostRange{static_cast<std::int32_t>(arg), offset, bytes});
+  }
   return out;
 }
 

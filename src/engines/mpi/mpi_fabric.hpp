@@ -29,12 +29,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -53,6 +53,15 @@ struct CellKey {
   std::int32_t buffer = -1;
   std::int64_t offset = 0;
   auto operator<=>(const CellKey&) const = default;
+};
+
+struct CellKeyHash {
+  std::size_t operator()(const CellKey& c) const {
+    const auto mix = (static_cast<std::uint64_t>(c.owner) << 40) ^
+                     (static_cast<std::uint64_t>(c.buffer) << 32) ^
+                     static_cast<std::uint64_t>(c.offset);
+    return static_cast<std::size_t>(mix * 0x9E3779B97F4A7C15ull >> 17);
+  }
 };
 
 // Bytes of a host argument: [offset, offset + bytes).
@@ -151,7 +160,8 @@ class MpiFabric final : public runtime::Fabric {
   void complete_local();
   void flush_dirty();  // remote completion of every put and atomic add issued
   void note_writes(const runtime::Region& dst);  // host bytes and signal cells written as data
-  using HostRanges = std::map<std::int32_t, std::vector<std::pair<std::int64_t, std::int64_t>>>;
+  // Per host argument: byte ranges [offset, offset + bytes).
+  using HostRanges = std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>;
   static void note_host(HostRanges& ranges, const runtime::Region& r);
   static std::vector<std::pair<std::int64_t, std::int64_t>> coalesce(
       std::vector<std::pair<std::int64_t, std::int64_t>> list);
@@ -178,7 +188,7 @@ class MpiFabric final : public runtime::Fabric {
   std::int64_t blocked_waits_ = 0;
   Quiescence::Verdict verdict_ = Quiescence::Verdict::Continue;
   std::optional<BlockedWait> blocked_;
-  std::map<CellKey, runtime::NotifierTally> notified_;
+  std::unordered_map<CellKey, runtime::NotifierTally, CellKeyHash> notified_;
   std::set<CellKey> data_writes_;
   HostRanges host_writes_, host_reads_;
 };

@@ -26,8 +26,11 @@ World::World() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+    // MPI_THREAD_SINGLE: the process runs no thread of anyp's (the backstop
+    // is a timer), and at any higher level Open MPI locks a mutex in every
+    // flush (measured: 0.2 -> 0.26 us per 256-byte hop at P = 2).
     int provided = 0;
-    check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided), "MPI_Init_thread");
     std::atexit(finalize_at_exit);
   }
   check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &control_), "MPI_Comm_dup");

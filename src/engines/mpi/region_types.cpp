@@ -12,22 +12,10 @@ RegionTypes::~RegionTypes() {
   for (auto& [key, type] : cache_) MPI_Type_free(&type);
 }
 
-RegionType RegionTypes::of(const runtime::Region& r, MPI_Datatype unit) {
+RegionType RegionTypes::of_elements_or_rows(const runtime::Region& r, MPI_Datatype unit) {
   const auto esize = static_cast<std::int64_t>(dtype_bytes(r.dtype));
   const std::int64_t unit_bytes = unit == MPI_BYTE ? 1 : esize;
-  // One contiguous run: every dim inside the outermost one with extent > 1
-  // is whole. Decided arithmetically, as most regions are (a tile row, a
-  // whole window).
-  std::int64_t start = 0, stride = 1;
-  bool inner_whole = true, contiguous = true;
-  for (std::size_t d = r.shape.size(); d-- > 0;) {
-    start += r.offsets[d] * stride;
-    contiguous = contiguous && (inner_whole || r.extent[d] <= 1);
-    inner_whole = inner_whole && r.extent[d] == r.shape[d];
-    stride *= r.shape[d];
-  }
-  if (contiguous)
-    return RegionType{r.base + start * esize, static_cast<int>(r.bytes() / unit_bytes), unit};
+  if (r.contiguous) return RegionType{r.first, static_cast<int>(r.nbytes / unit_bytes), unit};
   runtime::RowCursor rows(r);
   std::int64_t first = 0, offset = 0;
   rows.next(first);

@@ -31,9 +31,14 @@ class RegionTypes {
 
   // The region in units of `unit`: MPI_BYTE for put and get, the element's
   // MPI type for an accumulate.
-  RegionType of(const runtime::Region& r, MPI_Datatype unit);
+  RegionType of(const runtime::Region& r, MPI_Datatype unit) {
+    if (r.contiguous && unit == MPI_BYTE)
+      return RegionType{r.first, static_cast<int>(r.nbytes), unit};
+    return of_elements_or_rows(r, unit);
+  }
 
  private:
+  RegionType of_elements_or_rows(const runtime::Region& r, MPI_Datatype unit);
   std::map<std::vector<std::int64_t>, MPI_Datatype> cache_;
 };
 

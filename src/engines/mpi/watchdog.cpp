@@ -1,11 +1,73 @@
-// watchdog.cpp — the backstop thread (it never calls MPI).
+// watchdog.cpp — the backstop timer and its signal handler (which only
+// loads atomics, and on the limit calls write(2) and _exit: all
+// async-signal-safe).
 #include "engines/mpi/watchdog.hpp"
+
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <string>
+#include <mutex>
 
 namespace anyp::mpi {
+namespace {
+
+constexpr long kTickMs = 200;
+
+// What the handler reads; set by the armed Watchdog.
+std::atomic<const std::atomic<std::uint64_t>*> watched{nullptr};
+std::atomic<std::uint64_t> last_seen{0};
+std::atomic<long> still_ticks{0};
+long limit_ticks = 0;
+char message[256];
+std::size_t message_length = 0;
+
+timer_t timer;
+std::once_flag timer_created;
+
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
+              "the handler needs lock-free atomics");
+
+extern "C" void on_tick(int) {
+  const std::atomic<std::uint64_t>* heartbeat = watched.load(std::memory_order_acquire);
+  if (heartbeat == nullptr) return;
+  const std::uint64_t now = heartbeat->load(std::memory_order_relaxed);
+  if (now != last_seen.load(std::memory_order_relaxed)) {
+    last_seen.store(now, std::memory_order_relaxed);
+    still_ticks.store(0, std::memory_order_relaxed);
+    return;
+  }
+  if (still_ticks.fetch_add(1, std::memory_order_relaxed) + 1 < limit_ticks) return;
+  [[maybe_unused]] const ssize_t written = write(STDERR_FILENO, message, message_length);
+  _exit(1);
+}
+
+void create_timer() {
+  struct sigaction action {};
+  action.sa_handler = on_tick;
+  action.sa_flags = SA_RESTART;  // a tick never fails a system call
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGRTMIN + 5, &action, nullptr);
+  struct sigevent event {};
+  event.sigev_notify = SIGEV_SIGNAL;
+  event.sigev_signo = SIGRTMIN + 5;
+  if (timer_create(CLOCK_MONOTONIC, &event, &timer) != 0) {
+    std::perror("anyp mpi engine: timer_create (the backstop)");
+    std::exit(1);
+  }
+}
+
+void set_interval(long ms) {
+  struct itimerspec spec {};
+  spec.it_interval.tv_sec = ms / 1000;
+  spec.it_interval.tv_nsec = ms % 1000 * 1000000;
+  spec.it_value = spec.it_interval;
+  timer_settime(timer, 0, &spec, nullptr);
+}
+
+}  // namespace
 
 int Watchdog::limit_seconds() {
   const char* text = std::getenv("ANYP_MPI_BACKSTOP_SECONDS");
@@ -15,39 +77,25 @@ int Watchdog::limit_seconds() {
   return end != text && *end == '\0' && v > 0 && v < 1000000 ? static_cast<int>(v) : 300;
 }
 
-Watchdog::Watchdog(const std::atomic<std::uint64_t>& heartbeat, int rank)
-    : heartbeat_(heartbeat), rank_(rank), limit_(limit_seconds()) {
-  thread_ = std::thread([this] { watch(); });
+Watchdog::Watchdog(const std::atomic<std::uint64_t>& heartbeat, int rank) {
+  std::call_once(timer_created, create_timer);
+  const int limit = limit_seconds();
+  const int n =
+      std::snprintf(message, sizeof message,
+                    "run error: rank %d made no progress for %d s (stuck inside an MPI "
+                    "call?); ending the run (ANYP_MPI_BACKSTOP_SECONDS sets this limit)\n",
+                    rank, limit);
+  message_length = n > 0 ? static_cast<std::size_t>(n) : 0;
+  limit_ticks = limit * 1000L / kTickMs;
+  last_seen.store(heartbeat.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  still_ticks.store(0, std::memory_order_relaxed);
+  watched.store(&heartbeat, std::memory_order_release);
+  set_interval(kTickMs);
 }
 
 Watchdog::~Watchdog() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  thread_.join();
-}
-
-void Watchdog::watch() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  std::uint64_t seen = heartbeat_.load(std::memory_order_relaxed);
-  auto last_change = std::chrono::steady_clock::now();
-  while (!cv_.wait_for(lock, std::chrono::milliseconds(200), [this] { return stop_; })) {
-    const std::uint64_t now_seen = heartbeat_.load(std::memory_order_relaxed);
-    const auto now = std::chrono::steady_clock::now();
-    if (now_seen != seen) {
-      seen = now_seen;
-      last_change = now;
-    } else if (now - last_change >= limit_) {
-      std::fprintf(stderr,
-                   "run error: rank %d made no progress for %lld s (stuck inside an MPI call?); "
-                   "ending the run (ANYP_MPI_BACKSTOP_SECONDS sets this limit)\n",
-                   rank_, static_cast<long long>(limit_.count()));
-      std::fflush(stderr);
-      std::_Exit(1);
-    }
-  }
+  set_interval(0);  // disarmed: no more ticks
+  watched.store(nullptr, std::memory_order_release);
 }
 
 }  // namespace anyp::mpi

@@ -4,36 +4,31 @@
 // VM slice, every 64 polls of a wait, every wave tick); when it stands
 // still for the limit (ANYP_MPI_BACKSTOP_SECONDS, default 300), the process
 // says so on stderr and exits 1, and mpirun ends the others.
+//
+// It is a POSIX timer, not a thread: a tick every 200 ms raises a real-time
+// signal (SIGRTMIN + 5) whose handler compares the heartbeat with the last
+// tick's, and on the limit writes the prepared message and _exits. So the
+// process runs no thread of anyp's, and MPI runs at MPI_THREAD_SINGLE, where
+// Open MPI's one-sided calls take no locks (mpi_world.hpp). The timer ticks
+// only while a Watchdog is alive (one run); one Watchdog at a time.
 #pragma once
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
-#include <thread>
 
 namespace anyp::mpi {
 
 class Watchdog {
  public:
+  // Arms the timer for `heartbeat`, which must outlive this object.
   Watchdog(const std::atomic<std::uint64_t>& heartbeat, int rank);
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
+  // Disarms it.
   ~Watchdog();
 
   // The limit in seconds: ANYP_MPI_BACKSTOP_SECONDS, or 300.
   static int limit_seconds();
-
- private:
-  void watch();
-  const std::atomic<std::uint64_t>& heartbeat_;
-  int rank_;
-  std::chrono::seconds limit_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  std::thread thread_;
 };
 
 }  // namespace anyp::mpi

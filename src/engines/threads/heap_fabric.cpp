@@ -11,7 +11,6 @@
 namespace anyp::threads {
 
 using runtime::Region;
-using runtime::RowCursor;
 using runtime::Space;
 
 HeapFabric::HeapFabric(const runtime::Executable& exec,
@@ -87,12 +86,7 @@ void HeapFabric::write_rows(const Region& dst, const std::byte* in, bool atomic_
 }
 
 void HeapFabric::copy_rows(const Region& dst, const Region& src) {
-  std::byte* dbase = memory(dst);
-  const std::byte* sbase = memory(src);
-  RowCursor drows(dst), srows(src);
-  std::int64_t doff = 0, soff = 0;
-  while (drows.next(doff) && srows.next(soff))
-    std::memcpy(dbase + doff, sbase + soff, static_cast<std::size_t>(drows.row_bytes()));
+  runtime::copy_region(memory(dst), dst, memory(src), src);
 }
 
 void HeapFabric::do_read(const Region& src, std::byte* out) {
