@@ -267,7 +267,7 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
         "same arguments and configuration";
     return result;
   }
-  Window window(world.windows(), exec.window_bytes);
+  Window& window = Window::for_run(world.windows(), exec.window_bytes);
   if (!same_everywhere(control, window.unified() ? 1 : 0) || !window.unified()) {
     result.failure =
         "run error: engine 'mpi': the MPI window uses the separate memory model "

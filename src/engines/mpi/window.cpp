@@ -8,23 +8,44 @@
 
 namespace anyp::mpi {
 
+Window& Window::for_run(MPI_Comm comm, std::int64_t bytes) {
+  // Destroyed at exit before MPI_Finalize: World registers that handler
+  // first, and handlers run in reverse order.
+  static std::unique_ptr<Window> kept;
+  if (kept && bytes <= kept->capacity()) {
+    kept->zero(comm, bytes);
+  } else {
+    kept.reset();  // collective, as the allocation below
+    kept = std::make_unique<Window>(comm, bytes);
+  }
+  return *kept;
+}
+
 Window::Window(MPI_Comm comm, std::int64_t bytes) {
   const auto size = static_cast<MPI_Aint>(std::max<std::int64_t>(bytes, 8));
   void* base = nullptr;
   check_mpi(MPI_Win_allocate(size, 1, MPI_INFO_NULL, comm, &base, &win_), "MPI_Win_allocate");
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
   base_ = static_cast<std::byte*>(base);
+  capacity_ = static_cast<std::int64_t>(size);
   int* model = nullptr;
   int found = 0;
   MPI_Win_get_attr(win_, MPI_WIN_MODEL, &model, &found);
   unified_ = found && *model == MPI_WIN_UNIFIED;
-  std::memset(base_, 0, static_cast<std::size_t>(size));
-  // Every rank's window is zero before any rank writes into a peer's.
-  check_mpi(MPI_Barrier(comm), "MPI_Barrier");
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+  zero(comm, capacity_);
+}
+
+void Window::zero(MPI_Comm comm, std::int64_t bytes) {
+  std::memset(base_, 0, static_cast<std::size_t>(bytes));
+  check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
+  check_mpi(MPI_Barrier(comm), "MPI_Barrier");
 }
 
 Window::~Window() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;  // the program finalised MPI itself
   MPI_Win_unlock_all(win_);
   MPI_Win_free(&win_);
 }

@@ -10,13 +10,23 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace anyp::mpi {
 
 class Window {
  public:
-  // Collective over `comm`.
+  // The window of a run of `bytes` per rank, collective over `comm` (the
+  // same communicator every run). The process keeps its window between runs
+  // (MPI_Win_allocate and the first touch of its pages cost far more than
+  // a run of a small program): a run that fits reuses it, zeroing only
+  // the `bytes` it uses; a larger one frees it and allocates its own. Every
+  // process makes the same choice, since every run's size is the same on
+  // every process. The window is freed at exit (before MPI_Finalize).
+  static Window& for_run(MPI_Comm comm, std::int64_t bytes);
+
+  // Collective over `comm`: a window of `bytes`, zeroed, its epoch open.
   Window(MPI_Comm comm, std::int64_t bytes);
   Window(const Window&) = delete;
   Window& operator=(const Window&) = delete;
@@ -24,6 +34,7 @@ class Window {
   ~Window();
 
   MPI_Win win() const { return win_; }
+  std::int64_t capacity() const { return capacity_; }
   std::byte* base() const { return base_; }
   // MPI_WIN_UNIFIED: the window's public and private copies are one memory,
   // so a rank may poll its own cells with plain loads.
@@ -32,8 +43,13 @@ class Window {
   std::string component() const;
 
  private:
+  // Collective: zeroes [0, bytes) of this rank's window, then a barrier
+  // (no rank writes into a peer's window before the peer has zeroed it).
+  void zero(MPI_Comm comm, std::int64_t bytes);
+
   MPI_Win win_ = MPI_WIN_NULL;
   std::byte* base_ = nullptr;
+  std::int64_t capacity_ = 0;
   bool unified_ = false;
 };
 
