@@ -52,11 +52,6 @@ class CollectiveEmitter {
   CellOf mesh_cells() {
     return [this](std::int32_t who) { return std::make_pair(who, c(0)); };
   }
-  // Cells of row `row` of a [rows, NR] signal: rank s's credits in column s.
-  CellOf row_cells(std::int32_t row) {
-    return [row](std::int32_t who) { return std::make_pair(row, who); };
-  }
-
   void notify(std::int32_t signal, std::int32_t peer, std::pair<std::int32_t, std::int32_t> cell,
               std::int32_t value, ir::NotifyKind kind = ir::NotifyKind::AtomicAdd) {
     Instr i;
@@ -69,20 +64,23 @@ class CollectiveEmitter {
     e_.emit(i);
   }
 
+  void wait(std::int32_t signal, std::pair<std::int32_t, std::int32_t> cell,
+            std::int32_t expected) {
+    Instr i;
+    i.op = Opcode::Wait;
+    i.sub = static_cast<std::uint8_t>(ir::WaitKind::Ge);
+    i.a = signal;
+    i.b = expected;
+    i.idx = {cell.first, cell.second};
+    e_.emit(i);
+  }
+
   // Barrier number `expected` (a register holding k) of the current call.
   void barrier(std::int32_t signal, const CellOf& cell, std::int32_t expected) {
     e_.for_range(c(0), regs_.nranks, regs_.rank,
                  [&](std::int32_t peer) { notify(signal, peer, cell(regs_.rank), c(1)); });
-    e_.for_range(c(0), regs_.nranks, regs_.rank, [&](std::int32_t s) {
-      Instr i;
-      i.op = Opcode::Wait;
-      i.sub = static_cast<std::uint8_t>(ir::WaitKind::Ge);
-      i.a = signal;
-      i.b = expected;
-      auto [row, col] = cell(s);
-      i.idx = {row, col};
-      e_.emit(i);
-    });
+    e_.for_range(c(0), regs_.nranks, regs_.rank,
+                 [&](std::int32_t s) { wait(signal, cell(s), expected); });
   }
 
   // Gives back the `total` credits of one call: every cell returns to 0.
@@ -182,18 +180,26 @@ void lower_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   ce.epilogue(signal, cells, 1 + chunks);
 }
 
-// Ring: 2(P-1) rounds, row g of the [2(NR-1), NR] signal per round. Round g
-// pulls segment k from the left neighbour (reduce-scatter: accumulate, then
-// all-gather: overwrite), each sub-chunk between a ready and a read-done barrier.
+// Ring: 2(P-1) rounds with neighbour handshakes only (collectives.md §3.3).
+// Round g pulls segment k = (r - g - 1) mod P from the left neighbour
+// (reduce-scatter: accumulate; all-gather: overwrite) once the left
+// neighbour's credit for round g is in cell {g, left}, then gives the right
+// neighbour its credit for round g + 1 in cell {g + 1, r}. After the last
+// round: read-done to the left (cell {0, left} of the left neighbour: its
+// own column, which no ready credit uses), a wait for the right
+// neighbour's read-done in {0, r}, and the epilogue (-1 on each cell used).
 void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   using ir::BinaryOp;
   const std::int32_t data = call.views[0], signal = call.views[1];
-  const std::int64_t n = call.numel[0], world = ce.regs_.world;
+  const std::int64_t n = call.numel[0], world = ce.regs_.world, rounds = 2 * (world - 1);
   const std::int64_t subs = chunks_for((n + world - 1) / world, call.dtypes[0]);
   const std::int32_t r = ce.regs_.rank, p = ce.regs_.nranks;
   const std::int32_t left = ce.op(BinaryOp::Mod, ce.op(BinaryOp::Add, r, ce.c(world - 1)), p);
-  ce.e_.for_range(ce.c(0), ce.c(2 * (world - 1)), -1, [&](std::int32_t g) {
-    const CellOf cells = ce.row_cells(g);
+  const std::int32_t right = ce.op(BinaryOp::Mod, ce.op(BinaryOp::Add, r, ce.c(1)), p);
+  const std::int32_t one = ce.c(1);
+  ce.notify(signal, right, {ce.c(0), r}, one);  // my staged data, for its round 0
+  ce.e_.for_range(ce.c(0), ce.c(rounds), -1, [&](std::int32_t g) {
+    ce.wait(signal, {g, left}, one);
     const std::int32_t is_reduce = ce.op(BinaryOp::Lt, g, ce.c(world - 1));
     // Segment k = (r - g - 1) mod P in both phases: reduce-scatter step s = g
     // pulls (r - s - 1); all-gather step s = g - (P - 1) pulls (r - s), the
@@ -202,7 +208,7 @@ void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
     const std::int32_t k = ce.op(BinaryOp::Mod, t, p);
     const std::int32_t seg_begin = ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, k, ce.c(n)), p);
     const std::int32_t seg_end =
-        ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, k, ce.c(1)), ce.c(n)), p);
+        ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, k, one), ce.c(n)), p);
     const std::int32_t seg_len = ce.op(BinaryOp::Sub, seg_end, seg_begin);
     ce.e_.for_range(ce.c(0), ce.c(subs), -1, [&](std::int32_t j) {
       const std::int32_t off =
@@ -210,13 +216,10 @@ void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
                 ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, j, seg_len), ce.c(subs)));
       const std::int32_t end =
           ce.op(BinaryOp::Add, seg_begin,
-                ce.op(BinaryOp::Div,
-                      ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, j, ce.c(1)), seg_len), ce.c(subs)));
+                ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, j, one), seg_len),
+                      ce.c(subs)));
       const std::int32_t len = ce.op(BinaryOp::Sub, end, off);
-      const std::int32_t two_j = ce.op(BinaryOp::Mul, j, ce.c(2));
-      ce.barrier(signal, cells, ce.op(BinaryOp::Add, two_j, ce.c(1)));
       const std::int32_t incoming = ce.load_flat(data, left, off, len);
-      ce.barrier(signal, cells, ce.op(BinaryOp::Add, two_j, ce.c(2)));
       std::size_t skip = 0;
       ce.jump_if_zero(is_reduce, skip);
       const std::int32_t mine = ce.load_flat(data, r, off, len);
@@ -224,9 +227,19 @@ void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
       ce.e_.patch(skip, ce.e_.here());
       ce.store_flat(data, r, off, incoming);
     });
+    const std::int32_t next = ce.op(BinaryOp::Add, g, one);
+    std::size_t last = 0;
+    ce.jump_if_zero(ce.op(BinaryOp::Lt, next, ce.c(rounds)), last);
+    ce.notify(signal, right, {next, r}, one);  // my round-g segment, for its round g + 1
+    ce.e_.patch(last, ce.e_.here());
   });
-  ce.e_.for_range(ce.c(0), ce.c(2 * (world - 1)), -1,
-                  [&](std::int32_t g) { ce.epilogue(signal, ce.row_cells(g), 2 * subs); });
+  ce.notify(signal, left, {ce.c(0), left}, one);  // read-done: I read the left window no more
+  ce.wait(signal, {ce.c(0), r}, one);             // the right neighbour reads mine no more
+  const std::int32_t minus = ce.c(-1);
+  ce.e_.for_range(ce.c(0), ce.c(rounds), -1, [&](std::int32_t g) {
+    ce.notify(signal, r, {g, left}, minus);
+  });
+  ce.notify(signal, r, {ce.c(0), r}, minus);
 }
 
 }  // namespace

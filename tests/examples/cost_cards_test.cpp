@@ -32,7 +32,7 @@
 //                     K = ceil(S / 16 KiB) = 1
 //   11 ring           every segment but two pulled from `left` (2(P-1)·S/P when P divides
 //                     SIZE; at P = 7 the segments are uneven), 2(P-1) RMA,
-//                     4(P-1)^2 notify (+E 2(P-1)^2), 4(P-1)^2 wait
+//                     2P-1 notify (+E 2P-1), 2P-1 wait (neighbour handshakes)
 //   12 hand/builtin   non-root S in, 1 RMA; root nothing (a pull is counted by the puller);
 //                     P-1 notify (+E P-1 in builtin mode), P-1 wait
 //   13 hand           (P-1)·S in, P-1 RMA, P-1 notify, P-1 wait
@@ -118,9 +118,10 @@ anyp::RankCost ring_allreduce(std::int64_t P, std::int64_t r) {
   auto seg = [&](std::int64_t k) { return (k + 1) * n / P - k * n / P; };
   const std::int64_t subs = chunks(4 * ((n + P - 1) / P));
   const std::int64_t in = 4 * (2 * n - seg(r) - seg((r + 1) % P));
-  const std::int64_t barriers = 2 * subs * 2 * (P - 1);  // two per sub-chunk and round
-  return cost(in, 0, 2 * (P - 1) * subs, barriers * (P - 1), 2 * (P - 1) * (P - 1),
-              barriers * (P - 1));
+  // 2(P - 1) ready credits to `right` and a read-done to `left`; the
+  // epilogue gives back each of those cells once.
+  const std::int64_t handshakes = 2 * (P - 1) + 1;
+  return cost(in, 0, 2 * (P - 1) * subs, handshakes, handshakes, handshakes);
 }
 
 std::vector<Case> all_cases() {
