@@ -22,9 +22,9 @@ constexpr int kPollsPerProbe = 64;  // polls between MPI_Iprobe progress pokes
 constexpr int kPollsPerWave = 16;   // polls between wave ticks, once past the grace period
 constexpr std::int64_t kStageBytes = 64 * 1024;            // larger puts complete at once
 constexpr std::int64_t kStagedBytesMax = 4 * 1024 * 1024;  // staged before a forced flush
-constexpr std::size_t kPendingRanges = 16;
-constexpr std::size_t kHostRangesBeforeMerge =
-    4096;  // host ranges kept before coalescing  // unflushed ranges kept per peer before merging
+constexpr std::size_t kPendingRanges = 16;   // unflushed ranges kept per peer before merging
+constexpr std::size_t kNotifyValues = 1024;  // notifies outstanding before a forced flush
+constexpr std::size_t kHostRangesBeforeMerge = 4096;  // host ranges kept before coalescing
 
 void add_elements(std::byte* p, const std::byte* in, DType dtype, std::int64_t n) {
   runtime::tile_elementwise(ir::BinaryOp::Add, dtype, p, in, false, p, static_cast<std::size_t>(n));
@@ -42,10 +42,11 @@ MpiFabric::MpiFabric(const runtime::Executable& exec, std::span<const HostTensor
       local_(local),
       waves_(waves),
       settings_(settings),
-      dirty_(static_cast<std::size_t>(exec.world_size), 0),
-      pending_(static_cast<std::size_t>(exec.world_size)),
+      outstanding_(static_cast<std::size_t>(exec.world_size)),
       host_writes_(host_args.size()),
-      host_reads_(host_args.size()) {}
+      host_reads_(host_args.size()) {
+  notify_values_.reserve(kNotifyValues);
+}
 
 std::byte* MpiFabric::memory(const Region& r) const {
   if (r.space == Space::Host) {
@@ -76,7 +77,7 @@ const std::byte* MpiFabric::stage(const std::byte* in, std::int64_t bytes) {
   if (bytes > kStageBytes) return nullptr;
   // Allocated on first use, not zeroed (the pages are touched only as used).
   if (!staging_) staging_.reset(new std::byte[static_cast<std::size_t>(kStagedBytesMax)]);
-  if (staged_bytes_ + bytes > kStagedBytesMax) flush_dirty();  // releases what is staged
+  if (staged_bytes_ + bytes > kStagedBytesMax) flush_data();  // releases what is staged
   std::byte* copy = staging_.get() + staged_bytes_;
   std::memcpy(copy, in, static_cast<std::size_t>(bytes));
   staged_bytes_ += (bytes + 15) / 16 * 16;
@@ -89,10 +90,10 @@ std::pair<std::int64_t, std::int64_t> MpiFabric::window_range(const Region& r) c
 }
 
 void MpiFabric::order_after_pending(const Region& r) {
-  const auto peer = static_cast<std::size_t>(r.owner);
-  if (!dirty_[peer]) return;
+  const Outstanding& o = outstanding_[static_cast<std::size_t>(r.owner)];
+  if (!o.data && !o.signals) return;
   const auto [lo, hi] = window_range(r);
-  for (const auto& [plo, phi] : pending_[peer]) {
+  for (const auto& [plo, phi] : o.ranges) {
     if (plo < hi && lo < phi) {
       flush_peer(r.owner);
       return;
@@ -102,33 +103,41 @@ void MpiFabric::order_after_pending(const Region& r) {
 
 void MpiFabric::flush_peer(std::int64_t peer) {
   check_mpi(MPI_Win_flush(static_cast<int>(peer), win_), "MPI_Win_flush");
-  dirty_[static_cast<std::size_t>(peer)] = 0;
-  pending_[static_cast<std::size_t>(peer)].clear();
-  dirty_list_.erase(std::find(dirty_list_.begin(), dirty_list_.end(), peer));
+  settled(peer);
+}
+
+void MpiFabric::settled(std::int64_t peer) {
+  Outstanding& o = outstanding_[static_cast<std::size_t>(peer)];
+  o.data = o.signals = false;
+  o.ranges.clear();
+}
+
+void MpiFabric::note_outstanding(std::int64_t peer, std::pair<std::int64_t, std::int64_t> range,
+                                 bool data) {
+  Outstanding& o = outstanding_[static_cast<std::size_t>(peer)];
+  if (o.ranges.size() < kPendingRanges) {
+    o.ranges.push_back(range);
+  } else {  // many: one bounding range (flushes more often, never less)
+    for (const auto& [lo, hi] : o.ranges)
+      range = {std::min(range.first, lo), std::max(range.second, hi)};
+    o.ranges.assign(1, range);
+  }
+  if (data && !o.data) {
+    o.data = true;
+    data_peers_.push_back(peer);
+  } else if (!data && !o.signals) {
+    o.signals = true;
+    signal_peers_.push_back(peer);
+  }
 }
 
 void MpiFabric::issued(const Region& dst, Origin origin) {
-  const std::int64_t owner = dst.owner;
-  auto& pending = pending_[static_cast<std::size_t>(owner)];
-  const auto range = window_range(dst);
-  if (pending.size() < kPendingRanges) {
-    pending.push_back(range);
-  } else {  // many: one bounding range (flushes more often, never less)
-    pending[0] = {std::min(pending[0].first, range.first),
-                  std::max(pending[0].second, range.second)};
-    for (const auto& [lo, hi] : pending)
-      pending[0] = {std::min(pending[0].first, lo), std::max(pending[0].second, hi)};
-    pending.resize(1);
-  }
+  note_outstanding(dst.owner, window_range(dst), true);
   if (origin == Origin::Caller) {
     // The caller's buffer may change as soon as we return.
-    check_mpi(MPI_Win_flush_local(static_cast<int>(owner), win_), "MPI_Win_flush_local");
+    check_mpi(MPI_Win_flush_local(static_cast<int>(dst.owner), win_), "MPI_Win_flush_local");
   } else if (origin == Origin::LocalMemory) {
     local_pending_ = true;  // complete before this rank next writes local memory
-  }
-  if (!dirty_[static_cast<std::size_t>(owner)]) {
-    dirty_[static_cast<std::size_t>(owner)] = 1;
-    dirty_list_.push_back(owner);
   }
 }
 
@@ -138,25 +147,30 @@ void MpiFabric::complete_local() {
   local_pending_ = false;
 }
 
-void MpiFabric::flush_dirty() {
-  for (const std::int64_t peer : dirty_list_) {
-    check_mpi(MPI_Win_flush(static_cast<int>(peer), win_), "MPI_Win_flush");
-    dirty_[static_cast<std::size_t>(peer)] = 0;
-    pending_[static_cast<std::size_t>(peer)].clear();
-  }
-  dirty_list_.clear();
+void MpiFabric::flush_data() {
+  for (const std::int64_t peer : data_peers_)
+    if (outstanding_[static_cast<std::size_t>(peer)].data) flush_peer(peer);
+  data_peers_.clear();
   // Every put went to a peer just flushed: their origins are free.
   staged_bytes_ = 0;
   local_pending_ = false;
 }
 
+void MpiFabric::flush_outstanding() {
+  flush_data();
+  for (const std::int64_t peer : signal_peers_)
+    if (outstanding_[static_cast<std::size_t>(peer)].signals) flush_peer(peer);
+  signal_peers_.clear();
+  notify_values_.clear();  // every notify is complete: its origin is free
+}
+
 void MpiFabric::flush_all() {
   check_mpi(MPI_Win_flush_all(win_), "MPI_Win_flush_all");
-  for (const std::int64_t peer : dirty_list_) {
-    dirty_[static_cast<std::size_t>(peer)] = 0;
-    pending_[static_cast<std::size_t>(peer)].clear();
-  }
-  dirty_list_.clear();
+  for (const std::int64_t peer : data_peers_) settled(peer);
+  for (const std::int64_t peer : signal_peers_) settled(peer);
+  data_peers_.clear();
+  signal_peers_.clear();
+  notify_values_.clear();
   staged_bytes_ = 0;
   local_pending_ = false;
 }
@@ -338,7 +352,7 @@ void MpiFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src,
 
 void MpiFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
                           ir::NotifyKind kind, std::int32_t value) {
-  flush_dirty();      // data before signal
+  flush_data();       // data before signal
   if (own_stores_) {  // and this rank's stores into its own window, which peers may get
     check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
     own_stores_ = false;
@@ -346,10 +360,23 @@ void MpiFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtim
   const int owner = static_cast<int>(cell.owner);
   const MPI_Aint disp = static_cast<MPI_Aint>(
       exec_.buffers[static_cast<std::size_t>(cell.buffer)].offset + cell.offset);
-  check_mpi(MPI_Accumulate(&value, 1, MPI_INT32_T, owner, disp, 1, MPI_INT32_T,
-                           kind == ir::NotifyKind::Set ? MPI_REPLACE : MPI_SUM, win_),
-            "MPI_Accumulate");
-  check_mpi(MPI_Win_flush(owner, win_), "MPI_Win_flush");
+  const MPI_Op op = kind == ir::NotifyKind::Set ? MPI_REPLACE : MPI_SUM;
+  if (cell.owner == rank_) {
+    // The rank reads its own cells directly: complete at once.
+    check_mpi(MPI_Accumulate(&value, 1, MPI_INT32_T, owner, disp, 1, MPI_INT32_T, op, win_),
+              "MPI_Accumulate");
+    check_mpi(MPI_Win_flush(owner, win_), "MPI_Win_flush");
+  } else {
+    // A peer's: completed before this rank blocks (or at the end of the
+    // run), so that notifies to many peers (a barrier) complete together.
+    // The value must outlive the call until then.
+    if (notify_values_.size() == notify_values_.capacity()) flush_outstanding();
+    notify_values_.push_back(value);
+    check_mpi(MPI_Accumulate(&notify_values_.back(), 1, MPI_INT32_T, owner, disp, 1, MPI_INT32_T,
+                             op, win_),
+              "MPI_Accumulate");
+    note_outstanding(cell.owner, {disp, disp + 4}, false);
+  }
   observe_notify(rank, site, cell, kind, value, std::nullopt);
   runtime::NotifierTally& t = notified_[CellKey{cell.owner, cell.buffer, cell.offset}];
   t.rank = rank;
@@ -383,7 +410,7 @@ bool MpiFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime:
   };
   std::int32_t v = 0;
   if (holds(v)) return satisfied(v);
-  flush_dirty();  // before blocking: a peer may be waiting for these
+  flush_outstanding();  // before blocking: a peer may be waiting for these
   ++blocked_waits_;
   const auto since = std::chrono::steady_clock::now();
   bool in_waves = false;

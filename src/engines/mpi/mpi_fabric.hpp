@@ -10,7 +10,10 @@
 //   atomic add        MPI_Accumulate(MPI_SUM) (FP16/BF16: compare-and-swap)
 //   notify            flush every peer with puts outstanding, MPI_Win_sync
 //                     if the rank stored into its own window since the last
-//                     one, MPI_Accumulate (SUM or REPLACE) on the cell, flush it
+//                     one, MPI_Accumulate (SUM or REPLACE) on the cell; a
+//                     notify to the own cell is flushed at once, one to a
+//                     peer before the rank next blocks (so the P - 1
+//                     notifies of a barrier complete together)
 //   wait              MPI_Win_sync + an acquire load of the own cell until
 //                     the comparison holds; MPI_Iprobe every 64 polls to
 //                     drive progress, sched_yield when oversubscribed; past
@@ -94,7 +97,7 @@ class MpiFabric final : public runtime::Fabric {
 
   // Drives MPI progress (between VM slices, and while finished).
   void poke();
-  // Completes every put and atomic this rank issued.
+  // Completes every put, atomic add and notify this rank issued.
   void flush_all();
   // Bumped whenever a wait of this rank is satisfied.
   std::uint64_t progress() const { return progress_; }
@@ -150,15 +153,20 @@ class MpiFabric final : public runtime::Fabric {
   // per its origin; the peer stays dirty until flushed.
   void issued(const runtime::Region& dst, Origin origin);
   // Before a put, get or atomic add on `r` in a peer's window: MPI orders
-  // none of them against an earlier put or atomic add to the same bytes in
-  // the epoch, so flush the peer if one is pending there.
+  // none of them against an earlier put, atomic add or notify to the same
+  // bytes in the epoch, so flush the peer if one is outstanding there.
   void order_after_pending(const runtime::Region& r);
   void flush_peer(std::int64_t peer);
+  void settled(std::int64_t peer);  // nothing outstanding to `peer` any more
+  // Records window bytes [range) of an operation issued to `peer`: data (a
+  // put or atomic add) or a notify.
+  void note_outstanding(std::int64_t peer, std::pair<std::int64_t, std::int64_t> range, bool data);
   // [begin, end) bytes of window region r in its owner's window.
   std::pair<std::int64_t, std::int64_t> window_range(const runtime::Region& r) const;
   // Completes the puts whose origin is local memory (before that memory is written).
   void complete_local();
-  void flush_dirty();  // remote completion of every put and atomic add issued
+  void flush_data();         // remote completion of every put and atomic add issued
+  void flush_outstanding();  // ... and of every notify
   void note_writes(const runtime::Region& dst);  // host bytes and signal cells written as data
   // Per host argument: byte ranges [offset, offset + bytes).
   using HostRanges = std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>;
@@ -176,10 +184,21 @@ class MpiFabric final : public runtime::Fabric {
   Quiescence& waves_;
   FabricSettings settings_;
   RegionTypes types_;
-  std::vector<char> dirty_;  // per peer: puts not yet flushed
-  std::vector<std::int64_t> dirty_list_;
-  // Per peer: window byte ranges of puts and atomic adds not yet flushed.
-  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> pending_;
+  // Per peer: what this rank issued to it and has not flushed. Data must be
+  // complete before this rank's next notify (to any peer: a third rank may
+  // learn of the data through it); notifies before the rank blocks.
+  struct Outstanding {
+    bool data = false;
+    bool signals = false;
+    std::vector<std::pair<std::int64_t, std::int64_t>> ranges;  // window bytes of both
+  };
+  std::vector<Outstanding> outstanding_;
+  // The peers that got data / notifies since the last flush of that kind
+  // (a peer flushed since is skipped).
+  std::vector<std::int64_t> data_peers_, signal_peers_;
+  // The values of notifies not yet flushed (MPI reads them until then);
+  // never grows past its capacity, so the addresses stay put.
+  std::vector<std::int32_t> notify_values_;
   std::unique_ptr<std::byte[]> staging_;  // Origin::Staged copies
   std::int64_t staged_bytes_ = 0;         // in use, from the start
   bool local_pending_ = false;            // an Origin::LocalMemory put not yet complete
