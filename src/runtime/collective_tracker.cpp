@@ -3,12 +3,23 @@
 
 #include <algorithm>
 
+#include "common/internal_check.hpp"
 #include "runtime/diagnostic_text.hpp"
 
 namespace anyp::runtime {
 
+void CallWindows::add(const Operand& o) {
+  ANYP_CHECK(size < kMax, "a collective with more window operands than CallWindows holds");
+  operands[size++] = o;
+}
+
+bool CallWindows::operator==(const CallWindows& o) const {
+  return size == o.size && std::equal(operands.begin(), operands.begin() + static_cast<long>(size),
+                                      o.operands.begin());
+}
+
 CollectiveTracker::CollectiveTracker(const Executable& exec)
-    : exec_(exec), count_(static_cast<std::size_t>(exec.world_size)) {}
+    : exec_(exec), signals_(exec.buffers.size()) {}
 
 std::string CollectiveTracker::call_text(const Call& c) const {
   const std::string sig = c.desc->signature.empty() ? "" : " (" + c.desc->signature + ")";
@@ -16,58 +27,120 @@ std::string CollectiveTracker::call_text(const Call& c) const {
          exec_.codes[c.site.code].sites[c.site.site].function + "'";
 }
 
+std::string CollectiveTracker::windows_text(const Call& c) const {
+  std::string t;
+  for (std::size_t i = 0; i < c.windows.size; ++i) {
+    const CallWindows::Operand& o = c.windows.operands[i];
+    t += (t.empty() ? "" : ", ") + c.desc->roles[static_cast<std::size_t>(o.role)] + " '" +
+         exec_.buffers[static_cast<std::size_t>(o.buffer)].name + "'";
+    if (o.base != 0) t += " at byte " + std::to_string(o.base);
+  }
+  return t;
+}
+
 std::string CollectiveTracker::enter(std::int64_t rank, std::int32_t buffer,
-                                     const CollectiveDesc& desc, const std::string& windows,
+                                     const CollectiveDesc& desc, const CallWindows& windows,
                                      SiteRef site) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (keep_journal_) {
     const auto& descs = exec_.codes[static_cast<std::size_t>(site.code)].collectives;
-    journal_.push_back(
-        Entry{rank, buffer, static_cast<std::int32_t>(&desc - descs.data()), windows, site});
+    const auto index = static_cast<std::int32_t>(&desc - descs.data());
+    Entry* last = journal_.empty() ? nullptr : &journal_.back();
+    if (last != nullptr && last->rank == rank && last->buffer == buffer && last->desc == index &&
+        last->site.code == site.code && last->site.site == site.site && last->windows == windows) {
+      ++last->repeat;
+    } else {
+      journal_.push_back(Entry{rank, buffer, index, windows, site, 1});
+    }
   }
-  const std::size_t n = count_[static_cast<std::size_t>(rank)][buffer]++;
-  std::vector<Call>& calls = calls_[buffer];
-  if (n == calls.size()) {
-    Call c{&desc, rank, site, windows,
-           std::vector<char>(static_cast<std::size_t>(exec_.world_size), 0)};
-    c.entered[static_cast<std::size_t>(rank)] = 1;
-    calls.push_back(std::move(c));
+  return enter_locked(rank, buffer, desc, windows, site);
+}
+
+std::string CollectiveTracker::enter_locked(std::int64_t rank, std::int32_t buffer,
+                                            const CollectiveDesc& desc, const CallWindows& windows,
+                                            SiteRef site) {
+  const auto world = static_cast<std::size_t>(exec_.world_size);
+  Signal& sig = signals_[static_cast<std::size_t>(buffer)];
+  if (sig.made.empty()) sig.made.assign(world, 0);
+  const std::size_t n = sig.made[static_cast<std::size_t>(rank)]++;
+  const std::size_t i = sig.head + (n - sig.retired);
+  if (i == sig.calls.size()) {
+    std::vector<char> entered;
+    if (spare_entered_.empty()) {
+      entered.assign(world, 0);
+    } else {
+      entered = std::move(spare_entered_.back());
+      spare_entered_.pop_back();
+      std::fill(entered.begin(), entered.end(), 0);
+    }
+    sig.calls.push_back(Call{&desc, rank, site, windows, std::move(entered), 0});
+  }
+  Call& first = sig.calls[i];
+  first.entered[static_cast<std::size_t>(rank)] = 1;
+  ++first.entered_count;
+  if (first.first_rank == rank) {  // a new call: nothing to compare with yet
+    retire(sig);
     return "";
   }
-  Call& first = calls[n];
-  first.entered[static_cast<std::size_t>(rank)] = 1;
   const bool same_call = first.desc->op == desc.op && first.desc->signature == desc.signature;
-  if (same_call && first.windows == windows) return "";
-  Call mine{&desc, rank, site, windows, {}};
-  const bool first_is_lower = first.first_rank < rank;
-  const Call& lo = first_is_lower ? first : mine;
-  const Call& hi = first_is_lower ? mine : first;
-  const std::string number = "#" + std::to_string(n + 1);
-  if (same_call) {
-    return "collective mismatch on signal '" + exec_.buffers[buffer].name + "': call " + number +
-           " on it is " + call_text(lo) + " with " + lo.windows + " on rank " +
-           std::to_string(lo.first_rank) + ", but with " + hi.windows + " on rank " +
-           std::to_string(hi.first_rank) +
-           "; every rank must pass views of the same window buffers to a builtin collective";
+  std::string mismatch;
+  if (!same_call || !(first.windows == windows)) {
+    const Call mine{&desc, rank, site, windows, {}, 0};
+    const bool first_is_lower = first.first_rank < rank;
+    const Call& lo = first_is_lower ? first : mine;
+    const Call& hi = first_is_lower ? mine : first;
+    const std::string head = "collective mismatch on signal '" +
+                             exec_.buffers[static_cast<std::size_t>(buffer)].name + "': call #" +
+                             std::to_string(n + 1) + " on it is " + call_text(lo);
+    if (same_call) {
+      mismatch = head + " with " + windows_text(lo) + " on rank " + std::to_string(lo.first_rank) +
+                 ", but with " + windows_text(hi) + " on rank " + std::to_string(hi.first_rank) +
+                 "; every rank must pass views of the same window buffers to a builtin collective";
+    } else {
+      mismatch = head + " on rank " + std::to_string(lo.first_rank) + ", but " + call_text(hi) +
+                 " on rank " + std::to_string(hi.first_rank) +
+                 "; every rank must make the same builtin collective calls on a signal, in the "
+                 "same order";
+    }
   }
-  return "collective mismatch on signal '" + exec_.buffers[buffer].name + "': call " + number +
-         " on it is " + call_text(lo) + " on rank " + std::to_string(lo.first_rank) + ", but " +
-         call_text(hi) + " on rank " + std::to_string(hi.first_rank) +
-         "; every rank must make the same builtin collective calls on a signal, in the same "
-         "order";
+  retire(sig);
+  return mismatch;
+}
+
+void CollectiveTracker::retire(Signal& sig) {
+  while (sig.head < sig.calls.size() && sig.calls[sig.head].entered_count == exec_.world_size) {
+    spare_entered_.push_back(std::move(sig.calls[sig.head].entered));
+    ++sig.head;
+    ++sig.retired;
+  }
+  if (sig.head == sig.calls.size()) {
+    sig.calls.clear();  // keeps the capacity
+    sig.head = 0;
+  } else if (sig.head >= 64 && 2 * sig.head >= sig.calls.size()) {
+    sig.calls.erase(sig.calls.begin(), sig.calls.begin() + static_cast<long>(sig.head));
+    sig.head = 0;
+  }
 }
 
 std::string CollectiveTracker::replay(const Entry& e) {
   const auto& descs = exec_.codes[static_cast<std::size_t>(e.site.code)].collectives;
-  return enter(e.rank, e.buffer, descs[static_cast<std::size_t>(e.desc)], e.windows, e.site);
+  const CollectiveDesc& desc = descs[static_cast<std::size_t>(e.desc)];
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string first;
+  for (std::int64_t k = 0; k < e.repeat; ++k) {
+    std::string m = enter_locked(e.rank, e.buffer, desc, e.windows, e.site);
+    if (first.empty()) first = std::move(m);
+  }
+  return first;
 }
 
 std::string CollectiveTracker::unfinished_calls(std::span<const char> finished) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
-  for (const auto& [buffer, calls] : calls_) {
-    for (std::size_t n = 0; n < calls.size(); ++n) {
-      const Call& c = calls[n];
+  for (std::size_t buffer = 0; buffer < signals_.size(); ++buffer) {
+    const Signal& sig = signals_[buffer];
+    for (std::size_t i = sig.head; i < sig.calls.size(); ++i) {
+      const Call& c = sig.calls[i];
       std::vector<std::int64_t> in, out_finished, out_waiting;
       for (std::size_t r = 0; r < c.entered.size(); ++r) {
         const auto rank = static_cast<std::int64_t>(r);
@@ -80,8 +153,9 @@ std::string CollectiveTracker::unfinished_calls(std::span<const char> finished) 
         }
       }
       if (out_finished.empty() && out_waiting.empty()) continue;
-      out += "  collective call #" + std::to_string(n + 1) + " on signal '" +
-             exec_.buffers[buffer].name + "', " + call_text(c) + ": entered by " + ranks_text(in);
+      out += "  collective call #" + std::to_string(sig.retired + (i - sig.head) + 1) +
+             " on signal '" + exec_.buffers[buffer].name + "', " + call_text(c) + ": entered by " +
+             ranks_text(in);
       if (!out_finished.empty())
         out += "; never entered by " + ranks_text(out_finished) + " (finished)";
       if (!out_waiting.empty())
@@ -94,20 +168,17 @@ std::string CollectiveTracker::unfinished_calls(std::span<const char> finished) 
 
 std::string CollectiveTracker::unbalanced_calls() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const auto& [buffer, calls] : calls_) {
-    std::size_t lo = SIZE_MAX, hi = 0;
-    std::int64_t lo_rank = 0, hi_rank = 0;
-    for (std::size_t r = 0; r < count_.size(); ++r) {
-      auto it = count_[r].find(buffer);
-      const std::size_t n = it == count_[r].end() ? 0 : it->second;
-      if (n < lo) lo = n, lo_rank = static_cast<std::int64_t>(r);
-      if (n > hi) hi = n, hi_rank = static_cast<std::int64_t>(r);
-    }
-    if (lo != hi) {
+  for (std::size_t buffer = 0; buffer < signals_.size(); ++buffer) {
+    const Signal& sig = signals_[buffer];
+    if (sig.made.empty()) continue;
+    // The first rank with the fewest calls, and the first with the most.
+    const auto lo = std::min_element(sig.made.begin(), sig.made.end());
+    const auto hi = std::max_element(sig.made.begin(), sig.made.end());
+    if (*lo != *hi) {
       return "collective mismatch on signal '" + exec_.buffers[buffer].name + "': rank " +
-             std::to_string(hi_rank) + " made " + std::to_string(hi) +
-             " builtin collective calls on it, rank " + std::to_string(lo_rank) + " made " +
-             std::to_string(lo) + "; every rank must make the same calls";
+             std::to_string(hi - sig.made.begin()) + " made " + std::to_string(*hi) +
+             " builtin collective calls on it, rank " + std::to_string(lo - sig.made.begin()) +
+             " made " + std::to_string(*lo) + "; every rank must make the same calls";
     }
   }
   return "";

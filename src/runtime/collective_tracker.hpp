@@ -1,15 +1,20 @@
 // collective_tracker.hpp — matches builtin collective calls across ranks.
 // Every rank's n-th builtin call on one signal buffer must be the same call
-// (kind, reduce op, mode, root, data shape and dtype): the credit protocol
-// (ladder.md part C) cannot tell two different calls apart, so a mismatch
-// would otherwise balance its credits and finish with garbage. The VM
-// reports each call entry (its Collective instruction); the tracker answers
-// with a mismatch message, and tells the deadlock report which calls some
-// ranks never entered.
+// (kind, reduce op, mode, root, data shape and dtype, window buffers): the
+// credit protocol (ladder.md part C) cannot tell two different calls apart,
+// so a mismatch would otherwise balance its credits and finish with
+// garbage. The VM reports each call entry (its Collective instruction); the
+// tracker answers with a mismatch message, and tells the deadlock report
+// which calls some ranks never entered.
+//
+// Per call entry it costs a lock and a few comparisons, no allocation: the
+// windows are compared as (operand, buffer, byte offset) triples, rendered
+// as text only for a message; a call every rank has entered is retired;
+// the journal (MPI engine) keeps a run of identical calls as one entry.
 #pragma once
 
+#include <array>
 #include <cstdint>
-#include <map>
 #include <mutex>
 #include <span>
 #include <string>
@@ -20,30 +25,45 @@
 
 namespace anyp::runtime {
 
+// The window operands a call names: every rank's matching call must name
+// the same buffers at the same byte offsets.
+struct CallWindows {
+  struct Operand {
+    std::int32_t role = -1;    // index into the CollectiveDesc's roles
+    std::int32_t buffer = -1;  // window buffer
+    std::int64_t base = 0;     // the view's byte offset in it
+    bool operator==(const Operand&) const = default;
+  };
+  static constexpr std::size_t kMax = 8;
+  std::array<Operand, kMax> operands{};
+  std::size_t size = 0;
+  void add(const Operand& o);
+  bool operator==(const CallWindows& o) const;
+};
+
 class CollectiveTracker {
  public:
   explicit CollectiveTracker(const Executable& exec);
 
   // `rank` enters its next call on signal buffer `buffer`. Returns "" or the
   // mismatch with the first rank that entered this call.
-  // `windows` names the window buffers of the call's other operands
-  // ("data 'A'"): every rank must pass views of the same buffers.
   std::string enter(std::int64_t rank, std::int32_t buffer, const CollectiveDesc& desc,
-                    const std::string& windows, SiteRef site);
-  // One enter() call, as the journal keeps it.
+                    const CallWindows& windows, SiteRef site);
+  // `repeat` identical enter() calls in a row, as the journal keeps them.
   struct Entry {
     std::int64_t rank = 0;
     std::int32_t buffer = -1;
     std::int32_t desc = -1;  // index into exec.codes[site.code].collectives
-    std::string windows;
+    CallWindows windows;
     SiteRef site;
+    std::int64_t repeat = 1;
   };
   // Keep a journal of every enter() (the MPI engine: each process sees only
   // its own rank's calls, and matches them all at the end of the run).
   void keep_journal() { keep_journal_ = true; }
   const std::vector<Entry>& journal() const { return journal_; }
-  // enter() for a journal entry (of any process's tracker over the same
-  // Executable).
+  // The enter() calls of a journal entry (of any process's tracker over the
+  // same Executable): "" or the first mismatch.
   std::string replay(const Entry& e);
   // For a deadlock report: one line per call that some ranks entered and
   // others did not ("" if none). finished[r] != 0 when rank r is done.
@@ -57,17 +77,34 @@ class CollectiveTracker {
     const CollectiveDesc* desc = nullptr;
     std::int64_t first_rank = -1;
     SiteRef site;
-    std::string windows;
+    CallWindows windows;
     std::vector<char> entered;  // per rank
+    std::int64_t entered_count = 0;
   };
+  // The calls on one signal buffer that not every rank has entered yet
+  // (calls[head, end): call number retired + i is calls[head + i]), and how
+  // many calls each rank made.
+  struct Signal {
+    std::vector<Call> calls;
+    std::size_t head = 0;
+    std::size_t retired = 0;
+    std::vector<std::size_t> made;  // per rank
+  };
+  // Retires the calls at the head that every rank has entered, keeping
+  // their `entered` vectors for new calls.
+  void retire(Signal& sig);
+  std::string enter_locked(std::int64_t rank, std::int32_t buffer, const CollectiveDesc& desc,
+                           const CallWindows& windows, SiteRef site);
   std::string call_text(const Call& c) const;
+  // "data 'A', src 'B' at byte 256"
+  std::string windows_text(const Call& c) const;
 
   const Executable& exec_;
   bool keep_journal_ = false;
   std::vector<Entry> journal_;
   mutable std::mutex mutex_;
-  std::map<std::int32_t, std::vector<Call>> calls_;         // signal buffer -> calls in order
-  std::vector<std::map<std::int32_t, std::size_t>> count_;  // rank -> signal buffer -> calls made
+  std::vector<Signal> signals_;  // per window buffer
+  std::vector<std::vector<char>> spare_entered_;
 };
 
 // The bytes [begin, end) a window view covers in its buffer. Two operands of

@@ -123,17 +123,15 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
             v_[in.dst] = v_[in.a];
             break;
           case Opcode::ScalarBin: {
-            const auto op = static_cast<ir::BinaryOp>(in.sub);
             const ScalarValue& x = s[in.a];
             const ScalarValue& y = s[in.b];
-            if ((op == ir::BinaryOp::Add || op == ir::BinaryOp::Sub) && !x.is_float &&
-                !y.is_float) {
-              // The loop counters' case, inline. Two's-complement
-              // wrap-around, computed without signed overflow.
-              const auto ux = static_cast<std::uint64_t>(x.i), uy = static_cast<std::uint64_t>(y.i);
-              s[in.dst] = int_scalar(wrap_integer(
-                  static_cast<std::int64_t>(op == ir::BinaryOp::Add ? ux + uy : ux - uy),
-                  in.dtype));
+            // Integers inline (loop counters, offsets, peers); floats and
+            // a division by zero's message in scalar_bin.
+            std::optional<std::int64_t> v;
+            if (!x.is_float && !y.is_float)
+              v = integer_binary(static_cast<ir::BinaryOp>(in.sub), x.i, y.i, in.dtype);
+            if (v) {
+              s[in.dst] = int_scalar(*v);
             } else {
               scalar_bin(in);
             }
@@ -524,18 +522,13 @@ void RankVm::enter_collective(const Instr& in) {
   // The windows every rank's matching call must name alike: buffer and, for
   // a sub-window, its byte offset (a collective addresses a peer's window
   // through this rank's view, so the views must be the same on every rank).
-  auto window_text = [&](const ViewReg& v) {
-    std::string t = "'" + ctx_->exec->buffers[static_cast<std::size_t>(v.id)].name + "'";
-    if (v.base != 0) t += " at byte " + std::to_string(v.base);
-    return t;
-  };
-  std::string windows;
+  CallWindows windows;
   for (std::size_t i = 0; i < d.views.size(); ++i) {
     const ViewReg& v = v_[d.views[i]];
     if (v.space != Space::Window) continue;
     const bool is_signal = i + 1 == d.views.size();
     if (is_signal && v.base == 0) continue;  // the signal buffer keys the call sequence
-    windows += (windows.empty() ? "" : ", ") + d.roles[i] + " " + window_text(v);
+    windows.add(CallWindows::Operand{static_cast<std::int32_t>(i), v.id, v.base});
   }
   const std::string mismatch = ctx_->collectives->enter(rank_, signal.id, d, windows, site(in));
   if (!mismatch.empty()) fail(in, mismatch);

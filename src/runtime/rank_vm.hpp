@@ -102,7 +102,7 @@ class RankVm {
   Cell signal_cell(const Instr& in, const ViewReg& v, std::int64_t owner) const;
   std::string cell_text(const ViewReg& v, const std::vector<std::int64_t>& idx) const;
 
-  void scalar_bin(const Instr& in);  // the general case (run() inlines integer add and sub)
+  void scalar_bin(const Instr& in);  // the general case (run() inlines integer operands)
   void check_count(const Instr& in) const;
   void load(const Instr& in);
   void store(const Instr& in);

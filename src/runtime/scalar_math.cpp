@@ -63,54 +63,10 @@ std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarV
     if (error) *error = "% needs integer operands";
     return std::nullopt;
   }
-  const std::int64_t x = a.i, y = b.i;
-  switch (op) {
-    case BinaryOp::Lt:
-      return cmp(x < y);
-    case BinaryOp::Le:
-      return cmp(x <= y);
-    case BinaryOp::Gt:
-      return cmp(x > y);
-    case BinaryOp::Ge:
-      return cmp(x >= y);
-    case BinaryOp::Eq:
-      return cmp(x == y);
-    case BinaryOp::Ne:
-      return cmp(x != y);
-    case BinaryOp::And:
-      return cmp(x != 0 && y != 0);
-    case BinaryOp::Or:
-      return cmp(x != 0 || y != 0);
-    // Two's-complement wrap-around, computed without signed overflow.
-    case BinaryOp::Add:
-      return int_scalar(wrap_integer(
-          static_cast<std::int64_t>(static_cast<std::uint64_t>(x) + static_cast<std::uint64_t>(y)),
-          result));
-    case BinaryOp::Sub:
-      return int_scalar(wrap_integer(
-          static_cast<std::int64_t>(static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(y)),
-          result));
-    case BinaryOp::Mul:
-      return int_scalar(wrap_integer(
-          static_cast<std::int64_t>(static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(y)),
-          result));
-    case BinaryOp::Max:
-      return int_scalar(std::max(x, y));
-    case BinaryOp::Min:
-      return int_scalar(std::min(x, y));
-    case BinaryOp::Div:
-    case BinaryOp::Mod:
-      if (y == 0) {
-        if (error)
-          *error = std::to_string(x) + (op == BinaryOp::Div ? " / 0" : " % 0") + " divides by zero";
-        return std::nullopt;
-      }
-      if (y == -1)
-        return int_scalar(wrap_integer(
-            op == BinaryOp::Div ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(x)) : 0,
-            result));
-      return int_scalar(wrap_integer(op == BinaryOp::Div ? x / y : x % y, result));
-  }
+  if (const std::optional<std::int64_t> v = integer_binary(op, a.i, b.i, result))
+    return int_scalar(*v);
+  if (error)
+    *error = std::to_string(a.i) + (op == BinaryOp::Div ? " / 0" : " % 0") + " divides by zero";
   return std::nullopt;
 }
 

@@ -38,6 +38,51 @@ inline std::int64_t wrap_integer(std::int64_t v, DType dtype) {
   }
 }
 
+// Integer arithmetic of scalar_binary (both operands integers), inline for
+// the VM's loop: comparisons give 0 or 1; add, sub and mul wrap in two's
+// complement, computed without signed overflow; div and mod truncate like C
+// (INT_MIN / -1 wraps); nullopt on division by zero.
+inline std::optional<std::int64_t> integer_binary(ir::BinaryOp op, std::int64_t x, std::int64_t y,
+                                                  DType result) {
+  using ir::BinaryOp;
+  const auto ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
+  switch (op) {
+    case BinaryOp::Lt:
+      return x < y;
+    case BinaryOp::Le:
+      return x <= y;
+    case BinaryOp::Gt:
+      return x > y;
+    case BinaryOp::Ge:
+      return x >= y;
+    case BinaryOp::Eq:
+      return x == y;
+    case BinaryOp::Ne:
+      return x != y;
+    case BinaryOp::And:
+      return x != 0 && y != 0;
+    case BinaryOp::Or:
+      return x != 0 || y != 0;
+    case BinaryOp::Add:
+      return wrap_integer(static_cast<std::int64_t>(ux + uy), result);
+    case BinaryOp::Sub:
+      return wrap_integer(static_cast<std::int64_t>(ux - uy), result);
+    case BinaryOp::Mul:
+      return wrap_integer(static_cast<std::int64_t>(ux * uy), result);
+    case BinaryOp::Max:
+      return x > y ? x : y;
+    case BinaryOp::Min:
+      return x < y ? x : y;
+    case BinaryOp::Div:
+    case BinaryOp::Mod:
+      if (y == 0) return std::nullopt;
+      if (y == -1)
+        return wrap_integer(op == BinaryOp::Div ? static_cast<std::int64_t>(0 - ux) : 0, result);
+      return wrap_integer(op == BinaryOp::Div ? x / y : x % y, result);
+  }
+  return std::nullopt;
+}
+
 // Rounds/wraps v to dtype.
 ScalarValue scalar_cast(ScalarValue v, DType dtype);
 // nullopt on division by zero (error set).

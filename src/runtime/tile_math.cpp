@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "common/dtype_traits.hpp"
 #include "common/internal_check.hpp"
@@ -18,9 +20,10 @@ template <class T>
 typename T::Math apply(ir::BinaryOp op, typename T::Math x, typename T::Math y) {
   using M = typename T::Math;
   if constexpr (!T::is_float) {
-    // Two's complement wrap-around, computed in uint64 (no signed overflow,
-    // and no promotion of narrow unsigned types back to int).
-    using U = std::uint64_t;
+    // Two's complement wrap-around, computed unsigned: in the type's own
+    // width from 32 bits up (which vectorizes), in uint32 below (a narrow
+    // unsigned type would promote back to int, and overflow).
+    using U = std::conditional_t<(sizeof(M) >= 4), std::make_unsigned_t<M>, std::uint32_t>;
     switch (op) {
       case ir::BinaryOp::Add:
         return static_cast<M>(static_cast<U>(x) + static_cast<U>(y));
@@ -46,20 +49,35 @@ typename T::Math apply(ir::BinaryOp op, typename T::Math x, typename T::Math y) 
   return op == ir::BinaryOp::Max ? std::max(x, y) : std::min(x, y);
 }
 
-template <class T, ir::BinaryOp Op>
-void loop(const std::byte* a, const std::byte* b, bool b_is_scalar, std::byte* out, std::size_t n) {
+// out[i] = a[i] <Op> b[i or 0]: a, b and out are disjoint, or a is out
+// (kInPlace: then out is read and written, and a is not used). restrict on
+// every pointer lets the compiler vectorize the loop (this file is built
+// with the vectorizer's dynamic cost model, see CMakeLists.txt).
+template <class T, ir::BinaryOp Op, bool kInPlace, bool kScalar>
+void loop(const std::byte* __restrict a, const std::byte* __restrict b, std::byte* __restrict out,
+          std::size_t n) {
   using S = typename T::Storage;
   constexpr std::size_t z = sizeof(S);
-  if (b_is_scalar) {
-    const auto y = T::to_math(load_as<S>(b));
-    for (std::size_t i = 0; i < n; ++i)
-      store_as<S>(out + i * z, T::from_math(apply<T>(Op, T::to_math(load_as<S>(a + i * z)), y)));
-    return;
-  }
+  const std::byte* __restrict x = kInPlace ? out : a;
   for (std::size_t i = 0; i < n; ++i) {
-    store_as<S>(out + i * z, T::from_math(apply<T>(Op, T::to_math(load_as<S>(a + i * z)),
-                                                   T::to_math(load_as<S>(b + i * z)))));
+    const auto left = T::to_math(load_as<S>(x + i * z));
+    const auto right = T::to_math(load_as<S>(b + (kScalar ? 0 : i * z)));
+    store_as<S>(out + i * z, T::from_math(apply<T>(Op, left, right)));
   }
+}
+
+template <class T, ir::BinaryOp Op>
+void loop(const std::byte* a, const std::byte* b, bool b_is_scalar, std::byte* out, std::size_t n) {
+  const bool in_place = a == out;
+  if (b_is_scalar) {
+    // The scalar, copied: `b` may point into `out` no more.
+    alignas(8) std::byte y[sizeof(typename T::Storage)];
+    std::memcpy(y, b, sizeof y);
+    return in_place ? loop<T, Op, true, true>(nullptr, y, out, n)
+                    : loop<T, Op, false, true>(a, y, out, n);
+  }
+  return in_place ? loop<T, Op, true, false>(nullptr, b, out, n)
+                  : loop<T, Op, false, false>(a, b, out, n);
 }
 
 }  // namespace

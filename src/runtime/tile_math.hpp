@@ -17,7 +17,8 @@ namespace anyp::runtime {
 bool is_tile_elementwise_op(ir::BinaryOp op);
 
 // out[i] = a[i] <op> b[i] for n elements of dtype; with b_is_scalar,
-// out[i] = a[i] <op> b[0]. out may be a (in place).
+// out[i] = a[i] <op> b[0]. out is a (in place) or disjoint from it; b is
+// disjoint from out (it may be a when out is not).
 void tile_elementwise(ir::BinaryOp op, DType dtype, const std::byte* a, const std::byte* b,
                       bool b_is_scalar, std::byte* out, std::size_t n);
 

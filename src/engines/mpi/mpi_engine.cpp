@@ -65,7 +65,7 @@ std::string match_collectives(const runtime::Executable& exec, MPI_Comm comm,
   out.put(static_cast<std::uint64_t>(mine.journal().size()));
   for (const auto& e : mine.journal()) {
     out.put(e.rank).put(e.buffer).put(e.desc).put(e.site.code).put(e.site.site);
-    out.put_string(e.windows);
+    out.put(e.windows).put(e.repeat);
   }
   std::string mismatch;
   for (const std::string& bytes : allgather(comm, out.bytes())) {
@@ -77,7 +77,8 @@ std::string match_collectives(const runtime::Executable& exec, MPI_Comm comm,
       e.desc = in.get<std::int32_t>();
       e.site.code = in.get<std::int32_t>();
       e.site.site = in.get<std::int32_t>();
-      e.windows = in.get_string();
+      e.windows = in.get<runtime::CallWindows>();
+      e.repeat = in.get<std::int64_t>();
       const std::string m = all.replay(e);
       if (!m.empty() && mismatch.empty())
         mismatch = runtime::run_error_where(exec, e.rank, e.site) + ": " + m;
