@@ -1,9 +1,12 @@
 # tests/mpi.cmake — the MPI engine under mpirun (label `mpi`), registered
 # when the build has the MPI engine (ANYP_HAVE_MPI) and FindMPI found mpirun:
 #   mpi.<example>.<mode>[.<op>].P<P>   every ladder example, mode and op on
-#                                     `--engine mpi` at P = 2, 3, 4 (the default
-#                                     osc component, rdma): exit 0, stdout "OK\n"
-#   mpi.<example>...osc_sm.P3         the same at P = 3 with `--mca osc sm`
+#                                     `--engine mpi` at P = 2, 3, 4 (the osc
+#                                     component the engine picks: rdma, or sm
+#                                     where P exceeds the cores): exit 0,
+#                                     stdout "OK\n"
+#   mpi.<example>...osc_rdma.P3       the same at P = 3 with `--mca osc rdma`
+#                                     (oversubscribed on 2 cores)
 #   mpi.pitfall.<name>                the pitfalls that end in a deadlock, a run
 #                                     error or a compile error: exactly the
 #                                     threads engine's stderr (tests/pitfalls.cmake),
@@ -13,7 +16,9 @@
 #                                     threads-only flags, one process
 #   mpi.engines_agree.P<P>            threads and MPI: bitwise-identical outputs
 #                                     and identical cost cards (tests/mpi/engines_agree.cpp)
-#   mpi.verbose.osc_*                 --verbose names the osc component
+#   mpi.verbose.*                     --verbose names the osc component, the one
+#                                     chosen with --mca and the engine's own
+#                                     choice on an oversubscribed node
 # Every test runs mpirun as root if need be, oversubscribed (P may exceed the
 # cores), with its own TMPDIR (concurrent mpirun jobs would share a session
 # directory otherwise). Included from tests/CMakeLists.txt after
@@ -59,7 +64,7 @@ function(anyp_add_mpi_test name)
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;TMPDIR=${tmp};OMPI_MCA_orte_tmpdir_base=${tmp}")
 endfunction()
 
-# ---- every example, mode and op at P = 2, 3, 4, and with osc sm at P = 3 ------------
+# ---- every example, mode and op at P = 2, 3, 4, and with osc rdma at P = 3 ----------
 foreach(example ${ANYP_ANY_P_EXAMPLES} ${ANYP_COLLECTIVE_EXAMPLES})
   foreach(mode ${ANYP_EXAMPLE_MODES_${example}})
     set(ops "-")
@@ -80,7 +85,7 @@ foreach(example ${ANYP_ANY_P_EXAMPLES} ${ANYP_COLLECTIVE_EXAMPLES})
         anyp_add_mpi_test(${base}.P${P} NP ${P} EXIT 0 STDOUT "OK\\n"
           COMMAND $<TARGET_FILE:${example}> ${args})
       endforeach()
-      anyp_add_mpi_test(${base}.osc_sm.P3 NP 3 EXIT 0 STDOUT "OK\\n" MCA sm
+      anyp_add_mpi_test(${base}.osc_rdma.P3 NP 3 EXIT 0 STDOUT "OK\\n" MCA rdma
         COMMAND $<TARGET_FILE:${example}> ${args})
     endforeach()
   endforeach()
@@ -159,6 +164,18 @@ foreach(osc rdma sm)
     STDERR_REGEX "^engine mpi: Open MPI v[0-9.]+, osc component ${osc}, unified memory model, 2 processes\n$"
     COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --verbose)
 endforeach()
+# More processes than cores, no component named: the engine asks for sm;
+# naming one (rdma) overrides that.
+cmake_host_system_information(RESULT ANYP_CORES QUERY NUMBER_OF_LOGICAL_CORES)
+math(EXPR ANYP_OVERSUBSCRIBED "${ANYP_CORES} + 1")
+anyp_add_mpi_test(mpi.verbose.oversubscribed_default_sm NP ${ANYP_OVERSUBSCRIBED} EXIT 0
+  STDOUT "OK\\n"
+  STDERR_REGEX "^engine mpi: Open MPI v[0-9.]+, osc component sm, unified memory model, ${ANYP_OVERSUBSCRIBED} processes on ${ANYP_CORES} cores \\(oversubscribed: waits yield the CPU\\)\n$"
+  COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --verbose)
+anyp_add_mpi_test(mpi.verbose.oversubscribed_rdma_named NP ${ANYP_OVERSUBSCRIBED} EXIT 0
+  STDOUT "OK\\n" MCA rdma
+  STDERR_REGEX "^engine mpi: Open MPI v[0-9.]+, osc component rdma, unified memory model, ${ANYP_OVERSUBSCRIBED} processes on ${ANYP_CORES} cores \\(oversubscribed: waits yield the CPU\\)\n$"
+  COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --verbose)
 
 # ---- threads and MPI agree, bit for bit -----------------------------------------------
 foreach(P 2 3 4 5)

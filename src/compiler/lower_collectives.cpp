@@ -141,6 +141,24 @@ class CollectiveEmitter {
     patch_at = e_.emit(i);
   }
 
+  // body(j) for j = 0 .. count - 1: a run-time loop, or straight code when
+  // count is 1 (a collective's data mostly fits one chunk).
+  void repeat(std::int64_t count, const std::function<void(std::int32_t)>& body) {
+    if (count == 1) return body(c(0));
+    e_.for_range(c(0), c(count), -1, body);
+  }
+  // Part j of `parts` near-equal parts of [begin, begin + len): (offset,
+  // length) registers, [begin + j·len/parts, begin + (j+1)·len/parts).
+  std::pair<std::int32_t, std::int32_t> part(std::int32_t begin, std::int32_t len, std::int32_t j,
+                                             std::int64_t parts) {
+    using ir::BinaryOp;
+    if (parts == 1) return {begin, len};
+    const std::int32_t lo = op(BinaryOp::Div, op(BinaryOp::Mul, j, len), c(parts));
+    const std::int32_t hi =
+        op(BinaryOp::Div, op(BinaryOp::Mul, op(BinaryOp::Add, j, c(1)), len), c(parts));
+    return {op(BinaryOp::Add, begin, lo), op(BinaryOp::Sub, hi, lo)};
+  }
+
   Emitter& e_;
   const CollectiveRegs& regs_;
 };
@@ -162,12 +180,8 @@ void lower_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   const std::int32_t acc = ce.e_.tile_reg(), part = ce.e_.tile_reg();
   // Chunk k = [k*n/K, (k+1)*n/K), in a run-time loop: code size and tile
   // memory stay constant whatever the data size.
-  ce.e_.for_range(ce.c(0), ce.c(chunks), -1, [&](std::int32_t k) {
-    const std::int32_t off = ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, k, ce.c(n)), ce.c(chunks));
-    const std::int32_t end =
-        ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, k, ce.c(1)), ce.c(n)),
-              ce.c(chunks));
-    const std::int32_t len = ce.op(BinaryOp::Sub, end, off);
+  ce.repeat(chunks, [&](std::int32_t k) {
+    const auto [off, len] = ce.part(ce.c(0), ce.c(n), k, chunks);
     // Every rank reduces in rank order 0..P-1, so the replicas agree bitwise.
     ce.load_flat_into(acc, data, ce.c(0), off, len);
     ce.e_.for_range(ce.c(1), ce.regs_.nranks, -1, [&](std::int32_t peer) {
@@ -210,15 +224,8 @@ void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
     const std::int32_t seg_end =
         ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, k, one), ce.c(n)), p);
     const std::int32_t seg_len = ce.op(BinaryOp::Sub, seg_end, seg_begin);
-    ce.e_.for_range(ce.c(0), ce.c(subs), -1, [&](std::int32_t j) {
-      const std::int32_t off =
-          ce.op(BinaryOp::Add, seg_begin,
-                ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, j, seg_len), ce.c(subs)));
-      const std::int32_t end =
-          ce.op(BinaryOp::Add, seg_begin,
-                ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, j, one), seg_len),
-                      ce.c(subs)));
-      const std::int32_t len = ce.op(BinaryOp::Sub, end, off);
+    ce.repeat(subs, [&](std::int32_t j) {
+      const auto [off, len] = ce.part(seg_begin, seg_len, j, subs);
       const std::int32_t incoming = ce.load_flat(data, left, off, len);
       std::size_t skip = 0;
       ce.jump_if_zero(is_reduce, skip);

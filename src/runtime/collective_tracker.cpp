@@ -42,7 +42,7 @@ std::string CollectiveTracker::enter(std::int64_t rank, std::int32_t buffer,
                                      const CollectiveDesc& desc, const CallWindows& windows,
                                      SiteRef site) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (keep_journal_) {
+  if (journal_only_) {
     const auto& descs = exec_.codes[static_cast<std::size_t>(site.code)].collectives;
     const auto index = static_cast<std::int32_t>(&desc - descs.data());
     Entry* last = journal_.empty() ? nullptr : &journal_.back();
@@ -52,6 +52,7 @@ std::string CollectiveTracker::enter(std::int64_t rank, std::int32_t buffer,
     } else {
       journal_.push_back(Entry{rank, buffer, index, windows, site, 1});
     }
+    return "";
   }
   return enter_locked(rank, buffer, desc, windows, site);
 }

@@ -58,9 +58,10 @@ class CollectiveTracker {
     SiteRef site;
     std::int64_t repeat = 1;
   };
-  // Keep a journal of every enter() (the MPI engine: each process sees only
-  // its own rank's calls, and matches them all at the end of the run).
-  void keep_journal() { keep_journal_ = true; }
+  // Only keep a journal of every enter(), matching nothing (the MPI engine:
+  // each process sees only its own rank's calls, and the processes match
+  // all the journals at the end of the run).
+  void journal_only() { journal_only_ = true; }
   const std::vector<Entry>& journal() const { return journal_; }
   // The enter() calls of a journal entry (of any process's tracker over the
   // same Executable): "" or the first mismatch.
@@ -100,7 +101,7 @@ class CollectiveTracker {
   std::string windows_text(const Call& c) const;
 
   const Executable& exec_;
-  bool keep_journal_ = false;
+  bool journal_only_ = false;
   std::vector<Entry> journal_;
   mutable std::mutex mutex_;
   std::vector<Signal> signals_;  // per window buffer

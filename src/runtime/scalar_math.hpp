@@ -42,8 +42,10 @@ inline std::int64_t wrap_integer(std::int64_t v, DType dtype) {
 // the VM's loop: comparisons give 0 or 1; add, sub and mul wrap in two's
 // complement, computed without signed overflow; div and mod truncate like C
 // (INT_MIN / -1 wraps); nullopt on division by zero.
-inline std::optional<std::int64_t> integer_binary(ir::BinaryOp op, std::int64_t x, std::int64_t y,
-                                                  DType result) {
+[[gnu::always_inline]] inline std::optional<std::int64_t> integer_binary(ir::BinaryOp op,
+                                                                         std::int64_t x,
+                                                                         std::int64_t y,
+                                                                         DType result) {
   using ir::BinaryOp;
   const auto ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
   switch (op) {

@@ -279,7 +279,7 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
     return result;
   }
   CollectiveTracker collectives(exec);
-  collectives.keep_journal();
+  collectives.journal_only();
   Quiescence waves(control, world.size());
   FabricSettings settings;
   settings.oversubscribed = world.oversubscribed();

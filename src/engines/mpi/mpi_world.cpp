@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 namespace anyp::mpi {
@@ -13,6 +14,26 @@ void finalize_at_exit() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
+}
+
+// The processes mpirun started on this node, and in all (Open MPI's
+// environment, readable before MPI_Init); 0 when not started by mpirun.
+long launched(const char* variable) {
+  const char* text = std::getenv(variable);
+  return text != nullptr ? std::strtol(text, nullptr, 10) : 0;
+}
+
+// On one node with more processes than cores, choose the sm one-sided
+// component unless the user chose one (mpirun --mca osc X sets
+// OMPI_MCA_osc): its atomics, our notifies, are done by the origin in
+// shared memory, where rdma's are emulated by the target process, which
+// must be scheduled to apply them (3-6x slower notifies, docs/mpi.md).
+void choose_osc_component() {
+  if (std::getenv("OMPI_MCA_osc") != nullptr) return;
+  const long local = launched("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const long world = launched("OMPI_COMM_WORLD_SIZE");
+  const long cores = static_cast<long>(std::max(1u, std::thread::hardware_concurrency()));
+  if (local > 0 && local == world && local > cores) setenv("OMPI_MCA_osc", "sm,pt2pt", 0);
 }
 
 }  // namespace
@@ -26,6 +47,7 @@ World::World() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+    choose_osc_component();
     // MPI_THREAD_SINGLE: the process runs no thread of anyp's (the backstop
     // is a timer), and at any higher level Open MPI locks a mutex in every
     // flush (measured: 0.2 -> 0.26 us per 256-byte hop at P = 2).

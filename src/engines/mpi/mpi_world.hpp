@@ -1,7 +1,8 @@
 // mpi_world.hpp — the MPI processes the MPI engine runs on. MPI is started
 // once per process on first use (MPI_Init_thread, MPI_THREAD_SINGLE: anyp
 // runs no thread of its own in an MPI process) and finalised when the
-// process exits. The
+// process exits. On one node with more processes than cores (and no osc
+// component chosen by the user), it asks Open MPI for the sm component. The
 // engine's own traffic (quiescence waves, end-of-run exchanges) goes over a
 // private duplicate of MPI_COMM_WORLD, and its windows over another, so it
 // never matches a user's messages.
