@@ -30,7 +30,8 @@
  *            not: a local copy, so that the sum can be checked.)
  * The rules are the MPI engine's: an accumulate to a peer is flushed before
  * the rank polls (so a barrier's accumulates complete together), one to
- * the own window at once; MPI_Win_sync after own stores before a notify;
+ * the own window before the rank next reads its cells; MPI_Win_sync after
+ * own stores before a notify;
  * polls with MPI_Win_sync + an acquire load, MPI_Iprobe every 64 polls,
  * sched_yield when oversubscribed.
  *
@@ -53,7 +54,7 @@ static int cmp_double(const void* a, const void* b) {
 static MPI_Win win;
 static int oversubscribed;
 static int* dirty; /* per peer: an accumulate not yet flushed */
-static int size;
+static int size, me;
 /* The values of accumulates not yet flushed stay put until a flush. */
 static int32_t values[4096];
 static int used = 0;
@@ -70,14 +71,13 @@ static void notify(int peer, MPI_Aint at, int32_t value, int self) {
   if (used == 4096) flush_dirty();
   values[used] = value;
   MPI_Accumulate(&values[used++], 1, MPI_INT32_T, peer, at, 1, MPI_INT32_T, MPI_SUM, win);
-  if (peer == self) {
-    MPI_Win_flush(peer, win);
-  } else {
-    dirty[peer] = 1;
-  }
+  dirty[peer] = 1;
+  (void)self;
 }
 
 static void wait_ge(volatile int32_t* cell, int32_t expected) {
+  if (dirty[me]) MPI_Win_flush(me, win); /* own notifies, before reading own cells */
+  dirty[me] = 0;
   MPI_Win_sync(win);
   if (__atomic_load_n(cell, __ATOMIC_ACQUIRE) >= expected) return;
   flush_dirty(); /* before blocking */
@@ -98,6 +98,7 @@ int main(int argc, char** argv) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  me = rank;
   const int n = argc > 1 ? atoi(argv[1]) : 960;
   const int rounds = argc > 2 ? atoi(argv[2]) : 200;
   const char* mode = argc > 3 ? argv[3] : "hand";

@@ -211,35 +211,45 @@ void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   const std::int32_t left = ce.op(BinaryOp::Mod, ce.op(BinaryOp::Add, r, ce.c(world - 1)), p);
   const std::int32_t right = ce.op(BinaryOp::Mod, ce.op(BinaryOp::Add, r, ce.c(1)), p);
   const std::int32_t one = ce.c(1);
-  ce.notify(signal, right, {ce.c(0), r}, one);  // my staged data, for its round 0
-  ce.e_.for_range(ce.c(0), ce.c(rounds), -1, [&](std::int32_t g) {
+  // Segment k = (r - g - 1) mod P in both phases: reduce-scatter step s = g
+  // pulls (r - s - 1); all-gather step s = g - (P - 1) pulls (r - s), the
+  // same residue. (+2P keeps the dividend positive; C's % truncates.)
+  const std::int32_t r_shifted = ce.op(BinaryOp::Add, r, ce.c(2 * world - 1));
+  // Round g (a register): pull segment k from the left neighbour once its
+  // credit is in, reduce it into mine (reduce-scatter) or overwrite mine
+  // (all-gather), then credit the right neighbour for round g + 1. The
+  // phases and the last round (no credit) are separate loops, so a round
+  // tests nothing; the segment is k·(n/P) long when P divides n.
+  auto round = [&](std::int32_t g, bool reduce, bool credit_next) {
     ce.wait(signal, {g, left}, one);
-    const std::int32_t is_reduce = ce.op(BinaryOp::Lt, g, ce.c(world - 1));
-    // Segment k = (r - g - 1) mod P in both phases: reduce-scatter step s = g
-    // pulls (r - s - 1); all-gather step s = g - (P - 1) pulls (r - s), the
-    // same residue. (+2P keeps the dividend positive; C's % truncates.)
-    const std::int32_t t = ce.op(BinaryOp::Add, ce.op(BinaryOp::Sub, r, g), ce.c(2 * world - 1));
-    const std::int32_t k = ce.op(BinaryOp::Mod, t, p);
-    const std::int32_t seg_begin = ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, k, ce.c(n)), p);
-    const std::int32_t seg_end =
-        ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, k, one), ce.c(n)), p);
-    const std::int32_t seg_len = ce.op(BinaryOp::Sub, seg_end, seg_begin);
+    const std::int32_t k = ce.op(BinaryOp::Mod, ce.op(BinaryOp::Sub, r_shifted, g), p);
+    std::int32_t seg_begin = 0, seg_len = 0;
+    if (n % world == 0) {
+      seg_begin = ce.op(BinaryOp::Mul, k, ce.c(n / world));
+      seg_len = ce.c(n / world);
+    } else {
+      seg_begin = ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, k, ce.c(n)), p);
+      const std::int32_t seg_end =
+          ce.op(BinaryOp::Div, ce.op(BinaryOp::Mul, ce.op(BinaryOp::Add, k, one), ce.c(n)), p);
+      seg_len = ce.op(BinaryOp::Sub, seg_end, seg_begin);
+    }
     ce.repeat(subs, [&](std::int32_t j) {
       const auto [off, len] = ce.part(seg_begin, seg_len, j, subs);
       const std::int32_t incoming = ce.load_flat(data, left, off, len);
-      std::size_t skip = 0;
-      ce.jump_if_zero(is_reduce, skip);
-      const std::int32_t mine = ce.load_flat(data, r, off, len);
-      ce.reduce_into(incoming, mine, call.reduce);
-      ce.e_.patch(skip, ce.e_.here());
+      if (reduce) {
+        const std::int32_t mine = ce.load_flat(data, r, off, len);
+        ce.reduce_into(incoming, mine, call.reduce);
+      }
       ce.store_flat(data, r, off, incoming);
     });
-    const std::int32_t next = ce.op(BinaryOp::Add, g, one);
-    std::size_t last = 0;
-    ce.jump_if_zero(ce.op(BinaryOp::Lt, next, ce.c(rounds)), last);
-    ce.notify(signal, right, {next, r}, one);  // my round-g segment, for its round g + 1
-    ce.e_.patch(last, ce.e_.here());
-  });
+    // My round-g segment, for its round g + 1.
+    if (credit_next) ce.notify(signal, right, {ce.op(BinaryOp::Add, g, one), r}, one);
+  };
+  ce.notify(signal, right, {ce.c(0), r}, one);  // my staged data, for its round 0
+  ce.e_.for_range(ce.c(0), ce.c(world - 1), -1, [&](std::int32_t g) { round(g, true, true); });
+  ce.e_.for_range(ce.c(world - 1), ce.c(rounds - 1), -1,
+                  [&](std::int32_t g) { round(g, false, true); });
+  round(ce.c(rounds - 1), false, false);
   ce.notify(signal, left, {ce.c(0), left}, one);  // read-done: I read the left window no more
   ce.wait(signal, {ce.c(0), r}, one);             // the right neighbour reads mine no more
   const std::int32_t minus = ce.c(-1);

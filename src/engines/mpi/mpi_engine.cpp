@@ -5,6 +5,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <optional>
@@ -57,22 +58,27 @@ std::uint64_t layout_hash(const runtime::Executable& exec) {
 }
 
 // Matches every rank's builtin collective calls (each process journaled
-// its own): "" or the first mismatch as a run error; `tracker` keeps them
-// all for a deadlock report.
+// its own): "" or the first mismatch as a run error; `all` keeps them all
+// for a deadlock report. When every process journaled the same calls (the
+// usual end of a run) there is nothing to match, and `all` stays empty.
 std::string match_collectives(const runtime::Executable& exec, MPI_Comm comm,
                               const CollectiveTracker& mine, CollectiveTracker& all) {
-  Packer out;
+  Packer out;  // this rank's calls, without the rank (one per journal)
   out.put(static_cast<std::uint64_t>(mine.journal().size()));
   for (const auto& e : mine.journal()) {
-    out.put(e.rank).put(e.buffer).put(e.desc).put(e.site.code).put(e.site.site);
+    out.put(e.buffer).put(e.desc).put(e.site.code).put(e.site.site);
     out.put(e.windows).put(e.repeat);
   }
+  const std::vector<std::string> journals = allgather(comm, out.bytes());
+  if (std::all_of(journals.begin(), journals.end(),
+                  [&](const std::string& j) { return j == journals.front(); }))
+    return "";
   std::string mismatch;
-  for (const std::string& bytes : allgather(comm, out.bytes())) {
-    Unpacker in(bytes);
+  for (std::size_t rank = 0; rank < journals.size(); ++rank) {
+    Unpacker in(journals[rank]);
     for (auto n = in.get<std::uint64_t>(); n > 0; --n) {
       CollectiveTracker::Entry e;
-      e.rank = in.get<std::int64_t>();
+      e.rank = static_cast<std::int64_t>(rank);
       e.buffer = in.get<std::int32_t>();
       e.desc = in.get<std::int32_t>();
       e.site.code = in.get<std::int32_t>();

@@ -156,7 +156,20 @@ void MpiFabric::flush_data() {
   local_pending_ = false;
 }
 
+void MpiFabric::settle_own_signals() {
+  if (!own_signals_pending_) return;
+  check_mpi(MPI_Win_flush(static_cast<int>(rank_), win_), "MPI_Win_flush");
+  own_signals_pending_ = false;
+}
+
+void MpiFabric::before_own_access(const Region& r) {
+  if (own_signals_pending_ && r.space == Space::Window && r.owner == rank_ &&
+      exec_.buffers[static_cast<std::size_t>(r.id)].signal)
+    settle_own_signals();
+}
+
 void MpiFabric::flush_outstanding() {
+  settle_own_signals();
   flush_data();
   for (const std::int64_t peer : signal_peers_)
     if (outstanding_[static_cast<std::size_t>(peer)].signals) flush_peer(peer);
@@ -166,6 +179,7 @@ void MpiFabric::flush_outstanding() {
 
 void MpiFabric::flush_all() {
   check_mpi(MPI_Win_flush_all(win_), "MPI_Win_flush_all");
+  own_signals_pending_ = false;
   for (const std::int64_t peer : data_peers_) settled(peer);
   for (const std::int64_t peer : signal_peers_) settled(peer);
   data_peers_.clear();
@@ -211,7 +225,8 @@ void MpiFabric::note_writes(const Region& dst) {
   });
 }
 
-void MpiFabric::read_local(const Region& src, std::byte* out) const {
+void MpiFabric::read_local(const Region& src, std::byte* out) {
+  before_own_access(src);
   const std::byte* base = memory(src);
   std::size_t at = 0;
   src.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
@@ -223,6 +238,7 @@ void MpiFabric::read_local(const Region& src, std::byte* out) const {
 void MpiFabric::write_local(const Region& dst, const std::byte* in, bool atomic_add) {
   if (atomic_add && dst.space == Space::Window) return accumulate(dst, in);  // peers may add too
   complete_local();  // the memory may be the origin of a put still in flight
+  before_own_access(dst);
   std::byte* base = memory(dst);
   const auto esize = static_cast<std::int64_t>(dtype_bytes(dst.dtype));
   std::size_t at = 0;
@@ -318,6 +334,10 @@ void MpiFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src,
   const bool direct = !atomic_add && !(dst_local && src_local && dst.same_memory(src));
   if (direct && src.space == Space::Host) note_host(host_reads_, src);  // (staged: do_read)
   if (direct && dst_local) complete_local();  // dst may be the origin of a put in flight
+  if (direct) {
+    before_own_access(dst);
+    before_own_access(src);
+  }
   if (direct && dst_local && src_local) {
     runtime::copy_region(memory(dst), dst, memory(src), src);
     note_writes(dst);
@@ -361,20 +381,18 @@ void MpiFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtim
   const MPI_Aint disp = static_cast<MPI_Aint>(
       exec_.buffers[static_cast<std::size_t>(cell.buffer)].offset + cell.offset);
   const MPI_Op op = kind == ir::NotifyKind::Set ? MPI_REPLACE : MPI_SUM;
+  // Completed before this rank next reads its own signal cells (its own),
+  // or before it blocks or ends (a peer's), so that the notifies of a
+  // barrier or an epilogue complete together. The value must outlive the
+  // call until then.
+  if (notify_values_.size() == notify_values_.capacity()) flush_outstanding();
+  notify_values_.push_back(value);
+  check_mpi(
+      MPI_Accumulate(&notify_values_.back(), 1, MPI_INT32_T, owner, disp, 1, MPI_INT32_T, op, win_),
+      "MPI_Accumulate");
   if (cell.owner == rank_) {
-    // The rank reads its own cells directly: complete at once.
-    check_mpi(MPI_Accumulate(&value, 1, MPI_INT32_T, owner, disp, 1, MPI_INT32_T, op, win_),
-              "MPI_Accumulate");
-    check_mpi(MPI_Win_flush(owner, win_), "MPI_Win_flush");
+    own_signals_pending_ = true;
   } else {
-    // A peer's: completed before this rank blocks (or at the end of the
-    // run), so that notifies to many peers (a barrier) complete together.
-    // The value must outlive the call until then.
-    if (notify_values_.size() == notify_values_.capacity()) flush_outstanding();
-    notify_values_.push_back(value);
-    check_mpi(MPI_Accumulate(&notify_values_.back(), 1, MPI_INT32_T, owner, disp, 1, MPI_INT32_T,
-                             op, win_),
-              "MPI_Accumulate");
     note_outstanding(cell.owner, {disp, disp + 4}, false);
   }
   observe_notify(rank, site, cell, kind, value, std::nullopt);
@@ -396,6 +414,7 @@ bool MpiFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime:
                         ir::WaitKind cmp, std::int64_t expected,
                         const std::function<std::string()>& describe) {
   ANYP_CHECK(cell.owner == rank_, "a wait on another rank's cell");
+  settle_own_signals();  // the rank's own notifies, before it reads its cells
   std::atomic_ref<std::int32_t> value(*cell_address(cell));
   auto holds = [&](std::int32_t& v) {
     check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");

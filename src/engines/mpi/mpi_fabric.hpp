@@ -10,10 +10,10 @@
 //   atomic add        MPI_Accumulate(MPI_SUM) (FP16/BF16: compare-and-swap)
 //   notify            flush every peer with puts outstanding, MPI_Win_sync
 //                     if the rank stored into its own window since the last
-//                     one, MPI_Accumulate (SUM or REPLACE) on the cell; a
-//                     notify to the own cell is flushed at once, one to a
-//                     peer before the rank next blocks (so the P - 1
-//                     notifies of a barrier complete together)
+//                     one, MPI_Accumulate (SUM or REPLACE) on the cell,
+//                     flushed before the rank next reads its own signal
+//                     cells (its own) or blocks (a peer's): the P - 1
+//                     notifies of a barrier complete together
 //   wait              MPI_Win_sync + an acquire load of the own cell until
 //                     the comparison holds; MPI_Iprobe every 64 polls to
 //                     drive progress, sched_yield when oversubscribed; past
@@ -133,7 +133,7 @@ class MpiFabric final : public runtime::Fabric {
   std::byte* memory(const runtime::Region& r) const;
   // Byte displacement of a window buffer's byte `offset` in the window.
   MPI_Aint displacement(const runtime::Region& r, std::int64_t offset) const;
-  void read_local(const runtime::Region& src, std::byte* out) const;
+  void read_local(const runtime::Region& src, std::byte* out);
   void write_local(const runtime::Region& dst, const std::byte* in, bool atomic_add);
   // Adds the contiguous elements `in` into window region dst (any owner).
   void accumulate(const runtime::Region& dst, const std::byte* in);
@@ -167,6 +167,11 @@ class MpiFabric final : public runtime::Fabric {
   void complete_local();
   void flush_data();         // remote completion of every put and atomic add issued
   void flush_outstanding();  // ... and of every notify
+  // Completes this rank's notifies to its own cells (before it reads them).
+  void settle_own_signals();
+  // Before a direct access of region r: settle_own_signals() when r lies in
+  // one of this rank's own signal buffers.
+  void before_own_access(const runtime::Region& r);
   void note_writes(const runtime::Region& dst);  // host bytes and signal cells written as data
   // Per host argument: byte ranges [offset, offset + bytes).
   using HostRanges = std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>;
@@ -203,6 +208,7 @@ class MpiFabric final : public runtime::Fabric {
   std::int64_t staged_bytes_ = 0;         // in use, from the start
   bool local_pending_ = false;            // an Origin::LocalMemory put not yet complete
   bool own_stores_ = false;               // stores into the own window since the last MPI_Win_sync
+  bool own_signals_pending_ = false;      // notifies to own cells not yet flushed
   std::uint64_t progress_ = 0;
   std::int64_t blocked_waits_ = 0;
   Quiescence::Verdict verdict_ = Quiescence::Verdict::Continue;
