@@ -27,12 +27,12 @@
 set(ANYP_MPI_TMP ${CMAKE_CURRENT_BINARY_DIR}/mpi_tmp)
 
 # anyp_add_mpi_test(<name> NP <P> EXIT <code> [STDOUT <text>] [STDERR <text>]
-#                   [MCA <component>] COMMAND <exe> <args...>)
+#                   [MCA <component>] [ENV <VAR=value>] COMMAND <exe> <args...>)
 #   Runs `mpirun -n <P> [--mca osc <component>] <exe> <args...>` through
 #   expect_output.cmake. STDOUT/STDERR: the exact text (newlines as \n);
 #   STDERR_REGEX: a regex stderr must match.
 function(anyp_add_mpi_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NP;EXIT;STDOUT;STDERR;STDERR_REGEX;MCA" "COMMAND")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NP;EXIT;STDOUT;STDERR;STDERR_REGEX;MCA;ENV" "COMMAND")
   set(checks -DEXPECT_EXIT=${arg_EXIT})
   if(DEFINED arg_STDOUT)
     list(APPEND checks "-DEXPECT_STDOUT=${arg_STDOUT}")
@@ -61,7 +61,7 @@ function(anyp_add_mpi_test name)
   set_tests_properties(${name} PROPERTIES
     LABELS mpi
     TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT}
-    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;TMPDIR=${tmp};OMPI_MCA_orte_tmpdir_base=${tmp}")
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;TMPDIR=${tmp};OMPI_MCA_orte_tmpdir_base=${tmp};${arg_ENV}")
 endfunction()
 
 # ---- every example, mode and op at P = 2, 3, 4, and with osc rdma at P = 3 ----------
@@ -178,7 +178,18 @@ anyp_add_mpi_test(mpi.verbose.oversubscribed_rdma_named NP ${ANYP_OVERSUBSCRIBED
   COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --verbose)
 
 # ---- threads and MPI agree, bit for bit -----------------------------------------------
+# (It runs the threads engine's workers in the MPI processes: at P = 4, 5
+# MPI runs at MPI_THREAD_FUNNELED, the level for a program with threads of
+# its own.)
 foreach(P 2 3 4 5)
-  anyp_add_mpi_test(mpi.engines_agree.P${P} NP ${P} EXIT 0 STDOUT "OK\\n" STDERR ""
+  set(level "")
+  if(P GREATER 3)
+    set(level ANYP_MPI_THREAD_LEVEL=funneled)
+  endif()
+  anyp_add_mpi_test(mpi.engines_agree.P${P} NP ${P} EXIT 0 STDOUT "OK\\n" STDERR "" ENV "${level}"
     COMMAND $<TARGET_FILE:anyp_mpi_engines_agree>)
 endforeach()
+anyp_add_mpi_test(mpi.cli.bad_thread_level NP 2 EXIT 1 STDOUT ""
+  STDERR "anyp mpi engine: ANYP_MPI_THREAD_LEVEL is 'multiple'; it must be single (the default) or funneled\n"
+  ENV ANYP_MPI_THREAD_LEVEL=multiple
+  COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi)

@@ -18,7 +18,9 @@ std::string window_layout_text(const std::vector<runtime::WindowBuffer>& buffers
   std::string s = "window bytes per rank: " + std::to_string(window_bytes) + "\n";
   for (const auto& b : buffers) {
     s += "  " + b.name + ": offset " + std::to_string(b.offset) + ", slot " +
-         std::to_string(b.bytes) + " B, used " + std::to_string(b.used) + " B\n";
+         std::to_string(b.bytes) + " B, used " + std::to_string(b.used) + " B";
+    if (b.signal) s += b.credit_only ? ", signal (credits only)" : ", signal";
+    s += "\n";
   }
   return s;
 }

@@ -3,46 +3,89 @@
 
 #include <vector>
 
+#include "ir/op_attrs.hpp"
+
 namespace anyp::compiler {
 namespace {
 
 using runtime::Opcode;
 
-// Per code: is parameter i a signal view?
-std::vector<bool> signal_params(const runtime::LoweredCode& code) {
-  std::vector<bool> is_signal(static_cast<std::size_t>(code.num_views), false);
+// How a program uses a view.
+enum Use : unsigned {
+  kSignal = 1,     // the signal of a notify or wait
+  kNotCredit = 2,  // a Set notify, or a wait other than Ge
+  kData = 4,       // a data operand (load, store, read, write, put, get, flat ops)
+};
+
+// Per code: the uses of each parameter (0 for scalars).
+std::vector<unsigned> param_uses(const runtime::LoweredCode& code) {
+  std::vector<unsigned> use(static_cast<std::size_t>(code.num_views), 0);
   for (const auto& in : code.instrs) {
-    if (in.op == Opcode::Notify || in.op == Opcode::Wait) is_signal[in.a] = true;
+    switch (in.op) {
+      case Opcode::Notify:
+        use[in.a] |= kSignal;
+        if (static_cast<ir::NotifyKind>(in.sub) != ir::NotifyKind::AtomicAdd)
+          use[in.a] |= kNotCredit;
+        break;
+      case Opcode::Wait:
+        use[in.a] |= kSignal;
+        if (static_cast<ir::WaitKind>(in.sub) != ir::WaitKind::Ge) use[in.a] |= kNotCredit;
+        break;
+      case Opcode::Load:
+      case Opcode::RemoteLoad:
+      case Opcode::RemoteStore:
+      case Opcode::Read:
+      case Opcode::Write:
+      case Opcode::LoadFlat:
+      case Opcode::StoreFlat:
+        use[in.a] |= kData;
+        break;
+      case Opcode::Store:
+        use[in.b] |= kData;
+        break;
+      case Opcode::Put:
+      case Opcode::Get:
+      case Opcode::PutFlat:
+        use[in.a] |= kData;
+        use[in.c] |= kData;
+        break;
+      default:
+        break;
+    }
   }
-  // A view copied into a signal register is a signal too.
+  // A view copied into another register is used as that register is.
   for (bool changed = true; changed;) {
     changed = false;
     for (const auto& in : code.instrs) {
-      if (in.op == Opcode::MovView && is_signal[in.dst] && !is_signal[in.a]) {
-        is_signal[in.a] = true;
+      if (in.op == Opcode::MovView && (use[in.a] | use[in.dst]) != use[in.a]) {
+        use[in.a] |= use[in.dst];
         changed = true;
       }
     }
   }
-  std::vector<bool> params(code.param_regs.size(), false);
+  std::vector<unsigned> params(code.param_regs.size(), 0);
   for (std::size_t i = 0; i < params.size(); ++i)
-    params[i] = code.param_files[i] == 'v' && is_signal[code.param_regs[i]];
+    if (code.param_files[i] == 'v') params[i] = use[code.param_regs[i]];
   return params;
 }
 
 }  // namespace
 
 void mark_signal_buffers(runtime::Executable& exec) {
-  std::vector<std::vector<bool>> params;
-  for (const auto& code : exec.codes) params.push_back(signal_params(code));
+  std::vector<std::vector<unsigned>> params;
+  for (const auto& code : exec.codes) params.push_back(param_uses(code));
+  std::vector<unsigned> uses(exec.buffers.size(), 0);
   for (const auto& rank : exec.ranks) {
     for (const auto& d : rank) {
       for (std::size_t i = 0; i < d.args.size(); ++i) {
         const auto& a = d.args[i];
-        if (a.kind == runtime::ArgBinding::Kind::Window && params[d.code][i])
-          exec.buffers[a.buffer].signal = true;
+        if (a.kind == runtime::ArgBinding::Kind::Window) uses[a.buffer] |= params[d.code][i];
       }
     }
+  }
+  for (std::size_t b = 0; b < uses.size(); ++b) {
+    exec.buffers[b].signal = (uses[b] & kSignal) != 0;
+    exec.buffers[b].credit_only = uses[b] == kSignal;
   }
 }
 

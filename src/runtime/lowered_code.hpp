@@ -74,9 +74,12 @@ struct WindowBuffer {
   DType dtype = DType::INT8;        // as allocated (INT8 for a size in bytes)
   std::vector<std::int64_t> shape;  // as allocated ({bytes} for a size in bytes)
   bool signal = false;              // some notify/wait uses a view of it
-  std::int64_t offset = 0;          // bytes from the start of a rank's window
-  std::int64_t bytes = 0;           // slot size, rounded up to 32 B
-  std::int64_t used = 0;            // requested size
+  // Only credits: every access in the program is an AtomicAdd notify or a
+  // Ge wait, never data (so a credit's arrival order matters to no one).
+  bool credit_only = false;
+  std::int64_t offset = 0;  // bytes from the start of a rank's window
+  std::int64_t bytes = 0;   // slot size, rounded up to 32 B
+  std::int64_t used = 0;    // requested size
 };
 
 // How one parameter of a dispatch is bound on its rank.

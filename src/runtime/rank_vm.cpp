@@ -84,23 +84,24 @@ bool RankVm::enter_dispatch() {
 }
 
 RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
+  // pc and the instruction count live in registers here; save() puts them
+  // back before every way out of the loop (a failure included), and before
+  // a wait: a wait that parks the rank may hand it to another worker at
+  // once, so the VM must touch no member after it.
+  std::size_t pc = pc_;
+  std::int64_t ran = 0;
+  auto save = [&] {
+    pc_ = pc;
+    executed_ += ran;
+    ran = 0;
+  };
   try {
     for (;;) {
       if (!in_dispatch_ && !enter_dispatch()) return Outcome::Done;
       const Instr* const code = code_->instrs.data();
       const std::size_t size = code_->instrs.size();
       ScalarValue* const s = s_.data();  // not resized within a dispatch
-      // pc and the instruction count live in registers here; save() puts
-      // them back before every way out of the loop, and before a wait: a
-      // wait that parks the rank may hand it to another worker at once, so
-      // the VM must touch no member after it.
-      std::size_t pc = pc_;
-      std::int64_t ran = 0;
-      auto save = [&] {
-        pc_ = pc;
-        executed_ += ran;
-        ran = 0;
-      };
+      pc = pc_;
       while (pc < size) {
         if (budget-- <= 0) {
           save();
@@ -237,14 +238,17 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
       ++dispatch_;
     }
   } catch (const VmFailure& f) {
+    save();
     error_ = f.message;
     return Outcome::Failed;
   } catch (const std::bad_alloc&) {
+    save();
     error_ = "run error: rank " + std::to_string(rank_) +
              ": out of memory (std::bad_alloc); the run (or its race checker) needs more memory "
              "than this machine has at this P";
     return Outcome::Failed;
   } catch (const std::exception& e) {  // an InternalError, or anything else unexpected
+    save();
     error_ = e.what();
     return Outcome::Failed;
   }

@@ -157,7 +157,7 @@ incore put_step(%x: Tensor[1, 64] FP32 in, %y: Tensor[1, 64] FP32 out, %src: Dis
 const char* const kRingWindowLayout = R"(window bytes per rank: 544
   src_buf: offset 0, slot 256 B, used 256 B
   dst_buf: offset 256, slot 256 B, used 256 B
-  signal_buf: offset 512, slot 32 B, used 4 B
+  signal_buf: offset 512, slot 32 B, used 4 B, signal (credits only)
 )";
 
 TEST(IrGolden07, RingGetSymbolic) { EXPECT_EQ(anyp_test::ring_get().ir_text(), kRingGetSymbolic); }
@@ -299,11 +299,11 @@ TEST(IrGoldenNr, ChunksWindowLayoutFollowsP) {
   // bytes, in a slot rounded up to 32 B.
   EXPECT_EQ(compile_chunks(2).window_layout(), R"(window bytes per rank: 544
   data: offset 0, slot 512 B, used 512 B
-  signal: offset 512, slot 32 B, used 8 B
+  signal: offset 512, slot 32 B, used 8 B, signal (credits only)
 )");
   EXPECT_EQ(compile_chunks(8).window_layout(), R"(window bytes per rank: 2080
   data: offset 0, slot 2048 B, used 2048 B
-  signal: offset 2048, slot 32 B, used 32 B
+  signal: offset 2048, slot 32 B, used 32 B, signal (credits only)
 )");
 }
 

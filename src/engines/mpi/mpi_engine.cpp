@@ -47,6 +47,7 @@ std::uint64_t layout_hash(const runtime::Executable& exec) {
     mix_int(b.bytes);
     mix_int(static_cast<std::int64_t>(b.dtype));
     mix_int(b.signal);
+    mix_int(b.credit_only);
   }
   for (const auto& c : exec.codes) {
     mix(c.function.data(), c.function.size());
@@ -298,6 +299,7 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
   runtime::RankVm::Outcome outcome;
   while ((outcome = vm.run(options.preempt_budget)) == runtime::RankVm::Outcome::Yield) {
     ++result.preemptions;
+    fabric.flush_outstanding();
     fabric.poke();
   }
   fabric.flush_all();

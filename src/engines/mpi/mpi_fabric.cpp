@@ -122,12 +122,11 @@ void MpiFabric::note_outstanding(std::int64_t peer, std::pair<std::int64_t, std:
       range = {std::min(range.first, lo), std::max(range.second, hi)};
     o.ranges.assign(1, range);
   }
-  if (data && !o.data) {
-    o.data = true;
-    data_peers_.push_back(peer);
-  } else if (!data && !o.signals) {
-    o.signals = true;
-    signal_peers_.push_back(peer);
+  (data ? o.data : o.signals) = true;
+  bool& listed = data ? o.in_data_peers : o.in_signal_peers;
+  if (!listed) {
+    listed = true;
+    (data ? data_peers_ : signal_peers_).push_back(peer);
   }
 }
 
@@ -148,8 +147,11 @@ void MpiFabric::complete_local() {
 }
 
 void MpiFabric::flush_data() {
-  for (const std::int64_t peer : data_peers_)
-    if (outstanding_[static_cast<std::size_t>(peer)].data) flush_peer(peer);
+  for (const std::int64_t peer : data_peers_) {
+    Outstanding& o = outstanding_[static_cast<std::size_t>(peer)];
+    if (o.data) flush_peer(peer);
+    o.in_data_peers = false;
+  }
   data_peers_.clear();
   // Every put went to a peer just flushed: their origins are free.
   staged_bytes_ = 0;
@@ -171,8 +173,11 @@ void MpiFabric::before_own_access(const Region& r) {
 void MpiFabric::flush_outstanding() {
   settle_own_signals();
   flush_data();
-  for (const std::int64_t peer : signal_peers_)
-    if (outstanding_[static_cast<std::size_t>(peer)].signals) flush_peer(peer);
+  for (const std::int64_t peer : signal_peers_) {
+    Outstanding& o = outstanding_[static_cast<std::size_t>(peer)];
+    if (o.signals) flush_peer(peer);
+    o.in_signal_peers = false;
+  }
   signal_peers_.clear();
   notify_values_.clear();  // every notify is complete: its origin is free
 }
@@ -180,8 +185,13 @@ void MpiFabric::flush_outstanding() {
 void MpiFabric::flush_all() {
   check_mpi(MPI_Win_flush_all(win_), "MPI_Win_flush_all");
   own_signals_pending_ = false;
-  for (const std::int64_t peer : data_peers_) settled(peer);
-  for (const std::int64_t peer : signal_peers_) settled(peer);
+  for (auto* list : {&data_peers_, &signal_peers_}) {
+    for (const std::int64_t peer : *list) {
+      Outstanding& o = outstanding_[static_cast<std::size_t>(peer)];
+      settled(peer);
+      o.in_data_peers = o.in_signal_peers = false;
+    }
+  }
   data_peers_.clear();
   signal_peers_.clear();
   notify_values_.clear();
@@ -381,19 +391,39 @@ void MpiFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtim
   const MPI_Aint disp = static_cast<MPI_Aint>(
       exec_.buffers[static_cast<std::size_t>(cell.buffer)].offset + cell.offset);
   const MPI_Op op = kind == ir::NotifyKind::Set ? MPI_REPLACE : MPI_SUM;
-  // Completed before this rank next reads its own signal cells (its own),
-  // or before it blocks or ends (a peer's), so that the notifies of a
-  // barrier or an epilogue complete together. The value must outlive the
-  // call until then.
-  if (notify_values_.size() == notify_values_.capacity()) flush_outstanding();
-  notify_values_.push_back(value);
-  check_mpi(
-      MPI_Accumulate(&notify_values_.back(), 1, MPI_INT32_T, owner, disp, 1, MPI_INT32_T, op, win_),
-      "MPI_Accumulate");
-  if (cell.owner == rank_) {
-    own_signals_pending_ = true;
+  const bool own = cell.owner == rank_;
+  // A credit (an AtomicAdd into a buffer the program uses only for credits:
+  // a positive one to a peer, any to the own cell) can only make waits
+  // true, whatever order it lands in: it completes with the rank's other
+  // outstanding operations before the rank blocks or ends (the own cell's
+  // before the rank reads its cells), so the P - 1 credits of a barrier
+  // complete together. Any other notify may be read as data through a
+  // later notify (a Set count, a counter read after a barrier), so it
+  // completes now, before anything the rank does next.
+  const bool credit = kind == ir::NotifyKind::AtomicAdd &&
+                      exec_.buffers[static_cast<std::size_t>(cell.buffer)].credit_only &&
+                      (own || value > 0);
+  if (!credit) {
+    check_mpi(MPI_Accumulate(&value, 1, MPI_INT32_T, owner, disp, 1, MPI_INT32_T, op, win_),
+              "MPI_Accumulate");
+    check_mpi(MPI_Win_flush(owner, win_), "MPI_Win_flush");
+    if (own) {
+      own_signals_pending_ = false;  // the flush completed those too
+    } else {
+      settled(cell.owner);
+    }
   } else {
-    note_outstanding(cell.owner, {disp, disp + 4}, false);
+    // The value must outlive the call until the flush.
+    if (notify_values_.size() == notify_values_.capacity()) flush_outstanding();
+    notify_values_.push_back(value);
+    check_mpi(MPI_Accumulate(&notify_values_.back(), 1, MPI_INT32_T, owner, disp, 1, MPI_INT32_T,
+                             op, win_),
+              "MPI_Accumulate");
+    if (own) {
+      own_signals_pending_ = true;
+    } else {
+      note_outstanding(cell.owner, {disp, disp + 4}, false);
+    }
   }
   observe_notify(rank, site, cell, kind, value, std::nullopt);
   runtime::NotifierTally& t = notified_[CellKey{cell.owner, cell.buffer, cell.offset}];

@@ -10,10 +10,12 @@
 //   atomic add        MPI_Accumulate(MPI_SUM) (FP16/BF16: compare-and-swap)
 //   notify            flush every peer with puts outstanding, MPI_Win_sync
 //                     if the rank stored into its own window since the last
-//                     one, MPI_Accumulate (SUM or REPLACE) on the cell,
-//                     flushed before the rank next reads its own signal
-//                     cells (its own) or blocks (a peer's): the P - 1
-//                     notifies of a barrier complete together
+//                     one, MPI_Accumulate (SUM or REPLACE) on the cell and
+//                     a flush of it; a credit (an AtomicAdd into a
+//                     credit-only buffer: positive to a peer, any to the own
+//                     cell) is flushed only before the rank reads its own
+//                     cells (its own) or blocks (a peer's), so the P - 1
+//                     credits of a barrier complete together
 //   wait              MPI_Win_sync + an acquire load of the own cell until
 //                     the comparison holds; MPI_Iprobe every 64 polls to
 //                     drive progress, sched_yield when oversubscribed; past
@@ -97,6 +99,9 @@ class MpiFabric final : public runtime::Fabric {
 
   // Drives MPI progress (between VM slices, and while finished).
   void poke();
+  // Completes everything outstanding (between VM slices, so that a rank
+  // that computes for long delays no peer's credit).
+  void flush_outstanding();
   // Completes every put, atomic add and notify this rank issued.
   void flush_all();
   // Bumped whenever a wait of this rank is satisfied.
@@ -165,8 +170,7 @@ class MpiFabric final : public runtime::Fabric {
   std::pair<std::int64_t, std::int64_t> window_range(const runtime::Region& r) const;
   // Completes the puts whose origin is local memory (before that memory is written).
   void complete_local();
-  void flush_data();         // remote completion of every put and atomic add issued
-  void flush_outstanding();  // ... and of every notify
+  void flush_data();  // remote completion of every put and atomic add issued
   // Completes this rank's notifies to its own cells (before it reads them).
   void settle_own_signals();
   // Before a direct access of region r: settle_own_signals() when r lies in
@@ -195,11 +199,12 @@ class MpiFabric final : public runtime::Fabric {
   struct Outstanding {
     bool data = false;
     bool signals = false;
+    bool in_data_peers = false, in_signal_peers = false;        // listed below
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;  // window bytes of both
   };
   std::vector<Outstanding> outstanding_;
-  // The peers that got data / notifies since the last flush of that kind
-  // (a peer flushed since is skipped).
+  // The peers that got data / credits since the last flush of that kind,
+  // each once (a peer flushed since is skipped).
   std::vector<std::int64_t> data_peers_, signal_peers_;
   // The values of notifies not yet flushed (MPI reads them until then);
   // never grows past its capacity, so the addresses stay put.

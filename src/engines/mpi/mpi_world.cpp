@@ -33,7 +33,24 @@ void choose_osc_component() {
   const long local = launched("OMPI_COMM_WORLD_LOCAL_SIZE");
   const long world = launched("OMPI_COMM_WORLD_SIZE");
   const long cores = static_cast<long>(std::max(1u, std::thread::hardware_concurrency()));
-  if (local > 0 && local == world && local > cores) setenv("OMPI_MCA_osc", "sm,pt2pt", 0);
+  if (local > 0 && local == world && local > cores) setenv("OMPI_MCA_osc", "sm", 0);
+}
+
+// MPI_THREAD_SINGLE, or MPI_THREAD_FUNNELED with ANYP_MPI_THREAD_LEVEL=funneled
+// (for a program that runs threads of its own beside the engine).
+int thread_level() {
+  const char* text = std::getenv("ANYP_MPI_THREAD_LEVEL");
+  if (text == nullptr || std::strcmp(text, "single") == 0) return MPI_THREAD_SINGLE;
+  if (std::strcmp(text, "funneled") == 0) return MPI_THREAD_FUNNELED;
+  // Every process gets here before MPI is up: process 0 speaks for all.
+  const long rank = launched("OMPI_COMM_WORLD_RANK");
+  if (rank == 0) {
+    std::fprintf(stderr,
+                 "anyp mpi engine: ANYP_MPI_THREAD_LEVEL is '%s'; it must be single (the default) "
+                 "or funneled\n",
+                 text);
+  }
+  std::exit(1);
 }
 
 }  // namespace
@@ -48,11 +65,11 @@ World::World() {
   MPI_Initialized(&initialized);
   if (!initialized) {
     choose_osc_component();
-    // MPI_THREAD_SINGLE: the process runs no thread of anyp's (the backstop
+    // MPI_THREAD_SINGLE: the engine runs no thread of its own (the backstop
     // is a timer), and at any higher level Open MPI locks a mutex in every
     // flush (measured: 0.2 -> 0.26 us per 256-byte hop at P = 2).
     int provided = 0;
-    check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided), "MPI_Init_thread");
+    check_mpi(MPI_Init_thread(nullptr, nullptr, thread_level(), &provided), "MPI_Init_thread");
     std::atexit(finalize_at_exit);
   }
   check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &control_), "MPI_Comm_dup");

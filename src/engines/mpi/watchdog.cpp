@@ -15,6 +15,7 @@ namespace anyp::mpi {
 namespace {
 
 constexpr long kTickMs = 200;
+const int kSignal = SIGRTMIN + 5;
 
 // What the handler reads; set by the armed Watchdog.
 std::atomic<const std::atomic<std::uint64_t>*> watched{nullptr};
@@ -24,8 +25,7 @@ long limit_ticks = 0;
 char message[256];
 std::size_t message_length = 0;
 
-timer_t timer;
-std::once_flag timer_created;
+std::once_flag handler_installed;
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
               "the handler needs lock-free atomics");
@@ -44,22 +44,32 @@ extern "C" void on_tick(int) {
   _exit(1);
 }
 
-void create_timer() {
+void install_handler() {
   struct sigaction action {};
   action.sa_handler = on_tick;
   action.sa_flags = SA_RESTART;  // a tick never fails a system call
   sigemptyset(&action.sa_mask);
-  sigaction(SIGRTMIN + 5, &action, nullptr);
+  sigaction(kSignal, &action, nullptr);
+}
+
+// A timer whose ticks go to the calling thread (the one running the rank),
+// not to any thread of the process (Open MPI's, PMIx's): their system
+// calls are never interrupted, and the handler runs where the Watchdog is
+// destroyed, never concurrently with it.
+timer_t create_timer() {
   struct sigevent event {};
-  event.sigev_notify = SIGEV_SIGNAL;
-  event.sigev_signo = SIGRTMIN + 5;
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = kSignal;
+  event._sigev_un._tid = static_cast<pid_t>(gettid());  // glibc 2.36 has no sigev_notify_thread_id
+  timer_t timer{};
   if (timer_create(CLOCK_MONOTONIC, &event, &timer) != 0) {
     std::perror("anyp mpi engine: timer_create (the backstop)");
     std::exit(1);
   }
+  return timer;
 }
 
-void set_interval(long ms) {
+void set_interval(timer_t timer, long ms) {
   struct itimerspec spec {};
   spec.it_interval.tv_sec = ms / 1000;
   spec.it_interval.tv_nsec = ms % 1000 * 1000000;
@@ -78,7 +88,7 @@ int Watchdog::limit_seconds() {
 }
 
 Watchdog::Watchdog(const std::atomic<std::uint64_t>& heartbeat, int rank) {
-  std::call_once(timer_created, create_timer);
+  std::call_once(handler_installed, install_handler);
   const int limit = limit_seconds();
   const int n =
       std::snprintf(message, sizeof message,
@@ -90,11 +100,12 @@ Watchdog::Watchdog(const std::atomic<std::uint64_t>& heartbeat, int rank) {
   last_seen.store(heartbeat.load(std::memory_order_relaxed), std::memory_order_relaxed);
   still_ticks.store(0, std::memory_order_relaxed);
   watched.store(&heartbeat, std::memory_order_release);
-  set_interval(kTickMs);
+  timer_ = create_timer();
+  set_interval(timer_, kTickMs);
 }
 
 Watchdog::~Watchdog() {
-  set_interval(0);  // disarmed: no more ticks
+  timer_delete(timer_);  // disarmed: no more ticks
   watched.store(nullptr, std::memory_order_release);
 }
 

@@ -6,12 +6,15 @@
 // says so on stderr and exits 1, and mpirun ends the others.
 //
 // It is a POSIX timer, not a thread: a tick every 200 ms raises a real-time
-// signal (SIGRTMIN + 5) whose handler compares the heartbeat with the last
-// tick's, and on the limit writes the prepared message and _exits. So the
-// process runs no thread of anyp's, and MPI runs at MPI_THREAD_SINGLE, where
-// Open MPI's one-sided calls take no locks (mpi_world.hpp). The timer ticks
-// only while a Watchdog is alive (one run); one Watchdog at a time.
+// signal (SIGRTMIN + 5) in the thread that made the Watchdog, whose handler
+// compares the heartbeat with the last tick's, and on the limit writes the
+// prepared message and _exits. So the process runs no thread of anyp's, and
+// MPI runs at MPI_THREAD_SINGLE, where Open MPI's one-sided calls take no
+// locks (mpi_world.hpp). The timer ticks only while a Watchdog is alive (one
+// run); one Watchdog at a time.
 #pragma once
+
+#include <time.h>
 
 #include <atomic>
 #include <cstdint>
@@ -29,6 +32,9 @@ class Watchdog {
 
   // The limit in seconds: ANYP_MPI_BACKSTOP_SECONDS, or 300.
   static int limit_seconds();
+
+ private:
+  timer_t timer_{};
 };
 
 }  // namespace anyp::mpi

@@ -8,15 +8,38 @@
 
 namespace anyp::mpi {
 
+namespace {
+
+// The kept window. A plain pointer, not a static with a destructor: it is
+// freed inside MPI_Finalize, which first deletes MPI_COMM_SELF's attributes
+// (release_kept_window), while MPI is whole, whoever finalizes (anyp at
+// exit, or a program that initialized MPI itself); exit-time destructors
+// run in an order that could come after MPI_Finalize.
+Window* kept = nullptr;
+
+int release_kept_window(MPI_Comm, int, void*, void*) {
+  delete kept;
+  kept = nullptr;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
 Window& Window::for_run(MPI_Comm comm, std::int64_t bytes) {
-  // Destroyed at exit before MPI_Finalize: World registers that handler
-  // first, and handlers run in reverse order.
-  static std::unique_ptr<Window> kept;
-  if (kept && bytes <= kept->capacity()) {
+  static const bool release_at_finalize = [] {
+    int keyval = MPI_KEYVAL_INVALID;
+    check_mpi(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, release_kept_window, &keyval, nullptr),
+              "MPI_Comm_create_keyval");
+    check_mpi(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr), "MPI_Comm_set_attr");
+    return true;
+  }();
+  (void)release_at_finalize;
+  if (kept != nullptr && bytes <= kept->capacity()) {
     kept->zero(comm, bytes);
   } else {
-    kept.reset();  // collective, as the allocation below
-    kept = std::make_unique<Window>(comm, bytes);
+    delete kept;  // collective, as the allocation below
+    kept = nullptr;
+    kept = new Window(comm, bytes);
   }
   return *kept;
 }

@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
 
 namespace anyp::mpi {
@@ -23,7 +22,8 @@ class Window {
   // a run of a small program): a run that fits reuses it, zeroing only
   // the `bytes` it uses; a larger one frees it and allocates its own. Every
   // process makes the same choice, since every run's size is the same on
-  // every process. The window is freed at exit (before MPI_Finalize).
+  // every process. The window is freed when MPI is finalized (a delete
+  // callback of an MPI_COMM_SELF attribute).
   static Window& for_run(MPI_Comm comm, std::int64_t bytes);
 
   // Collective over `comm`: a window of `bytes`, zeroed, its epoch open.
