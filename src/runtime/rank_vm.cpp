@@ -309,11 +309,25 @@ void RankVm::region_out_of_bounds(const Instr& in, const ViewReg& v, std::int64_
 void RankVm::check_flat(const Instr& in, const ViewReg& v, std::int64_t owner, std::int64_t offset,
                         std::int64_t len) const {
   const std::int64_t n = v.elements;
-  if (offset < 0 || len < 0 || len > n || offset > n - len) {
-    fail(in, "elements [" + std::to_string(offset) + ", " + std::to_string(offset + len) +
-                 ") are outside the " + std::to_string(n) + "-element view " + list_text(v.shape) +
-                 " (" + memory_text(v, owner) + ")");
-  }
+  if (offset < 0 || len < 0 || len > n || offset > n - len) [[unlikely]]
+    flat_out_of_bounds(in, v, owner, offset, len);
+}
+
+void RankVm::flat_out_of_bounds(const Instr& in, const ViewReg& v, std::int64_t owner,
+                                std::int64_t offset, std::int64_t len) const {
+  fail(in, "elements [" + std::to_string(offset) + ", " + std::to_string(offset + len) +
+               ") are outside the " + std::to_string(v.elements) + "-element view " +
+               list_text(v.shape) + " (" + memory_text(v, owner) + ")");
+}
+
+Region RankVm::flat_region(const Instr& in, const ViewReg& v, std::int64_t owner,
+                           std::span<const std::int64_t, 1> flat_shape,
+                           std::span<const std::int64_t, 1> offset,
+                           std::span<const std::int64_t, 1> len) const {
+  if (v.space == Space::Host && owner != rank_) [[unlikely]]
+    fail(in, "a host tensor is not reachable from another rank");
+  return Region::flat(v.space, v.id, v.space == Space::Window ? owner : -1, v.base, v.dtype,
+                      flat_shape, offset, len);
 }
 
 Region RankVm::region(const Instr& in, const ViewReg& v, std::int64_t owner,
@@ -450,7 +464,7 @@ void RankVm::flat_op(const Instr& in) {
     case Opcode::LoadFlat: {
       const std::array<std::int64_t, 1> len{s_[in.idx[1]].as_int()};
       check_flat(in, v, peer, offset[0], len[0]);
-      const Region r = region(in, v, peer, offset, len, flat_shape);
+      const Region r = flat_region(in, v, peer, flat_shape, offset, len);
       ctx_->fabric->read(rank_, site(in), r, shape_tile(t_[in.dst], v.dtype, len, len[0]));
       return;
     }
@@ -459,7 +473,7 @@ void RankVm::flat_op(const Instr& in) {
       ANYP_CHECK(t.dtype == v.dtype, "store.flat of a tile into a view of another dtype");
       const std::array<std::int64_t, 1> len{t.elements()};
       check_flat(in, v, peer, offset[0], len[0]);
-      const Region r = region(in, v, peer, offset, len, flat_shape);
+      const Region r = flat_region(in, v, peer, flat_shape, offset, len);
       ctx_->fabric->write(rank_, site(in), r, t.data.data(), false);
       return;
     }
@@ -470,8 +484,8 @@ void RankVm::flat_op(const Instr& in) {
       const std::array<std::int64_t, 1> len{s_[in.idx[2]].as_int()};
       check_flat(in, v, peer, offset[0], len[0]);
       check_flat(in, src, rank_, src_offset[0], len[0]);
-      const Region d = region(in, v, peer, offset, len, flat_shape);
-      const Region s = region(in, src, rank_, src_offset, len, src_shape);
+      const Region d = flat_region(in, v, peer, flat_shape, offset, len);
+      const Region s = flat_region(in, src, rank_, src_shape, src_offset, len);
       ctx_->fabric->copy(rank_, site(in), d, s, false);
       return;
     }

@@ -89,6 +89,14 @@ class RankVm {
   // Checks [offset, offset + len) lies inside the view's elements.
   void check_flat(const Instr& in, const ViewReg& v, std::int64_t owner, std::int64_t offset,
                   std::int64_t len) const;
+  [[noreturn, gnu::cold]] void flat_out_of_bounds(const Instr& in, const ViewReg& v,
+                                                  std::int64_t owner, std::int64_t offset,
+                                                  std::int64_t len) const;
+  // Elements [offset, offset + len) of `owner`'s copy of view v seen flat.
+  Region flat_region(const Instr& in, const ViewReg& v, std::int64_t owner,
+                     std::span<const std::int64_t, 1> flat_shape,
+                     std::span<const std::int64_t, 1> offset,
+                     std::span<const std::int64_t, 1> len) const;
   // "rank 1's window 'dst'", or "host tensor 'x'": whose memory v is.
   std::string memory_text(const ViewReg& v, std::int64_t owner) const;
   // The region [offs, offs + extent) of `owner`'s copy of view v, seen with

@@ -40,24 +40,31 @@ struct Region {
   // The whole view (offsets 0, extent = shape), of `elements` elements.
   static Region whole(Space space, std::int32_t id, std::int64_t owner, std::int64_t base,
                       DType dtype, std::span<const std::int64_t> shape, std::int64_t elements);
+  // Elements [offset[0], offset[0] + length[0]) of a view seen flat, with
+  // `flat_shape` = {its element count} (the three one-element arrays must
+  // outlive the region).
+  static Region flat(Space space, std::int32_t id, std::int64_t owner, std::int64_t base,
+                     DType dtype, std::span<const std::int64_t, 1> flat_shape,
+                     std::span<const std::int64_t, 1> offset,
+                     std::span<const std::int64_t, 1> length);
 
  private:
-  struct Whole {};
-  // A whole view of `nbytes` (its layout is known).
-  Region(Whole, Space space_, std::int32_t id_, std::int64_t owner_, std::int64_t base_,
-         DType dtype_, std::span<const std::int64_t> shape_, std::span<const std::int64_t> zeros,
-         std::int64_t nbytes_)
+  struct Contiguous {};
+  // A contiguous region of `nbytes` from byte `first_` (its layout is known).
+  Region(Contiguous, Space space_, std::int32_t id_, std::int64_t owner_, std::int64_t base_,
+         DType dtype_, std::span<const std::int64_t> shape_, std::span<const std::int64_t> offsets_,
+         std::span<const std::int64_t> extent_, std::int64_t first_, std::int64_t nbytes_)
       : space(space_),
         id(id_),
         owner(owner_),
         base(base_),
         dtype(dtype_),
         shape(shape_),
-        offsets(zeros),
-        extent(shape_),
+        offsets(offsets_),
+        extent(extent_),
         nbytes(nbytes_),
-        first(base_),
-        end(base_ + nbytes_) {}
+        first(first_),
+        end(first_ + nbytes_) {}
 
  public:
   Space space = Space::Window;
@@ -169,8 +176,18 @@ inline Region Region::whole(Space space, std::int32_t id, std::int64_t owner, st
                             DType dtype, std::span<const std::int64_t> shape,
                             std::int64_t elements) {
   const std::int64_t nbytes = elements * static_cast<std::int64_t>(dtype_bytes(dtype));
-  return Region(Whole{}, space, id, owner, base, dtype, shape,
-                std::span<const std::int64_t>(kZeroOffsets.data(), shape.size()), nbytes);
+  return Region(Contiguous{}, space, id, owner, base, dtype, shape,
+                std::span<const std::int64_t>(kZeroOffsets.data(), shape.size()), shape, base,
+                nbytes);
+}
+
+inline Region Region::flat(Space space, std::int32_t id, std::int64_t owner, std::int64_t base,
+                           DType dtype, std::span<const std::int64_t, 1> flat_shape,
+                           std::span<const std::int64_t, 1> offset,
+                           std::span<const std::int64_t, 1> length) {
+  const auto esize = static_cast<std::int64_t>(dtype_bytes(dtype));
+  return Region(Contiguous{}, space, id, owner, base, dtype, flat_shape, offset, length,
+                base + offset[0] * esize, length[0] * esize);
 }
 
 template <class F>
