@@ -13,7 +13,8 @@
 #                                     printed once, exit 1; 13 (one host row written
 #                                     by every rank) is the MPI engine's own run error
 #   mpi.cli.*                         usage errors: -d against the world size,
-#                                     threads-only flags, one process
+#                                     threads-only flags, one process; the cost
+#                                     card, modeled time included, as on threads
 #   mpi.engines_agree.P<P>            threads and MPI: bitwise-identical outputs
 #                                     and identical cost cards (tests/mpi/engines_agree.cpp)
 #   mpi.verbose.*                     --verbose names the osc component, the one
@@ -157,7 +158,7 @@ anyp_add_mpi_test(mpi.cli.unknown_engine_printed_once NP 2 EXIT 2 STDOUT ""
   STDERR "--engine: engine 'bogus' is not available; supported engines: threads, mpi\n"
   COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine bogus)
 anyp_add_mpi_test(mpi.cli.cost_card NP 3 EXIT 0
-  STDOUT "OK\\ncost card (P=3)\\n  rank   bytes_in  bytes_out    RMA  notify    +E   wait\\n     0        256        256      1       1     0      1\\n     1        256        256      1       1     0      1\\n     2        256        256      1       1     0      1\\n total        768        768      3       3     0      3\\n"
+  STDOUT "OK\\ncost card (P=3)\\n  rank   bytes_in  bytes_out    RMA  notify    +E   wait    time_us  rounds\\n     0        256        256      1       1     0      1      4.202       1\\n     1        256        256      1       1     0      1      4.202       1\\n     2        256        256      1       1     0      1      4.202       1\\n total        768        768      3       3     0      3      4.202       1\\n(time: modeled on a2a3sim, the total is the makespan)\\n"
   COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --cost)
 foreach(osc rdma sm)
   anyp_add_mpi_test(mpi.verbose.osc_${osc} NP 2 EXIT 0 STDOUT "OK\\n" MCA ${osc}

@@ -17,6 +17,7 @@
 
 #include "anyp/host_tensor.hpp"
 #include "anyp/run_config.hpp"
+#include "anyp/timeline.hpp"
 
 namespace anyp {
 
@@ -65,6 +66,8 @@ struct RunStats {
   std::int64_t preemptions = 0;     // times a rank was preempted
   std::int64_t schedule_steps = 0;  // PCT: steps with two or more ranks ready
   int workers = 0;
+  // With RunConfig::timeline: the run on the cost model's clock.
+  std::shared_ptr<const Timeline> timeline;
 };
 
 // Drops every cached plan (compile() caches one per program, bound dims,

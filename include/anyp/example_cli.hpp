@@ -53,6 +53,9 @@ struct Options {
   std::uint64_t schedule_seed = 0;
   std::string output_dir;              // --compile-only target (one dir per P)
   bool cost = false;                   // --cost: print the cost card after OK
+  bool timeline = false;               // --timeline: print the modeled timeline after OK
+  std::string trace;                   // --trace FILE: write it as a Chrome trace
+  std::string model;                   // --model FILE: the cost model (default: the platform's)
   bool check_races = false;            // --check-races
   std::int64_t preempt_budget = 4096;  // --preempt-budget N
   int explore = 0;                     // --explore N: run N PCT schedules
@@ -113,10 +116,15 @@ bool check_close(std::string_view name, const HostTensor& out, const HostTensor&
                  std::int64_t world_size);
 // Prints "OK" and returns 0 when every check passed, else returns 1.
 int report(const std::vector<bool>& checks);
-// As above; with --cost, also prints the run's cost card after "OK".
+// As above; after "OK", with --cost the run's cost card, with --timeline
+// its modeled timeline (timeline_output.hpp), and with --trace FILE the
+// timeline written as a Chrome trace.
 int report(const std::vector<bool>& checks, const Options& options, const RunStats& stats);
 // The cost card: one row per rank (bytes in/out through peer windows, RMA
-// ops, notifies to peers, local epilogue notifies "+E", waits) and a total.
+// ops, notifies to peers, local epilogue notifies "+E", waits) and a total;
+// with a modeled timeline also the rank's modeled finish time (us) and
+// rounds (the longest chain of notify -> wait edges between ranks), and in
+// the total row the makespan and the run's rounds.
 std::string cost_card(const RunStats& stats);
 // Writes the artifact to the options' output dir, prints
 // "compile_only done: <dir>" and returns 0.

@@ -48,6 +48,11 @@ struct RunConfig {
   // (program order and notify -> wait); a run with unordered conflicting
   // accesses throws anyp::RaceError naming both.
   bool check_races = false;
+  // Compute the run's modeled timeline (RunStats::timeline, timeline.hpp)
+  // with the platform's cost model (models/<platform>.model), or with the
+  // model file `model_file` when it is non-empty.
+  bool timeline = false;
+  std::string model_file;
   // Non-empty: compile() writes the artifact into this directory.
   std::string output_dir;
 

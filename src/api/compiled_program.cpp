@@ -15,6 +15,9 @@
 #include "engines/engine_registry.hpp"
 #include "runtime/cost_counter.hpp"
 #include "runtime/race/race_checker.hpp"
+#include "runtime/timeline/cost_model.hpp"
+#include "runtime/timeline/simulate.hpp"
+#include "runtime/timeline/timeline_recorder.hpp"
 
 namespace anyp {
 namespace {
@@ -141,6 +144,19 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
     races = std::make_unique<runtime::race::RaceChecker>(exec);
     observers.attach(races.get());
   }
+  std::unique_ptr<runtime::TimelineRecorder> recorder;
+  const runtime::CostModel* model = nullptr;
+  runtime::CostModel file_model;
+  if (config_.timeline) {
+    if (config_.model_file.empty()) {
+      model = &runtime::platform_cost_model(plan_->platform);
+    } else {
+      file_model = runtime::load_cost_model(config_.model_file);
+      model = &file_model;
+    }
+    recorder = std::make_unique<runtime::TimelineRecorder>(exec.world_size);
+    observers.attach(recorder.get());
+  }
   const runtime::EngineResult result =
       engine->run(exec, host_args, engine_options(config_, exec.world_size), observers);
   if (races && races->found()) {
@@ -171,6 +187,16 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
   stats.preemptions = totals[2];
   stats.schedule_steps = result.schedule_steps;
   stats.workers = result.workers;
+  if (recorder) {
+    // On a multi-process engine each process recorded its own rank: every
+    // process gathers all ranks' events and simulates them alike.
+    const std::vector<std::string> parts = engine->gather_over_processes(recorder->serialize());
+    runtime::TimelineRecorder all(exec.world_size);
+    if (parts.size() > 1)
+      for (const std::string& part : parts) all.merge(part);
+    stats.timeline = std::make_shared<const Timeline>(runtime::simulate_timeline(
+        exec, parts.size() > 1 ? all.events() : recorder->events(), *model));
+  }
   return stats;
 }
 

@@ -20,6 +20,7 @@
 
 #include "anyp/engines.hpp"
 #include "anyp/errors.hpp"
+#include "anyp/timeline_output.hpp"
 
 namespace anyp::cli {
 namespace {
@@ -180,6 +181,8 @@ RunConfig Options::config() const {
   config.pct.depth = explore_depth;
   config.pct.steps = pct_steps;
   config.engine = engine;
+  config.timeline = cost || timeline || !trace.empty();
+  config.model_file = model;
   return config;
 }
 
@@ -250,7 +253,17 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
     app.add_flag("--fixed", options.fixed, "Run the corrected program instead of the pitfall");
   }
   app.add_flag("--cost", options.cost,
-               "After OK, print the cost card counted from the run (per rank and total)");
+               "After OK, print the cost card counted from the run (per rank and total), with "
+               "the modeled time and rounds");
+  app.add_flag("--timeline", options.timeline,
+               "After OK, print the run's modeled timeline: per-rank finish, busy and wait time, "
+               "and the critical path");
+  app.add_option("--trace", options.trace,
+                 "Write the modeled timeline to FILE as a Chrome trace (Perfetto): a track per "
+                 "rank, a slice per op, notify -> wait arrows");
+  app.add_option("--model", options.model,
+                 "The cost model file for modeled time (default: the platform's, "
+                 "models/<platform>.model)");
   app.add_flag("--compile-only", options.compile_only,
                "Validate, specialise and compile for P, write the artifact, do not run");
   app.add_option("--seed", options.seed, "Input generator seed (default: the step number)")
@@ -417,6 +430,14 @@ std::string replay_command(int argc, const char* const* argv, std::uint64_t seed
 
 // --explore N: a calibration run (PCT depth 1, seed 0) counts the steps K,
 // then PCT seeds 1..N with depth D over K steps.
+// After OK: the cost card, the timeline and the trace that were asked for.
+void print_extras(const Options& options, const RunStats& stats) {
+  if (options.cost) out() << cost_card(stats);
+  if (stats.timeline && options.timeline) out() << timeline_text(*stats.timeline);
+  if (stats.timeline && !options.trace.empty() && g_process_rank == 0)
+    write_chrome_trace(*stats.timeline, options.trace);
+}
+
 int explore(int argc, const char* const* argv, const Options& options,
             const std::function<int(const Options&)>& body) {
   Options run = options;
@@ -446,7 +467,7 @@ int explore(int argc, const char* const* argv, const Options& options,
     }
   }
   out() << "OK\n";
-  if (options.cost) out() << cost_card(*options.last_run);
+  print_extras(options, *options.last_run);
   return 0;
 }
 
@@ -508,21 +529,34 @@ int report(const std::vector<bool>& checks, const Options& options, const RunSta
     return std::all_of(checks.begin(), checks.end(), [](bool ok) { return ok; }) ? 0 : 1;
   }
   const int code = report(checks);
-  if (code == 0 && options.cost) out() << cost_card(stats);
+  if (code == 0) print_extras(options, stats);
   return code;
 }
 
 std::string cost_card(const RunStats& stats) {
   std::ostringstream out;
-  auto row = [&](const std::string& who, const RankCost& c) {
+  const Timeline* t = stats.timeline.get();
+  auto row = [&](const std::string& who, const RankCost& c, double finish_ns,
+                 std::int64_t rounds) {
     out << std::setw(6) << who << std::setw(11) << c.bytes_in << std::setw(11) << c.bytes_out
         << std::setw(7) << c.rma << std::setw(8) << c.notifies << std::setw(6) << c.local_notifies
-        << std::setw(7) << c.waits << '\n';
+        << std::setw(7) << c.waits;
+    if (t) {
+      out << std::setw(11) << std::fixed << std::setprecision(3) << finish_ns / 1000.0
+          << std::setw(8) << rounds;
+    }
+    out << '\n';
   };
   out << "cost card (P=" << stats.cost.size() << ")\n";
-  out << "  rank   bytes_in  bytes_out    RMA  notify    +E   wait\n";
-  for (std::size_t r = 0; r < stats.cost.size(); ++r) row(std::to_string(r), stats.cost[r]);
-  row("total", stats.total());
+  out << "  rank   bytes_in  bytes_out    RMA  notify    +E   wait";
+  if (t) out << "    time_us  rounds";
+  out << '\n';
+  for (std::size_t r = 0; r < stats.cost.size(); ++r) {
+    row(std::to_string(r), stats.cost[r], t ? t->ranks[r].finish_ns : 0,
+        t ? t->ranks[r].rounds : 0);
+  }
+  row("total", stats.total(), t ? t->makespan_ns : 0, t ? t->rounds : 0);
+  if (t) out << "(time: modeled on " << t->model << ", the total is the makespan)\n";
   return out.str();
 }
 

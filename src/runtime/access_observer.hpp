@@ -1,8 +1,9 @@
 // access_observer.hpp — what an analysis sees of a run: every window and
 // host-tensor access and every signal operation, as it passes the door
-// (fabric.hpp). Counting for the cost card (cost_counter.hpp) and the race
-// checker (race/race_checker.hpp) are observers; the modeled timeline will
-// be the next. An observer is one new file, never an edit of the VM.
+// (fabric.hpp), and the tile math between them. Counting for the cost card
+// (cost_counter.hpp), the race checker (race/race_checker.hpp) and the
+// modeled timeline's recorder (timeline/timeline_recorder.hpp) are
+// observers. An observer is one new file, never an edit of the VM.
 //
 // Contract of the calls:
 //   on_dispatch  a rank enters its index-th dispatch (host order).
@@ -18,6 +19,9 @@
 //                check that satisfied it, with the comparison and the value
 //                that satisfied it. So notifies and waits reach the
 //                observers in the order the cells saw them.
+//   on_compute   tile math (no memory access): its class, dtype and element
+//                count, on the issuing rank's thread (the modeled timeline
+//                prices it).
 // Calls may come from several worker threads at once; an observer that keeps
 // shared state synchronises it itself.
 #pragma once
@@ -27,6 +31,7 @@
 #include <vector>
 
 #include "ir/op_attrs.hpp"
+#include "runtime/compute_class.hpp"
 #include "runtime/region.hpp"
 
 namespace anyp::runtime {
@@ -52,6 +57,8 @@ class AccessObserver {
   // `value`: the cell's value that satisfied `cmp expected`.
   virtual void on_wait(std::int64_t /*rank*/, SiteRef /*site*/, const Cell& /*cell*/,
                        ir::WaitKind /*cmp*/, std::int64_t /*expected*/, std::int32_t /*value*/) {}
+  virtual void on_compute(std::int64_t /*rank*/, SiteRef /*site*/, ComputeClass /*cls*/,
+                          DType /*dtype*/, std::int64_t /*elements*/) {}
 };
 
 // The observers attached to one run, called in order.
@@ -72,6 +79,10 @@ class Observers {
   void wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
             std::int64_t expected, std::int32_t value) const {
     for (auto* o : list_) o->on_wait(rank, site, cell, cmp, expected, value);
+  }
+  void compute(std::int64_t rank, SiteRef site, ComputeClass cls, DType dtype,
+               std::int64_t elements) const {
+    for (auto* o : list_) o->on_compute(rank, site, cls, dtype, elements);
   }
 
  private:

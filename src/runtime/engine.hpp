@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "anyp/host_tensor.hpp"
 #include "runtime/access_observer.hpp"
@@ -67,6 +68,11 @@ class Engine {
   // process (threads) has nothing to add; on the MPI engine each process
   // counted only its own rank's accesses.
   virtual void sum_over_processes(std::span<std::int64_t> /*counters*/) const {}
+  // After run(): every process's `mine`, in process order (one process:
+  // just `mine`). The modeled timeline gathers each rank's events with it.
+  virtual std::vector<std::string> gather_over_processes(const std::string& mine) const {
+    return {mine};
+  }
 };
 
 }  // namespace anyp::runtime

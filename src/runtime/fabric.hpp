@@ -54,6 +54,11 @@ class Fabric {
     }
     do_copy(rank, dst, src, atomic_add);
   }
+  // Tile math: no memory, only the observers hear of it.
+  void compute(std::int64_t rank, SiteRef site, ComputeClass cls, DType dtype,
+               std::int64_t elements) {
+    if (!observers_.empty()) observers_.compute(rank, site, cls, dtype, elements);
+  }
   void notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
               std::int32_t value) {
     do_notify(rank, site, cell, kind, value);

@@ -24,6 +24,23 @@ std::int64_t element_count(std::span<const std::int64_t> shape) {
   return n;
 }
 
+// How the cost model prices a tile operator (tile_math's ops).
+ComputeClass compute_class_of(ir::BinaryOp op) {
+  switch (op) {
+    case ir::BinaryOp::Add:
+    case ir::BinaryOp::Sub:
+      return ComputeClass::Add;
+    case ir::BinaryOp::Mul:
+      return ComputeClass::Mul;
+    case ir::BinaryOp::Max:
+    case ir::BinaryOp::Min:
+      return ComputeClass::MinMax;
+    default:
+      ANYP_UNREACHABLE(std::string("a tile operator the cost model has no class for: ") +
+                       ir::binary_op_name(op));
+  }
+}
+
 bool is_atomic(const Instr& in) {
   return static_cast<ir::AtomicKind>(in.sub) == ir::AtomicKind::Add;
 }
@@ -588,6 +605,7 @@ void RankVm::tile_binary(const Instr& in) {
   scratch_.resize(a.data.size());
   tile_elementwise(op, a.dtype, a.data.data(), b, scalar, scratch_.data(),
                    static_cast<std::size_t>(a.elements()));
+  ctx_->fabric->compute(rank_, site(in), compute_class_of(op), a.dtype, a.elements());
   TileReg& out = t_[in.dst];
   if (&out != &a) {
     out.dtype = a.dtype;
@@ -601,6 +619,7 @@ void RankVm::tile_cast(const Instr& in) {
   scratch_.resize(static_cast<std::size_t>(a.elements()) * dtype_bytes(in.dtype));
   convert_elements(a.data.data(), a.dtype, scratch_.data(), in.dtype,
                    static_cast<std::size_t>(a.elements()));
+  ctx_->fabric->compute(rank_, site(in), ComputeClass::Cast, in.dtype, a.elements());
   TileReg& out = t_[in.dst];
   if (&out != &a) out.shape = a.shape;
   out.dtype = in.dtype;
@@ -629,6 +648,8 @@ void RankVm::full_tile(const Instr& in) {
   std::byte* out = shape_tile(t_[in.dst], in.dtype, in.shape, element_count(in.shape));
   const std::size_t n = static_cast<std::size_t>(element_count(in.shape));
   for (std::size_t k = 0; k < n; ++k) std::copy_n(element, width, out + k * width);
+  ctx_->fabric->compute(rank_, site(in), ComputeClass::Fill, in.dtype,
+                        static_cast<std::int64_t>(n));
 }
 
 void RankVm::reshape_tile(const Instr& in) {

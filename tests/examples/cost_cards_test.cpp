@@ -262,10 +262,12 @@ std::string card_mismatch(const std::string& out, std::int64_t P, const Formula&
   if (!std::getline(lines, line) || line != header)
     return "expected '" + header + "': '" + line + "'";
   if (!std::getline(lines, line) ||
-      line != "  rank   bytes_in  bytes_out    RMA  notify    +E   wait") {
+      line != "  rank   bytes_in  bytes_out    RMA  notify    +E   wait    time_us  rounds") {
     return "unexpected column header: '" + line + "'";
   }
   anyp::RankCost total;
+  double latest = 0;
+  std::int64_t most_rounds = 0;
   std::string mismatches;  // one line per row that differs
   for (std::int64_t r = 0; r <= P; ++r) {
     const std::string who = r < P ? std::to_string(r) : "total";
@@ -273,10 +275,22 @@ std::string card_mismatch(const std::string& out, std::int64_t P, const Formula&
     std::istringstream fields(line);
     std::string label, rest;
     anyp::RankCost got;
+    double time_us = 0;
+    std::int64_t rounds = 0;
     fields >> label >> got.bytes_in >> got.bytes_out >> got.rma >> got.notifies >>
-        got.local_notifies >> got.waits;
+        got.local_notifies >> got.waits >> time_us >> rounds;
     if (fields.fail() || (fields >> rest) || label != who) {
       return "row '" + who + "' does not parse: '" + line + "'";
+    }
+    // The modeled time: positive for every rank; the total is the makespan
+    // (the latest finish) and the most rounds (timeline_test.cpp checks the
+    // values themselves).
+    if (!(time_us > 0) || rounds < 0) return "row '" + who + "' has no modeled time: '" + line + "'";
+    if (r < P) {
+      latest = std::max(latest, time_us);
+      most_rounds = std::max(most_rounds, rounds);
+    } else if (time_us != latest || rounds != most_rounds) {
+      return "the total row's time and rounds are not the latest rank's: '" + line + "'";
     }
     const anyp::RankCost want = r < P ? expected(P, r) : total;
     if (r < P) total += want;
@@ -285,7 +299,9 @@ std::string card_mismatch(const std::string& out, std::int64_t P, const Formula&
                     text(got) + "; expected " + text(want) + "\n";
     }
   }
-  if (std::getline(lines, line)) return "unexpected line after the total: '" + line + "'";
+  if (!std::getline(lines, line) || line != "(time: modeled on a2a3sim, the total is the makespan)")
+    return "expected the time note after the total: '" + line + "'";
+  if (std::getline(lines, line)) return "unexpected line after the note: '" + line + "'";
   return mismatches;
 }
 

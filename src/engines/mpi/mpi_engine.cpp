@@ -250,6 +250,10 @@ std::string MpiEngine::check(const runtime::Executable& exec) const {
          " (the MPI engine runs one rank per process)";
 }
 
+std::vector<std::string> MpiEngine::gather_over_processes(const std::string& mine) const {
+  return allgather(World::get().control(), mine);
+}
+
 void MpiEngine::sum_over_processes(std::span<std::int64_t> counters) const {
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, counters.data(), static_cast<int>(counters.size()),
                           MPI_INT64_T, MPI_SUM, World::get().control()),

@@ -23,6 +23,7 @@ class MpiEngine final : public runtime::Engine {
                             const runtime::Observers& observers) override;
   std::string check(const runtime::Executable& exec) const override;
   void sum_over_processes(std::span<std::int64_t> counters) const override;
+  std::vector<std::string> gather_over_processes(const std::string& mine) const override;
 };
 
 // anyp::process_world and anyp::engine_details for "mpi".

@@ -1,0 +1,23 @@
+// timeline_output.hpp — a run's modeled timeline (anyp/timeline.hpp) as
+// text and as a Chrome trace (part of anyp::cli):
+//
+//   timeline_text(t)         the per-rank table and the critical path
+//                            (the examples' --timeline)
+//   write_chrome_trace(t, f) Chrome Trace Event Format JSON: one track per
+//                            rank, a slice per op, a flow arrow from each
+//                            notify to the wait it satisfied, modeled time
+//                            on the axis; opens in Perfetto (ui.perfetto.dev)
+//                            and chrome://tracing (the examples' --trace)
+#pragma once
+
+#include <string>
+
+#include "anyp/timeline.hpp"
+
+namespace anyp::cli {
+
+std::string timeline_text(const Timeline& timeline);
+// Throws std::runtime_error naming the file when it cannot be written.
+void write_chrome_trace(const Timeline& timeline, const std::string& path);
+
+}  // namespace anyp::cli

@@ -1,0 +1,26 @@
+// timeline.cpp — names of the timeline's op kinds (anyp/timeline.hpp).
+#include "anyp/timeline.hpp"
+
+namespace anyp {
+
+const char* timeline_op_kind_name(TimelineOp::Kind k) {
+  switch (k) {
+    case TimelineOp::Kind::LocalRead:
+      return "local read";
+    case TimelineOp::Kind::LocalWrite:
+      return "local write";
+    case TimelineOp::Kind::RemoteRead:
+      return "remote read";
+    case TimelineOp::Kind::RemoteWrite:
+      return "remote write";
+    case TimelineOp::Kind::Compute:
+      return "compute";
+    case TimelineOp::Kind::Notify:
+      return "notify";
+    case TimelineOp::Kind::Wait:
+      return "wait";
+  }
+  return "?";
+}
+
+}  // namespace anyp

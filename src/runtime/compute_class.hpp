@@ -1,0 +1,31 @@
+// compute_class.hpp — the classes of tile math as observers and the cost
+// model see them (one list: the enum and its names in model files).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace anyp::runtime {
+
+#define ANYP_COMPUTE_CLASSES(X)              \
+  X(Add, "add")       /* add, sub */         \
+  X(Mul, "mul")       /* mul */              \
+  X(MinMax, "minmax") /* maximum, minimum */ \
+  X(Cast, "cast")     /* cast to a dtype */  \
+  X(Fill, "fill")     /* pl.full */
+
+enum class ComputeClass : std::uint8_t {
+#define ANYP_X(name, key) name,
+  ANYP_COMPUTE_CLASSES(ANYP_X)
+#undef ANYP_X
+};
+
+inline constexpr std::size_t kComputeClasses = 0
+#define ANYP_X(name, key) +1
+    ANYP_COMPUTE_CLASSES(ANYP_X)
+#undef ANYP_X
+    ;
+
+const char* compute_class_key(ComputeClass c);  // "add"
+
+}  // namespace anyp::runtime

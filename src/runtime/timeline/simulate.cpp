@@ -1,0 +1,406 @@
+// simulate.cpp — the discrete-event simulation of simulate_timeline().
+#include "runtime/timeline/simulate.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <queue>
+#include <string>
+
+#include "common/internal_check.hpp"
+#include "runtime/diagnostic_text.hpp"
+#include "runtime/scalar_math.hpp"
+
+namespace anyp::runtime {
+namespace {
+
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+constexpr std::size_t kTransitionScan = 256;  // arrivals looked back for a wait's enabler
+constexpr std::size_t kNotes = 4;             // approximations described in Timeline::note
+
+struct CellKey {
+  std::int64_t owner = -1;
+  std::int32_t buffer = -1;
+  std::int64_t offset = 0;
+  auto operator<=>(const CellKey&) const = default;
+};
+
+// A notify (or a data write into a signal cell) applied to its cell.
+struct Arrival {
+  CellKey cell;
+  bool data = false;  // a data write: the cell's value is unknown to the model
+  ir::NotifyKind kind = ir::NotifyKind::AtomicAdd;
+  std::int32_t value = 0;
+  std::size_t op = kNone;  // the notify's op
+  std::int64_t from = -1;  // its rank
+  std::int64_t depth = 0;  // its rank's round count when it was issued
+};
+
+struct Applied {
+  std::size_t op;
+  std::int32_t value_after;
+  std::int64_t from, depth;
+};
+
+struct CellState {
+  std::int32_t value = 0;
+  std::vector<Applied> history;
+  bool data_written = false;
+  std::int64_t waiter = -1;  // the owner, blocked on this cell
+};
+
+struct RankState {
+  std::size_t next = 0;
+  double t = 0;
+  std::int64_t depth = 0;
+  bool blocked = false;
+  double wait_start = 0;
+};
+
+// Queue entries: arrivals before rank steps at one time, then by order.
+struct Item {
+  double time;
+  int prio;  // 0 arrival, 1 step
+  std::uint64_t seq;
+  std::size_t what;  // arrival index, or rank
+  bool operator>(const Item& o) const {
+    if (time != o.time) return time > o.time;
+    if (prio != o.prio) return prio > o.prio;
+    return seq > o.seq;
+  }
+};
+
+class Simulation {
+ public:
+  Simulation(const Executable& exec, const std::vector<std::vector<TimelineEvent>>& events,
+             const CostModel& model)
+      : exec_(exec), events_(events), model_(model), states_(events.size()) {
+    std::size_t total = 0;
+    for (const auto& list : events) {
+      first_op_.push_back(total);
+      total += list.size();
+    }
+    t_.ops.resize(total);
+    enabler_.assign(total, kNone);
+    t_.names.push_back("");
+    t_.model = model.name;
+  }
+
+  Timeline run() {
+    for (std::size_t r = 0; r < events_.size(); ++r)
+      if (!events_[r].empty()) push(0, 1, r);
+    for (;;) {
+      while (!queue_.empty()) {
+        const Item item = queue_.top();
+        queue_.pop();
+        if (item.prio == 0) {
+          arrive(arrivals_[item.what], item.time);
+        } else {
+          advance(item.what);
+        }
+      }
+      if (!release_stuck()) break;
+    }
+    finish();
+    return std::move(t_);
+  }
+
+ private:
+  void push(double time, int prio, std::size_t what) {
+    queue_.push(Item{time, prio, seq_++, what});
+  }
+
+  std::uint32_t intern(const std::string& s) {
+    auto [it, fresh] = name_index_.emplace(s, static_cast<std::uint32_t>(t_.names.size()));
+    if (fresh) t_.names.push_back(s);
+    return it->second;
+  }
+
+  std::uint32_t memory_name(const TimelineEvent& e) {
+    if (e.kind == TimelineEvent::Kind::Notify || e.kind == TimelineEvent::Kind::Wait) {
+      const CellKey key{e.owner, e.id, e.first};
+      auto it = cell_names_.find(key);
+      if (it != cell_names_.end()) return it->second;
+      const WindowBuffer& b = exec_.buffers[static_cast<std::size_t>(e.id)];
+      const std::string text = "signal '" + b.name + "' cell " +
+                               list_text(unflatten(e.first / 4, b.shape)) + " of rank " +
+                               std::to_string(e.owner);
+      return cell_names_[key] = intern(text);
+    }
+    const auto key = std::make_tuple(static_cast<int>(e.space), e.id, e.owner);
+    auto it = region_names_.find(key);
+    if (it != region_names_.end()) return it->second;
+    const std::string text =
+        e.space == Space::Host
+            ? "host tensor '" + exec_.host_args[static_cast<std::size_t>(e.id)].name + "'"
+            : "rank " + std::to_string(e.owner) + "'s window '" +
+                  exec_.buffers[static_cast<std::size_t>(e.id)].name + "'";
+    return region_names_[key] = intern(text);
+  }
+
+  // Runs rank r from its clock until it blocks or another event comes first.
+  void advance(std::size_t r) {
+    RankState& st = states_[r];
+    const auto& list = events_[r];
+    while (st.next < list.size()) {
+      if (!step(r)) return;  // blocked in a wait
+      if (st.next < list.size() && !queue_.empty() && !(st.t < queue_.top().time)) {
+        push(st.t, 1, r);  // someone else's turn first
+        return;
+      }
+    }
+  }
+
+  // Executes rank r's next event; false when it blocks.
+  bool step(std::size_t r) {
+    RankState& st = states_[r];
+    const TimelineEvent& e = events_[r][st.next];
+    const std::size_t index = first_op_[r] + st.next;
+    TimelineOp& op = t_.ops[index];
+    op.rank = static_cast<std::int64_t>(r);
+    op.start_ns = st.t;
+    if (e.site.code >= 0 && e.site.site >= 0) {
+      const Site& s = exec_.codes[static_cast<std::size_t>(e.site.code)].sites[e.site.site];
+      op.function = intern(s.function);
+      op.op = intern(s.op);
+    }
+    double cost = 0;
+    switch (e.kind) {
+      case TimelineEvent::Kind::Access: {
+        const bool local = e.space == Space::Host || e.owner == static_cast<std::int64_t>(r);
+        const bool read = static_cast<AccessKind>(e.sub) == AccessKind::Read;
+        op.kind = local ? (read ? TimelineOp::Kind::LocalRead : TimelineOp::Kind::LocalWrite)
+                        : (read ? TimelineOp::Kind::RemoteRead : TimelineOp::Kind::RemoteWrite);
+        op.memory = memory_name(e);
+        op.peer = local ? -1 : e.owner;
+        op.bytes = e.amount;
+        cost = local ? model_.local_ns(e.amount) : model_.remote_ns(e.amount);
+        break;
+      }
+      case TimelineEvent::Kind::Compute:
+        op.kind = TimelineOp::Kind::Compute;
+        op.elements = e.amount;
+        cost = model_.compute_ns(static_cast<ComputeClass>(e.sub), e.dtype, e.amount);
+        break;
+      case TimelineEvent::Kind::Notify: {
+        op.kind = TimelineOp::Kind::Notify;
+        op.memory = memory_name(e);
+        op.peer = e.owner;
+        cost = model_.notify_issue_ns;
+        Arrival a;
+        a.cell = CellKey{e.owner, e.id, e.first};
+        a.kind = static_cast<ir::NotifyKind>(e.sub);
+        a.value = static_cast<std::int32_t>(e.amount);
+        a.op = index;
+        a.from = static_cast<std::int64_t>(r);
+        a.depth = st.depth;
+        arrivals_.push_back(a);
+        push(st.t + cost + model_.notify_ns, 0, arrivals_.size() - 1);
+        break;
+      }
+      case TimelineEvent::Kind::Wait: {
+        op.kind = TimelineOp::Kind::Wait;
+        op.memory = memory_name(e);
+        CellState& cell = cells_[CellKey{e.owner, e.id, e.first}];
+        const auto cmp = static_cast<ir::WaitKind>(e.sub);
+        if (!compare(cmp, cell.value, e.amount)) {
+          if (!cell.data_written) {
+            st.blocked = true;
+            st.wait_start = st.t;
+            cell.waiter = static_cast<std::int64_t>(r);
+            return false;
+          }
+          assumed("rank " + std::to_string(r) + "'s wait on " + t_.names[op.memory] +
+                  " was satisfied by a data write into the cell, not a notify: it ends when "
+                  "that write is done");
+        } else if (const std::size_t i = enabler_of(cell, cmp, e.amount); i != kNone) {
+          link(index, st, cell.history[i]);
+        }
+        cost = model_.wait_ns;
+        break;
+      }
+    }
+    op.end_ns = st.t + cost;
+    st.t = op.end_ns;
+    if (e.kind == TimelineEvent::Kind::Access && static_cast<AccessKind>(e.sub) != AccessKind::Read)
+      data_written(e, st.t);
+    ++st.next;
+    return true;
+  }
+
+  // A data write into a signal buffer: its cells change in ways the model
+  // cannot follow; a wait on one of them is released by the write.
+  void data_written(const TimelineEvent& e, double at) {
+    if (e.space != Space::Window || !exec_.buffers[static_cast<std::size_t>(e.id)].signal) return;
+    for (std::int64_t b = e.first / 4 * 4; b < e.end; b += 4) {
+      Arrival a;
+      a.cell = CellKey{e.owner, e.id, b};
+      a.data = true;
+      arrivals_.push_back(a);
+      push(at, 0, arrivals_.size() - 1);
+    }
+  }
+
+  void arrive(const Arrival& a, double at) {
+    CellState& cell = cells_[a.cell];
+    if (a.data) {
+      cell.data_written = true;
+    } else {
+      cell.value = a.kind == ir::NotifyKind::Set
+                       ? a.value
+                       : static_cast<std::int32_t>(static_cast<std::uint32_t>(cell.value) +
+                                                   static_cast<std::uint32_t>(a.value));
+      cell.history.push_back(Applied{a.op, cell.value, a.from, a.depth});
+    }
+    if (cell.waiter < 0) return;
+    const auto r = static_cast<std::size_t>(cell.waiter);
+    RankState& st = states_[r];
+    const TimelineEvent& e = events_[r][st.next];
+    const auto cmp = static_cast<ir::WaitKind>(e.sub);
+    if (!a.data && !compare(cmp, cell.value, e.amount)) return;
+    if (a.data) {
+      assumed("rank " + std::to_string(r) + "'s wait on " +
+              t_.names[t_.ops[first_op_[r] + st.next].memory] +
+              " was satisfied by a data write into the cell, not a notify: it ends when that "
+              "write is done");
+    }
+    cell.waiter = -1;
+    release(r, at, a.data ? kNone : cell.history.size() - 1, cell);
+  }
+
+  // The arrival that made `cmp expected` true and kept it so (kNone: none
+  // found, or true from the start).
+  std::size_t enabler_of(const CellState& cell, ir::WaitKind cmp, std::int64_t expected) const {
+    const std::size_t n = cell.history.size();
+    for (std::size_t k = 0; k < std::min(n, kTransitionScan); ++k) {
+      const std::size_t i = n - 1 - k;
+      const std::int32_t before = i == 0 ? 0 : cell.history[i - 1].value_after;
+      if (!compare(cmp, before, expected)) return i;
+    }
+    return kNone;
+  }
+
+  void release(std::size_t r, double at, std::size_t applied_index, const CellState& cell) {
+    RankState& st = states_[r];
+    const std::size_t index = first_op_[r] + st.next;
+    TimelineOp& op = t_.ops[index];
+    const double satisfied = std::max(at, st.wait_start);
+    op.blocked_ns = satisfied - st.wait_start;
+    if (applied_index != kNone) link(index, st, cell.history[applied_index]);
+    op.end_ns = satisfied + model_.wait_ns;
+    st.t = op.end_ns;
+    st.blocked = false;
+    ++st.next;
+    if (st.next < events_[r].size()) push(st.t, 1, r);
+  }
+
+  // Records the flow into wait op `wait_op` from the notify of `a`, and the
+  // rank's round count.
+  void link(std::size_t wait_op, RankState& st, const Applied& a) {
+    enabler_[wait_op] = a.op;
+    t_.flows.push_back(TimelineFlow{a.op, wait_op});
+    const bool self = t_.ops[a.op].rank == t_.ops[wait_op].rank;
+    st.depth = std::max(st.depth, a.depth + (self ? 0 : 1));
+  }
+
+  // With nothing left to happen, a rank still blocked waits for something
+  // the modeled order never produced (the run's order satisfied it): free
+  // the one that blocked first, at once.
+  bool release_stuck() {
+    std::size_t stuck = kNone;
+    for (std::size_t r = 0; r < states_.size(); ++r) {
+      if (states_[r].blocked &&
+          (stuck == kNone || states_[r].wait_start < states_[stuck].wait_start))
+        stuck = r;
+    }
+    if (stuck == kNone) return false;
+    RankState& st = states_[stuck];
+    const TimelineEvent& e = events_[stuck][st.next];
+    CellState& cell = cells_[CellKey{e.owner, e.id, e.first}];
+    assumed("rank " + std::to_string(stuck) + "'s wait on " +
+            t_.names[t_.ops[first_op_[stuck] + st.next].memory] +
+            " is never satisfied in the modeled order of the notifies (the run's order "
+            "satisfied it): it ends when it begins");
+    cell.waiter = -1;
+    release(stuck, st.wait_start, kNone, cell);
+    return true;
+  }
+
+  void assumed(const std::string& what) {
+    if (notes_ < kNotes) t_.note += (t_.note.empty() ? "" : "\n") + what;
+    ++notes_;
+  }
+
+  void finish() {
+    if (notes_ > kNotes) t_.note += "\n(and " + std::to_string(notes_ - kNotes) + " more)";
+    t_.ranks.resize(events_.size());
+    for (std::size_t r = 0; r < events_.size(); ++r) {
+      RankTimeline& rt = t_.ranks[r];
+      rt.finish_ns = states_[r].t;
+      rt.rounds = states_[r].depth;
+      for (std::size_t i = 0; i < events_[r].size(); ++i) {
+        const TimelineOp& op = t_.ops[first_op_[r] + i];
+        rt.wait_ns += op.blocked_ns;
+        rt.busy_ns += op.end_ns - op.start_ns - op.blocked_ns;
+      }
+      if (rt.finish_ns > t_.makespan_ns) t_.makespan_ns = rt.finish_ns;
+      t_.rounds = std::max(t_.rounds, rt.rounds);
+    }
+    critical_path();
+  }
+
+  // Back from the last op to end: program order on a rank, and from a
+  // wait that was blocked to the notify that released it.
+  void critical_path() {
+    std::size_t last = kNone;
+    double latest = -1;
+    for (std::size_t r = 0; r < events_.size(); ++r) {
+      if (events_[r].empty()) continue;
+      const std::size_t op = first_op_[r] + events_[r].size() - 1;
+      if (t_.ops[op].end_ns > latest) {
+        latest = t_.ops[op].end_ns;
+        last = op;
+      }
+    }
+    std::vector<std::size_t> path;
+    for (std::size_t cur = last; cur != kNone;) {
+      path.push_back(cur);
+      const TimelineOp& op = t_.ops[cur];
+      if (op.kind == TimelineOp::Kind::Wait && op.blocked_ns > 0 && enabler_[cur] != kNone) {
+        cur = enabler_[cur];
+      } else if (cur > first_op_[static_cast<std::size_t>(op.rank)]) {
+        --cur;
+      } else {
+        cur = kNone;
+      }
+    }
+    std::reverse(path.begin(), path.end());
+    t_.critical_path = std::move(path);
+  }
+
+  const Executable& exec_;
+  const std::vector<std::vector<TimelineEvent>>& events_;
+  const CostModel& model_;
+  std::vector<RankState> states_;
+  std::vector<std::size_t> first_op_;
+  std::vector<std::size_t> enabler_;  // per op: a wait's releasing notify op
+  std::vector<Arrival> arrivals_;
+  std::map<CellKey, CellState> cells_;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
+  std::uint64_t seq_ = 0;
+  std::map<std::string, std::uint32_t> name_index_;
+  std::map<CellKey, std::uint32_t> cell_names_;
+  std::map<std::tuple<int, std::int32_t, std::int64_t>, std::uint32_t> region_names_;
+  std::size_t notes_ = 0;
+  Timeline t_;
+};
+
+}  // namespace
+
+Timeline simulate_timeline(const Executable& exec,
+                           const std::vector<std::vector<TimelineEvent>>& events,
+                           const CostModel& model) {
+  return Simulation(exec, events, model).run();
+}
+
+}  // namespace anyp::runtime

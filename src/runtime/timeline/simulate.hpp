@@ -1,0 +1,25 @@
+// simulate.hpp — the modeled timeline of a run: each rank's recorded
+// events (timeline_recorder.hpp) replayed on the cost model's clock
+// (cost_model.hpp) by a discrete-event simulation. Ranks advance in
+// program order, each op costing what the model says; a notify becomes an
+// arrival at its cell notify_ns later; a wait ends once the cell's modeled
+// value satisfies it (arrivals applied in modeled-time order), plus
+// wait_ns. Ties go to arrivals, then to the lower rank, so the result is a
+// function of the events and the model only: the same for every schedule,
+// worker count and engine that produced the same events.
+#pragma once
+
+#include <vector>
+
+#include "anyp/timeline.hpp"
+#include "runtime/executable.hpp"
+#include "runtime/timeline/cost_model.hpp"
+#include "runtime/timeline/timeline_recorder.hpp"
+
+namespace anyp::runtime {
+
+Timeline simulate_timeline(const Executable& exec,
+                           const std::vector<std::vector<TimelineEvent>>& events,
+                           const CostModel& model);
+
+}  // namespace anyp::runtime

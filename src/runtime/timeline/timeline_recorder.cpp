@@ -1,0 +1,100 @@
+// timeline_recorder.cpp — recording each rank's events (see the header).
+#include "runtime/timeline/timeline_recorder.hpp"
+
+#include <cstring>
+#include <type_traits>
+
+#include "common/internal_check.hpp"
+
+namespace anyp::runtime {
+
+static_assert(std::is_trivially_copyable_v<TimelineEvent>);
+
+TimelineRecorder::TimelineRecorder(std::int64_t world_size)
+    : events_(static_cast<std::size_t>(world_size)) {}
+
+void TimelineRecorder::on_access(const Access& a) {
+  TimelineEvent e;
+  e.kind = TimelineEvent::Kind::Access;
+  e.sub = static_cast<std::uint8_t>(a.kind);
+  e.dtype = a.region.dtype;
+  e.space = a.region.space;
+  e.site = a.site;
+  e.id = a.region.id;
+  e.owner = a.region.owner;
+  e.first = a.region.first;
+  e.end = a.region.end;
+  e.amount = a.region.bytes();
+  events_[static_cast<std::size_t>(a.rank)].push_back(e);
+}
+
+void TimelineRecorder::on_notify(std::int64_t rank, SiteRef site, const Cell& cell,
+                                 ir::NotifyKind kind, std::int32_t value,
+                                 std::optional<std::int32_t>) {
+  TimelineEvent e;
+  e.kind = TimelineEvent::Kind::Notify;
+  e.sub = static_cast<std::uint8_t>(kind);
+  e.dtype = DType::INT32;
+  e.site = site;
+  e.id = cell.buffer;
+  e.owner = cell.owner;
+  e.first = cell.offset;
+  e.amount = value;
+  events_[static_cast<std::size_t>(rank)].push_back(e);
+}
+
+void TimelineRecorder::on_wait(std::int64_t rank, SiteRef site, const Cell& cell,
+                               ir::WaitKind cmp, std::int64_t expected, std::int32_t) {
+  TimelineEvent e;
+  e.kind = TimelineEvent::Kind::Wait;
+  e.sub = static_cast<std::uint8_t>(cmp);
+  e.dtype = DType::INT32;
+  e.site = site;
+  e.id = cell.buffer;
+  e.owner = cell.owner;
+  e.first = cell.offset;
+  e.amount = expected;
+  events_[static_cast<std::size_t>(rank)].push_back(e);
+}
+
+void TimelineRecorder::on_compute(std::int64_t rank, SiteRef site, ComputeClass cls, DType dtype,
+                                  std::int64_t elements) {
+  TimelineEvent e;
+  e.kind = TimelineEvent::Kind::Compute;
+  e.sub = static_cast<std::uint8_t>(cls);
+  e.dtype = dtype;
+  e.site = site;
+  e.amount = elements;
+  events_[static_cast<std::size_t>(rank)].push_back(e);
+}
+
+std::string TimelineRecorder::serialize() const {
+  std::string out;
+  for (std::size_t r = 0; r < events_.size(); ++r) {
+    if (events_[r].empty()) continue;
+    const std::uint64_t header[2] = {r, events_[r].size()};
+    out.append(reinterpret_cast<const char*>(header), sizeof header);
+    out.append(reinterpret_cast<const char*>(events_[r].data()),
+               events_[r].size() * sizeof(TimelineEvent));
+  }
+  return out;
+}
+
+void TimelineRecorder::merge(const std::string& bytes) {
+  std::size_t at = 0;
+  while (at < bytes.size()) {
+    std::uint64_t header[2];
+    ANYP_CHECK(at + sizeof header <= bytes.size(), "a timeline exchange ended early");
+    std::memcpy(header, bytes.data() + at, sizeof header);
+    at += sizeof header;
+    const std::size_t n = header[1] * sizeof(TimelineEvent);
+    ANYP_CHECK(header[0] < events_.size() && at + n <= bytes.size(),
+               "a timeline exchange names a rank out of range or ended early");
+    auto& list = events_[header[0]];
+    list.resize(header[1]);
+    std::memcpy(list.data(), bytes.data() + at, n);
+    at += n;
+  }
+}
+
+}  // namespace anyp::runtime
