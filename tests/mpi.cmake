@@ -14,7 +14,8 @@
 #                                     by every rank) is the MPI engine's own run error
 #   mpi.cli.*                         usage errors: -d against the world size,
 #                                     threads-only flags, one process; the cost
-#                                     card, modeled time included, as on threads
+#                                     card, modeled time included, and the
+#                                     --timeline text, as on threads
 #   mpi.engines_agree.P<P>            threads and MPI: bitwise-identical outputs
 #                                     and identical cost cards (tests/mpi/engines_agree.cpp)
 #   mpi.verbose.*                     --verbose names the osc component, the one
@@ -160,6 +161,10 @@ anyp_add_mpi_test(mpi.cli.unknown_engine_printed_once NP 2 EXIT 2 STDOUT ""
 anyp_add_mpi_test(mpi.cli.cost_card NP 3 EXIT 0
   STDOUT "OK\\ncost card (P=3)\\n  rank   bytes_in  bytes_out    RMA  notify    +E   wait    time_us  rounds\\n     0        256        256      1       1     0      1      4.202       1\\n     1        256        256      1       1     0      1      4.202       1\\n     2        256        256      1       1     0      1      4.202       1\\n total        768        768      3       3     0      3      4.202       1\\n(time: modeled on a2a3sim, the total is the makespan)\\n"
   COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --cost)
+# The timeline, printed once: the same text as on the threads engine.
+anyp_add_mpi_test(mpi.cli.timeline NP 3 EXIT 0
+  STDOUT "OK\\ntimeline (model a2a3sim, P=3): makespan 4.202 us, 1 round\\n  rank   finish_us     busy_us     wait_us  rounds\\n     0       4.202       2.702       1.500       1\\n     1       4.202       2.702       1.500       1\\n     2       4.202       2.702       1.500       1\\ncritical path (8 ops, in time order):\\n       0.000 -      0.100 us  rank 2  local read 256 B of host tensor 'x' (put_step: pl.load)\\n       0.100 -      0.200 us  rank 2  local write 256 B of rank 2's window 'src_buf' (put_step: pl.store)\\n       0.200 -      0.300 us  rank 2  local read 256 B of rank 2's window 'src_buf' (put_step: pld.tensor.put)\\n       0.300 -      2.302 us  rank 2  remote write 256 B of rank 0's window 'dst_buf' (put_step: pld.tensor.put)\\n       2.302 -      2.402 us  rank 2  notify of signal 'signal_buf' cell [0, 0] of rank 0 (put_step: pld.system.notify)\\n       2.402 -      4.002 us  rank 0  wait of signal 'signal_buf' cell [0, 0] of rank 0, blocked 1.500 us (put_step: pld.system.wait)\\n       4.002 -      4.102 us  rank 0  local read 256 B of rank 0's window 'dst_buf' (put_step: pl.load)\\n       4.102 -      4.202 us  rank 0  local write 256 B of host tensor 'y' (put_step: pl.store)\\n"
+  COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --timeline)
 foreach(osc rdma sm)
   anyp_add_mpi_test(mpi.verbose.osc_${osc} NP 2 EXIT 0 STDOUT "OK\\n" MCA ${osc}
     STDERR_REGEX "^engine mpi: Open MPI v[0-9.]+, osc component ${osc}, unified memory model, 2 processes\n$"

@@ -48,9 +48,9 @@ struct TimelineFlow {
 };
 
 struct RankTimeline {
-  double finish_ns = 0;  // when the rank's last op ended
-  double busy_ns = 0;    // time in ops (waits' own cost included)
-  double wait_ns = 0;    // time blocked in waits
+  double finish_ns = 0;     // when the rank's last op ended
+  double busy_ns = 0;       // time in ops (waits' own cost included)
+  double wait_ns = 0;       // time blocked in waits
   std::int64_t rounds = 0;  // longest chain of notify -> wait edges between ranks up to its end
 };
 

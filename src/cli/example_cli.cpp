@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <set>
@@ -260,10 +261,12 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
                "and the critical path");
   app.add_option("--trace", options.trace,
                  "Write the modeled timeline to FILE as a Chrome trace (Perfetto): a track per "
-                 "rank, a slice per op, notify -> wait arrows");
+                 "rank, a slice per op, notify -> wait arrows")
+      ->type_name("FILE");
   app.add_option("--model", options.model,
                  "The cost model file for modeled time (default: the platform's, "
-                 "models/<platform>.model)");
+                 "models/<platform>.model)")
+      ->type_name("FILE");
   app.add_flag("--compile-only", options.compile_only,
                "Validate, specialise and compile for P, write the artifact, do not run");
   app.add_option("--seed", options.seed, "Input generator seed (default: the step number)")
@@ -365,6 +368,17 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   if (output_opt->count() > 0 && !options.compile_only) {
     throw UsageError{
         "--output-dir: only meaningful with --compile-only (a normal run writes nothing)"};
+  }
+  if (!options.model.empty() && !options.cost && !options.timeline && options.trace.empty()) {
+    throw UsageError{
+        "--model: only meaningful with --cost, --timeline or --trace (it prices the modeled "
+        "timeline)"};
+  }
+  // The trace is written after the run: a path that cannot be written is
+  // refused before it (on one process: the first writes it).
+  if (!options.trace.empty() && options.process_rank == 0 &&
+      !std::ofstream(options.trace, std::ios::app)) {
+    throw UsageError{"--trace: cannot write '" + options.trace + "'"};
   }
   if (output_opt->count() == 0 || options.output_dir.empty()) {
     options.output_dir = "anyp_out/" + spec.name + "/P" + std::to_string(options.world_size()) +
@@ -536,8 +550,7 @@ int report(const std::vector<bool>& checks, const Options& options, const RunSta
 std::string cost_card(const RunStats& stats) {
   std::ostringstream out;
   const Timeline* t = stats.timeline.get();
-  auto row = [&](const std::string& who, const RankCost& c, double finish_ns,
-                 std::int64_t rounds) {
+  auto row = [&](const std::string& who, const RankCost& c, double finish_ns, std::int64_t rounds) {
     out << std::setw(6) << who << std::setw(11) << c.bytes_in << std::setw(11) << c.bytes_out
         << std::setw(7) << c.rma << std::setw(8) << c.notifies << std::setw(6) << c.local_notifies
         << std::setw(7) << c.waits;

@@ -24,7 +24,8 @@ std::string op_text(const Timeline& t, const TimelineOp& op) {
   std::string s = timeline_op_kind_name(op.kind);
   if (op.bytes > 0) s += " " + std::to_string(op.bytes) + " B";
   if (op.elements > 0) s += " of " + std::to_string(op.elements) + " elements";
-  if (op.memory != 0) s += (op.kind == TimelineOp::Kind::Compute ? " " : " of ") + t.name(op.memory);
+  if (op.memory != 0)
+    s += (op.kind == TimelineOp::Kind::Compute ? " " : " of ") + t.name(op.memory);
   if (op.kind == TimelineOp::Kind::Wait && op.blocked_ns > 0)
     s += ", blocked " + us(op.blocked_ns) + " us";
   if (op.function != 0) s += " (" + t.name(op.function) + ": " + t.name(op.op) + ")";
@@ -40,8 +41,8 @@ std::string timeline_text(const Timeline& t) {
   out << "  rank   finish_us     busy_us     wait_us  rounds\n";
   for (std::size_t r = 0; r < t.ranks.size(); ++r) {
     const RankTimeline& rt = t.ranks[r];
-    out << std::setw(6) << r << std::setw(12) << us(rt.finish_ns) << std::setw(12)
-        << us(rt.busy_ns) << std::setw(12) << us(rt.wait_ns) << std::setw(8) << rt.rounds << '\n';
+    out << std::setw(6) << r << std::setw(12) << us(rt.finish_ns) << std::setw(12) << us(rt.busy_ns)
+        << std::setw(12) << us(rt.wait_ns) << std::setw(8) << rt.rounds << '\n';
   }
   out << "critical path (" << t.critical_path.size() << " ops, in time order):\n";
   for (const std::size_t i : t.critical_path) {
@@ -56,22 +57,30 @@ std::string timeline_text(const Timeline& t) {
 void write_chrome_trace(const Timeline& t, const std::string& path) {
   using nlohmann::json;
   json events = json::array();
-  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", 0},
+  events.push_back({{"ph", "M"},
+                    {"name", "process_name"},
+                    {"pid", 0},
                     {"args", {{"name", "anyp (model " + t.model + ")"}}}});
   for (std::size_t r = 0; r < t.ranks.size(); ++r) {
-    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 0}, {"tid", r},
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", 0},
+                      {"tid", r},
                       {"args", {{"name", "rank " + std::to_string(r)}}}});
-    events.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", 0}, {"tid", r},
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_sort_index"},
+                      {"pid", 0},
+                      {"tid", r},
                       {"args", {{"sort_index", r}}}});
   }
   // Trace timestamps are microseconds.
   for (const TimelineOp& op : t.ops) {
     json args = {{"kind", timeline_op_kind_name(op.kind)}};
     if (op.function != 0) args["function"] = t.name(op.function);
-    if (op.memory != 0) args[op.kind == TimelineOp::Kind::Notify ||
-                                     op.kind == TimelineOp::Kind::Wait
-                                 ? "cell"
-                                 : "buffer"] = t.name(op.memory);
+    if (op.memory != 0)
+      args[op.kind == TimelineOp::Kind::Notify || op.kind == TimelineOp::Kind::Wait ? "cell"
+                                                                                    : "buffer"] =
+          t.name(op.memory);
     if (op.peer >= 0) args["peer"] = op.peer;
     if (op.bytes > 0) args["bytes"] = op.bytes;
     if (op.elements > 0) args["elements"] = op.elements;
@@ -90,18 +99,27 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
   for (std::size_t f = 0; f < t.flows.size(); ++f) {
     const TimelineOp& from = t.ops[t.flows[f].notify];
     const TimelineOp& to = t.ops[t.flows[f].wait];
-    events.push_back({{"ph", "s"}, {"name", "notify"}, {"cat", "signal"}, {"id", f},
-                      {"pid", 0}, {"tid", from.rank},
+    events.push_back({{"ph", "s"},
+                      {"name", "notify"},
+                      {"cat", "signal"},
+                      {"id", f},
+                      {"pid", 0},
+                      {"tid", from.rank},
                       {"ts", (from.start_ns + from.end_ns) / 2000.0}});
-    events.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "notify"}, {"cat", "signal"}, {"id", f},
-                      {"pid", 0}, {"tid", to.rank}, {"ts", (to.start_ns + to.end_ns) / 2000.0}});
+    events.push_back({{"ph", "f"},
+                      {"bp", "e"},
+                      {"name", "notify"},
+                      {"cat", "signal"},
+                      {"id", f},
+                      {"pid", 0},
+                      {"tid", to.rank},
+                      {"ts", (to.start_ns + to.end_ns) / 2000.0}});
   }
-  const json trace = {{"traceEvents", std::move(events)},
-                      {"displayTimeUnit", "ns"},
-                      {"otherData",
-                       {{"model", t.model},
-                        {"makespan_us", t.makespan_ns / 1000.0},
-                        {"rounds", t.rounds}}}};
+  const json trace = {
+      {"traceEvents", std::move(events)},
+      {"displayTimeUnit", "ns"},
+      {"otherData",
+       {{"model", t.model}, {"makespan_us", t.makespan_ns / 1000.0}, {"rounds", t.rounds}}}};
   std::ofstream file(path);
   if (!file) throw std::runtime_error("--trace: cannot write '" + path + "'");
   file << trace.dump(1) << '\n';

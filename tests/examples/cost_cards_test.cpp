@@ -46,19 +46,18 @@
 //
 // The examples directory comes from ANYP_EXAMPLES_DIR (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <anyp/anyp.hpp>
 #include <anyp/compiled_program.hpp>
-#include <array>
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 #include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "support/run_command.hpp"
 
 #ifndef ANYP_EXAMPLES_DIR
 #error "ANYP_EXAMPLES_DIR must name the directory of the example executables"
@@ -228,25 +227,6 @@ std::vector<Case> all_cases() {
   return cases;
 }
 
-// Runs `command`; its stdout, and whether it exited 0.
-struct Output {
-  std::string out;
-  bool ok = false;
-};
-
-Output run_command(const std::string& command) {
-  Output result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.ok = status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  return result;
-}
-
 std::string device_list(std::int64_t P) {
   std::string s;
   for (std::int64_t i = 0; i < P; ++i) s += (i == 0 ? "" : ",") + std::to_string(i);
@@ -285,7 +265,8 @@ std::string card_mismatch(const std::string& out, std::int64_t P, const Formula&
     // The modeled time: positive for every rank; the total is the makespan
     // (the latest finish) and the most rounds (timeline_test.cpp checks the
     // values themselves).
-    if (!(time_us > 0) || rounds < 0) return "row '" + who + "' has no modeled time: '" + line + "'";
+    if (!(time_us > 0) || rounds < 0)
+      return "row '" + who + "' has no modeled time: '" + line + "'";
     if (r < P) {
       latest = std::max(latest, time_us);
       most_rounds = std::max(most_rounds, rounds);
@@ -317,7 +298,7 @@ TEST_P(ExampleCost, CardMatchesFormula) {
     if (!c.mode.empty()) command += " --mode " + c.mode;
     if (!c.op.empty()) command += " --op " + c.op;
     SCOPED_TRACE(command);
-    const Output result = run_command(command);
+    const anyp_test::CommandOutput result = anyp_test::run_command(command);
     ASSERT_TRUE(result.ok) << "did not exit 0; stdout:\n" << result.out;
     const std::string mismatch = card_mismatch(result.out, P, c.formula);
     EXPECT_TRUE(mismatch.empty()) << mismatch << "stdout:\n" << result.out;

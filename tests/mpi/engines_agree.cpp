@@ -1,8 +1,9 @@
 // engines_agree.cpp — the threads engine and the MPI engine give the same
-// answer, bit for bit, and the same cost card. Run under `mpirun -n P`
-// (tests/mpi.cmake): every process runs each program once on the threads
+// answer, bit for bit, the same cost card and the same modeled timeline.
+// Run under `mpirun -n P` (tests/mpi.cmake): every process runs each program once on the threads
 // engine (all P ranks in this process) and once on the MPI engine (its own
-// rank), then compares every output byte and every cost card row. The
+// rank), then compares every output byte, every cost card row and every
+// op of the modeled timelines (the MPI engine gathers every rank's ops). The
 // programs cover each path of the MPI fabric: step 07's put and get, strided
 // sub-tile puts and gets (derived datatypes), atomic adds into one window in
 // FP32, FP16 and BF16 (compare-and-swap) and INT32, and the builtin
@@ -194,6 +195,27 @@ anyp::HostTensor input(std::int64_t P, pl::DType dtype, std::int64_t rows, bool 
   return x;
 }
 
+// "" when two timelines place every op alike, else the first difference.
+std::string timeline_difference(const anyp::Timeline& a, const anyp::Timeline& b) {
+  if (a.makespan_ns != b.makespan_ns)
+    return "makespan " + std::to_string(a.makespan_ns) + " against " +
+           std::to_string(b.makespan_ns);
+  if (a.rounds != b.rounds || a.flows.size() != b.flows.size() || a.ops.size() != b.ops.size())
+    return "rounds, flows or ops differ";
+  if (a.ops.empty()) return "no ops";
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    const anyp::TimelineOp &x = a.ops[i], &y = b.ops[i];
+    if (x.kind != y.kind || x.rank != y.rank || x.start_ns != y.start_ns || x.end_ns != y.end_ns ||
+        x.bytes != y.bytes || a.name(x.memory) != b.name(y.memory))
+      return "op " + std::to_string(i) + " of rank " + std::to_string(x.rank);
+  }
+  for (std::size_t i = 0; i < a.flows.size(); ++i) {
+    if (a.flows[i].notify != b.flows[i].notify || a.flows[i].wait != b.flows[i].wait)
+      return "flow " + std::to_string(i);
+  }
+  return "";
+}
+
 }  // namespace
 
 int compare_engines(const anyp::ProcessWorld& world);
@@ -220,6 +242,7 @@ int compare_engines(const anyp::ProcessWorld& world) {
     anyp::HostTensor y_threads = anyp::HostTensor::zeros({P, c.rows, N}, c.dtype);
     anyp::HostTensor y_mpi = anyp::HostTensor::zeros({P, c.rows, N}, c.dtype);
     anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+    config.timeline = true;
     const anyp::RunStats threads = c.program.compile({x, y_threads}, config)(x, y_threads);
     config.engine = "mpi";
     const anyp::RunStats mpi = c.program.compile({x, y_mpi}, config)(x, y_mpi);
@@ -230,6 +253,8 @@ int compare_engines(const anyp::ProcessWorld& world) {
       if (!(threads.cost[r] == mpi.cost[r]))
         report(c.name + ": cost card row of rank " + std::to_string(r) + " differs");
     }
+    if (const std::string d = timeline_difference(*threads.timeline, *mpi.timeline); !d.empty())
+      report(c.name + ": modeled timelines differ: " + d);
     // Both engines writing nothing would agree too: an output must say something.
     bool written = false;
     for (std::size_t i = 0; i < y_mpi.nbytes() && !written; ++i)

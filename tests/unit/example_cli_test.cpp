@@ -215,6 +215,16 @@ TEST(ParseErrors, Numbers) {
             "18446744073709551615)\nrun with --help for usage");
 }
 
+TEST(ParseErrors, ModeledTimeOptions) {
+  EXPECT_EQ(usage_error({"--model", "my.model"}),
+            "--model: only meaningful with --cost, --timeline or --trace (it prices the modeled "
+            "timeline)");
+  EXPECT_EQ(usage_error({"--trace", "/nonexistent/dir/t.json"}),
+            "--trace: cannot write '/nonexistent/dir/t.json'");
+  EXPECT_EQ(usage_error({"--trace"}),
+            "--trace: 1 required FILE missing\nrun with --help for usage");
+}
+
 // ---- help ------------------------------------------------------------------------
 
 TEST(Help, ParseThrowsHelpRequested) {
@@ -223,7 +233,8 @@ TEST(Help, ParseThrowsHelpRequested) {
     FAIL() << "no HelpRequested";
   } catch (const HelpRequested& help) {
     for (const char* flag : {"Usage:", "--platform", "--device", "--mode", "--op", "--compile-only",
-                             "--seed", "--workers", "--schedule-seed", "--output-dir"}) {
+                             "--seed", "--workers", "--schedule-seed", "--output-dir", "--cost",
+                             "--timeline", "--trace", "--model"}) {
       EXPECT_NE(help.usage.find(flag), std::string::npos) << flag;
     }
   }

@@ -60,4 +60,20 @@ TEST(SignalDataWrite, RemoteStoreIntoACellWakesItsWait) {
   }
 }
 
+// The modeled timeline cannot follow a cell changed by data: the wait ends
+// when the write is done, and the timeline's note says so.
+TEST(SignalDataWrite, TimelineNotesTheWaitAWriteSatisfied) {
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(2);
+  config.timeline = true;
+  auto y = anyp::HostTensor::zeros({2, 1, 8}, pl::INT32);
+  const anyp::RunStats stats = host.compile({y}, config)(y);
+  ASSERT_TRUE(stats.timeline);
+  EXPECT_EQ(stats.timeline->note,
+            "rank 0's wait on signal 'flag' cell [0, 0] of rank 0 was satisfied by a data write "
+            "into the cell, not a notify: it ends when that write is done\n"
+            "rank 1's wait on signal 'flag' cell [0, 0] of rank 1 was satisfied by a data write "
+            "into the cell, not a notify: it ends when that write is done");
+  EXPECT_TRUE(stats.timeline->flows.empty());
+}
+
 }  // namespace

@@ -15,9 +15,8 @@
 namespace anyp::runtime {
 namespace {
 
-constexpr std::array<DType, kDTypes> kAllDTypes = {DType::FP32, DType::FP16,  DType::BF16,
-                                                   DType::INT8, DType::INT16, DType::INT32,
-                                                   DType::INT64};
+constexpr std::array<DType, kDTypes> kAllDTypes = {
+    DType::FP32, DType::FP16, DType::BF16, DType::INT8, DType::INT16, DType::INT32, DType::INT64};
 
 constexpr std::array<const char*, kComputeClasses> kClassKeys = {
 #define ANYP_X(name, key) key,
@@ -67,14 +66,13 @@ CostModel parse_cost_model(const std::string& text, const std::string& origin) {
     throw ConfigError("cost model '" + origin + "', line " + std::to_string(line) + ": " + what);
   };
   CostModel m;
-  std::map<std::string, double*> scalars = {
-      {"alpha_ns", &m.alpha_ns},
-      {"beta_ns_per_byte", &m.beta_ns_per_byte},
-      {"local_alpha_ns", &m.local_alpha_ns},
-      {"local_beta_ns_per_byte", &m.local_beta_ns_per_byte},
-      {"notify_issue_ns", &m.notify_issue_ns},
-      {"notify_ns", &m.notify_ns},
-      {"wait_ns", &m.wait_ns}};
+  std::map<std::string, double*> scalars = {{"alpha_ns", &m.alpha_ns},
+                                            {"beta_ns_per_byte", &m.beta_ns_per_byte},
+                                            {"local_alpha_ns", &m.local_alpha_ns},
+                                            {"local_beta_ns_per_byte", &m.local_beta_ns_per_byte},
+                                            {"notify_issue_ns", &m.notify_issue_ns},
+                                            {"notify_ns", &m.notify_ns},
+                                            {"wait_ns", &m.wait_ns}};
   std::map<std::string, int> seen;  // key -> line
   // Compute rates by specificity: [cls or kComputeClasses for "*"][dtype or kDTypes].
   std::map<std::pair<int, int>, double> rates;
@@ -90,8 +88,8 @@ CostModel parse_cost_model(const std::string& text, const std::string& origin) {
     const std::string key = trim(body.substr(0, eq)), value = trim(body.substr(eq + 1));
     if (key.empty()) fail(line, "a value without a key");
     if (auto [it, fresh] = seen.emplace(key, line); !fresh)
-      fail(line, "key '" + key + "' is given twice (first on line " +
-                     std::to_string(it->second) + ")");
+      fail(line,
+           "key '" + key + "' is given twice (first on line " + std::to_string(it->second) + ")");
     if (key == "name") {
       if (value.empty()) fail(line, "the name is empty");
       m.name = value;
@@ -114,8 +112,10 @@ CostModel parse_cost_model(const std::string& text, const std::string& origin) {
     const bool number = !value.empty() && end == value.c_str() + value.size() && !std::isnan(v);
     if (ck) {
       if (!number || !(v > 0))
-        fail(line, "the rate of '" + key + "' must be a positive number of elements per ns (inf: "
-                   "free), got '" + value + "'");
+        fail(line, "the rate of '" + key +
+                       "' must be a positive number of elements per ns (inf: "
+                       "free), got '" +
+                       value + "'");
       rates[{ck->cls < 0 ? static_cast<int>(kComputeClasses) : ck->cls,
              ck->dtype < 0 ? static_cast<int>(kDTypes) : ck->dtype}] = v;
     } else {
@@ -157,7 +157,8 @@ const CostModel& platform_cost_model(const std::string& platform) {
   static const std::map<std::string, CostModel> models = [] {
     std::map<std::string, CostModel> all;
     for (const PlatformModelText& t : platform_model_texts())
-      all.emplace(t.platform, parse_cost_model(t.text, std::string("models/") + t.platform + ".model"));
+      all.emplace(t.platform,
+                  parse_cost_model(t.text, std::string("models/") + t.platform + ".model"));
     return all;
   }();
   auto it = models.find(platform);

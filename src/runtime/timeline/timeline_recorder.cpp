@@ -43,8 +43,8 @@ void TimelineRecorder::on_notify(std::int64_t rank, SiteRef site, const Cell& ce
   events_[static_cast<std::size_t>(rank)].push_back(e);
 }
 
-void TimelineRecorder::on_wait(std::int64_t rank, SiteRef site, const Cell& cell,
-                               ir::WaitKind cmp, std::int64_t expected, std::int32_t) {
+void TimelineRecorder::on_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+                               std::int64_t expected, std::int32_t) {
   TimelineEvent e;
   e.kind = TimelineEvent::Kind::Wait;
   e.sub = static_cast<std::uint8_t>(cmp);

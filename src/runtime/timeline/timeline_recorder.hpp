@@ -23,11 +23,11 @@ struct TimelineEvent {
   DType dtype = DType::FP32;
   Space space = Space::Window;  // Access
   SiteRef site;
-  std::int32_t id = -1;      // Access: buffer or host argument; Notify/Wait: buffer
-  std::int64_t owner = -1;   // Access: the window's rank (-1: host); Notify/Wait: the cell's
-  std::int64_t first = 0;    // Access: first byte in the buffer; Notify/Wait: the cell's byte
-  std::int64_t end = 0;      // Access: one past the last byte it bounds
-  std::int64_t amount = 0;   // Access: bytes; Compute: elements; Notify: value; Wait: expected
+  std::int32_t id = -1;     // Access: buffer or host argument; Notify/Wait: buffer
+  std::int64_t owner = -1;  // Access: the window's rank (-1: host); Notify/Wait: the cell's
+  std::int64_t first = 0;   // Access: first byte in the buffer; Notify/Wait: the cell's byte
+  std::int64_t end = 0;     // Access: one past the last byte it bounds
+  std::int64_t amount = 0;  // Access: bytes; Compute: elements; Notify: value; Wait: expected
 };
 
 class TimelineRecorder final : public AccessObserver {

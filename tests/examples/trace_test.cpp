@@ -1,0 +1,218 @@
+// trace_test.cpp — what `--trace FILE` and `--timeline` give for ladder
+// steps 07 and 10 at P = 4, run as processes. The trace is Chrome Trace
+// Event Format (what Perfetto and chrome://tracing open), parsed here with
+// nlohmann-json:
+//   - one process, one thread track per rank ("rank r", sorted by r);
+//   - one complete slice ("X") per op, named by the user op, its category
+//     the op's kind, args naming buffer or cell, peer and bytes; a track's
+//     slices follow each other without overlap;
+//   - a flow ("s" -> "f", one id each) from every notify to the wait it
+//     satisfied, each end inside its slice: in step 07 (put mode) from the
+//     left neighbour, in step 10's ring 2(P - 1) per rank, all from the left
+//     neighbour;
+//   - otherData: the model, the makespan (the last slice's end), rounds.
+// And step 07's --timeline text, exactly.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "support/run_command.hpp"
+
+#ifndef ANYP_EXAMPLES_DIR
+#error "ANYP_EXAMPLES_DIR must name the directory of the example executables"
+#endif
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::int64_t P = 4;
+
+struct Slice {
+  std::string name, cat;
+  double ts = 0, dur = 0;
+  json args;
+};
+
+struct Trace {
+  json raw;
+  std::map<std::int64_t, std::string> thread_names;
+  std::map<std::int64_t, std::vector<Slice>> slices;  // by track, in time order
+  struct Flow {
+    std::int64_t from = -1, to = -1;
+    double from_ts = 0, to_ts = 0;
+    int starts = 0, ends = 0;
+  };
+  std::map<std::int64_t, Flow> flows;  // by id
+};
+
+// Runs `example -d 0,..,3 --trace FILE <extra>`, parses FILE.
+Trace run_with_trace(const std::string& example, const std::string& extra = "") {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("anyp_trace_" + std::to_string(getpid()) + "_" + example + ".json");
+  const auto result =
+      anyp_test::run_command(std::string(ANYP_EXAMPLES_DIR) + "/" + example +
+                             " -d 0,1,2,3 --trace " + path.string() + " " + extra + " 2>&1");
+  EXPECT_TRUE(result.ok) << result.out;
+  EXPECT_EQ(result.out, "OK\n");
+  Trace t;
+  std::ifstream file(path);
+  t.raw = json::parse(file);
+  std::filesystem::remove(path);
+  for (const json& e : t.raw.at("traceEvents")) {
+    const std::string ph = e.at("ph");
+    if (ph == "M" && e.at("name") == "thread_name") {
+      t.thread_names[e.at("tid")] = e.at("args").at("name");
+    } else if (ph == "X") {
+      t.slices[e.at("tid")].push_back(
+          Slice{e.at("name"), e.at("cat"), e.at("ts"), e.at("dur"), e.at("args")});
+    } else if (ph == "s" || ph == "f") {
+      Trace::Flow& f = t.flows[e.at("id")];
+      EXPECT_EQ(e.at("cat"), "signal");
+      if (ph == "s") {
+        ++f.starts;
+        f.from = e.at("tid");
+        f.from_ts = e.at("ts");
+      } else {
+        ++f.ends;
+        f.to = e.at("tid");
+        f.to_ts = e.at("ts");
+        EXPECT_EQ(e.at("bp"), "e");
+      }
+    }
+  }
+  return t;
+}
+
+// The category of the slice of `track` that contains `ts` ("" for none).
+std::string slice_at(const Trace& t, std::int64_t track, double ts) {
+  for (const Slice& s : t.slices.at(track))
+    if (s.ts <= ts && ts <= s.ts + s.dur) return s.cat;
+  return "";
+}
+
+// What every trace must be: the tracks, slices that follow each other,
+// flows from a notify slice to a wait slice, the makespan at the end.
+void expect_well_formed(const Trace& t) {
+  ASSERT_EQ(t.thread_names.size(), static_cast<std::size_t>(P));
+  double last_end = 0;
+  for (std::int64_t r = 0; r < P; ++r) {
+    EXPECT_EQ(t.thread_names.at(r), "rank " + std::to_string(r));
+    ASSERT_TRUE(t.slices.count(r)) << "no slices on rank " << r;
+    double at = 0;
+    for (const Slice& s : t.slices.at(r)) {
+      EXPECT_NEAR(s.ts, at, 1e-9) << "rank " << r << ": " << s.name << " does not follow";
+      EXPECT_GE(s.dur, 0);
+      EXPECT_EQ(s.args.at("kind"), s.cat);
+      at = s.ts + s.dur;
+    }
+    last_end = std::max(last_end, at);
+  }
+  for (const auto& [id, f] : t.flows) {
+    EXPECT_EQ(f.starts, 1) << "flow " << id;
+    EXPECT_EQ(f.ends, 1) << "flow " << id;
+    EXPECT_EQ(slice_at(t, f.from, f.from_ts), "notify") << "flow " << id;
+    EXPECT_EQ(slice_at(t, f.to, f.to_ts), "wait") << "flow " << id;
+    EXPECT_LT(f.from_ts, f.to_ts) << "flow " << id;
+  }
+  EXPECT_EQ(t.raw.at("otherData").at("model"), "a2a3sim");
+  EXPECT_NEAR(t.raw.at("otherData").at("makespan_us").get<double>(), last_end, 1e-9);
+}
+
+TEST(Trace, Step07PutHasAFlowFromTheLeftNeighbour) {
+  const Trace t = run_with_trace("07_dynamic_rank_count", "--mode put");
+  expect_well_formed(t);
+  const std::vector<std::string> ops = {"pl.load",        "pl.store",          "pld.tensor.put",
+                                        "pld.tensor.put", "pld.system.notify", "pld.system.wait",
+                                        "pl.load",        "pl.store"};
+  for (std::int64_t r = 0; r < P; ++r) {
+    const std::vector<Slice>& s = t.slices.at(r);
+    ASSERT_EQ(s.size(), ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i) EXPECT_EQ(s[i].name, ops[i]) << "op " << i;
+    const std::int64_t right = (r + 1) % P;
+    EXPECT_EQ(s[3].cat, "remote write");
+    EXPECT_EQ(s[3].args.at("buffer"), "rank " + std::to_string(right) + "'s window 'dst_buf'");
+    EXPECT_EQ(s[3].args.at("peer"), right);
+    EXPECT_EQ(s[3].args.at("bytes"), 256);
+    EXPECT_EQ(s[3].args.at("function"), "put_step");
+    EXPECT_EQ(s[4].args.at("cell"),
+              "signal 'signal_buf' cell [0, 0] of rank " + std::to_string(right));
+    EXPECT_NEAR(s[5].args.at("blocked_us").get<double>(), 1.5, 1e-9);
+  }
+  ASSERT_EQ(t.flows.size(), static_cast<std::size_t>(P));
+  std::map<std::int64_t, int> into;
+  for (const auto& [id, f] : t.flows) {
+    EXPECT_EQ(f.from, (f.to + P - 1) % P) << "flow " << id;
+    ++into[f.to];
+  }
+  for (std::int64_t r = 0; r < P; ++r) EXPECT_EQ(into[r], 1) << "rank " << r;
+  EXPECT_EQ(t.raw.at("otherData").at("rounds"), 1);
+}
+
+TEST(Trace, Step10RingHasAFlowPerHop) {
+  const Trace t = run_with_trace("10_allreduce_ring");
+  expect_well_formed(t);
+  ASSERT_EQ(t.flows.size(), static_cast<std::size_t>(2 * (P - 1) * P));
+  std::map<std::int64_t, int> into;
+  for (const auto& [id, f] : t.flows) {
+    EXPECT_EQ(f.from, (f.to + P - 1) % P) << "flow " << id;
+    ++into[f.to];
+  }
+  for (std::int64_t r = 0; r < P; ++r) {
+    EXPECT_EQ(into[r], 2 * (P - 1)) << "rank " << r;
+    int waits = 0, remote_reads = 0;
+    for (const Slice& s : t.slices.at(r)) {
+      waits += s.cat == "wait";
+      remote_reads += s.cat == "remote read";
+      if (s.cat == "remote read") {
+        EXPECT_EQ(s.name, "pld.tile.remote_load");
+        EXPECT_EQ(s.args.at("peer"), (r + P - 1) % P);
+        EXPECT_EQ(s.args.at("bytes"), 4 * 960 / P);
+      }
+    }
+    EXPECT_EQ(waits, 2 * (P - 1));
+    EXPECT_EQ(remote_reads, 2 * (P - 1));
+  }
+  EXPECT_EQ(t.raw.at("otherData").at("rounds"), 2 * (P - 1));
+}
+
+TEST(Timeline, Step07GetText) {
+  const auto result = anyp_test::run_command(std::string(ANYP_EXAMPLES_DIR) +
+                                             "/07_dynamic_rank_count -d 0,1,2,3 --mode get "
+                                             "--timeline 2>&1");
+  EXPECT_TRUE(result.ok);
+  EXPECT_EQ(result.out,
+            "OK\n"
+            "timeline (model a2a3sim, P=4): makespan 4.202 us, 1 round\n"
+            "  rank   finish_us     busy_us     wait_us  rounds\n"
+            "     0       4.202       2.702       1.500       1\n"
+            "     1       4.202       2.702       1.500       1\n"
+            "     2       4.202       2.702       1.500       1\n"
+            "     3       4.202       2.702       1.500       1\n"
+            "critical path (8 ops, in time order):\n"
+            "       0.000 -      0.100 us  rank 1  local read 256 B of host tensor 'x' "
+            "(get_step: pl.load)\n"
+            "       0.100 -      0.200 us  rank 1  local write 256 B of rank 1's window "
+            "'src_buf' (get_step: pl.store)\n"
+            "       0.200 -      0.300 us  rank 1  notify of signal 'signal_buf' cell [0, 0] of "
+            "rank 0 (get_step: pld.system.notify)\n"
+            "       0.300 -      1.900 us  rank 0  wait of signal 'signal_buf' cell [0, 0] of "
+            "rank 0, blocked 1.500 us (get_step: pld.system.wait)\n"
+            "       1.900 -      3.902 us  rank 0  remote read 256 B of rank 1's window "
+            "'src_buf' (get_step: pld.tensor.get)\n"
+            "       3.902 -      4.002 us  rank 0  local write 256 B of rank 0's window "
+            "'dst_buf' (get_step: pld.tensor.get)\n"
+            "       4.002 -      4.102 us  rank 0  local read 256 B of rank 0's window "
+            "'dst_buf' (get_step: pl.load)\n"
+            "       4.102 -      4.202 us  rank 0  local write 256 B of host tensor 'y' "
+            "(get_step: pl.store)\n");
+}
+
+}  // namespace

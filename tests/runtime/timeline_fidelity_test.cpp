@@ -1,0 +1,214 @@
+// timeline_fidelity_test.cpp — the modeled makespan of every all-reduce of
+// ladder steps 08-11 against the closed formula of the schedule it runs
+// (docs/timeline.md, "Fidelity"), at P = 2..64 and several vector lengths.
+//
+// Under the alpha-beta model (every cost but alpha and beta zero) a remote
+// message of m bytes costs alpha + m beta and the textbook formulas hold
+// exactly (Thakur, Rabenseifner & Gropp 2005), with N = 4n bytes:
+//   mesh       (P - 1)(alpha + N beta)
+//   two-phase  2 (P - 1)(alpha + N/P beta)       (reduce-scatter + all-gather)
+//   ring       2 (P - 1)(alpha + N/P beta)
+// The builtins run the same schedules cut into messages of at most 16 KiB
+// (collectives.md §3.2, §3.3): K = ceil(N / 16 KiB) chunks for the mesh,
+// J = ceil(N/P / 16 KiB) sub-chunks per ring segment:
+//   builtin mesh  (P - 1)(K alpha + N beta)
+//   builtin ring  2 (P - 1)(J alpha + N/P beta)
+// Under a full model (local accesses, compute, notify issue and latency,
+// waits all priced) the rings run in lockstep: every round waits the
+// notify latency of its left neighbour's credit; their formulas are
+// derived in ring_full_model() and builtin_ring_full_model() below.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "support/allreduce_programs.hpp"
+
+namespace {
+
+using anyp_test::Allreduce;
+using anyp_test::allreduce_name;
+using anyp_test::run_allreduce;
+
+// The constants of a model (ns, bytes); a model file is written from them.
+struct Constants {
+  double alpha = 0, beta = 0;               // remote message
+  double local_alpha = 0, local_beta = 0;   // own window, host tensors
+  double issue = 0, latency = 0, wait = 0;  // notify issue, notify arrival, satisfied wait
+  double add_per_ns = INFINITY;             // compute.add.FP32, elements per ns
+};
+
+std::string model_text(const Constants& c) {
+  auto line = [](const std::string& key, double v) {
+    return key + " = " + (std::isinf(v) ? std::string("inf") : std::to_string(v)) +
+           "   # source: assumed\n";
+  };
+  return "name = fidelity\n" + line("alpha_ns", c.alpha) + line("beta_ns_per_byte", c.beta) +
+         line("local_alpha_ns", c.local_alpha) + line("local_beta_ns_per_byte", c.local_beta) +
+         line("notify_issue_ns", c.issue) + line("notify_ns", c.latency) + line("wait_ns", c.wait) +
+         line("compute.add.FP32", c.add_per_ns) + line("compute.*.*", INFINITY);
+}
+
+// A model file for this test process (ctest runs cases in parallel).
+std::string model_file(const Constants& c, const std::string& tag) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("anyp_fidelity_" + std::to_string(getpid()) + "_" + tag + ".model");
+  std::ofstream(path) << model_text(c);
+  return path.string();
+}
+
+double modeled_makespan(Allreduce a, std::int64_t n, std::int64_t P, const std::string& model) {
+  anyp::RunConfig config;
+  config.timeline = true;
+  config.model_file = model;
+  const anyp::RunStats stats = run_allreduce(a, n, P, config);
+  EXPECT_TRUE(stats.timeline);
+  EXPECT_EQ(stats.timeline->model, "fidelity");
+  EXPECT_EQ(stats.timeline->note, "");
+  return stats.timeline->makespan_ns;
+}
+
+constexpr double kChunkBytes = 16 * 1024;
+double pieces(double bytes) { return std::max(1.0, std::ceil(bytes / kChunkBytes)); }
+
+// The textbook formula of `a` under the alpha-beta model.
+double alpha_beta_formula(Allreduce a, std::int64_t n, std::int64_t P, const Constants& c) {
+  const double N = 4.0 * static_cast<double>(n), p = static_cast<double>(P);
+  switch (a) {
+    case Allreduce::Mesh:
+      return (p - 1) * (c.alpha + N * c.beta);
+    case Allreduce::TwoPhase:
+    case Allreduce::Ring:
+      return 2 * (p - 1) * (c.alpha + N / p * c.beta);
+    case Allreduce::BuiltinMesh:
+      return (p - 1) * (pieces(N) * c.alpha + N * c.beta);
+    case Allreduce::BuiltinRing:
+      return 2 * (p - 1) * (pieces(4.0 * std::ceil(n / p)) * c.alpha + N / p * c.beta);
+  }
+  return 0;
+}
+
+// Step 10's ring under a full model. A rank stages (load x, store data:
+// 2 local accesses of N bytes), credits its right neighbour, and runs
+// 2(P - 1) rounds; every round starts with the issue of the credit that
+// releases it (sent by the left neighbour at the same modeled time, by
+// symmetry), waits its latency, costs the satisfied wait, and moves a
+// segment of S = N/P bytes: reduce-scatter rounds load the own segment,
+// pull the left one, add and store (2 local + 1 remote + S/4 adds),
+// all-gather rounds pull and store (1 local + 1 remote). The last round
+// credits no one. It ends with load data, store y.
+double ring_full_model(std::int64_t n, std::int64_t P, const Constants& c) {
+  const double N = 4.0 * static_cast<double>(n), p = static_cast<double>(P), S = N / p;
+  const double local_n = c.local_alpha + N * c.local_beta;
+  const double local_s = c.local_alpha + S * c.local_beta, remote_s = c.alpha + S * c.beta;
+  const double handshake = c.issue + c.latency + c.wait;
+  const double reduce_round = handshake + 2 * local_s + remote_s + S / 4 / c.add_per_ns;
+  const double gather_round = handshake + local_s + remote_s;
+  return 2 * local_n + (p - 1) * (reduce_round + gather_round) + 2 * local_n;
+}
+
+// The builtin ring (collectives.md §3.3) under a full model: staged as
+// step 10, the same 2(P - 1) lockstep rounds with every segment in J
+// sub-chunks (one message each), then the read-done handshake (issue,
+// latency, wait), an epilogue of 2P - 1 notifies to its own cells, and
+// load data, store y.
+double builtin_ring_full_model(std::int64_t n, std::int64_t P, const Constants& c) {
+  const double N = 4.0 * static_cast<double>(n), p = static_cast<double>(P), S = N / p;
+  const double J = pieces(4.0 * std::ceil(n / p));
+  const double local_n = c.local_alpha + N * c.local_beta;
+  const double local_s = J * c.local_alpha + S * c.local_beta;
+  const double remote_s = J * c.alpha + S * c.beta;
+  const double handshake = c.issue + c.latency + c.wait;
+  const double reduce_round = handshake + 2 * local_s + remote_s + S / 4 / c.add_per_ns;
+  const double gather_round = handshake + local_s + remote_s;
+  return 2 * local_n + (p - 1) * (reduce_round + gather_round) + handshake + (2 * p - 1) * c.issue +
+         2 * local_n;
+}
+
+void expect_within_1_percent(double modeled, double formula, const std::string& what) {
+  EXPECT_NEAR(modeled, formula, 0.01 * formula)
+      << what << ": modeled " << modeled << " ns, formula " << formula << " ns";
+}
+
+const std::vector<std::int64_t> kWorldSizes = {2, 3, 4, 5, 6, 7, 8, 11, 16, 17, 31, 32, 47, 64};
+
+// Vector lengths: 32 P and 512 P elements (chunks of 32 B to 2 KiB), so
+// the builtin mesh runs K = 1 .. 8 chunks.
+std::vector<std::int64_t> lengths(std::int64_t P) { return {32 * P, 512 * P}; }
+
+class AlphaBetaFidelity : public ::testing::TestWithParam<Allreduce> {};
+
+TEST_P(AlphaBetaFidelity, MakespanIsTheTextbookFormula) {
+  const Constants c{.alpha = 2000, .beta = 0.005};
+  const std::string model = model_file(c, allreduce_name(GetParam()));
+  for (const std::int64_t P : kWorldSizes) {
+    for (const std::int64_t n : lengths(P)) {
+      expect_within_1_percent(modeled_makespan(GetParam(), n, P, model),
+                              alpha_beta_formula(GetParam(), n, P, c),
+                              std::string(allreduce_name(GetParam())) + " P=" + std::to_string(P) +
+                                  " n=" + std::to_string(n));
+    }
+  }
+  std::filesystem::remove(model);
+}
+
+INSTANTIATE_TEST_SUITE_P(Steps08To11, AlphaBetaFidelity,
+                         ::testing::Values(Allreduce::Mesh, Allreduce::TwoPhase, Allreduce::Ring,
+                                           Allreduce::BuiltinMesh, Allreduce::BuiltinRing),
+                         [](const auto& info) { return std::string(allreduce_name(info.param)); });
+
+// The builtin ring with segments above 16 KiB: J = 2 and 3 sub-chunks.
+TEST(AlphaBetaFidelity, BuiltinRingWithSubChunks) {
+  const Constants c{.alpha = 2000, .beta = 0.005};
+  const std::string model = model_file(c, "subchunks");
+  for (const std::int64_t P : {2, 3, 8}) {
+    for (const std::int64_t n : {5000 * P, 10000 * P}) {
+      expect_within_1_percent(modeled_makespan(Allreduce::BuiltinRing, n, P, model),
+                              alpha_beta_formula(Allreduce::BuiltinRing, n, P, c),
+                              "builtin_ring P=" + std::to_string(P) + " n=" + std::to_string(n));
+    }
+  }
+  std::filesystem::remove(model);
+}
+
+// Every constant priced, in ratios unlike the shipped models' so that a
+// term dropped or counted twice shows.
+const Constants kFull{.alpha = 2000,
+                      .beta = 0.005,
+                      .local_alpha = 90,
+                      .local_beta = 0.0007,
+                      .issue = 30,
+                      .latency = 1300,
+                      .wait = 70,
+                      .add_per_ns = 300};
+
+TEST(FullModelFidelity, RingIsItsLockstepFormula) {
+  const std::string model = model_file(kFull, "ring");
+  for (const std::int64_t P : kWorldSizes) {
+    for (const std::int64_t n : lengths(P)) {
+      expect_within_1_percent(modeled_makespan(Allreduce::Ring, n, P, model),
+                              ring_full_model(n, P, kFull),
+                              "ring P=" + std::to_string(P) + " n=" + std::to_string(n));
+    }
+  }
+  std::filesystem::remove(model);
+}
+
+TEST(FullModelFidelity, BuiltinRingIsItsLockstepFormula) {
+  const std::string model = model_file(kFull, "builtin_ring");
+  for (const std::int64_t P : kWorldSizes) {
+    for (const std::int64_t n : lengths(P)) {
+      expect_within_1_percent(modeled_makespan(Allreduce::BuiltinRing, n, P, model),
+                              builtin_ring_full_model(n, P, kFull),
+                              "builtin_ring P=" + std::to_string(P) + " n=" + std::to_string(n));
+    }
+  }
+  std::filesystem::remove(model);
+}
+
+}  // namespace

@@ -1,0 +1,130 @@
+// cost_model_test.cpp — the cost models (runtime/timeline/cost_model.hpp):
+// the shipped platform models parse, say where every value comes from and
+// differ where the hardware generations differ; a model text with a
+// mistake is refused with a message naming the file, the line and what is
+// wrong.
+#include "runtime/timeline/cost_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "anyp/errors.hpp"
+
+namespace {
+
+using anyp::ConfigError;
+using anyp::DType;
+using anyp::runtime::ComputeClass;
+using anyp::runtime::CostModel;
+using anyp::runtime::parse_cost_model;
+using anyp::runtime::platform_cost_model;
+
+// A complete model: every key once, every compute class through "*".
+std::string complete(const std::string& extra = "") {
+  return "name = test\n"
+         "alpha_ns = 1000   # source: assumed\n"
+         "beta_ns_per_byte = 0.5   # source: assumed\n"
+         "local_alpha_ns = 10   # source: assumed\n"
+         "local_beta_ns_per_byte = 0.25   # source: assumed\n"
+         "notify_issue_ns = 5   # source: assumed\n"
+         "notify_ns = 300   # source: assumed\n"
+         "wait_ns = 7   # source: assumed\n"
+         "compute.*.* = 100   # source: assumed\n" +
+         extra;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_cost_model(text, "my.model");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CostModel, ParsesEveryKeyAndPricesOps) {
+  const CostModel m = parse_cost_model(
+      complete(
+          "compute.add.FP16 = 400   # source: assumed\ncompute.mul.* = inf   # source: free\n"),
+      "my.model");
+  EXPECT_EQ(m.name, "test");
+  EXPECT_DOUBLE_EQ(m.remote_ns(100), 1000 + 50);
+  EXPECT_DOUBLE_EQ(m.local_ns(100), 10 + 25);
+  EXPECT_DOUBLE_EQ(m.notify_issue_ns, 5);
+  EXPECT_DOUBLE_EQ(m.notify_ns, 300);
+  EXPECT_DOUBLE_EQ(m.wait_ns, 7);
+  EXPECT_DOUBLE_EQ(m.compute_ns(ComputeClass::Add, DType::FP32, 1000), 10);   // compute.*.*
+  EXPECT_DOUBLE_EQ(m.compute_ns(ComputeClass::Add, DType::FP16, 1000), 2.5);  // the exact key
+  EXPECT_DOUBLE_EQ(m.compute_ns(ComputeClass::Mul, DType::INT8, 1000), 0);    // inf: free
+}
+
+TEST(CostModel, TheShippedModelsParseAndDifferWhereTheGenerationsDo) {
+  const CostModel& a2 = platform_cost_model("a2a3sim");
+  const CostModel& a5 = platform_cost_model("a5sim");
+  EXPECT_EQ(a2.name, "a2a3sim");
+  EXPECT_EQ(a5.name, "a5sim");
+  // Interconnect and memory bandwidth, signal latency and vector rate.
+  EXPECT_GT(a2.beta_ns_per_byte, a5.beta_ns_per_byte);
+  EXPECT_GT(a2.local_beta_ns_per_byte, a5.local_beta_ns_per_byte);
+  EXPECT_GT(a2.notify_ns, a5.notify_ns);
+  EXPECT_GT(a2.compute_ns(ComputeClass::Add, DType::FP32, 1 << 20),
+            a5.compute_ns(ComputeClass::Add, DType::FP32, 1 << 20));
+  // Half-width floats run twice as fast as FP32 on both.
+  for (const CostModel* m : {&a2, &a5}) {
+    EXPECT_DOUBLE_EQ(2 * m->compute_ns(ComputeClass::Add, DType::FP16, 4096),
+                     m->compute_ns(ComputeClass::Add, DType::FP32, 4096));
+  }
+  try {
+    platform_cost_model("a2a3");
+    FAIL() << "no model for a2a3";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "cost model: no model is shipped for platform 'a2a3'");
+  }
+}
+
+TEST(CostModel, EveryMistakeIsNamed) {
+  EXPECT_EQ(error_of(complete("alpah_ns = 3   # source: typo\n")),
+            "cost model 'my.model', line 10: unknown key 'alpah_ns'; the keys are name, "
+            "alpha_ns, beta_ns_per_byte, local_alpha_ns, local_beta_ns_per_byte, "
+            "notify_issue_ns, notify_ns, wait_ns, and compute.<class>.<dtype> (class add, mul, "
+            "minmax, cast, fill or *; dtype FP32, FP16, BF16, INT8, INT16, INT32, INT64 or *)");
+  EXPECT_EQ(error_of(complete("alpha_ns = 3   # source: again\n")),
+            "cost model 'my.model', line 10: key 'alpha_ns' is given twice (first on line 2)");
+  EXPECT_EQ(error_of(complete("compute.add.FP32 = 5\n")),
+            "cost model 'my.model', line 10: key 'compute.add.FP32' does not say where its value "
+            "comes from: end the line with '# source: <a public figure, or assumed>'");
+  EXPECT_EQ(error_of(complete("compute.cast.* = 0   # source: assumed\n")),
+            "cost model 'my.model', line 10: the rate of 'compute.cast.*' must be a positive "
+            "number of elements per ns (inf: free), got '0'");
+  EXPECT_EQ(error_of("name = x\nalpha_ns = fast   # source: assumed\n"),
+            "cost model 'my.model', line 2: the value of 'alpha_ns' must be a non-negative "
+            "number, got 'fast'");
+  EXPECT_EQ(error_of("name = x\nalpha_ns = -1   # source: assumed\n"),
+            "cost model 'my.model', line 2: the value of 'alpha_ns' must be a non-negative "
+            "number, got '-1'");
+  EXPECT_EQ(error_of("name = x\nalpha_ns 5   # source: assumed\n"),
+            "cost model 'my.model', line 2: expected 'key = value', got 'alpha_ns 5'");
+  EXPECT_EQ(error_of("name = x\nalpha_ns = 1   # source: assumed\ncompute.add.* = 1   # source: "
+                     "assumed\n"),
+            "cost model 'my.model': missing beta_ns_per_byte, local_alpha_ns, "
+            "local_beta_ns_per_byte, notify_issue_ns, notify_ns, wait_ns, compute.mul.FP32, "
+            "compute.mul.FP16, compute.mul.BF16, compute.mul.INT8, compute.mul.INT16, "
+            "compute.mul.INT32, compute.mul.INT64, compute.minmax.FP32, compute.minmax.FP16, "
+            "compute.minmax.BF16, compute.minmax.INT8, compute.minmax.INT16, "
+            "compute.minmax.INT32, compute.minmax.INT64, compute.cast.FP32, compute.cast.FP16, "
+            "compute.cast.BF16, compute.cast.INT8, compute.cast.INT16, compute.cast.INT32, "
+            "compute.cast.INT64, compute.fill.FP32, compute.fill.FP16, compute.fill.BF16, "
+            "compute.fill.INT8, compute.fill.INT16, compute.fill.INT32, compute.fill.INT64");
+  EXPECT_EQ(error_of(complete().substr(complete().find('\n') + 1)),
+            "cost model 'my.model': missing name");
+  try {
+    anyp::runtime::load_cost_model("/nonexistent/dir/x.model");
+    FAIL() << "an unreadable file";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "cost model '/nonexistent/dir/x.model': cannot be read");
+  }
+}
+
+}  // namespace
