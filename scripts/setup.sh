@@ -9,6 +9,7 @@ set -euo pipefail
 # find_package(GTest) on Debian 12 (its gmock targets are optional) but keeps
 # gmock available to unit tests. libopenmpi-dev + openmpi-bin: the MPI
 # engine and mpirun (the build works without them, minus that engine).
+# gnuplot-nox: the figures of bench/run_model_sweep.sh (docs/timeline.md).
 PACKAGES=(
   cmake
   ninja-build
@@ -22,6 +23,7 @@ PACKAGES=(
   time
   libopenmpi-dev
   openmpi-bin
+  gnuplot-nox
 )
 
 is_installed() {
