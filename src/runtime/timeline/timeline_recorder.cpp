@@ -28,33 +28,37 @@ void TimelineRecorder::on_access(const Access& a) {
   events_[static_cast<std::size_t>(a.rank)].push_back(e);
 }
 
-void TimelineRecorder::on_notify(std::int64_t rank, SiteRef site, const Cell& cell,
-                                 ir::NotifyKind kind, std::int32_t value,
-                                 std::optional<std::int32_t>) {
+namespace {
+
+// A notify or a wait: `sub` its NotifyKind or WaitKind, `amount` its value
+// or expected value, on one INT32 cell.
+TimelineEvent cell_event(TimelineEvent::Kind kind, std::uint8_t sub, SiteRef site, const Cell& cell,
+                         std::int64_t amount) {
   TimelineEvent e;
-  e.kind = TimelineEvent::Kind::Notify;
-  e.sub = static_cast<std::uint8_t>(kind);
+  e.kind = kind;
+  e.sub = sub;
   e.dtype = DType::INT32;
   e.site = site;
   e.id = cell.buffer;
   e.owner = cell.owner;
   e.first = cell.offset;
-  e.amount = value;
-  events_[static_cast<std::size_t>(rank)].push_back(e);
+  e.amount = amount;
+  return e;
+}
+
+}  // namespace
+
+void TimelineRecorder::on_notify(std::int64_t rank, SiteRef site, const Cell& cell,
+                                 ir::NotifyKind kind, std::int32_t value,
+                                 std::optional<std::int32_t>) {
+  events_[static_cast<std::size_t>(rank)].push_back(
+      cell_event(TimelineEvent::Kind::Notify, static_cast<std::uint8_t>(kind), site, cell, value));
 }
 
 void TimelineRecorder::on_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
                                std::int64_t expected, std::int32_t) {
-  TimelineEvent e;
-  e.kind = TimelineEvent::Kind::Wait;
-  e.sub = static_cast<std::uint8_t>(cmp);
-  e.dtype = DType::INT32;
-  e.site = site;
-  e.id = cell.buffer;
-  e.owner = cell.owner;
-  e.first = cell.offset;
-  e.amount = expected;
-  events_[static_cast<std::size_t>(rank)].push_back(e);
+  events_[static_cast<std::size_t>(rank)].push_back(
+      cell_event(TimelineEvent::Kind::Wait, static_cast<std::uint8_t>(cmp), site, cell, expected));
 }
 
 void TimelineRecorder::on_compute(std::int64_t rank, SiteRef site, ComputeClass cls, DType dtype,
