@@ -108,6 +108,34 @@ std::int64_t parse_device_id(const std::string& item) {
   return id;
 }
 
+// Devices a -d list may name: a range like 0-99999999999 is refused before
+// it allocates (P beyond this is far past what one machine can run anyway).
+constexpr std::int64_t kMaxDeviceCount = std::int64_t{1} << 24;
+
+// One -d item: an id, or an inclusive range "first-last" of ids (a leading
+// '-' is a negative id, refused by parse_device_id).
+void append_device_item(const std::string& item, std::vector<std::int64_t>& ids) {
+  const auto dash = item.find('-', 1);
+  if (dash == std::string::npos || item.front() == '-') {
+    ids.push_back(parse_device_id(item));
+  } else {
+    const std::int64_t first = parse_device_id(trim(std::string_view(item).substr(0, dash)));
+    const std::int64_t last = parse_device_id(trim(std::string_view(item).substr(dash + 1)));
+    if (last < first) {
+      throw UsageError{"-d/--device: range '" + item + "' is empty (" + std::to_string(first) +
+                       " is above " + std::to_string(last) + ")"};
+    }
+    if (last - first >= kMaxDeviceCount - static_cast<std::int64_t>(ids.size())) {
+      throw UsageError{"-d/--device: range '" + item + "' makes more than " +
+                       std::to_string(kMaxDeviceCount) + " devices"};
+    }
+    for (std::int64_t id = first; id <= last; ++id) ids.push_back(id);
+  }
+  if (static_cast<std::int64_t>(ids.size()) > kMaxDeviceCount) {
+    throw UsageError{"-d/--device: more than " + std::to_string(kMaxDeviceCount) + " devices"};
+  }
+}
+
 std::vector<std::int64_t> parse_device_list(const std::string& text) {
   if (trim(text).empty()) throw UsageError{"-d/--device: empty device list"};
   std::vector<std::int64_t> ids;
@@ -115,7 +143,7 @@ std::vector<std::int64_t> parse_device_list(const std::string& text) {
   while (true) {
     const auto comma = text.find(',', start);
     const auto end = comma == std::string::npos ? text.size() : comma;
-    ids.push_back(parse_device_id(trim(std::string_view(text).substr(start, end - start))));
+    append_device_item(trim(std::string_view(text).substr(start, end - start)), ids);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -238,11 +266,11 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   app.add_option("-p,--platform", options.platform,
                  "Simulated platform: a2a3sim or a5sim (a2a3/a5 are real hardware, refused)")
       ->capture_default_str();
-  CLI::Option* device_opt =
-      app.add_option("-d,--device", devices,
-                     "Comma-separated distinct device ids; P = their count (default: " +
-                         join(spec.default_devices, ",") + ")")
-          ->type_name("IDS");
+  CLI::Option* device_opt = app.add_option("-d,--device", devices,
+                                           "Comma-separated distinct device ids or ranges (0-7 is "
+                                           "0,...,7); P = their count (default: " +
+                                               join(spec.default_devices, ",") + ")")
+                                ->type_name("IDS");
   if (!spec.modes.empty()) {
     app.add_option("--mode", options.mode, "One of: " + join(spec.modes))->capture_default_str();
   }

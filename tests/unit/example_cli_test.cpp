@@ -125,6 +125,14 @@ TEST(Parse, LargeDeviceList) {
   EXPECT_EQ(o.device_ids.back(), 1023);
 }
 
+TEST(Parse, DeviceRanges) {
+  EXPECT_EQ(parse_args({"-d", "0-3,7, 9 - 10"}).device_ids,
+            (std::vector<std::int64_t>{0, 1, 2, 3, 7, 9, 10}));
+  const Options o = parse_args({"-d", "0-65535"});
+  EXPECT_EQ(o.world_size(), 65536);
+  EXPECT_EQ(o.device_ids[65535], 65535);
+}
+
 TEST(Parse, SeedsAreDecimal) {
   EXPECT_EQ(parse_args({"--seed", "010"}).seed, 10u);  // not octal
   EXPECT_EQ(parse_args({"--seed", "4294967295"}).seed, 4294967295u);
@@ -174,6 +182,15 @@ TEST(ParseErrors, Devices) {
   EXPECT_EQ(usage_error({"-d", "0,2,1,2"}), "-d/--device: device 2 is listed twice");
   EXPECT_EQ(usage_error({"-d", "0"}), "need at least 2 devices, got [0]");
   EXPECT_EQ(usage_error({"--device", "5"}), "need at least 2 devices, got [5]");
+  EXPECT_EQ(usage_error({"-d", "3-1"}), "-d/--device: range '3-1' is empty (3 is above 1)");
+  EXPECT_EQ(usage_error({"-d", "0-x"}),
+            "-d/--device: 'x' is not a device id (a non-negative integer)");
+  EXPECT_EQ(usage_error({"-d", "1-"}),
+            "-d/--device: '' is not a device id (a non-negative integer)");
+  EXPECT_EQ(usage_error({"-d", "0-2,2"}), "-d/--device: device 2 is listed twice");
+  EXPECT_EQ(usage_error({"-d", "4-4"}), "need at least 2 devices, got [4]");
+  EXPECT_EQ(usage_error({"-d", "0-99999999999"}),
+            "-d/--device: range '0-99999999999' makes more than 16777216 devices");
 }
 
 TEST(ParseErrors, ModeAndOp) {

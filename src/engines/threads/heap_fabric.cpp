@@ -13,13 +13,64 @@ namespace anyp::threads {
 using runtime::Region;
 using runtime::Space;
 
+namespace {
+
+// The block: the heap, then (64-byte aligned) one 4-byte notify slot per
+// 4-byte word of it.
+std::size_t slots_offset(const runtime::Executable& exec) {
+  const auto heap = static_cast<std::size_t>(exec.world_size * exec.window_bytes);
+  return (heap + 63) / 64 * 64;
+}
+std::size_t block_bytes(const runtime::Executable& exec) {
+  const auto heap = static_cast<std::size_t>(exec.world_size * exec.window_bytes);
+  return slots_offset(exec) + (heap + 3) / 4 * 4;
+}
+
+// v = min(v, x) / max(v, x), atomically.
+void lower_to(std::atomic<std::int64_t>& v, std::int64_t x) {
+  std::int64_t now = v.load(std::memory_order_relaxed);
+  while (x < now && !v.compare_exchange_weak(now, x, std::memory_order_relaxed)) {
+  }
+}
+void raise_to(std::atomic<std::int64_t>& v, std::int64_t x) {
+  std::int64_t now = v.load(std::memory_order_relaxed);
+  while (x > now && !v.compare_exchange_weak(now, x, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace
+
 HeapFabric::HeapFabric(const runtime::Executable& exec,
                        std::span<const HostTensor* const> host_args)
     : exec_(exec),
       host_args_(host_args),
-      heap_(new std::byte[static_cast<std::size_t>(
-          std::max<std::int64_t>(1, exec.world_size * exec.window_bytes))]()),
+      block_(block_bytes(exec)),
+      heap_(block_.data()),
+      notify_slots_(reinterpret_cast<std::uint32_t*>(block_.data() + slots_offset(exec))),
+      written_(new Written[static_cast<std::size_t>(std::max<std::int64_t>(1, exec.world_size))]),
       atomic_locks_(static_cast<std::size_t>(std::clamp<std::int64_t>(exec.world_size, 1, 64))) {}
+
+HeapFabric::~HeapFabric() {
+  // Zero what the run wrote, heap and notify slots, before the block goes back.
+  auto* slots = reinterpret_cast<std::byte*>(notify_slots_);
+  for (std::int64_t r = 0; r < exec_.world_size; ++r) {
+    const std::int64_t lo = written_[r].lo.load(std::memory_order_relaxed) / 4 * 4;
+    const std::int64_t hi = (written_[r].hi.load(std::memory_order_relaxed) + 3) / 4 * 4;
+    if (lo >= hi) continue;
+    std::memset(heap_ + lo, 0, static_cast<std::size_t>(hi - lo));
+    std::memset(slots + lo, 0, static_cast<std::size_t>(hi - lo));
+  }
+}
+
+void HeapFabric::mark_written(std::int64_t owner, std::int32_t id, std::int64_t begin,
+                              std::int64_t end) {
+  if (begin >= end) return;
+  const std::int64_t base =
+      owner * exec_.window_bytes + exec_.buffers[static_cast<std::size_t>(id)].offset;
+  Written& w = written_[owner];
+  lower_to(w.lo, base + begin);
+  raise_to(w.hi, base + end);
+}
 
 std::byte* HeapFabric::memory(const Region& r) const {
   if (r.space == Space::Host) {
@@ -27,12 +78,12 @@ std::byte* HeapFabric::memory(const Region& r) const {
     ANYP_CHECK(t != nullptr, "a host view of a scalar argument");
     return t->data();
   }
-  return heap_.get() + r.owner * exec_.window_bytes +
+  return heap_ + r.owner * exec_.window_bytes +
          exec_.buffers[static_cast<std::size_t>(r.id)].offset;
 }
 
 std::int32_t* HeapFabric::cell_address(const runtime::Cell& c) const {
-  return reinterpret_cast<std::int32_t*>(heap_.get() + c.owner * exec_.window_bytes +
+  return reinterpret_cast<std::int32_t*>(heap_ + c.owner * exec_.window_bytes +
                                          exec_.buffers[static_cast<std::size_t>(c.buffer)].offset +
                                          c.offset);
 }
@@ -90,14 +141,15 @@ void HeapFabric::copy_rows(const Region& dst, const Region& src) {
 }
 
 void HeapFabric::do_read(const Region& src, std::byte* out) {
-  if (is_signal(src)) return scheduler_->with_signal_lock([&] { read_rows(src, out); });
+  if (is_signal(src)) return scheduler_->with_signal_lock(src.owner, [&] { read_rows(src, out); });
   read_rows(src, out);
 }
 
 void HeapFabric::do_write(std::int64_t rank, const Region& dst, const std::byte* in,
                           bool atomic_add) {
+  if (dst.space == Space::Window) mark_written(dst.owner, dst.id, dst.first, dst.end);
   if (!is_signal(dst)) return write_rows(dst, in, atomic_add);
-  scheduler_->with_signal_lock([&] {
+  scheduler_->with_signal_lock(dst.owner, [&] {
     write_rows(dst, in, atomic_add);
     signal_written(rank, dst);
   });
@@ -112,12 +164,14 @@ void HeapFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src
     do_write(rank, dst, staged.data(), atomic_add);
     return;
   }
+  if (dst.space == Space::Window) mark_written(dst.owner, dst.id, dst.first, dst.end);
   copy_rows(dst, src);
 }
 
 void HeapFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
                            ir::NotifyKind kind, std::int32_t value) {
-  scheduler_->notify(rank, cell_address(cell), kind, value, [&](std::int32_t result) {
+  mark_written(cell.owner, cell.buffer, cell.offset, cell.offset + 4);
+  scheduler_->notify(rank, cell.owner, cell_address(cell), kind, value, [&](std::int32_t result) {
     observe_notify(rank, site, cell, kind, value, result);
   });
 }
@@ -125,6 +179,8 @@ void HeapFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runti
 bool HeapFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
                          ir::WaitKind cmp, std::int64_t expected,
                          const std::function<std::string()>& describe) {
+  // A rank waits only on its own window (the scheduler's stripes rely on it).
+  ANYP_CHECK(cell.owner == rank, "a wait on another rank's cell");
   std::int32_t* at = cell_address(cell);
   return scheduler_->wait_or_park(rank, at, cmp, expected, describe,
                                   [&] { observe_wait(rank, site, cell, cmp, expected, *at); });

@@ -1,14 +1,23 @@
 // heap_fabric.hpp — the threads engine's door (runtime::Fabric): every
 // rank's window in one symmetric heap (rank r's at r * window_bytes, each
-// buffer at its layout offset, zeroed per run), host arguments in the
-// caller's HostTensors. Plain accesses are memcpy's of whole rows; atomic
-// adds take the owner's lock stripe; notify and wait go through the
-// Scheduler's lock, which orders them (ladder.md part D). Data accesses to a
+// buffer at its layout offset), host arguments in the caller's HostTensors.
+// Plain accesses are memcpy's of whole rows; atomic adds take the owner's
+// lock stripe; notify and wait go through the owner's stripe lock in the
+// Scheduler, which orders them (ladder.md part D). Data accesses to a
 // signal buffer (WindowBuffer::signal) take that lock too, so a cell is
 // only ever touched under it, and a data write into a peer's cell can wake
 // the peer's parked wait.
+//
+// The heap and the scheduler's notify record come from a pooled block
+// (heap_pool.hpp), zero when the run starts. Every write records the byte
+// range it touched in its owner's window; when the fabric is destroyed it
+// zeroes those ranges (and the notify slots beside them) and returns the
+// block, so the next run starts from zeroed windows for one memset of the
+// bytes this run wrote.
 #pragma once
 
+#include <atomic>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -17,6 +26,7 @@
 #include <vector>
 
 #include "anyp/host_tensor.hpp"
+#include "engines/threads/heap_pool.hpp"
 #include "engines/threads/scheduler.hpp"
 #include "runtime/executable.hpp"
 #include "runtime/fabric.hpp"
@@ -27,8 +37,12 @@ class HeapFabric final : public runtime::Fabric {
  public:
   HeapFabric(const runtime::Executable& exec, std::span<const HostTensor* const> host_args);
 
-  const std::byte* heap() const { return heap_.get(); }
+  ~HeapFabric() override;
+
+  const std::byte* heap() const { return heap_; }
   std::int64_t heap_bytes() const { return exec_.world_size * exec_.window_bytes; }
+  // One 32-bit slot per 4-byte word of the heap, zero (Scheduler's record).
+  std::uint32_t* notify_slots() const { return notify_slots_; }
   void set_scheduler(Scheduler* scheduler) { scheduler_ = scheduler; }
 
  protected:
@@ -60,10 +74,23 @@ class HeapFabric final : public runtime::Fabric {
   // Under the signal lock, after `rank` wrote into a signal buffer: records
   // the writer for deadlock reports and lets a parked owner's wait re-check.
   void signal_written(std::int64_t rank, const runtime::Region& dst);
+  // Records that bytes [begin, end) of the buffer under region/cell `id` on
+  // `owner` (offsets from the buffer's start) were written.
+  void mark_written(std::int64_t owner, std::int32_t id, std::int64_t begin, std::int64_t end);
+
+  // The bytes of each rank's window written this run, as heap offsets
+  // [lo, hi) (lo >= hi: none); updated by every writer, atomically.
+  struct Written {
+    std::atomic<std::int64_t> lo{INT64_MAX};
+    std::atomic<std::int64_t> hi{0};
+  };
 
   const runtime::Executable& exec_;
   std::span<const HostTensor* const> host_args_;
-  std::unique_ptr<std::byte[]> heap_;
+  PooledBlock block_;
+  std::byte* heap_;
+  std::uint32_t* notify_slots_;
+  std::unique_ptr<Written[]> written_;
   std::vector<std::mutex> atomic_locks_;
   Scheduler* scheduler_ = nullptr;
 };

@@ -8,29 +8,34 @@
 #include <thread>
 
 #include "common/internal_check.hpp"
+#include "engines/threads/worker_pool.hpp"
 
 namespace anyp::threads {
 
 Scheduler::Scheduler(std::vector<runtime::RankVm*> ranks, std::unique_ptr<SchedulePolicy> policy,
                      int workers, std::int64_t budget, const std::byte* heap,
-                     std::int64_t heap_bytes, ReportExtra report_extra)
+                     std::int64_t window_bytes, std::uint32_t* notify_slots,
+                     ReportExtra report_extra)
     : ranks_(std::move(ranks)),
       policy_(std::move(policy)),
       workers_(std::max(1, workers)),
+      // Polling for work pays only when every worker has a core of its own.
+      may_spin_(workers_ > 1 && static_cast<unsigned>(workers_) <=
+                                    std::max(1u, std::thread::hardware_concurrency())),
       budget_(budget),
       report_extra_(std::move(report_extra)),
-      done_(ranks_.size(), 0),
+      heap_(heap),
+      window_bytes_(window_bytes),
+      notify_slots_(notify_slots),
+      stripes_(std::bit_ceil(std::clamp<std::size_t>(ranks_.size(), 1, kMaxStripes))),
+      stripe_mask_(stripes_.size() - 1),
       parked_(ranks_.size()),
       is_parked_(ranks_.size(), 0),
-      heap_(heap),
-      notify_slots_(static_cast<std::uint32_t*>(std::calloc(
-                        static_cast<std::size_t>(std::max<std::int64_t>(1, heap_bytes / 4)),
-                        sizeof(std::uint32_t))),
-                    std::free) {
-  if (!notify_slots_) throw std::bad_alloc();
+      done_(ranks_.size(), 0) {
   // A notify slot keeps a rank in 30 bits.
   ANYP_CHECK(ranks_.size() < (std::size_t{1} << 30), "too many ranks for the notify record");
   for (std::size_t r = 0; r < ranks_.size(); ++r) ready_.push_back(static_cast<std::int64_t>(r));
+  ready_size_.store(ready_.size(), std::memory_order_relaxed);
 }
 
 namespace {
@@ -76,8 +81,10 @@ void Scheduler::TallyIndex::insert(std::uint64_t key, std::uint32_t tally) {
   e = Entry{key, tally};
 }
 
-void Scheduler::note_notify(const std::int32_t* cell, std::int64_t from_rank, ir::NotifyKind op,
-                            std::int32_t value) {
+void Scheduler::note_notify(Stripe& stripe, const std::int32_t* cell, std::int64_t from_rank,
+                            ir::NotifyKind op, std::int32_t value) {
+  std::vector<Tally>& tallies_ = stripe.tallies;
+  TallyIndex& tally_index_ = stripe.tally_index;
   const auto word =
       static_cast<std::uint64_t>((reinterpret_cast<const std::byte*>(cell) - heap_) / 4);
   std::uint32_t& slot = notify_slots_[word];
@@ -117,12 +124,9 @@ void Scheduler::note_notify(const std::int32_t* cell, std::int64_t from_rank, ir
   count_notify(t != 0 ? tallies_[t - 1] : push_tally(rank), set, value);
 }
 
-void Scheduler::note_data_writer(const std::int32_t* cell, std::int64_t rank) {
-  auto& writers = data_writers_[cell];
-  if (std::find(writers.begin(), writers.end(), rank) == writers.end()) writers.push_back(rank);
-}
-
-std::vector<runtime::NotifierTally> Scheduler::notifiers(const std::int32_t* cell) const {
+std::vector<runtime::NotifierTally> Scheduler::notifiers(std::int64_t owner,
+                                                         const std::int32_t* cell) const {
+  const std::vector<Tally>& tallies_ = stripe_of(owner).tallies;
   std::vector<runtime::NotifierTally> all;
   const std::uint32_t slot = notify_slots_[(reinterpret_cast<const std::byte*>(cell) - heap_) / 4];
   const std::uint32_t state = slot & kStateMask;
@@ -143,17 +147,21 @@ std::vector<runtime::NotifierTally> Scheduler::notifiers(const std::int32_t* cel
 
 std::string Scheduler::run() {
   const int workers = policy_->op_by_op() ? 1 : workers_;
-  std::vector<std::thread> threads;
-  for (int i = 1; i < workers; ++i) {
-    try {
-      threads.emplace_back([this] { worker(); });
-    } catch (const std::system_error&) {
-      break;  // the system refuses more threads: run with the workers started so far
-    }
-  }
-  worker();
-  for (auto& t : threads) t.join();
+  workers_used_ = run_on_workers(workers - 1, [this] { worker(); });
   return failure_;
+}
+
+bool Scheduler::spin_for_work() const {
+  // About 10-40 µs: longer than a futex round trip, short enough that an
+  // idle worker soon sleeps.
+  for (int i = 0; i < 4096; ++i) {
+    if (ready_size_.load(std::memory_order_relaxed) > 0 || stopped_.load(std::memory_order_relaxed))
+      return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  return false;
 }
 
 void Scheduler::worker() {
@@ -163,6 +171,7 @@ void Scheduler::worker() {
     while (!stop_ && ready_.empty()) {
       if (running_ == 0) {
         stop_ = true;
+        stopped_.store(true, std::memory_order_relaxed);
         if (finished_ < static_cast<std::int64_t>(ranks_.size())) {
           deadlocked_ = true;
           failure_ = deadlock_report();
@@ -170,85 +179,83 @@ void Scheduler::worker() {
         cv_.notify_all();
         break;
       }
+      if (may_spin_) {
+        lock.unlock();
+        const bool work = spin_for_work();
+        lock.lock();
+        if (work) continue;
+      }
       ++idle_;
       cv_.wait(lock);
       --idle_;
     }
     if (stop_) return;
     const std::int64_t rank = policy_->pick(ready_);
+    ready_size_.store(ready_.size(), std::memory_order_relaxed);
     ++running_;
     lock.unlock();
     const runtime::RankVm::Outcome outcome = ranks_[rank]->run(budget_, op_by_op);
     lock.lock();
     --running_;
     policy_->after_slice(rank);
+    auto stop_run = [&] {
+      stop_ = true;
+      stopped_.store(true, std::memory_order_relaxed);
+      cv_.notify_all();
+    };
     switch (outcome) {
       case runtime::RankVm::Outcome::Done:
         done_[rank] = 1;
-        if (++finished_ == static_cast<std::int64_t>(ranks_.size())) {
-          stop_ = true;
-          cv_.notify_all();
-        }
+        if (++finished_ == static_cast<std::int64_t>(ranks_.size())) stop_run();
         break;
       case runtime::RankVm::Outcome::Yield:
         ++preemptions_;
         ready_.push_back(rank);
+        ready_size_.store(ready_.size(), std::memory_order_relaxed);
         break;
       case runtime::RankVm::Outcome::Parked:
         ++parks_;
         break;
       case runtime::RankVm::Outcome::Failed:
         if (failure_.empty()) failure_ = ranks_[rank]->error();
-        stop_ = true;
-        cv_.notify_all();
+        stop_run();
         break;
     }
     if (idle_ > 0 && (!ready_.empty() || (running_ == 0 && !stop_))) cv_.notify_one();
   }
 }
 
-void Scheduler::park(std::int64_t rank, std::int32_t* cell, ir::WaitKind cmp, std::int64_t expected,
-                     std::string where) {
-  parked_[rank] = Parked{cell, cmp, expected, std::move(where)};
-  waiters_[cell].push_back(rank);
-  is_parked_[rank] = 1;
+bool Scheduler::release_if_satisfied(std::int64_t owner, const std::int32_t* cell) {
+  const auto r = static_cast<std::size_t>(owner);
+  if (!is_parked_[r] || parked_[r].cell != cell ||
+      !runtime::compare(parked_[r].cmp, *cell, parked_[r].expected))
+    return false;
+  is_parked_[r] = 0;
+  return true;
 }
 
-void Scheduler::wake_cell(std::int32_t* cell) {
-  auto it = waiters_.find(cell);
-  if (it == waiters_.end()) return;
-  if (wake_satisfied(it->second, cell) && idle_ > 0) cv_.notify_one();
-  if (it->second.empty()) waiters_.erase(it);
-}
-
-bool Scheduler::wake_satisfied(std::vector<std::int64_t>& list, const std::int32_t* cell) {
-  bool woke = false;
-  for (std::size_t i = 0; i < list.size();) {
-    const std::int64_t r = list[i];
-    if (runtime::compare(parked_[r].cmp, *cell, parked_[r].expected)) {
-      ready_.push_back(r);
-      is_parked_[r] = 0;
-      list[i] = list.back();
-      list.pop_back();
-      woke = true;
-    } else {
-      ++i;
-    }
-  }
-  return woke;
+void Scheduler::make_ready(std::int64_t rank) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ready_.push_back(rank);
+  ready_size_.store(ready_.size(), std::memory_order_relaxed);
+  if (idle_ > 0) cv_.notify_one();
 }
 
 void Scheduler::on_signal_write_locked(std::int64_t writer, std::int64_t owner,
                                        const std::byte* begin, const std::byte* end) {
   // Every cell the write touches (even in part) records its writer.
+  Stripe& stripe = stripe_of(owner);
   const auto first = (begin - heap_) / 4, last = (end - heap_ + 3) / 4;
-  for (auto word = first; word < last; ++word)
-    note_data_writer(reinterpret_cast<const std::int32_t*>(heap_ + word * 4), writer);
-  if (!is_parked_[owner]) return;
-  std::int32_t* cell = parked_[owner].cell;
-  const auto* at = reinterpret_cast<const std::byte*>(cell);
+  for (auto word = first; word < last; ++word) {
+    auto& writers = stripe.data_writers[reinterpret_cast<const std::int32_t*>(heap_ + word * 4)];
+    if (std::find(writers.begin(), writers.end(), writer) == writers.end())
+      writers.push_back(writer);
+  }
+  const auto r = static_cast<std::size_t>(owner);
+  if (!is_parked_[r]) return;
+  const auto* at = reinterpret_cast<const std::byte*>(parked_[r].cell);
   if (at + 4 <= begin || at >= end) return;  // the write does not touch the cell
-  wake_cell(cell);
+  if (release_if_satisfied(owner, parked_[r].cell)) make_ready(owner);
 }
 
 std::string Scheduler::deadlock_report() const {
@@ -257,9 +264,12 @@ std::string Scheduler::deadlock_report() const {
   for (std::size_t r = 0; r < ranks_.size(); ++r) {
     if (done_[r]) continue;
     const Parked& p = parked_[r];
-    waits[r] = runtime::ParkedWait{p.where, p.cmp, p.expected, *p.cell, notifiers(p.cell), {}};
-    auto it = data_writers_.find(p.cell);
-    if (it != data_writers_.end()) {
+    const auto rank = static_cast<std::int64_t>(r);
+    waits[r] =
+        runtime::ParkedWait{p.where, p.cmp, p.expected, *p.cell, notifiers(rank, p.cell), {}};
+    const auto& data_writers = stripe_of(rank).data_writers;
+    auto it = data_writers.find(p.cell);
+    if (it != data_writers.end()) {
       waits[r].data_writers = it->second;
       std::sort(waits[r].data_writers.begin(), waits[r].data_writers.end());
     }

@@ -1,17 +1,27 @@
-// scheduler.hpp — runs P rank VMs on a small pool of worker threads, and
-// owns the lock that orders every signal operation.
+// scheduler.hpp — runs P rank VMs on a small pool of worker threads
+// (worker_pool.hpp), and orders every signal operation.
 //
-// Every change to a signal cell goes through here, under one lock: a notify
-// updates the cell and wakes the parked ranks whose wait it now satisfies; a
-// wait either completes at once or parks the rank (its worker moves on; a
-// parked rank costs no CPU). Observers of notifies and satisfied waits are
-// called inside that lock (the `on_*` callbacks), so they see the cells'
-// order. A rank that exhausts its instruction budget is preempted to the
-// back of the ready queue; the policy (schedule_policy.hpp) picks who runs.
-// When no rank is ready or running and some rank is unfinished, the run
-// stops at once: a deadlock, reported with every parked rank's wait.
+// There is no global lock on the signal path. A rank waits only on cells of
+// its own window, so every cell belongs to one owner rank, and the owner's
+// stripe lock (one of up to kMaxStripes, by owner) orders everything done to
+// its cells: a notify updates the cell and, if the owner is parked on it
+// and its wait now holds, makes the owner ready; a wait either completes at
+// once or parks the rank (its worker moves on; a parked rank costs no CPU).
+// Observers of notifies and satisfied waits are called inside that stripe
+// lock (the `on_*` callbacks), so they see each cell's order. The run lock
+// guards only the ready queue and the run's state; lock order is a stripe,
+// then the run lock, never the reverse.
+//
+// A rank that exhausts its instruction budget is preempted to the back of
+// the ready queue; the policy (schedule_policy.hpp) picks who runs. An idle
+// worker polls the ready queue's size briefly before it sleeps (only when
+// there are no more workers than cores), so a hand-off between two workers
+// costs no futex round trip; parked ranks are never polled. When no rank is
+// ready or running and some rank is unfinished, the run stops at once: a
+// deadlock, reported with every parked rank's wait.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -36,10 +46,13 @@ class Scheduler {
   // which ranks finished.
   using ReportExtra = std::function<std::string(std::span<const char> finished)>;
 
-  // `heap`/`heap_bytes`: all windows, where every signal cell lives.
+  // `heap`/`heap_bytes`: all windows, where every signal cell lives (rank r's
+  // window at r * window_bytes). `notify_slots`: one zeroed 32-bit slot per
+  // 4-byte word of the heap, the notify record (see below); the fabric owns
+  // it and zeroes what the run wrote.
   Scheduler(std::vector<runtime::RankVm*> ranks, std::unique_ptr<SchedulePolicy> policy,
-            int workers, std::int64_t budget, const std::byte* heap, std::int64_t heap_bytes,
-            ReportExtra report_extra);
+            int workers, std::int64_t budget, const std::byte* heap, std::int64_t window_bytes,
+            std::uint32_t* notify_slots, ReportExtra report_extra);
 
   // Runs every rank to completion. Returns "" or the failure text (a rank's
   // run-time error or the deadlock report).
@@ -48,47 +61,56 @@ class Scheduler {
   std::int64_t parks() const { return parks_; }
   std::int64_t preemptions() const { return preemptions_; }
   std::int64_t steps() const { return policy_->steps(); }
+  int workers_used() const { return workers_used_; }
 
-  // Applies a notify to `cell`; on_applied(new value) runs under the lock.
+  // Applies a notify to `cell` of `owner`'s window; on_applied(new value)
+  // runs under the owner's stripe lock.
   template <class OnApplied>
-  void notify(std::int64_t from_rank, std::int32_t* cell, ir::NotifyKind op, std::int32_t value,
-              OnApplied&& on_applied) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (op == ir::NotifyKind::Set) {
-      *cell = value;
-    } else {
-      *cell = static_cast<std::int32_t>(static_cast<std::uint32_t>(*cell) +
-                                        static_cast<std::uint32_t>(value));
+  void notify(std::int64_t from_rank, std::int64_t owner, std::int32_t* cell, ir::NotifyKind op,
+              std::int32_t value, OnApplied&& on_applied) {
+    bool wake = false;
+    {
+      Stripe& stripe = stripe_of(owner);
+      std::lock_guard<std::mutex> lock(stripe.mutex);
+      if (op == ir::NotifyKind::Set) {
+        *cell = value;
+      } else {
+        *cell = static_cast<std::int32_t>(static_cast<std::uint32_t>(*cell) +
+                                          static_cast<std::uint32_t>(value));
+      }
+      on_applied(*cell);
+      note_notify(stripe, cell, from_rank, op, value);
+      wake = release_if_satisfied(owner, cell);
     }
-    on_applied(*cell);
-    note_notify(cell, from_rank, op, value);
-    wake_cell(cell);
+    if (wake) make_ready(owner);
   }
 
-  // True if the wait holds now (on_satisfied runs under the lock); otherwise
-  // parks `rank` with describe()'s text and returns false.
+  // True if the wait on `rank`'s own cell holds now (on_satisfied runs under
+  // the rank's stripe lock); otherwise parks `rank` with describe()'s text
+  // and returns false.
   template <class OnSatisfied>
   bool wait_or_park(std::int64_t rank, std::int32_t* cell, ir::WaitKind cmp, std::int64_t expected,
                     const std::function<std::string()>& describe, OnSatisfied&& on_satisfied) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(stripe_of(rank).mutex);
     if (runtime::compare(cmp, *cell, expected)) {
       on_satisfied();
       return true;
     }
-    park(rank, cell, cmp, expected, describe());
+    parked_[static_cast<std::size_t>(rank)] = Parked{cell, cmp, expected, describe()};
+    is_parked_[static_cast<std::size_t>(rank)] = 1;
     return false;
   }
 
-  // Runs f() under the signal lock: data accesses to signal buffers go
-  // through here, so a cell is only ever touched under the lock.
+  // Runs f() under `owner`'s stripe lock: data accesses to signal buffers go
+  // through here, so a cell is only ever touched under its owner's lock.
   template <class F>
-  void with_signal_lock(F&& f) {
-    std::lock_guard<std::mutex> lock(mutex_);
+  void with_signal_lock(std::int64_t owner, F&& f) {
+    std::lock_guard<std::mutex> lock(stripe_of(owner).mutex);
     f();
   }
 
-  // Under the signal lock, after a data write (put, remote_store, ...) into
-  // `owner`'s signal memory [begin, end) by another rank: if `owner` is
+  // Under `owner`'s stripe lock, after a data write (put, remote_store, ...)
+  // into `owner`'s signal memory [begin, end) by another rank: if `owner` is
   // parked on a cell there, its wait re-checks, since a device's wait polls
   // memory and would see the new value too. (A rank waits only on its own
   // window, and is not parked while it writes, so only writes by other
@@ -103,43 +125,12 @@ class Scheduler {
     std::int64_t expected = 0;
     std::string where;
   };
-
-  void worker();
-  void park(std::int64_t rank, std::int32_t* cell, ir::WaitKind cmp, std::int64_t expected,
-            std::string where);
-  void wake_cell(std::int32_t* cell);
-  // Notify bookkeeping for deadlock reports (see notify_slots_).
-  void note_notify(const std::int32_t* cell, std::int64_t from_rank, ir::NotifyKind op,
-                   std::int32_t value);
-  std::vector<runtime::NotifierTally> notifiers(const std::int32_t* cell) const;  // by rank
-  void note_data_writer(const std::int32_t* cell, std::int64_t rank);
-  // Moves the ranks in `list` whose wait on `cell` now holds to the ready queue.
-  bool wake_satisfied(std::vector<std::int64_t>& list, const std::int32_t* cell);
-  std::string deadlock_report() const;
-
-  std::vector<runtime::RankVm*> ranks_;
-  std::unique_ptr<SchedulePolicy> policy_;
-  int workers_;
-  std::int64_t budget_;
-  ReportExtra report_extra_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<std::int64_t> ready_;
-  int running_ = 0;
-  std::int64_t finished_ = 0;
-  bool stop_ = false;
-  bool deadlocked_ = false;
-  std::string failure_;
-  std::vector<char> done_;
-  std::vector<Parked> parked_;   // per rank, valid while parked
-  std::vector<char> is_parked_;  // per rank
-  std::unordered_map<std::int32_t*, std::vector<std::int64_t>> waiters_;
-  // Who notified each cell and how, for deadlock reports. One 32-bit slot per
-  // 4-byte word of the heap (calloc'd, so untouched pages cost nothing): a
-  // cell's first notify, if it was AtomicAdd +1 or Set 1 (a credit or a
-  // flag), is kept there as state and rank; anything more gives the cell one
-  // Tally per notifying rank, chained from the slot (newest first). O(1)
-  // amortised per notify, and no allocation beyond the vectors' growth.
+  // Who notified each cell and how, for deadlock reports. The slot of a
+  // 4-byte word of the heap: a cell's first notify, if it was AtomicAdd +1
+  // or Set 1 (a credit or a flag), is kept there as state and rank; anything
+  // more gives the cell one Tally per notifying rank, chained from the slot
+  // (newest first) in the owner's stripe. O(1) amortised per notify, and no
+  // allocation beyond the vectors' growth.
   static constexpr std::uint32_t kNever = 0,  // slot states, in the top 2 bits
       kOneAddOne = 1u << 30,                  // | rank: one notify, AtomicAdd +1
       kOneSetOne = 2u << 30,                  // | rank: one notify, Set 1
@@ -168,12 +159,65 @@ class Scheduler {
     std::uint32_t find(std::uint64_t key) const;  // 0: absent
     void insert(std::uint64_t key, std::uint32_t tally);
   };
+  // The cells of the owners r with r % stripes == i, and what is known of
+  // them; its mutex orders every operation on those cells.
+  struct alignas(64) Stripe {
+    std::mutex mutex;
+    std::vector<Tally> tallies;
+    TallyIndex tally_index;
+    // Ranks that changed a cell by a data write (not a notify), for reports.
+    std::unordered_map<const std::int32_t*, std::vector<std::int64_t>> data_writers;
+  };
+  static constexpr std::size_t kMaxStripes = 256;
+
+  Stripe& stripe_of(std::int64_t owner) {
+    return stripes_[static_cast<std::size_t>(owner) & stripe_mask_];
+  }
+  const Stripe& stripe_of(std::int64_t owner) const {
+    return stripes_[static_cast<std::size_t>(owner) & stripe_mask_];
+  }
+  void worker();
+  // Polls briefly for a ready rank or the end of the run (run lock not held).
+  bool spin_for_work() const;
+  // Under the owner's stripe lock: if `owner` is parked on `cell` and its
+  // wait now holds, unparks it and returns true (the caller makes it ready).
+  bool release_if_satisfied(std::int64_t owner, const std::int32_t* cell);
+  void make_ready(std::int64_t rank);  // takes the run lock
+  // Notify bookkeeping for deadlock reports (see Tally).
+  void note_notify(Stripe& stripe, const std::int32_t* cell, std::int64_t from_rank,
+                   ir::NotifyKind op, std::int32_t value);
+  std::vector<runtime::NotifierTally> notifiers(std::int64_t owner,
+                                                const std::int32_t* cell) const;  // by rank
+  std::string deadlock_report() const;
+
+  std::vector<runtime::RankVm*> ranks_;
+  std::unique_ptr<SchedulePolicy> policy_;
+  int workers_;
+  int workers_used_ = 1;
+  bool may_spin_;
+  std::int64_t budget_;
+  ReportExtra report_extra_;
   const std::byte* heap_;
-  std::unique_ptr<std::uint32_t[], void (*)(void*)> notify_slots_;
-  std::vector<Tally> tallies_;
-  TallyIndex tally_index_;
-  // Ranks that changed a cell by a data write (not a notify), for reports.
-  std::unordered_map<const std::int32_t*, std::vector<std::int64_t>> data_writers_;
+  std::int64_t window_bytes_;
+  std::uint32_t* notify_slots_;
+  std::vector<Stripe> stripes_;
+  std::size_t stripe_mask_;
+  // Per rank, under the rank's stripe lock: its wait while parked.
+  std::vector<Parked> parked_;
+  std::vector<char> is_parked_;
+
+  // The run lock and what it guards.
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::int64_t> ready_;
+  std::atomic<std::size_t> ready_size_{0};  // ready_.size(), for spin_for_work
+  std::atomic<bool> stopped_{false};        // stop_, for spin_for_work
+  int running_ = 0;
+  std::int64_t finished_ = 0;
+  bool stop_ = false;
+  bool deadlocked_ = false;
+  std::string failure_;
+  std::vector<char> done_;
   int idle_ = 0;  // workers waiting on cv_
   std::int64_t parks_ = 0;
   std::int64_t preemptions_ = 0;

@@ -25,8 +25,8 @@ runtime::EngineResult ThreadsEngine::run(const runtime::Executable& exec,
   const bool free = options.schedule.kind == runtime::Schedule::Kind::Free;
   const int workers = free ? options.workers : 1;
   Scheduler scheduler(ranks, make_policy(options.schedule, exec.world_size), workers,
-                      options.preempt_budget, fabric.heap(), fabric.heap_bytes(),
-                      [&collectives](std::span<const char> finished) {
+                      options.preempt_budget, fabric.heap(), exec.window_bytes,
+                      fabric.notify_slots(), [&collectives](std::span<const char> finished) {
                         return collectives.unfinished_calls(finished);
                       });
   fabric.set_scheduler(&scheduler);
@@ -41,7 +41,7 @@ runtime::EngineResult ThreadsEngine::run(const runtime::Executable& exec,
   result.parks = scheduler.parks();
   result.preemptions = scheduler.preemptions();
   result.schedule_steps = scheduler.steps();
-  result.workers = workers;
+  result.workers = scheduler.workers_used();
   return result;
 }
 
