@@ -3,6 +3,8 @@
 #include "engines/threads/heap_fabric.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cstring>
 
 #include "common/internal_check.hpp"
@@ -15,27 +17,22 @@ using runtime::Space;
 
 namespace {
 
-// The block: the heap, then (64-byte aligned) one 4-byte notify slot per
-// 4-byte word of it.
+// The block: the heap, then one 4-byte notify slot per 4-byte word of it
+// (the same byte offsets), then one bit per 64-byte line of the heap; each
+// part starts on a line.
+constexpr std::int64_t kLine = 64;
+std::int64_t heap_lines(const runtime::Executable& exec) {
+  return (exec.world_size * exec.window_bytes + kLine - 1) / kLine;
+}
 std::size_t slots_offset(const runtime::Executable& exec) {
-  const auto heap = static_cast<std::size_t>(exec.world_size * exec.window_bytes);
-  return (heap + 63) / 64 * 64;
+  return static_cast<std::size_t>(heap_lines(exec) * kLine);
+}
+std::size_t lines_offset(const runtime::Executable& exec) { return 2 * slots_offset(exec); }
+std::size_t line_words(const runtime::Executable& exec) {
+  return static_cast<std::size_t>((heap_lines(exec) + 63) / 64);
 }
 std::size_t block_bytes(const runtime::Executable& exec) {
-  const auto heap = static_cast<std::size_t>(exec.world_size * exec.window_bytes);
-  return slots_offset(exec) + (heap + 3) / 4 * 4;
-}
-
-// v = min(v, x) / max(v, x), atomically.
-void lower_to(std::atomic<std::int64_t>& v, std::int64_t x) {
-  std::int64_t now = v.load(std::memory_order_relaxed);
-  while (x < now && !v.compare_exchange_weak(now, x, std::memory_order_relaxed)) {
-  }
-}
-void raise_to(std::atomic<std::int64_t>& v, std::int64_t x) {
-  std::int64_t now = v.load(std::memory_order_relaxed);
-  while (x > now && !v.compare_exchange_weak(now, x, std::memory_order_relaxed)) {
-  }
+  return lines_offset(exec) + 8 * line_words(exec);
 }
 
 }  // namespace
@@ -47,19 +44,40 @@ HeapFabric::HeapFabric(const runtime::Executable& exec,
       block_(block_bytes(exec)),
       heap_(block_.data()),
       notify_slots_(reinterpret_cast<std::uint32_t*>(block_.data() + slots_offset(exec))),
-      written_(new Written[static_cast<std::size_t>(std::max<std::int64_t>(1, exec.world_size))]),
+      written_lines_(reinterpret_cast<std::uint64_t*>(block_.data() + lines_offset(exec))),
       atomic_locks_(static_cast<std::size_t>(std::clamp<std::int64_t>(exec.world_size, 1, 64))) {}
 
 HeapFabric::~HeapFabric() {
-  // Zero what the run wrote, heap and notify slots, before the block goes back.
-  auto* slots = reinterpret_cast<std::byte*>(notify_slots_);
-  for (std::int64_t r = 0; r < exec_.world_size; ++r) {
-    const std::int64_t lo = written_[r].lo.load(std::memory_order_relaxed) / 4 * 4;
-    const std::int64_t hi = (written_[r].hi.load(std::memory_order_relaxed) + 3) / 4 * 4;
-    if (lo >= hi) continue;
-    std::memset(heap_ + lo, 0, static_cast<std::size_t>(hi - lo));
-    std::memset(slots + lo, 0, static_cast<std::size_t>(hi - lo));
+  // Zero the lines the run wrote, heap and notify slots, and the bitmap,
+  // before the block goes back: one memset per run of adjacent lines.
+  std::byte* slots = heap_ + slots_offset(exec_);
+  const std::size_t words = line_words(exec_);
+  auto zero_lines = [&](std::int64_t first, std::int64_t last) {
+    const auto at = static_cast<std::size_t>(first * kLine);
+    const auto n = static_cast<std::size_t>((last - first) * kLine);
+    std::memset(heap_ + at, 0, n);
+    std::memset(slots + at, 0, n);
+  };
+  std::int64_t run_start = -1;  // the first line of the run of written lines being gathered
+  for (std::size_t w = 0; w < words; ++w) {
+    std::uint64_t bits = written_lines_[w];
+    if (bits == 0 && run_start < 0) continue;
+    written_lines_[w] = 0;
+    const auto base = static_cast<std::int64_t>(w) * 64;
+    for (int bit = 0; bit < 64;) {
+      const bool on = (bits >> bit & 1u) != 0;
+      // The length of this stretch of equal bits.
+      const std::uint64_t rest = on ? ~bits >> bit : bits >> bit;
+      const int len = rest == 0 ? 64 - bit : std::min(64 - bit, std::countr_zero(rest));
+      if (on && run_start < 0) run_start = base + bit;
+      if (!on && run_start >= 0) {
+        zero_lines(run_start, base + bit);
+        run_start = -1;
+      }
+      bit += len;
+    }
   }
+  if (run_start >= 0) zero_lines(run_start, heap_lines(exec_));
 }
 
 void HeapFabric::mark_written(std::int64_t owner, std::int32_t id, std::int64_t begin,
@@ -67,9 +85,16 @@ void HeapFabric::mark_written(std::int64_t owner, std::int32_t id, std::int64_t 
   if (begin >= end) return;
   const std::int64_t base =
       owner * exec_.window_bytes + exec_.buffers[static_cast<std::size_t>(id)].offset;
-  Written& w = written_[owner];
-  lower_to(w.lo, base + begin);
-  raise_to(w.hi, base + end);
+  const std::int64_t first = (base + begin) / kLine, last = (base + end - 1) / kLine;
+  for (std::int64_t w = first / 64; w <= last / 64; ++w) {
+    const std::int64_t lo = std::max(first, w * 64) - w * 64,
+                       hi = std::min(last, w * 64 + 63) - w * 64;
+    const std::uint64_t mask =
+        (hi - lo == 63 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (hi - lo + 1)) - 1)) << lo;
+    std::atomic_ref<std::uint64_t> word(written_lines_[w]);
+    if ((word.load(std::memory_order_relaxed) & mask) != mask)
+      word.fetch_or(mask, std::memory_order_relaxed);
+  }
 }
 
 std::byte* HeapFabric::memory(const Region& r) const {

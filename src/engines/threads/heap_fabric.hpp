@@ -9,15 +9,14 @@
 // the peer's parked wait.
 //
 // The heap and the scheduler's notify record come from a pooled block
-// (heap_pool.hpp), zero when the run starts. Every write records the byte
-// range it touched in its owner's window; when the fabric is destroyed it
-// zeroes those ranges (and the notify slots beside them) and returns the
-// block, so the next run starts from zeroed windows for one memset of the
-// bytes this run wrote.
+// (heap_pool.hpp), zero when the run starts. Every write marks the 64-byte
+// lines of the heap it touched in a bitmap; when the fabric is destroyed it
+// zeroes those lines (and the notify slots beside them) and returns the
+// block, so the next run starts from zeroed windows for at most one memset
+// of the lines this run wrote (a collective whose cells are spread over a
+// large signal buffer zeroes the lines it touched, not the buffer).
 #pragma once
 
-#include <atomic>
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -74,23 +73,16 @@ class HeapFabric final : public runtime::Fabric {
   // Under the signal lock, after `rank` wrote into a signal buffer: records
   // the writer for deadlock reports and lets a parked owner's wait re-check.
   void signal_written(std::int64_t rank, const runtime::Region& dst);
-  // Records that bytes [begin, end) of the buffer under region/cell `id` on
-  // `owner` (offsets from the buffer's start) were written.
+  // Records that bytes [begin, end) of window buffer `id` on `owner`
+  // (offsets from the buffer's start) were written.
   void mark_written(std::int64_t owner, std::int32_t id, std::int64_t begin, std::int64_t end);
-
-  // The bytes of each rank's window written this run, as heap offsets
-  // [lo, hi) (lo >= hi: none); updated by every writer, atomically.
-  struct Written {
-    std::atomic<std::int64_t> lo{INT64_MAX};
-    std::atomic<std::int64_t> hi{0};
-  };
 
   const runtime::Executable& exec_;
   std::span<const HostTensor* const> host_args_;
   PooledBlock block_;
   std::byte* heap_;
   std::uint32_t* notify_slots_;
-  std::unique_ptr<Written[]> written_;
+  std::uint64_t* written_lines_;  // bit i: heap bytes [64 i, 64 i + 64) written this run
   std::vector<std::mutex> atomic_locks_;
   Scheduler* scheduler_ = nullptr;
 };

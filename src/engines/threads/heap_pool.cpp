@@ -9,8 +9,47 @@
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace anyp::threads {
 namespace {
+
+// Blocks from this size up are mapped with transparent huge pages where the
+// system has them (Linux, madvise mode): a run that touches a large heap
+// (P = 256's ring signals are 134 MB) takes one page fault per 2 MiB
+// instead of one per 4 KiB, which dominated such a program's first run.
+constexpr std::size_t kHugeFrom = std::size_t{4} << 20, kHugePage = std::size_t{2} << 20;
+
+std::size_t rounded_capacity(std::size_t bytes) {
+  bytes = std::max<std::size_t>(bytes, 64);
+  return bytes >= kHugeFrom ? (bytes + kHugePage - 1) / kHugePage * kHugePage : bytes;
+}
+
+std::byte* allocate_zeroed(std::size_t capacity) {
+#if defined(__linux__)
+  if (capacity >= kHugeFrom) {
+    void* p = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    madvise(p, capacity, MADV_HUGEPAGE);  // advice only: without it, 4 KiB pages
+    return static_cast<std::byte*>(p);
+  }
+#endif
+  auto* data = static_cast<std::byte*>(std::calloc(capacity, 1));
+  if (data == nullptr) throw std::bad_alloc();
+  return data;
+}
+
+void release(std::byte* data, std::size_t capacity) {
+#if defined(__linux__)
+  if (capacity >= kHugeFrom) {
+    munmap(data, capacity);
+    return;
+  }
+#endif
+  std::free(data);
+}
 
 class BlockPool {
  public:
@@ -34,10 +73,8 @@ class BlockPool {
         return block;
       }
     }
-    const std::size_t capacity = std::max<std::size_t>(bytes, 64);
-    auto* data = static_cast<std::byte*>(std::calloc(capacity, 1));
-    if (data == nullptr) throw std::bad_alloc();
-    return {data, capacity};
+    const std::size_t capacity = rounded_capacity(bytes);
+    return {allocate_zeroed(capacity), capacity};
   }
 
   void give_back(std::byte* data, std::size_t capacity) {
@@ -49,7 +86,7 @@ class BlockPool {
         return;
       }
     }
-    std::free(data);
+    release(data, capacity);
   }
 
  private:
