@@ -2,7 +2,7 @@
 //
 // One routine rounds a double into any small binary format with E exponent
 // bits and M explicit mantissa bits (FP16: 5/10, BF16: 8/7), ties to even.
-// A float widens to double exactly, so the float overloads reuse it.
+// (The float overloads are inline in the header.)
 #include "common/half_float.hpp"
 
 #include <bit>
@@ -61,34 +61,6 @@ std::uint16_t double_to_fp16_bits(double value) {
   return round_double_to_small_float(value, 5, 10);
 }
 
-std::uint16_t float_to_fp16_bits(float value) {
-  return double_to_fp16_bits(static_cast<double>(value));
-}
-
-float fp16_bits_to_float(std::uint16_t bits) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(bits >> 15) << 31;
-  const int exp_field = (bits >> 10) & 0x1f;
-  const std::uint32_t mant = bits & 0x3ffu;
-  if (exp_field == 0x1f) {  // infinity or NaN: widen the payload
-    return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
-  }
-  float magnitude;
-  if (exp_field == 0) {
-    magnitude = std::ldexp(static_cast<float>(mant), -24);  // subnormal (or zero)
-  } else {
-    magnitude = std::ldexp(static_cast<float>(mant | 0x400u), exp_field - 25);
-  }
-  return sign != 0 ? -magnitude : magnitude;
-}
-
 std::uint16_t double_to_bf16_bits(double value) { return round_double_to_small_float(value, 8, 7); }
-
-std::uint16_t float_to_bf16_bits(float value) {
-  return double_to_bf16_bits(static_cast<double>(value));
-}
-
-float bf16_bits_to_float(std::uint16_t bits) {
-  return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
-}
 
 }  // namespace anyp

@@ -9,6 +9,7 @@
 
 #include "common/dtype_traits.hpp"
 #include "common/internal_check.hpp"
+#include "runtime/tile_math_f16c.hpp"
 
 namespace anyp::runtime {
 namespace {
@@ -49,13 +50,23 @@ typename T::Math apply(ir::BinaryOp op, typename T::Math x, typename T::Math y) 
   return op == ir::BinaryOp::Max ? std::max(x, y) : std::min(x, y);
 }
 
+// On x86-64 each loop is compiled twice, for the baseline and for x86-64-v3
+// (AVX2, F16C), and the loader picks one for the machine (GCC's
+// target_clones): the FP16/BF16 conversions vectorize well only with AVX2's
+// 8-lane integer compares and selects.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ANYP_TILE_LOOP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define ANYP_TILE_LOOP_CLONES
+#endif
+
 // out[i] = a[i] <Op> b[i or 0]: a, b and out are disjoint, or a is out
 // (kInPlace: then out is read and written, and a is not used). restrict on
 // every pointer lets the compiler vectorize the loop (this file is built
 // with the vectorizer's dynamic cost model, see CMakeLists.txt).
 template <class T, ir::BinaryOp Op, bool kInPlace, bool kScalar>
-void loop(const std::byte* __restrict a, const std::byte* __restrict b, std::byte* __restrict out,
-          std::size_t n) {
+ANYP_TILE_LOOP_CLONES void loop(const std::byte* __restrict a, const std::byte* __restrict b,
+                                std::byte* __restrict out, std::size_t n) {
   using S = typename T::Storage;
   constexpr std::size_t z = sizeof(S);
   const std::byte* __restrict x = kInPlace ? out : a;
@@ -97,6 +108,7 @@ bool is_tile_elementwise_op(ir::BinaryOp op) {
 
 void tile_elementwise(ir::BinaryOp op, DType dtype, const std::byte* a, const std::byte* b,
                       bool b_is_scalar, std::byte* out, std::size_t n) {
+  if (dtype == DType::FP16 && fp16_elementwise_f16c(op, a, b, b_is_scalar, out, n)) return;
   dtype_traits::visit_dtype(dtype, [&]<class T>(T) {
     switch (op) {
       case ir::BinaryOp::Add:
