@@ -9,7 +9,7 @@
 
 #include "common/dtype_traits.hpp"
 #include "common/internal_check.hpp"
-#include "runtime/tile_math_f16c.hpp"
+#include "runtime/tile_math_avx.hpp"
 
 namespace anyp::runtime {
 namespace {
@@ -108,7 +108,9 @@ bool is_tile_elementwise_op(ir::BinaryOp op) {
 
 void tile_elementwise(ir::BinaryOp op, DType dtype, const std::byte* a, const std::byte* b,
                       bool b_is_scalar, std::byte* out, std::size_t n) {
-  if (dtype == DType::FP16 && fp16_elementwise_f16c(op, a, b, b_is_scalar, out, n)) return;
+  if ((dtype == DType::FP16 || dtype == DType::BF16) &&
+      half_elementwise_avx(op, dtype, a, b, b_is_scalar, out, n))
+    return;
   dtype_traits::visit_dtype(dtype, [&]<class T>(T) {
     switch (op) {
       case ir::BinaryOp::Add:

@@ -1,0 +1,25 @@
+// tile_math_avx.hpp — FP16 and BF16 elementwise tile math with x86 vector
+// conversions, eight lanes at a time: FP16 through F16C (vcvtph2ps /
+// vcvtps2ph, round to nearest even), BF16 through AVX2 (a shift to widen;
+// ties-to-even on the top 16 bits with integer ops to narrow). Math in
+// float, one rounding per result: the same results as the portable loop in
+// tile_math.cpp (tests/unit/tile_math_avx_test.cpp checks every op against a
+// scalar reference). GCC does not vectorize the portable conversions well
+// (16-bit lanes widened to float), so the half types get this path.
+#pragma once
+
+#include <cstddef>
+
+#include "anyp/dtype.hpp"
+#include "ir/op_attrs.hpp"
+
+namespace anyp::runtime {
+
+// out[i] = a[i] <op> b[i or 0] over n elements of dtype FP16 or BF16
+// (tile_elementwise's contract) and true, when this machine has the
+// instructions (FP16: AVX and F16C; BF16: AVX2); false (nothing done)
+// otherwise, or for another dtype.
+bool half_elementwise_avx(ir::BinaryOp op, DType dtype, const std::byte* a, const std::byte* b,
+                          bool b_is_scalar, std::byte* out, std::size_t n);
+
+}  // namespace anyp::runtime
