@@ -57,7 +57,9 @@ inline std::uint16_t float_to_fp16_bits(float value) {
   // past 24 leaves 0 and a remainder below half, i.e. zero.
   const std::uint32_t exponent = a >> 23;
   const std::uint32_t significand = (a & 0x7fffffu) | (exponent != 0 ? 0x800000u : 0u);
-  const std::uint32_t shift = std::min(126u - std::min(exponent, 126u), 31u);
+  // (Clamped to [1, 31] so every shift is defined; normal values, where
+  // the clamp bites, do not use this result.)
+  const std::uint32_t shift = std::clamp(126u - std::min(exponent, 126u), 1u, 31u);
   const std::uint32_t kept = significand >> shift;
   const std::uint32_t rest = significand & ((1u << shift) - 1u);
   const std::uint32_t half = 1u << (shift - 1u);

@@ -13,7 +13,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/collective_tracker.hpp"
@@ -24,12 +26,35 @@
 
 namespace anyp::runtime {
 
+// Tile storage grows without zero-filling: every op that sizes a tile
+// writes all of it (a load, a result, a cast, a fill), and zero-filling a
+// 16 MiB tile before loading it cost a third pass over its bytes.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialised: no zeroing
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(args)...);
+  }
+};
+using TileBytes = std::vector<std::byte, UninitializedAllocator<std::byte>>;
+
 // A tile: elements stored in their own dtype (row-major bytes), so every
 // integer is exact over its whole range and FP16/BF16 keep their encodings.
 struct TileReg {
   DType dtype = DType::FP32;
   std::vector<std::int64_t> shape;
-  std::vector<std::byte> data;
+  TileBytes data;
   std::int64_t elements() const {
     return static_cast<std::int64_t>(data.size() / dtype_bytes(dtype));
   }
@@ -139,7 +164,7 @@ class RankVm {
   std::vector<ScalarValue> s_;
   std::vector<TileReg> t_;
   std::vector<ViewReg> v_;
-  std::vector<std::byte> scratch_;  // a tile result while its operands are still read
+  TileBytes scratch_;  // a tile result while its operands are still read
   std::string error_;
   std::int64_t executed_ = 0;
 };

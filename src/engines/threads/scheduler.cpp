@@ -183,7 +183,10 @@ void Scheduler::worker() {
         lock.unlock();
         const bool work = spin_for_work();
         lock.lock();
-        if (work) continue;
+        // Re-check under the lock: a rank made ready, or the run stopped,
+        // after the last poll would otherwise find this worker asleep with
+        // no one left to wake it.
+        if (work || stop_ || !ready_.empty() || running_ == 0) continue;
       }
       ++idle_;
       cv_.wait(lock);
