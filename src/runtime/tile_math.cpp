@@ -54,7 +54,9 @@ typename T::Math apply(ir::BinaryOp op, typename T::Math x, typename T::Math y) 
 // (AVX2, F16C), and the loader picks one for the machine (GCC's
 // target_clones): the FP16/BF16 conversions vectorize well only with AVX2's
 // 8-lane integer compares and selects.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// (Not under TSan: the loader runs the clones' resolvers before TSan's
+// runtime is up, and an instrumented resolver crashes the process.)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define ANYP_TILE_LOOP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define ANYP_TILE_LOOP_CLONES
