@@ -51,18 +51,19 @@ const std::vector<pl::Param> kParams = {
     pl::InOut("data", pld::DistributedTensor({ROWS, COLS}, pl::FP32)),
     pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))};
 
-// Dirties every byte of both buffers on every rank: its own data (a whole
-// store), a strided column block and an atomic add into the right
-// neighbour's data, and an AtomicAdd 5 into every rank's every cell. Never
-// waits, so nothing it leaves is consumed.
+// Dirties both buffers on every rank, race-free: the top half of its own
+// data (a contiguous store), a strided column block of the right
+// neighbour's bottom half and an atomic add into its last row (the
+// neighbour never writes its own bottom half), and an AtomicAdd 5 into
+// every rank's every cell. Never waits, so nothing it leaves is consumed.
 pl::HostFunction writer() {
   const auto kernel = pl::jit::incore(
       "dirty", kParams, [](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
         auto ctx = pld::get_comm_ctx(data);
         pl::Scalar r = pld::rank(ctx), P = pld::nranks(ctx);
         pl::Scalar right = (r + 1) % P;
-        data = pl::store(pl::load(x, {0, 0}, {ROWS, COLS}), {0, 0}, data);
-        pld::tensor::put(data, right, x, {0, 100}, {0, 0}, {ROWS, 8});
+        data = pl::store(pl::load(x, {0, 0}, {ROWS / 2, COLS}), {0, 0}, data);
+        pld::tensor::put(data, right, x, {ROWS / 2, 100}, {0, 0}, {ROWS / 2, 8});
         pld::tensor::put(data, right, x, {ROWS - 1, 0}, {0, 0}, {1, COLS}, pld::AtomicType::Add);
         pl::range(P, [&](pl::Scalar p) {
           pl::range(P, [&](pl::Scalar cell) {
