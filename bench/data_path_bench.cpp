@@ -1,9 +1,10 @@
 // data_path_bench.cpp — issue 10's in-process figures on the threads engine,
-// each against a baseline measured in the same process (public API only, so
-// bench/run_data_path.sh can build it against an older revision too):
+// each against a baseline measured in the same process (public API only; the
+// builtin ring is tests/support/allreduce_programs.cpp's):
 //
 //   copy      put and tile staging (load + remote_store) of 1 MiB and 16 MiB
 //             per rank, P = 2 on one worker, against memcpy of the same bytes
+//             and against the same staging written by hand
 //   fixed     one step-07 run at P = 4 (µs), and a run whose windows are
 //             16 MiB per rank (P = 2) against memset-ing those bytes
 //   workers   one worker against two: the builtin ring allreduce at P = 128
@@ -28,12 +29,20 @@
 #include <string>
 #include <vector>
 
+#include "programs/ladder_programs.hpp"
+#include "support/allreduce_programs.hpp"
+
 namespace {
 
 using pld::NotifyOp;
 using pld::WaitCmp;
 
 const pl::Dim NR = pl::dynamic("NR");
+
+// The builtin ring allreduce of n floats (x -> y), as the timeline's tests run it.
+const pl::HostFunction& builtin_ring(std::int64_t n) {
+  return anyp_test::allreduce_program(anyp_test::Allreduce::BuiltinRing, n);
+}
 
 double now_us() {
   return std::chrono::duration<double, std::micro>(
@@ -67,76 +76,57 @@ anyp::RunConfig config_for(std::int64_t P, int workers) {
   return c;
 }
 
-// ---- copy: `rounds` times, put (or stage through a tile) x to the right
-// neighbour, notify it, wait for the left's notify.
-pl::HostFunction copy_program(std::int64_t floats, std::int64_t rounds, bool staged) {
-  const std::vector<pl::Param> params = {
-      pl::In("x", pl::Tensor({1, floats}, pl::FP32)),
-      pl::InOut("dst", pld::DistributedTensor({1, floats}, pl::FP32)),
-      pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
-  const auto kernel =
-      pl::jit::incore("copy_rounds", params, [=](pl::Value x, pl::Value dst, pl::Value signal) {
-        auto ctx = pld::get_comm_ctx(dst);
-        pl::Scalar right = (pld::rank(ctx) + 1) % pld::nranks(ctx);
-        pl::range(rounds, [&](pl::Scalar i) {
-          if (staged) {
-            pld::tile::remote_store(pl::load(x, {0, 0}, {1, floats}), dst, right, {0, 0});
-          } else {
-            pld::tensor::put(dst, right, x);
-          }
-          pld::system::notify(signal, right, {0, 0}, 1, NotifyOp::AtomicAdd);
-          pld::system::wait(signal, {0, 0}, i + 1, WaitCmp::Ge);
-        });
-      });
-  const auto per_rank = pl::jit::orchestration_for("copy_per_rank", kernel);
-  return pl::jit::host(std::string("copy_") + (staged ? "staged_" : "put_") +
-                           std::to_string(floats) + "_" + std::to_string(rounds),
-                       {pl::In("x", pl::Tensor({NR, 1, floats}, pl::FP32))}, [=](pl::Value x) {
-                         auto dst_buf = pld::alloc_window_buffer("dst", {1, floats}, pl::FP32);
-                         auto sig_buf = pld::alloc_window_buffer("signal", {1, 1}, pl::INT32);
-                         pl::range(pld::world_size(), [&](pl::Scalar r) {
-                           pl::Value xr = x[r];
-                           per_rank(xr, pld::window(dst_buf, {1, floats}, pl::FP32),
-                                    pld::window(sig_buf, {1, 1}, pl::INT32), pl::device(r));
-                         });
-                       });
-}
-
-// µs per round of copy_program at P = 2 on one worker: (T(R) - T(0)) / R.
+// ---- copy: bench::ring_rounds, put or staged through a tile.
+// µs per round of bench::ring_rounds at P = 2 on one worker, free of
+// per-run costs: (T(2R) - T(R)) / R (both runs allocate the same tiles and
+// re-zero the same window bytes, which "fixed" measures on its own).
 double copy_us_per_round(std::int64_t floats, bool staged, std::int64_t rounds, int reps) {
   const anyp::RunConfig c = config_for(2, 1);
   anyp::HostTensor x = anyp::HostTensor::zeros({2, 1, floats}, pl::FP32);
   std::memset(x.data(), 1, x.nbytes());  // written pages, as memcpy's source
-  auto zero = copy_program(floats, 0, staged).compile({x}, c);
-  auto full = copy_program(floats, rounds, staged).compile({x}, c);
-  const double t0 = median_us(reps, [&] { zero(x); });
-  const double tr = median_us(reps, [&] { full(x); });
-  return (tr - t0) / static_cast<double>(rounds);
+  auto once = bench::ring_rounds(floats, rounds, staged).compile({x}, c);
+  auto twice = bench::ring_rounds(floats, 2 * rounds, staged).compile({x}, c);
+  const double t1 = median_us(reps, [&] { once(x); });
+  const double t2 = median_us(reps, [&] { twice(x); });
+  return (t2 - t1) / static_cast<double>(rounds);
 }
 
 void bench_copy() {
   for (const std::int64_t bytes : {std::int64_t{1} << 20, std::int64_t{16} << 20}) {
     const std::int64_t floats = bytes / 4;
     const std::int64_t rounds = bytes <= (1 << 20) ? 64 : 8;
-    // The baseline: the same two copies per round (rank 0's and rank 1's),
-    // between the same number of distinct buffers.
-    std::vector<char> s0(bytes, 1), s1(bytes, 1), d0(bytes), d1(bytes);
-    const double memcpy_us = median_us(7,
-                                       [&] {
-                                         for (std::int64_t i = 0; i < rounds; ++i) {
-                                           std::memcpy(d1.data(), s0.data(), s0.size());
-                                           std::memcpy(d0.data(), s1.data(), s1.size());
-                                         }
-                                       }) /
-                             static_cast<double>(rounds);
+    // The baselines: the same two copies per round (rank 0's and rank 1's)
+    // between the same number of distinct buffers; and the same two
+    // copies staged by hand through a buffer per rank, as the two ranks'
+    // tiles are (twice the bytes read and written: at most 1/2 of memcpy,
+    // less once the buffers outgrow the caches).
+    std::vector<char> s0(bytes, 1), s1(bytes, 1), d0(bytes), d1(bytes), t0(bytes), t1(bytes);
+    auto per_round = [&](auto&& round) {
+      return median_us(7,
+                       [&] {
+                         for (std::int64_t i = 0; i < rounds; ++i) round();
+                       }) /
+             static_cast<double>(rounds);
+    };
+    const double memcpy_us = per_round([&] {
+      std::memcpy(d1.data(), s0.data(), s0.size());
+      std::memcpy(d0.data(), s1.data(), s1.size());
+    });
+    const double plain_staged_us = per_round([&] {
+      std::memcpy(t0.data(), s0.data(), s0.size());
+      std::memcpy(d1.data(), t0.data(), t0.size());
+      std::memcpy(t1.data(), s1.data(), s1.size());
+      std::memcpy(d0.data(), t1.data(), t1.size());
+    });
     const double put_us = copy_us_per_round(floats, false, rounds, 5);
     const double staged_us = copy_us_per_round(floats, true, rounds, 5);
     const double gbs = 2.0 * static_cast<double>(bytes) / 1e3;  // bytes per round / µs -> GB/s
     std::printf(
         "copy bytes=%lld memcpy_GBps=%.2f put_GBps=%.2f put_ratio=%.2f staged_GBps=%.2f "
-        "staged_ratio=%.2f\n",
+        "staged_ratio=%.2f plain_staged_ratio=%.2f staged_vs_plain_staged=%.2f\n",
         static_cast<long long>(bytes), gbs / memcpy_us, gbs / put_us, memcpy_us / put_us,
-        gbs / staged_us, memcpy_us / staged_us);
+        gbs / staged_us, memcpy_us / staged_us, memcpy_us / plain_staged_us,
+        plain_staged_us / staged_us);
   }
 }
 
@@ -214,29 +204,6 @@ void bench_fixed() {
 }
 
 // ---- workers: notify-heavy and compute-heavy runs on 1 and 2 workers.
-pl::HostFunction allreduce_program(std::int64_t floats, bool ring) {
-  const pl::Shape sig = ring ? pl::Shape{2 * (NR - 1), NR} : pl::Shape{NR, 1};
-  const auto mode = ring ? pld::AllreduceMode::Ring : pld::AllreduceMode::Mesh;
-  const std::vector<pl::Param> params = {
-      pl::InOut("data", pld::DistributedTensor({1, floats}, pl::FP32)),
-      pl::InOut("signal", pld::DistributedTensor(sig, pl::INT32))};
-  const auto kernel =
-      pl::jit::incore("allreduce_once", params, [mode](pl::Value data, pl::Value signal) {
-        data = pld::tensor::allreduce(data, signal, pld::ReduceOp::Sum, mode);
-      });
-  const auto per_rank = pl::jit::orchestration_for("allreduce_per_rank", kernel);
-  return pl::jit::host(
-      std::string("allreduce_") + (ring ? "ring_" : "mesh_") + std::to_string(floats),
-      {pl::In("x", pl::Tensor({NR, 1, 1}, pl::FP32))}, [=](pl::Value) {
-        auto data_buf = pld::alloc_window_buffer("data", {1, floats}, pl::FP32);
-        auto sig_buf = pld::alloc_window_buffer("signal", sig, pl::INT32);
-        pl::range(pld::world_size(), [&](pl::Scalar r) {
-          per_rank(pld::window(data_buf, {1, floats}, pl::FP32),
-                   pld::window(sig_buf, sig, pl::INT32), pl::device(r));
-        });
-      });
-}
-
 pl::HostFunction compute_program(std::int64_t elements, std::int64_t rounds) {
   const std::vector<pl::Param> params = {pl::In("x", pl::Tensor({1, elements}, pl::FP32)),
                                          pl::Out("y", pl::Tensor({1, elements}, pl::FP32))};
@@ -292,11 +259,14 @@ void compare_workers(const char* what, const std::function<anyp::CompiledProgram
 void bench_workers() {
   {
     const std::int64_t P = 128;
-    anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, 1}, pl::FP32);
+    anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, 256}, pl::FP32);
+    anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, 256}, pl::FP32);
     compare_workers(
         "ring_allreduce_P128",
-        [&](int w) { return allreduce_program(256, true).compile({x}, config_for(P, w)); },
-        [&](const anyp::CompiledProgram& c) { c(x); }, 5);
+        [&](int w) {
+          return builtin_ring(256).compile({x, y}, config_for(P, w));
+        },
+        [&](const anyp::CompiledProgram& c) { c(x, y); }, 5);
   }
   {
     const std::int64_t P = 4, n = 64 * 1024;
@@ -313,10 +283,11 @@ void bench_workers() {
 
 void bench_ring() {
   for (const std::int64_t P : {64, 128, 256}) {
-    anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, 1}, pl::FP32);
-    auto compiled = allreduce_program(256, true).compile({x}, anyp::RunConfig::for_world_size(P));
+    anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, 256}, pl::FP32);
+    anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, 256}, pl::FP32);
+    auto compiled = builtin_ring(256).compile({x, y}, anyp::RunConfig::for_world_size(P));
     anyp::RunStats stats;
-    const double us = median_us(5, [&] { stats = compiled(x); });
+    const double us = median_us(5, [&] { stats = compiled(x, y); });
     std::int64_t most = 0;
     for (const anyp::RankCost& c : stats.cost) most = std::max(most, c.notifies + c.local_notifies);
     std::printf("ring builtin_allreduce P=%lld run_ms=%.2f notifies_per_rank_max=%lld bound=%lld\n",

@@ -28,40 +28,14 @@
 #include <string>
 #include <vector>
 
+#include "programs/ladder_programs.hpp"
+
 namespace {
 
 using pld::NotifyOp;
 using pld::WaitCmp;
 
 const pl::Dim NR = pl::dynamic("NR");
-
-pl::HostFunction ring_program(std::int64_t floats, std::int64_t rounds) {
-  const std::vector<pl::Param> params = {
-      pl::In("x", pl::Tensor({1, floats}, pl::FP32)),
-      pl::InOut("dst", pld::DistributedTensor({1, floats}, pl::FP32)),
-      pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
-  const auto kernel = pl::jit::incore(
-      "ring_rounds", params, [rounds](pl::Value x, pl::Value dst, pl::Value signal) {
-        auto ctx = pld::get_comm_ctx(dst);
-        pl::Scalar right = (pld::rank(ctx) + 1) % pld::nranks(ctx);
-        pl::range(rounds, [&](pl::Scalar i) {
-          pld::tensor::put(dst, right, x);
-          pld::system::notify(signal, right, {0, 0}, 1, NotifyOp::AtomicAdd);
-          pld::system::wait(signal, {0, 0}, i + 1, WaitCmp::Ge);
-        });
-      });
-  const auto per_rank = pl::jit::orchestration_for("ring_per_rank", kernel);
-  return pl::jit::host("ring_bench_" + std::to_string(rounds),
-                       {pl::In("x", pl::Tensor({NR, 1, floats}, pl::FP32))}, [=](pl::Value x) {
-                         auto dst_buf = pld::alloc_window_buffer("dst", {1, floats}, pl::FP32);
-                         auto sig_buf = pld::alloc_window_buffer("signal", {1, 1}, pl::INT32);
-                         pl::range(pld::world_size(), [&](pl::Scalar r) {
-                           pl::Value xr = x[r];
-                           per_rank(xr, pld::window(dst_buf, {1, floats}, pl::FP32),
-                                    pld::window(sig_buf, {1, 1}, pl::INT32), pl::device(r));
-                         });
-                       });
-}
 
 pl::HostFunction allreduce_program(std::int64_t floats, std::int64_t rounds, bool ring) {
   const pl::Shape sig = ring ? pl::Shape{2 * (NR - 1), NR} : pl::Shape{NR, 1};
@@ -177,7 +151,7 @@ int main(int argc, char** argv) {
   anyp::HostTensor x = anyp::HostTensor::zeros({world.size, 1, floats}, pl::FP32);
   std::memset(x.data(), 0, x.nbytes());
   auto program = [&](std::int64_t r) {
-    if (kind == "ring") return ring_program(floats, r);
+    if (kind == "ring") return bench::ring_rounds(floats, r);
     if (kind == "allreduce_hand_ring") return hand_ring_program(floats, r);
     return allreduce_program(floats, r, kind == "allreduce_ring");
   };

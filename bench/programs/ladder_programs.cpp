@@ -53,6 +53,44 @@ const pl::HostFunction ring_get =
                     });
                   });
 
+// ---- step 07's exchange in a loop (ring_rounds) ------------------------------------------
+}  // namespace
+
+pl::HostFunction ring_rounds(std::int64_t floats, std::int64_t rounds, bool staged) {
+  const std::vector<pl::Param> params = {
+      pl::In("x", pl::Tensor({1, floats}, pl::FP32)),
+      pl::InOut("dst", pld::DistributedTensor({1, floats}, pl::FP32)),
+      pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
+  const auto kernel =
+      pl::jit::incore("ring_rounds", params, [=](pl::Value x, pl::Value dst, pl::Value signal) {
+        auto ctx = pld::get_comm_ctx(dst);
+        pl::Scalar right = (pld::rank(ctx) + 1) % pld::nranks(ctx);
+        pl::range(rounds, [&](pl::Scalar i) {
+          if (staged) {
+            pld::tile::remote_store(pl::load(x, {0, 0}, {1, floats}), dst, right, {0, 0});
+          } else {
+            pld::tensor::put(dst, right, x);
+          }
+          pld::system::notify(signal, right, {0, 0}, 1, pld::NotifyOp::AtomicAdd);
+          pld::system::wait(signal, {0, 0}, i + 1, pld::WaitCmp::Ge);
+        });
+      });
+  const auto per_rank = pl::jit::orchestration_for("ring_rounds_per_rank", kernel);
+  return pl::jit::host(std::string("ring_rounds_") + (staged ? "staged_" : "put_") +
+                           std::to_string(floats) + "_" + std::to_string(rounds),
+                       {pl::In("x", pl::Tensor({NR, 1, floats}, pl::FP32))}, [=](pl::Value x) {
+                         auto dst_buf = pld::alloc_window_buffer("dst", {1, floats}, pl::FP32);
+                         auto sig_buf = pld::alloc_window_buffer("signal", {1, 1}, pl::INT32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           pl::Value xr = x[r];
+                           per_rank(xr, pld::window(dst_buf, {1, floats}, pl::FP32),
+                                    pld::window(sig_buf, {1, 1}, pl::INT32), pl::device(r));
+                         });
+                       });
+}
+
+namespace {
+
 // ---- steps 08 and 11: mesh all-reduce, by hand and builtin ------------------------------
 constexpr std::int64_t kReduce = 960;
 const std::vector<pl::Param> kReduceParams = {

@@ -1,5 +1,6 @@
-// ladder_programs.hpp — four ladder programs for the benchmarks, through the
-// public API only (so bench/compare can build them against any revision):
+// ladder_programs.hpp — four ladder programs for the benchmarks, and step
+// 07's exchange in a loop (ring_rounds), through the public API only (so
+// bench/compare can build them against any revision):
 //   7   step 07's ring get (SIZE 64)
 //   8   step 08's hand-written mesh all-reduce (960 FP32, hbar + remote loads)
 //   11  step 11's builtin mesh all-reduce (960 FP32, Sum)
@@ -21,6 +22,13 @@ struct Prepared {
   std::vector<anyp::HostTensor> args;
   anyp::RunStats run() const;
 };
+
+// Step 07's exchange in a loop: `rounds` times, every rank moves its x [1,
+// floats] FP32 into the right neighbour's window (a put, or with `staged`
+// a load into a tile and a remote_store), notifies it (AtomicAdd 1) and
+// waits for its own cell to reach the round number. Host signature: x
+// [NR, 1, floats]. For data_path_bench and mpi_exchange_bench.
+pl::HostFunction ring_rounds(std::int64_t floats, std::int64_t rounds, bool staged = false);
 
 // The steps prepare() knows: 7, 8, 11, 16.
 const std::vector<int>& ladder_steps();

@@ -16,7 +16,11 @@
 // the ready queue; the policy (schedule_policy.hpp) picks who runs. An idle
 // worker polls the ready queue's size briefly before it sleeps (only when
 // there are no more workers than cores), so a hand-off between two workers
-// costs no futex round trip; parked ranks are never polled. When no rank is
+// costs no futex round trip; parked ranks are never polled. With polling
+// workers, a rank woken by a running rank goes to that worker's local
+// queue and runs there next, on a warm cache, unless a poller takes it
+// over after a few microseconds (the ranks' data would otherwise cross
+// between the cores at every wake of a notify-bound kernel). When no rank is
 // ready or running and some rank is unfinished, the run stops at once: a
 // deadlock, reported with every parked rank's wait.
 #pragma once
@@ -177,8 +181,13 @@ class Scheduler {
     return stripes_[static_cast<std::size_t>(owner) & stripe_mask_];
   }
   void worker();
-  // Polls briefly for a ready rank or the end of the run (run lock not held).
-  bool spin_for_work() const;
+  // Polls briefly (run lock not held): Ready when a rank is ready or the
+  // run stopped, Steal when ranks have sat in workers' local queues for
+  // kStealAfter, Nothing after kPollFor.
+  enum class Poll { Ready, Steal, Nothing };
+  Poll poll_for_work() const;
+  // Under the run lock: the oldest rank of `worker`'s local queue, removed.
+  std::int64_t take_local(int worker);
   // Under the owner's stripe lock: if `owner` is parked on `cell` and its
   // wait now holds, unparks it and returns true (the caller makes it ready).
   bool release_if_satisfied(std::int64_t owner, const std::int32_t* cell);
@@ -210,8 +219,17 @@ class Scheduler {
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<std::int64_t> ready_;
-  std::atomic<std::size_t> ready_size_{0};  // ready_.size(), for spin_for_work
-  std::atomic<bool> stopped_{false};        // stop_, for spin_for_work
+  std::atomic<std::size_t> ready_size_{0};  // ready_.size(), for poll_for_work
+  std::atomic<bool> stopped_{false};        // stop_, for poll_for_work
+  // One local queue per worker (with two or more workers that may poll):
+  // the ranks its running ranks woke, run next by that worker.
+  struct Local {
+    std::deque<std::int64_t> ranks;
+  };
+  std::vector<Local> local_;
+  int local_count_ = 0;              // ranks in all local queues
+  std::atomic<int> local_size_{0};   // local_count_, for poll_for_work
+  std::atomic<int> next_worker_{0};  // hands out worker indices
   int running_ = 0;
   std::int64_t finished_ = 0;
   bool stop_ = false;
