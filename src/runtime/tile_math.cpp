@@ -51,9 +51,10 @@ typename T::Math apply(ir::BinaryOp op, typename T::Math x, typename T::Math y) 
 }
 
 // On x86-64 each loop is compiled twice, for the baseline and for x86-64-v3
-// (AVX2, F16C), and the loader picks one for the machine (GCC's
-// target_clones): the FP16/BF16 conversions vectorize well only with AVX2's
-// 8-lane integer compares and selects.
+// (AVX2), and the loader picks one for the machine (GCC's target_clones):
+// FP32 and integer tiles then run 8 lanes wide (1.4-1.5x the -O3 baseline
+// loop at 4 Ki elements, bench/tile_math_bench). FP16/BF16 on such a
+// machine take tile_math_avx.hpp instead; these loops serve them elsewhere.
 // (Not under TSan: the loader runs the clones' resolvers before TSan's
 // runtime is up, and an instrumented resolver crashes the process.)
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)

@@ -12,11 +12,11 @@ namespace anyp::runtime {
 #if defined(__x86_64__) && defined(__GNUC__)
 namespace {
 
+#define ANYP_AVX_TARGET __attribute__((target("avx2,f16c")))
+
 // std::max(x, y) keeps x unless y is strictly greater (a NaN x survives);
 // maxps(y, x) returns y when y > x and x otherwise, so it is the same.
 // Likewise std::min(x, y) and minps(y, x).
-#define ANYP_AVX_TARGET __attribute__((target("avx2,f16c")))
-
 template <ir::BinaryOp Op>
 ANYP_AVX_TARGET __m256 apply8(__m256 x, __m256 y) {
   if constexpr (Op == ir::BinaryOp::Add) return _mm256_add_ps(x, y);

@@ -39,7 +39,6 @@ class HeapFabric final : public runtime::Fabric {
   ~HeapFabric() override;
 
   const std::byte* heap() const { return heap_; }
-  std::int64_t heap_bytes() const { return exec_.world_size * exec_.window_bytes; }
   // One 32-bit slot per 4-byte word of the heap, zero (Scheduler's record).
   std::uint32_t* notify_slots() const { return notify_slots_; }
   void set_scheduler(Scheduler* scheduler) { scheduler_ = scheduler; }

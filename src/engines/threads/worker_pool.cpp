@@ -3,11 +3,9 @@
 
 #include <condition_variable>
 #include <deque>
-#include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
-#include <vector>
 
 namespace anyp::threads {
 namespace {
