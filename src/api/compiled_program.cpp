@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <charconv>
-#include <thread>
 
 #include "anyp/errors.hpp"
+#include "common/machine.hpp"
 #include "compiler/artifact.hpp"
 #include "compiler/plan.hpp"
 #include "engines/engine_registry.hpp"
@@ -75,7 +75,7 @@ std::vector<const HostTensor*> check_run_args(const detail::Plan& plan,
 
 runtime::EngineOptions engine_options(const RunConfig& config, std::int64_t world_size) {
   runtime::EngineOptions options;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = machine_cores();
   // The race checker serialises every access under its one lock, so by
   // default a checked run uses one worker: a second would only contend
   // (2-2.6x slower at P = 256, bench/run_race_checker.sh).

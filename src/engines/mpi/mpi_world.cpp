@@ -5,7 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
+
+#include "common/machine.hpp"
 
 namespace anyp::mpi {
 namespace {
@@ -32,7 +33,7 @@ void choose_osc_component() {
   if (std::getenv("OMPI_MCA_osc") != nullptr) return;
   const long local = launched("OMPI_COMM_WORLD_LOCAL_SIZE");
   const long world = launched("OMPI_COMM_WORLD_SIZE");
-  const long cores = static_cast<long>(std::max(1u, std::thread::hardware_concurrency()));
+  const long cores = machine_cores();
   if (local > 0 && local == world && local > cores) setenv("OMPI_MCA_osc", "sm", 0);
 }
 
@@ -85,7 +86,7 @@ World::World() {
   int node_processes = 1;
   MPI_Comm_size(node, &node_processes);
   MPI_Comm_free(&node);
-  node_cores_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  node_cores_ = machine_cores();
   oversubscribed_ = node_processes > node_cores_;
 
   char version[MPI_MAX_LIBRARY_VERSION_STRING];

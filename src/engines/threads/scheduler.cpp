@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
-#include <thread>
 
 #include "common/internal_check.hpp"
+#include "common/machine.hpp"
 #include "engines/threads/worker_pool.hpp"
 
 namespace anyp::threads {
@@ -19,8 +19,7 @@ Scheduler::Scheduler(std::vector<runtime::RankVm*> ranks, std::unique_ptr<Schedu
       policy_(std::move(policy)),
       workers_(std::max(1, workers)),
       // Polling for work pays only when every worker has a core of its own.
-      may_spin_(workers_ > 1 && static_cast<unsigned>(workers_) <=
-                                    std::max(1u, std::thread::hardware_concurrency())),
+      may_spin_(workers_ > 1 && workers_ <= machine_cores()),
       budget_(budget),
       report_extra_(std::move(report_extra)),
       heap_(heap),
