@@ -75,7 +75,11 @@ pl::HostFunction ring_rounds(std::int64_t floats, std::int64_t rounds, bool stag
           pld::system::wait(signal, {0, 0}, i + 1, pld::WaitCmp::Ge);
         });
       });
-  const auto per_rank = pl::jit::orchestration_for("ring_rounds_per_rank", kernel);
+  // (orchestration spelled out, not orchestration_for: this file builds
+  // against older revisions too, bench/compare.)
+  const auto per_rank = pl::jit::orchestration(
+      "ring_rounds_per_rank", params,
+      [kernel](pl::Value x, pl::Value dst, pl::Value signal) { kernel(x, dst, signal); });
   return pl::jit::host(std::string("ring_rounds_") + (staged ? "staged_" : "put_") +
                            std::to_string(floats) + "_" + std::to_string(rounds),
                        {pl::In("x", pl::Tensor({NR, 1, floats}, pl::FP32))}, [=](pl::Value x) {
