@@ -5,7 +5,7 @@
 //   copy      put and tile staging (load + remote_store) of 1 MiB and 16 MiB
 //             per rank, P = 2 on one worker, against memcpy of the same bytes
 //             and against the same staging written by hand
-//   fixed     one step-07 run at P = 4 (µs), and a run whose windows are
+//   fixed     one step-07 run (ring get) at P = 4 (µs), and a run whose windows are
 //             16 MiB per rank (P = 2) against memset-ing those bytes
 //   workers   one worker against two: the builtin ring allreduce at P = 128
 //             (notify-heavy) and 64 rounds of 64 Ki-element tile math per
@@ -34,9 +34,6 @@
 
 namespace {
 
-using pld::NotifyOp;
-using pld::WaitCmp;
-
 const pl::Dim NR = pl::dynamic("NR");
 
 // The builtin ring allreduce of n floats (x -> y), as the timeline's tests run it.
@@ -57,18 +54,27 @@ double cpu_us() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
-// Median of `reps` timings of body() (µs), after one warm-up call.
-double median_us(int reps, const std::function<void()>& body) {
+// Wall and CPU µs of one call of body() (medians over `reps`, after one
+// warm-up call).
+struct Timing {
+  double wall = 0, cpu = 0;
+};
+Timing time_runs(int reps, const std::function<void()>& body) {
   body();
-  std::vector<double> t;
+  std::vector<double> wall, cpu;
   for (int i = 0; i < reps; ++i) {
-    const double t0 = now_us();
+    const double w0 = now_us(), c0 = cpu_us();
     body();
-    t.push_back(now_us() - t0);
+    wall.push_back(now_us() - w0);
+    cpu.push_back(cpu_us() - c0);
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
 }
+
+// Median wall µs of `reps` calls of body().
+double median_us(int reps, const std::function<void()>& body) { return time_runs(reps, body).wall; }
 
 anyp::RunConfig config_for(std::int64_t P, int workers) {
   anyp::RunConfig c = anyp::RunConfig::for_world_size(P);
@@ -130,38 +136,7 @@ void bench_copy() {
   }
 }
 
-// ---- fixed: step 07 (put mode) at P = 4, and big windows.
-pl::HostFunction step07_program() {
-  constexpr std::int64_t n = 64;
-  const std::vector<pl::Param> params = {
-      pl::In("x", pl::Tensor({1, n}, pl::FP32)), pl::Out("y", pl::Tensor({1, n}, pl::FP32)),
-      pl::InOut("dst", pld::DistributedTensor({1, n}, pl::FP32)),
-      pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
-  const auto kernel = pl::jit::incore(
-      "put_step", params, [](pl::Value x, pl::Value y, pl::Value dst, pl::Value signal) {
-        auto ctx = pld::get_comm_ctx(dst);
-        pl::Scalar right = (pld::rank(ctx) + 1) % pld::nranks(ctx);
-        pld::tensor::put(dst, right, x);
-        pld::system::notify(signal, right, {0, 0}, 1, NotifyOp::AtomicAdd);
-        pld::system::wait(signal, {0, 0}, 1, WaitCmp::Ge);
-        y = pl::store(pl::load(dst, {0, 0}, {1, n}), {0, 0}, y);
-      });
-  const auto per_rank = pl::jit::orchestration_for("put_per_rank", kernel);
-  return pl::jit::host("step07_put",
-                       {pl::In("x", pl::Tensor({NR, 1, n}, pl::FP32)),
-                        pl::Out("y", pl::Tensor({NR, 1, n}, pl::FP32))},
-                       [=](pl::Value x, pl::Value y) {
-                         auto dst_buf = pld::alloc_window_buffer("dst", {1, n}, pl::FP32);
-                         auto sig_buf = pld::alloc_window_buffer("signal", {1, 1}, pl::INT32);
-                         pl::range(pld::world_size(), [&](pl::Scalar r) {
-                           pl::Value xr = x[r];
-                           pl::Value yr = y[r];
-                           per_rank(xr, yr, pld::window(dst_buf, {1, n}, pl::FP32),
-                                    pld::window(sig_buf, {1, 1}, pl::INT32), pl::device(r));
-                         });
-                       });
-}
-
+// ---- fixed: step 07 at P = 4 (bench::prepare(7): the ring get, 64 floats), and big windows.
 // Every rank writes one 32-byte row (8 floats) of a `floats`-element window buffer.
 pl::HostFunction big_window_program(std::int64_t floats) {
   const std::vector<pl::Param> params = {
@@ -183,11 +158,9 @@ pl::HostFunction big_window_program(std::int64_t floats) {
 
 void bench_fixed() {
   {
-    anyp::HostTensor x = anyp::HostTensor::zeros({4, 1, 64}, pl::FP32);
-    anyp::HostTensor y = anyp::HostTensor::zeros({4, 1, 64}, pl::FP32);
     for (const int workers : {1, 2}) {
-      auto compiled = step07_program().compile({x, y}, config_for(4, workers));
-      const double us = median_us(201, [&] { compiled(x, y); });
+      const bench::Prepared step07 = bench::prepare(7, 4, config_for(4, workers));
+      const double us = median_us(201, [&] { step07.run(); });
       std::printf("fixed step07 P=4 workers=%d run_us=%.1f\n", workers, us);
     }
   }
@@ -224,24 +197,6 @@ pl::HostFunction compute_program(std::int64_t elements, std::int64_t rounds) {
                            per_rank(xr, yr, pl::device(r));
                          });
                        });
-}
-
-// Wall and CPU µs of one run (medians over reps).
-struct Timing {
-  double wall = 0, cpu = 0;
-};
-Timing time_runs(int reps, const std::function<void()>& body) {
-  body();
-  std::vector<double> wall, cpu;
-  for (int i = 0; i < reps; ++i) {
-    const double w0 = now_us(), c0 = cpu_us();
-    body();
-    wall.push_back(now_us() - w0);
-    cpu.push_back(cpu_us() - c0);
-  }
-  std::sort(wall.begin(), wall.end());
-  std::sort(cpu.begin(), cpu.end());
-  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
 }
 
 void compare_workers(const char* what, const std::function<anyp::CompiledProgram(int)>& compile,
