@@ -254,6 +254,113 @@ Tile zeros(Shape shape, DType dtype);  // full(shape, 0, dtype)
 // count; the dtype is kept).
 Tile reshape(const Tile& tile, Shape shape);
 
+// ---- tile compute (docs/api.md lists every op with its dtype rules) ------------
+//
+// Tiles are typed: operands of one op share a dtype (pl::cast first), and a
+// scalar operand is converted to the tile's dtype. Shapes are checked when
+// traced and, with NR in them, once dims are bound; an error names the op,
+// the operand and the mismatch.
+
+// Elementwise, like add: `div` divides (integers truncate toward zero; a zero
+// divisor is a run error). Bitwise ops take integer tiles; shl/shr shift by
+// 0 .. width-1 (shr is arithmetic), other counts are an error.
+Tile div(const Tile& a, const Tile& b);
+Tile div(const Tile& a, const ScalarArg& b);
+Tile and_(const Tile& a, const Tile& b);
+Tile and_(const Tile& a, const ScalarArg& b);
+Tile or_(const Tile& a, const Tile& b);
+Tile or_(const Tile& a, const ScalarArg& b);
+Tile xor_(const Tile& a, const Tile& b);
+Tile xor_(const Tile& a, const ScalarArg& b);
+Tile shl(const Tile& a, const Tile& b);
+Tile shl(const Tile& a, const ScalarArg& b);
+Tile shr(const Tile& a, const Tile& b);
+Tile shr(const Tile& a, const ScalarArg& b);
+Tile operator/(const Tile& a, const Tile& b);
+Tile operator/(const Tile& a, const ScalarArg& b);
+
+// One operand, same shape and dtype. neg, abs, relu: every dtype (integers
+// wrap: abs of the minimum is the minimum); exp, log, sqrt, rsqrt, recip:
+// floating tiles; not_: integer tiles (bitwise).
+Tile neg(const Tile& t);
+Tile abs(const Tile& t);
+Tile relu(const Tile& t);
+Tile exp(const Tile& t);
+Tile log(const Tile& t);
+Tile sqrt(const Tile& t);
+Tile rsqrt(const Tile& t);
+Tile recip(const Tile& t);
+Tile not_(const Tile& t);
+
+// Reductions of a [.., M, N] tile: row_* reduce each row to [.., M, 1] (a
+// column vector), col_* each column to [.., 1, N]. Same dtype; sums run left
+// to right (top to bottom) in float for floating tiles and wrap for
+// integers. PyPTO's scratch operand `tmp` is accepted and checked (same
+// dtype and rank, every extent at least the tile's), and not needed.
+Tile row_sum(const Tile& t);
+Tile row_max(const Tile& t);
+Tile row_min(const Tile& t);
+Tile row_sum(const Tile& t, const Tile& tmp);
+Tile row_max(const Tile& t, const Tile& tmp);
+Tile row_min(const Tile& t, const Tile& tmp);
+Tile col_sum(const Tile& t);
+Tile col_max(const Tile& t);
+Tile col_min(const Tile& t);
+Tile col_sum(const Tile& t, const Tile& tmp);
+
+// Broadcasts: row_expand gives `target`'s shape with row i all row_vec[i, 0]
+// (row_vec [.., M, 1]); row_expand_<op>(t, row_vec) is t[i, j] <op>
+// row_vec[i, 0]. col_expand / col_expand_<op> take a [.., 1, N] col_vec.
+Tile row_expand(const Tile& target, const Tile& row_vec);
+Tile row_expand_add(const Tile& t, const Tile& row_vec);
+Tile row_expand_sub(const Tile& t, const Tile& row_vec);
+Tile row_expand_mul(const Tile& t, const Tile& row_vec);
+Tile row_expand_div(const Tile& t, const Tile& row_vec);
+Tile col_expand(const Tile& target, const Tile& col_vec);
+Tile col_expand_add(const Tile& t, const Tile& col_vec);
+Tile col_expand_sub(const Tile& t, const Tile& col_vec);
+Tile col_expand_mul(const Tile& t, const Tile& col_vec);
+Tile col_expand_div(const Tile& t, const Tile& col_vec);
+
+// Comparison: a mask tile of the operands' shape holding 1 where `a <cmp> b`
+// holds and 0 elsewhere; its dtype is the integer of the operands' width
+// (INT32 for FP32, INT16 for FP16/BF16, the same dtype for integers). NaN
+// compares unequal to everything. `cmp_type` is PyPTO's code.
+enum CmpType : int { EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5 };
+Tile cmp(const Tile& a, const Tile& b, int cmp_type = EQ);
+Tile cmp(const Tile& a, const ScalarArg& b, int cmp_type = EQ);
+// Where mask != 0, a; elsewhere b (the mask: an integer tile of their shape).
+Tile sel(const Tile& mask, const Tile& a, const Tile& b);
+
+// Matrix products on the cube unit: [M, K] @ [K, N] -> [M, N]. Operands
+// share a dtype (FP32, FP16, BF16, INT8, INT16 or INT32); the result is the
+// accumulator: FP32 for floating operands (each product exact for FP16/BF16,
+// summed in FP32 by fused multiply-adds in K order), INT32 (wrapping) for
+// integers. `acc` forms add into an accumulator tile [M, N]; `bias` forms
+// start from a [1, N] row (of the operands' or the accumulator's dtype).
+// batch_* take [B, M, K] @ [B, K, N]; gemv_* need a single-row lhs [1, K].
+Tile matmul(const Tile& lhs, const Tile& rhs);
+Tile matmul_acc(const Tile& acc, const Tile& lhs, const Tile& rhs);
+Tile matmul_bias(const Tile& lhs, const Tile& rhs, const Tile& bias);
+Tile batch_matmul(const Tile& lhs, const Tile& rhs);
+Tile batch_matmul_acc(const Tile& acc, const Tile& lhs, const Tile& rhs);
+Tile gemv(const Tile& lhs, const Tile& rhs);
+Tile gemv_acc(const Tile& acc, const Tile& lhs, const Tile& rhs);
+Tile gemv_bias(const Tile& lhs, const Tile& rhs, const Tile& bias);
+
+// Layout. transpose swaps two dims (negative counts from the end);
+// transpose(t) swaps the last two. slice takes the sub-tile of `shape` at
+// `offsets` (PyPTO's order: shape first; offsets may be runtime scalars,
+// checked in bounds). concat puts b's columns after a's ([M, N0 + N1]).
+Tile transpose(const Tile& t, int axis1, int axis2);
+Tile transpose(const Tile& t);
+Tile slice(const Tile& t, Shape shape, Index offsets);
+Tile concat(const Tile& a, const Tile& b);
+// A tile of `shape` whose element i (row-major) is start + i, or start - i
+// when descending; each value must fit `dtype` (a run error otherwise).
+Tile arange(const ScalarArg& start, Shape shape, DType dtype = DType::INT32,
+            bool descending = false);
+
 // A loop; the bound may be a runtime scalar (pld::nranks) or a Dim.
 void range(const ScalarArg& stop, const std::function<void(Scalar)>& body);
 void range(const ScalarArg& start, const ScalarArg& stop, const std::function<void(Scalar)>& body);

@@ -2,18 +2,18 @@
 #include "compiler/check_functions.hpp"
 
 #include "anyp/errors.hpp"
+#include "compiler/check_tile_ops.hpp"
 #include "compiler/specialize_host.hpp"
 #include "ir/tile_rules.hpp"
 
 namespace anyp::compiler {
 namespace {
 
-constexpr std::int64_t kTileRowAlign = 32;
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
+// Ops that move a tile to or from memory: their tiles follow the row rule
+// strictly (no column vectors).
+bool moves_tile(ir::OpKind k) {
+  return k == ir::OpKind::Load || k == ir::OpKind::RemoteLoad || k == ir::OpKind::Store ||
+         k == ir::OpKind::RemoteStore;
 }
 
 class FunctionChecker {
@@ -62,14 +62,13 @@ class FunctionChecker {
       shapes_[op.result] = eval_shape(t.shape, bindings_, ctx);
       if (t.kind == ir::TypeKind::Tile) check_tile_row(op, shapes_[op.result], t.dtype);
     }
+    if (op.kind == ir::OpKind::Store || op.kind == ir::OpKind::RemoteStore) {
+      check_tile_row(op, shape_of(op.args[0]), fn_.vars[op.args[0].var].type.dtype);
+    }
+    if (const std::string error = tile_op_error(fn_, op, shapes_, bindings_); !error.empty()) {
+      fail(op, error);
+    }
     switch (op.kind) {
-      case ir::OpKind::TileBinary:
-        if (op.args[1].is_var() && fn_.vars[op.args[1].var].type.kind == ir::TypeKind::Tile &&
-            shape_of(op.args[0]) != shape_of(op.args[1])) {
-          fail(op, "shape mismatch: " + shape_text(shape_of(op.args[0])) + " and " +
-                       shape_text(shape_of(op.args[1])));
-        }
-        break;
       case ir::OpKind::Full:
         if (!op.args[0].is_var() && !op.args[0].is_float_imm) {
           ir::EvalResult v = ir::evaluate(op.args[0].int_imm, bindings_);
@@ -121,13 +120,8 @@ class FunctionChecker {
   }
 
   void check_tile_row(const ir::Op& op, const std::vector<std::int64_t>& shape, DType dtype) {
-    const std::int64_t row = shape.back() * static_cast<std::int64_t>(dtype_bytes(dtype));
-    if (row % kTileRowAlign != 0) {
-      fail(op, "a tile row of " + std::to_string(shape.back()) + " x " +
-                   std::string(dtype_name(dtype)) + " = " + std::to_string(row) +
-                   " B is not a whole number of 32-byte units (tile " + shape_text(shape) +
-                   "); read narrow INT32 windows cell by cell with pl::read");
-    }
+    const std::string error = tile_row_error(shape, dtype, !moves_tile(op.kind));
+    if (!error.empty()) fail(op, error);
   }
 
   // A region [offsets, offsets + extent) inside the tensor, when offsets are constants.

@@ -278,6 +278,75 @@ class Lowerer {
         i.a = reg(f, a[0]);
         i.shape = eval_shape(op.shape);
         break;
+      case ir::OpKind::TileUnary:
+        i.op = Opcode::TileUnary;
+        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.a = reg(f, a[0]);
+        break;
+      case ir::OpKind::TileCmp: {
+        i.op = Opcode::TileCmp;
+        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.a = reg(f, a[0]);
+        const bool tile = a[1].is_var() && f.fn->vars[a[1].var].type.kind == ir::TypeKind::Tile;
+        i.count = tile ? 0 : 1;
+        i.b = tile ? reg(f, a[1]) : scalar(f, a[1]);
+        i.dtype = dtype_of(f, op.result);
+        break;
+      }
+      case ir::OpKind::Select:
+        i.op = Opcode::Select;
+        i.a = reg(f, a[0]);
+        i.b = reg(f, a[1]);
+        i.c = reg(f, a[2]);
+        break;
+      case ir::OpKind::TileReduce:  // a PyPTO scratch operand (a[1]) is not needed
+        i.op = Opcode::TileReduce;
+        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.count = op.count;
+        i.a = reg(f, a[0]);
+        break;
+      case ir::OpKind::TileExpand:
+        i.op = Opcode::TileExpand;
+        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.count = op.count;
+        i.a = reg(f, a[0]);
+        i.b = reg(f, a[1]);
+        break;
+      case ir::OpKind::Matmul: {
+        const ir::MatmulInit init = ir::matmul_form_init(static_cast<ir::MatmulForm>(op.attr));
+        const std::size_t first = init == ir::MatmulInit::Acc ? 1 : 0;
+        i.op = Opcode::Matmul;
+        i.sub = static_cast<std::uint8_t>(init);
+        i.a = reg(f, a[first]);
+        i.b = reg(f, a[first + 1]);
+        if (init != ir::MatmulInit::Zero) i.c = reg(f, a[init == ir::MatmulInit::Acc ? 0 : 2]);
+        i.dtype = dtype_of(f, op.result);
+        break;
+      }
+      case ir::OpKind::Transpose:
+        i.op = Opcode::Transpose;
+        i.a = reg(f, a[0]);
+        i.imm = op.attr;
+        i.count = op.count;
+        break;
+      case ir::OpKind::TileSlice:
+        i.op = Opcode::SliceTile;
+        i.a = reg(f, a[0]);
+        i.idx = scalars(f, a, 1, n);
+        i.shape = eval_shape(op.shape);
+        break;
+      case ir::OpKind::Concat:
+        i.op = Opcode::ConcatTile;
+        i.a = reg(f, a[0]);
+        i.b = reg(f, a[1]);
+        break;
+      case ir::OpKind::Arange:
+        i.op = Opcode::Arange;
+        i.a = scalar(f, a[0]);
+        i.imm = op.attr;
+        i.dtype = op.dtype;
+        i.shape = eval_shape(op.shape);
+        break;
       case ir::OpKind::GetCommCtx:
         return;
       case ir::OpKind::Rank:

@@ -1,12 +1,11 @@
 // pl_ops.cpp — recording of the single-device ops: load/store/read/write,
-// elementwise tile math, casts, loops and branches.
+// scalar casts, loops and branches (tile compute: pl_tile_elementwise.cpp
+// and pl_tile_structured.cpp).
 #include <cstdint>
-#include <optional>
 
 #include "anyp/pl.hpp"
 #include "frontend/op_recording.hpp"
 #include "frontend/trace.hpp"
-#include "ir/tile_rules.hpp"
 
 namespace pl {
 
@@ -91,150 +90,6 @@ void write(const Value& tensor, Index indices, const ScalarArg& value) {
   for (auto& o : index_operands(t, indices, dt.shape.size(), "pl.write", "indices"))
     op.args.push_back(o);
   t.emit(std::move(op));
-}
-
-namespace {
-
-Tile tile_binary(ir::BinaryOp kind, const Tile& a, const ir::Operand& b_operand, Trace& t) {
-  const std::string name = ir::tile_binary_name(kind);
-  ir::VarId av = expect_kind(t, a, name, "the first operand", {ir::TypeKind::Tile});
-  const ir::Type& at = t.type_of(av);
-  const ir::Type bt = t.operand_type(b_operand);
-  if (bt.dtype != at.dtype && !(bt.kind == ir::TypeKind::Scalar && !b_operand.is_var())) {
-    t.fail(name + ": dtype mismatch: " + std::string(anyp::dtype_name(at.dtype)) + " and " +
-           std::string(anyp::dtype_name(bt.dtype)) + "; convert one side with pl::cast");
-  }
-  if (!b_operand.is_var() && b_operand.is_float_imm && !anyp::dtype_is_float(at.dtype)) {
-    t.fail(name + ": a floating constant with " + anyp::detail::dtype_with_article(at.dtype) +
-           " tile; tiles are typed: use an integer constant, or pl::cast the tile");
-  }
-  if (bt.kind == ir::TypeKind::Tile && bt.shape.size() != at.shape.size()) {
-    t.fail(name + ": shape mismatch: " + ir::to_string(at.shape) + " and " +
-           ir::to_string(bt.shape));
-  }
-  ir::Op op;
-  op.kind = ir::OpKind::TileBinary;
-  op.attr = static_cast<int>(kind);
-  op.args = {ir::Operand::of_var(av), b_operand};
-  op.result = t.new_var(at);
-  ir::VarId res = op.result;
-  t.emit(std::move(op));
-  return Tile(t.ref(res));
-}
-
-Tile tile_tile(ir::BinaryOp kind, const Tile& a, const Tile& b) {
-  Trace& t = Trace::current(ir::tile_binary_name(kind));
-  ir::VarId bv =
-      expect_kind(t, b, ir::tile_binary_name(kind), "the second operand", {ir::TypeKind::Tile});
-  return tile_binary(kind, a, ir::Operand::of_var(bv), t);
-}
-
-Tile tile_scalar(ir::BinaryOp kind, const Tile& a, const ScalarArg& b) {
-  Trace& t = Trace::current(ir::tile_binary_name(kind));
-  return tile_binary(kind, a, t.operand(b, ir::tile_binary_name(kind)), t);
-}
-
-}  // namespace
-
-Tile add(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Add, a, b); }
-Tile sub(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Sub, a, b); }
-Tile mul(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Mul, a, b); }
-Tile maximum(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Max, a, b); }
-Tile minimum(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Min, a, b); }
-Tile add(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Add, a, b); }
-Tile sub(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Sub, a, b); }
-Tile mul(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Mul, a, b); }
-Tile maximum(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Max, a, b); }
-Tile minimum(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Min, a, b); }
-
-Tile cast(const Tile& tile, DType dtype) {
-  Trace& t = Trace::current("pl.cast");
-  ir::VarId v = expect_kind(t, tile, "pl.cast", "the operand", {ir::TypeKind::Tile});
-  ir::Type rt = t.type_of(v);
-  rt.dtype = dtype;
-  ir::Op op;
-  op.kind = ir::OpKind::TileCast;
-  op.dtype = dtype;
-  op.args = {ir::Operand::of_var(v)};
-  op.result = t.new_var(rt);
-  ir::VarId res = op.result;
-  t.emit(std::move(op));
-  return Tile(t.ref(res));
-}
-
-Tile operator+(const Tile& a, const Tile& b) { return add(a, b); }
-Tile operator-(const Tile& a, const Tile& b) { return sub(a, b); }
-Tile operator*(const Tile& a, const Tile& b) { return mul(a, b); }
-Tile operator+(const Tile& a, const ScalarArg& b) { return add(a, b); }
-Tile operator-(const Tile& a, const ScalarArg& b) { return sub(a, b); }
-Tile operator*(const Tile& a, const ScalarArg& b) { return mul(a, b); }
-Tile operator+(const ScalarArg& a, const Tile& b) { return add(b, a); }
-Tile operator*(const ScalarArg& a, const Tile& b) { return mul(b, a); }
-Tile operator-(const Tile& a) { return mul(a, -1); }
-
-namespace {
-
-// Element count of a shape whose extents are all constants; nullopt otherwise.
-std::optional<std::int64_t> const_elements(const std::vector<ir::Expr>& shape) {
-  std::int64_t n = 1;
-  for (const auto& e : shape) {
-    if (!ir::is_const(e)) return std::nullopt;
-    n *= e->value;
-  }
-  return n;
-}
-
-}  // namespace
-
-Tile full(Shape shape, const ScalarArg& value, DType dtype) {
-  Trace& t = Trace::current("pl.full");
-  ir::Operand v = t.operand(value, "pl.full");
-  const ir::Type vt = t.operand_type(v);
-  const std::string tile = anyp::detail::dtype_with_article(dtype) + " tile";
-  if (!anyp::dtype_is_float(dtype) && anyp::dtype_is_float(vt.dtype)) {
-    if (v.is_var()) {
-      t.fail("pl.full: a floating value (" + ir::to_string(vt) + ") for " + tile +
-             "; tiles are typed: pl::cast the value to an integer dtype first");
-    }
-    t.fail("pl.full: a floating value for " + tile +
-           "; tiles are typed: use an integer value, or a floating dtype");
-  }
-  if (!v.is_var() && !v.is_float_imm && ir::is_const(v.int_imm)) {
-    const std::string error = ir::full_value_error(dtype, v.int_imm->value);
-    if (!error.empty()) t.fail(error);
-  }
-  ir::Op op;
-  op.kind = ir::OpKind::Full;
-  op.dtype = dtype;
-  op.args = {v};
-  op.shape = anyp::detail::shape_exprs(shape);
-  op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tile, op.shape, dtype));
-  ir::VarId res = op.result;
-  t.emit(std::move(op));
-  return Tile(t.ref(res));
-}
-
-Tile zeros(Shape shape, DType dtype) { return full(std::move(shape), 0, dtype); }
-
-Tile reshape(const Tile& tile, Shape shape) {
-  Trace& t = Trace::current("pl.reshape");
-  ir::VarId v = expect_kind(t, tile, "pl.reshape", "the operand", {ir::TypeKind::Tile});
-  const ir::Type& vt = t.type_of(v);
-  ir::Op op;
-  op.kind = ir::OpKind::Reshape;
-  op.args = {ir::Operand::of_var(v)};
-  op.shape = anyp::detail::shape_exprs(shape);
-  op.dtype = vt.dtype;
-  const auto from_n = const_elements(vt.shape), to_n = const_elements(op.shape);
-  if (from_n && to_n) {  // symbolic extents are checked once dims are bound
-    const std::string error =
-        ir::reshape_count_error(ir::to_string(vt.shape), *from_n, ir::to_string(op.shape), *to_n);
-    if (!error.empty()) t.fail(error);
-  }
-  op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tile, op.shape, vt.dtype));
-  ir::VarId res = op.result;
-  t.emit(std::move(op));
-  return Tile(t.ref(res));
 }
 
 Scalar cast(const ScalarArg& s, DType dtype) {

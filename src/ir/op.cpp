@@ -47,6 +47,14 @@ std::string op_display_name(const Op& op) {
       return tile_binary_name(static_cast<BinaryOp>(op.attr));
     case OpKind::ScalarBinary:
       return std::string("scalar ") + binary_op_name(static_cast<BinaryOp>(op.attr));
+    case OpKind::TileUnary:
+      return unary_op_name(static_cast<UnaryOp>(op.attr));
+    case OpKind::TileReduce:
+      return tile_reduce_name(static_cast<ReduceKind>(op.attr), op.count == 1);
+    case OpKind::TileExpand:
+      return expand_name(static_cast<ExpandKind>(op.attr), op.count == 1);
+    case OpKind::Matmul:
+      return matmul_form_name(static_cast<MatmulForm>(op.attr));
     case OpKind::Call:
       return "call @" + (op.callee ? op.callee->name : std::string("?"));
     default:

@@ -28,17 +28,36 @@
 //   Put/Get      dst args[0], peer args[1], src args[2]; region form: `count` dst
 //                offsets, then src offsets, and shape; attr AtomicType
 //   RemoteLoad   %r = tile of peer args[1]'s window args[0] at offsets args[2..], shape
-//   RemoteStore  tile args[0] into peer args[2]'s window args[1] at offsets args[3..]; attr
-//   AtomicType Barrier      self-clearing barrier on signal args[0]; %r is args[0] Allreduce data
-//   args[0] in place, signal args[1]; attr ReduceKind, count AllreduceKind Broadcast    data
-//   args[0] in place, signal args[1], root args[2] (an immediate) Allgather    src tensor args[0]
-//   -> dst window args[1] (row r), signal args[2] ReduceScatter data args[0] ([NR, ...], row r
-//   reduced in place), signal args[1]; attr ReduceKind AllToAll     src tensor args[0] row d ->
-//   rank d's dst window args[1] row r, signal args[2] AllToAllV    src args[0], send_counts
-//   args[1], dst args[2], recv_counts args[3], signal args[4] (every collective's result %r is its
-//   in-place window: data, or dst) At the host level a collective runs between dispatch loops:
-//   every rank gets one dispatch of it. A host Allreduce may omit its signal (args = [data]); the
-//   compiler then synthesizes an [NR, 1] one.
+//   RemoteStore  tile args[0] into peer args[2]'s window args[1] at offsets args[3..];
+//                attr AtomicType
+//   Barrier      self-clearing barrier on signal args[0]; %r is args[0]
+//   Allreduce    data args[0] in place, signal args[1]; attr ReduceKind, count AllreduceKind
+//   Broadcast    data args[0] in place, signal args[1], root args[2] (an immediate)
+//   Allgather    src tensor args[0] -> dst window args[1] (row r), signal args[2]
+//   ReduceScatter data args[0] ([NR, ...], row r reduced in place), signal args[1];
+//                attr ReduceKind
+//   AllToAll     src tensor args[0] row d -> rank d's dst window args[1] row r, signal args[2]
+//   AllToAllV    src args[0], send_counts args[1], dst args[2], recv_counts args[3],
+//                signal args[4]
+//   (every collective's result %r is its in-place window: data, or dst)
+//   At the host level a collective runs between dispatch loops: every rank gets one
+//   dispatch of it. A host Allreduce may omit its signal (args = [data]); the compiler
+//   then synthesizes an [NR, 1] one.
+// Tile compute ops (incore; shapes and dtypes checked when traced and once dims are bound):
+//   TileUnary    %r = <attr:UnaryOp> args[0]
+//   TileCmp      %r = mask (1 / 0) of args[0] <attr:CmpKind> args[1] (tile or scalar)
+//   Select       %r = args[1] where mask args[0] != 0, else args[2]
+//   TileReduce   %r = <attr:ReduceKind> of args[0] along its rows (count 1: [.., M, 1])
+//                or its columns (count 0: [.., 1, N])
+//   TileExpand   %r = args[0] <attr:ExpandKind> the row vector args[1] ([.., M, 1]; count 1)
+//                or the column vector ([.., 1, N]; count 0) broadcast to args[0]'s shape
+//   Matmul       %r = init + args[a] @ args[b]; attr MatmulForm: Acc forms take the
+//                accumulator first (acc, a, b), Bias forms last (a, b, bias)
+//   Transpose    %r = args[0] with dims attr and count swapped
+//   TileSlice    %r = the sub-tile of args[0] at offsets args[1..], shape
+//   Concat       %r = args[0] and args[1] side by side (columns appended)
+//   Arange       %r = tile of `shape` and dtype, element i (row-major) = args[0] + i,
+//                or args[0] - i when attr is 1 (descending)
 #pragma once
 
 #include <cstdint>
@@ -91,7 +110,17 @@ enum LevelMask : unsigned { kHost = 1, kOrch = 2, kIncore = 4, kAny = 7 };
   X(Allgather, "pld.tensor.allgather", kHost | kIncore)          \
   X(ReduceScatter, "pld.tensor.reduce_scatter", kHost | kIncore) \
   X(AllToAll, "pld.tensor.all_to_all", kHost | kIncore)          \
-  X(AllToAllV, "pld.tensor.all_to_all_v", kHost | kIncore)
+  X(AllToAllV, "pld.tensor.all_to_all_v", kHost | kIncore)       \
+  X(TileUnary, "pl.unary", kIncore)                              \
+  X(TileCmp, "pl.cmp", kIncore)                                  \
+  X(Select, "pl.sel", kIncore)                                   \
+  X(TileReduce, "pl.reduce", kIncore)                            \
+  X(TileExpand, "pl.expand", kIncore)                            \
+  X(Matmul, "pl.matmul", kIncore)                                \
+  X(Transpose, "pl.transpose", kIncore)                          \
+  X(TileSlice, "pl.slice", kIncore)                              \
+  X(Concat, "pl.concat", kIncore)                                \
+  X(Arange, "pl.arange", kIncore)
 
 enum class OpKind {
 #define ANYP_X(kind, name, levels) kind,
@@ -127,7 +156,7 @@ struct Op {
   std::vector<Operand> args;
   std::vector<Expr> shape;  // Load/RemoteLoad/AllocWindow/Window/region Put/Get
   DType dtype = DType::INT32;
-  int attr = 0;                            // BinaryOp / NotifyKind / WaitKind / AtomicKind
+  int attr = 0;                            // BinaryOp / UnaryOp / NotifyKind / ... (op_attrs.hpp)
   int count = 0;                           // Put/Get region: number of dst offsets
   bool has_device = false;                 // Call: last arg is the device
   std::string name;                        // AllocWindow: buffer name

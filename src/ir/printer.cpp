@@ -133,6 +133,24 @@ class Printer {
       case OpKind::TileBinary:
         return res + tile_binary_name(static_cast<BinaryOp>(op.attr)) + " " + operands(a, 0, 2) +
                result_type(op);
+      case OpKind::TileUnary:
+      case OpKind::TileReduce:
+      case OpKind::TileExpand:
+      case OpKind::Matmul:
+      case OpKind::Select:
+      case OpKind::Concat:
+        return res + op_display_name(op) + " " + operands(a, 0, n) + result_type(op);
+      case OpKind::TileCmp:
+        return res + "pl.cmp " + operands(a, 0, 2) + " " +
+               cmp_kind_name(static_cast<CmpKind>(op.attr)) + result_type(op);
+      case OpKind::Transpose:
+        return res + "pl.transpose " + operand(a[0]) + " axes=" + std::to_string(op.attr) + "," +
+               std::to_string(op.count) + result_type(op);
+      case OpKind::TileSlice:
+        return res + "pl.slice " + indexed(a, 0, 1, n) + " " + shape(op.shape) + result_type(op);
+      case OpKind::Arange:
+        return res + "pl.arange " + operand(a[0]) + (op.attr ? " descending" : "") + " " +
+               shape(op.shape) + result_type(op);
       case OpKind::Full:
         return res + "pl.full " + operand(a[0]) + " " + shape(op.shape) + result_type(op);
       case OpKind::Reshape:

@@ -9,7 +9,6 @@
 #include "common/element_codec.hpp"
 #include "common/internal_check.hpp"
 #include "runtime/diagnostic_text.hpp"
-#include "runtime/tile_math.hpp"
 
 namespace anyp::runtime {
 namespace {
@@ -17,29 +16,6 @@ namespace {
 struct VmFailure {
   std::string message;
 };
-
-std::int64_t element_count(std::span<const std::int64_t> shape) {
-  std::int64_t n = 1;
-  for (auto e : shape) n *= e;
-  return n;
-}
-
-// How the cost model prices a tile operator (tile_math's ops).
-ComputeClass compute_class_of(ir::BinaryOp op) {
-  switch (op) {
-    case ir::BinaryOp::Add:
-    case ir::BinaryOp::Sub:
-      return ComputeClass::Add;
-    case ir::BinaryOp::Mul:
-      return ComputeClass::Mul;
-    case ir::BinaryOp::Max:
-    case ir::BinaryOp::Min:
-      return ComputeClass::MinMax;
-    default:
-      ANYP_UNREACHABLE(std::string("a tile operator the cost model has no class for: ") +
-                       ir::binary_op_name(op));
-  }
-}
 
 bool is_atomic(const Instr& in) {
   return static_cast<ir::AtomicKind>(in.sub) == ir::AtomicKind::Add;
@@ -202,6 +178,36 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
             break;
           case Opcode::ReshapeTile:
             reshape_tile(in);
+            break;
+          case Opcode::TileUnary:
+            tile_unary(in);
+            break;
+          case Opcode::TileCmp:
+            tile_cmp(in);
+            break;
+          case Opcode::Select:
+            tile_select(in);
+            break;
+          case Opcode::TileReduce:
+            tile_reduce(in);
+            break;
+          case Opcode::TileExpand:
+            tile_expand(in);
+            break;
+          case Opcode::Matmul:
+            tile_matmul(in);
+            break;
+          case Opcode::Transpose:
+            tile_transpose(in);
+            break;
+          case Opcode::SliceTile:
+            tile_slice(in);
+            break;
+          case Opcode::ConcatTile:
+            tile_concat(in);
+            break;
+          case Opcode::Arange:
+            tile_arange(in);
             break;
           case Opcode::Rank:
             s[in.dst] = int_scalar(rank_);
@@ -567,100 +573,6 @@ void RankVm::enter_collective(const Instr& in) {
   }
   const std::string mismatch = ctx_->collectives->enter(rank_, signal.id, d, windows, site(in));
   if (!mismatch.empty()) fail(in, mismatch);
-}
-
-void RankVm::tile_binary(const Instr& in) {
-  const TileReg& a = t_[in.a];
-  const auto op = static_cast<ir::BinaryOp>(in.sub);
-  const bool scalar = in.count == 1;
-  const std::byte* b = nullptr;
-  std::byte scalar_element[8];
-  if (scalar) {  // the scalar, converted to the tile's dtype
-    const ScalarValue& x = s_[in.b];
-    if (dtype_is_float(a.dtype)) {
-      if (x.is_float) {
-        encode_element(scalar_element, a.dtype, x.f);
-      } else {
-        encode_integer(scalar_element, a.dtype, x.i);
-      }
-    } else {
-      const std::string tile = "the " + std::string(dtype_name(a.dtype)) + " tile";
-      if (x.is_float) fail(in, "a floating scalar operand with " + tile + "; tiles are typed");
-      const std::int64_t v = x.i;
-      encode_integer(scalar_element, a.dtype, v);
-      if (decode_integer(scalar_element, a.dtype) != v) {
-        fail(in, "scalar operand " + std::to_string(v) + " does not fit " + tile +
-                     " (tiles are typed: cast the tile to a wider dtype first)");
-      }
-    }
-    b = scalar_element;
-  } else {
-    const TileReg& bt = t_[in.b];
-    if (bt.data.size() != a.data.size() || bt.dtype != a.dtype) {
-      fail(in, "operand shapes differ: " + list_text(a.shape) + " and " + list_text(bt.shape));
-    }
-    b = bt.data.data();
-  }
-  // Into scratch, then swap: the result register may be an operand.
-  scratch_.resize(a.data.size());
-  tile_elementwise(op, a.dtype, a.data.data(), b, scalar, scratch_.data(),
-                   static_cast<std::size_t>(a.elements()));
-  ctx_->fabric->compute(rank_, site(in), compute_class_of(op), a.dtype, a.elements());
-  TileReg& out = t_[in.dst];
-  if (&out != &a) {
-    out.dtype = a.dtype;
-    out.shape = a.shape;
-  }
-  out.data.swap(scratch_);
-}
-
-void RankVm::tile_cast(const Instr& in) {
-  const TileReg& a = t_[in.a];
-  scratch_.resize(static_cast<std::size_t>(a.elements()) * dtype_bytes(in.dtype));
-  convert_elements(a.data.data(), a.dtype, scratch_.data(), in.dtype,
-                   static_cast<std::size_t>(a.elements()));
-  ctx_->fabric->compute(rank_, site(in), ComputeClass::Cast, in.dtype, a.elements());
-  TileReg& out = t_[in.dst];
-  if (&out != &a) out.shape = a.shape;
-  out.dtype = in.dtype;
-  out.data.swap(scratch_);
-}
-
-void RankVm::full_tile(const Instr& in) {
-  const ScalarValue& x = s_[in.a];
-  std::byte element[8];
-  if (dtype_is_float(in.dtype)) {
-    if (x.is_float) {
-      encode_element(element, in.dtype, x.f);
-    } else {
-      encode_integer(element, in.dtype, x.i);
-    }
-  } else {
-    // A floating scalar for an integer tile is refused when traced.
-    ANYP_CHECK(!x.is_float, "pl.full of a floating scalar into an integer tile");
-    encode_integer(element, in.dtype, x.i);
-    if (decode_integer(element, in.dtype) != x.i) {
-      fail(in, "the value " + std::to_string(x.i) + " does not fit the " +
-                   std::string(dtype_name(in.dtype)) + " tile (tiles are typed)");
-    }
-  }
-  const std::size_t width = dtype_bytes(in.dtype);
-  std::byte* out = shape_tile(t_[in.dst], in.dtype, in.shape, element_count(in.shape));
-  const std::size_t n = static_cast<std::size_t>(element_count(in.shape));
-  for (std::size_t k = 0; k < n; ++k) std::copy_n(element, width, out + k * width);
-  ctx_->fabric->compute(rank_, site(in), ComputeClass::Fill, in.dtype,
-                        static_cast<std::int64_t>(n));
-}
-
-void RankVm::reshape_tile(const Instr& in) {
-  const TileReg& a = t_[in.a];
-  ANYP_CHECK(a.elements() == element_count(in.shape), "reshape.tile changes the element count");
-  TileReg& out = t_[in.dst];
-  if (&out != &a) {
-    out.dtype = a.dtype;
-    out.data = a.data;
-  }
-  out.shape.assign(in.shape.begin(), in.shape.end());
 }
 
 void RankVm::scalar_bin(const Instr& in) {

@@ -67,6 +67,13 @@ struct TileReg {
   }
 };
 
+// The product of a shape's extents.
+inline std::int64_t element_count(std::span<const std::int64_t> shape) {
+  std::int64_t n = 1;
+  for (auto e : shape) n *= e;
+  return n;
+}
+
 // A tensor view: a window buffer (the same on every rank, so the owner is
 // chosen per access) or a host argument, starting `base` bytes into it.
 struct ViewReg {
@@ -152,10 +159,28 @@ class RankVm {
   bool wait(const Instr& in);
   void notify(const Instr& in);
   void enter_collective(const Instr& in);
+  // Tile compute (rank_vm_compute.cpp).
   void tile_binary(const Instr& in);
   void tile_cast(const Instr& in);
   void full_tile(const Instr& in);
   void reshape_tile(const Instr& in);
+  void tile_unary(const Instr& in);
+  void tile_cmp(const Instr& in);
+  void tile_select(const Instr& in);
+  void tile_reduce(const Instr& in);
+  void tile_expand(const Instr& in);
+  void tile_matmul(const Instr& in);
+  void tile_transpose(const Instr& in);
+  void tile_slice(const Instr& in);
+  void tile_concat(const Instr& in);
+  void tile_arange(const Instr& in);
+  // Scalar s[in.b] as one element of `dtype` (a float for an integer tile,
+  // or a value it cannot hold, is a run error).
+  void scalar_element(const Instr& in, DType dtype, std::byte* element) const;
+  // A result of `bytes` is written into scratch_ (its operands may be the
+  // destination register), then becomes t[in.dst] with dtype and shape.
+  std::byte* result_storage(std::size_t bytes);
+  void commit_result(const Instr& in, DType dtype, std::vector<std::int64_t> shape);
   // Shapes tile t as (dtype, shape, n elements) and returns its storage.
   std::byte* shape_tile(TileReg& t, DType dtype, std::span<const std::int64_t> shape,
                         std::int64_t n);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/element_codec.hpp"
+#include "common/internal_check.hpp"
 
 namespace anyp::runtime {
 
@@ -59,12 +60,16 @@ std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarV
         return scalar_cast(float_scalar(std::min(x, y)), result);
       case BinaryOp::Mod:
         break;
+      default:
+        ANYP_UNREACHABLE(std::string("scalar operator ") + ir::binary_op_name(op));
     }
     if (error) *error = "% needs integer operands";
     return std::nullopt;
   }
   if (const std::optional<std::int64_t> v = integer_binary(op, a.i, b.i, result))
     return int_scalar(*v);
+  ANYP_CHECK(op == BinaryOp::Div || op == BinaryOp::Mod,
+             std::string("scalar operator ") + ir::binary_op_name(op));
   if (error)
     *error = std::to_string(a.i) + (op == BinaryOp::Div ? " / 0" : " % 0") + " divides by zero";
   return std::nullopt;

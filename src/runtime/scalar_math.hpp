@@ -41,7 +41,8 @@ inline std::int64_t wrap_integer(std::int64_t v, DType dtype) {
 // Integer arithmetic of scalar_binary (both operands integers), inline for
 // the VM's loop: comparisons give 0 or 1; add, sub and mul wrap in two's
 // complement, computed without signed overflow; div and mod truncate like C
-// (INT_MIN / -1 wraps); nullopt on division by zero.
+// (INT_MIN / -1 wraps); nullopt on division by zero (and for the tile-only
+// bitwise operators, which no scalar op carries).
 [[gnu::always_inline]] inline std::optional<std::int64_t> integer_binary(ir::BinaryOp op,
                                                                          std::int64_t x,
                                                                          std::int64_t y,
@@ -81,6 +82,12 @@ inline std::int64_t wrap_integer(std::int64_t v, DType dtype) {
       if (y == -1)
         return wrap_integer(op == BinaryOp::Div ? static_cast<std::int64_t>(0 - ux) : 0, result);
       return wrap_integer(op == BinaryOp::Div ? x / y : x % y, result);
+    case BinaryOp::BitAnd:  // tile-only operators: scalars never record them
+    case BinaryOp::BitOr:
+    case BinaryOp::BitXor:
+    case BinaryOp::Shl:
+    case BinaryOp::Shr:
+      break;
   }
   return std::nullopt;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -17,37 +18,44 @@ namespace {
 using dtype_traits::load_as;
 using dtype_traits::store_as;
 
-template <class T>
-typename T::Math apply(ir::BinaryOp op, typename T::Math x, typename T::Math y) {
+// Bits of an integer Math type M.
+template <class M>
+constexpr int bits_of() {
+  return static_cast<int>(sizeof(M)) * 8;
+}
+
+template <class T, ir::BinaryOp Op>
+typename T::Math apply(typename T::Math x, typename T::Math y) {
   using M = typename T::Math;
   if constexpr (!T::is_float) {
     // Two's complement wrap-around, computed unsigned: in the type's own
     // width from 32 bits up (which vectorizes), in uint32 below (a narrow
     // unsigned type would promote back to int, and overflow).
     using U = std::conditional_t<(sizeof(M) >= 4), std::make_unsigned_t<M>, std::uint32_t>;
-    switch (op) {
-      case ir::BinaryOp::Add:
-        return static_cast<M>(static_cast<U>(x) + static_cast<U>(y));
-      case ir::BinaryOp::Sub:
-        return static_cast<M>(static_cast<U>(x) - static_cast<U>(y));
-      case ir::BinaryOp::Mul:
-        return static_cast<M>(static_cast<U>(x) * static_cast<U>(y));
-      default:
-        break;
-    }
+    if constexpr (Op == ir::BinaryOp::Add)
+      return static_cast<M>(static_cast<U>(x) + static_cast<U>(y));
+    if constexpr (Op == ir::BinaryOp::Sub)
+      return static_cast<M>(static_cast<U>(x) - static_cast<U>(y));
+    if constexpr (Op == ir::BinaryOp::Mul)
+      return static_cast<M>(static_cast<U>(x) * static_cast<U>(y));
+    // y != 0 (checked before the loop); MIN / -1 wraps to MIN.
+    if constexpr (Op == ir::BinaryOp::Div)
+      return y == -1 ? static_cast<M>(U{0} - static_cast<U>(x)) : static_cast<M>(x / y);
+    if constexpr (Op == ir::BinaryOp::BitAnd) return static_cast<M>(x & y);
+    if constexpr (Op == ir::BinaryOp::BitOr) return static_cast<M>(x | y);
+    if constexpr (Op == ir::BinaryOp::BitXor) return static_cast<M>(x ^ y);
+    // 0 <= y < width (checked before the loop); shr is arithmetic.
+    if constexpr (Op == ir::BinaryOp::Shl) return static_cast<M>(static_cast<U>(x) << y);
+    if constexpr (Op == ir::BinaryOp::Shr) return static_cast<M>(x >> y);
   } else {
-    switch (op) {
-      case ir::BinaryOp::Add:
-        return x + y;
-      case ir::BinaryOp::Sub:
-        return x - y;
-      case ir::BinaryOp::Mul:
-        return x * y;
-      default:
-        break;
-    }
+    if constexpr (Op == ir::BinaryOp::Add) return x + y;
+    if constexpr (Op == ir::BinaryOp::Sub) return x - y;
+    if constexpr (Op == ir::BinaryOp::Mul) return x * y;
+    if constexpr (Op == ir::BinaryOp::Div) return x / y;
   }
-  return op == ir::BinaryOp::Max ? std::max(x, y) : std::min(x, y);
+  if constexpr (Op == ir::BinaryOp::Max) return std::max(x, y);
+  if constexpr (Op == ir::BinaryOp::Min) return std::min(x, y);
+  ANYP_UNREACHABLE(std::string("tile operator ") + ir::binary_op_name(Op));
 }
 
 // On x86-64 each loop is compiled twice, for the baseline and for x86-64-v3
@@ -76,7 +84,7 @@ ANYP_TILE_LOOP_CLONES void loop(const std::byte* __restrict a, const std::byte* 
   for (std::size_t i = 0; i < n; ++i) {
     const auto left = T::to_math(load_as<S>(x + i * z));
     const auto right = T::to_math(load_as<S>(b + (kScalar ? 0 : i * z)));
-    store_as<S>(out + i * z, T::from_math(apply<T>(Op, left, right)));
+    store_as<S>(out + i * z, T::from_math(apply<T, Op>(left, right)));
   }
 }
 
@@ -96,17 +104,23 @@ void loop(const std::byte* a, const std::byte* b, bool b_is_scalar, std::byte* o
 
 }  // namespace
 
-bool is_tile_elementwise_op(ir::BinaryOp op) {
-  switch (op) {
-    case ir::BinaryOp::Add:
-    case ir::BinaryOp::Sub:
-    case ir::BinaryOp::Mul:
-    case ir::BinaryOp::Max:
-    case ir::BinaryOp::Min:
-      return true;
-    default:
-      return false;
-  }
+bool is_tile_elementwise_op(ir::BinaryOp op) { return ir::tile_binary_rule(op) != ir::kNoTile; }
+
+std::optional<std::size_t> invalid_operand(ir::BinaryOp op, DType dtype, const std::byte* b,
+                                           bool b_is_scalar, std::size_t n) {
+  if (dtype_is_float(dtype)) return std::nullopt;
+  const bool shift = op == ir::BinaryOp::Shl || op == ir::BinaryOp::Shr;
+  if (op != ir::BinaryOp::Div && !shift) return std::nullopt;
+  return dtype_traits::visit_dtype(dtype, [&]<class T>(T) -> std::optional<std::size_t> {
+    using S = typename T::Storage;
+    const std::int64_t bits = static_cast<std::int64_t>(sizeof(S)) * 8;
+    const std::size_t count = b_is_scalar ? 1 : n;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::int64_t y = T::to_int(load_as<S>(b + i * sizeof(S)));
+      if (shift ? (y < 0 || y >= bits) : y == 0) return i;
+    }
+    return std::nullopt;
+  });
 }
 
 void tile_elementwise(ir::BinaryOp op, DType dtype, const std::byte* a, const std::byte* b,
@@ -115,20 +129,33 @@ void tile_elementwise(ir::BinaryOp op, DType dtype, const std::byte* a, const st
       half_elementwise_avx(op, dtype, a, b, b_is_scalar, out, n))
     return;
   dtype_traits::visit_dtype(dtype, [&]<class T>(T) {
+#define ANYP_CASE(name)    \
+  case ir::BinaryOp::name: \
+    return loop<T, ir::BinaryOp::name>(a, b, b_is_scalar, out, n);
     switch (op) {
-      case ir::BinaryOp::Add:
-        return loop<T, ir::BinaryOp::Add>(a, b, b_is_scalar, out, n);
-      case ir::BinaryOp::Sub:
-        return loop<T, ir::BinaryOp::Sub>(a, b, b_is_scalar, out, n);
-      case ir::BinaryOp::Mul:
-        return loop<T, ir::BinaryOp::Mul>(a, b, b_is_scalar, out, n);
-      case ir::BinaryOp::Max:
-        return loop<T, ir::BinaryOp::Max>(a, b, b_is_scalar, out, n);
-      case ir::BinaryOp::Min:
-        return loop<T, ir::BinaryOp::Min>(a, b, b_is_scalar, out, n);
+      ANYP_CASE(Add)
+      ANYP_CASE(Sub)
+      ANYP_CASE(Mul)
+      ANYP_CASE(Div)
+      ANYP_CASE(Max)
+      ANYP_CASE(Min)
       default:
-        ANYP_UNREACHABLE(std::string("tile operator ") + ir::binary_op_name(op));
+        break;
     }
+    if constexpr (!T::is_float) {
+      switch (op) {
+        ANYP_CASE(BitAnd)
+        ANYP_CASE(BitOr)
+        ANYP_CASE(BitXor)
+        ANYP_CASE(Shl)
+        ANYP_CASE(Shr)
+        default:
+          break;
+      }
+    }
+#undef ANYP_CASE
+    ANYP_UNREACHABLE(std::string("tile operator ") + ir::binary_op_name(op) + " on " +
+                     std::string(dtype_name(dtype)));
   });
 }
 

@@ -22,6 +22,7 @@ ANYP_AVX_TARGET __m256 apply8(__m256 x, __m256 y) {
   if constexpr (Op == ir::BinaryOp::Add) return _mm256_add_ps(x, y);
   if constexpr (Op == ir::BinaryOp::Sub) return _mm256_sub_ps(x, y);
   if constexpr (Op == ir::BinaryOp::Mul) return _mm256_mul_ps(x, y);
+  if constexpr (Op == ir::BinaryOp::Div) return _mm256_div_ps(x, y);
   if constexpr (Op == ir::BinaryOp::Max) return _mm256_max_ps(y, x);
   return _mm256_min_ps(y, x);
 }
@@ -102,6 +103,9 @@ bool run_op(ir::BinaryOp op, const std::byte* a, const std::byte* b, bool b_is_s
       return true;
     case ir::BinaryOp::Mul:
       run<D, ir::BinaryOp::Mul>(a, b, b_is_scalar, out, n);
+      return true;
+    case ir::BinaryOp::Div:
+      run<D, ir::BinaryOp::Div>(a, b, b_is_scalar, out, n);
       return true;
     case ir::BinaryOp::Max:
       run<D, ir::BinaryOp::Max>(a, b, b_is_scalar, out, n);

@@ -89,7 +89,8 @@ TEST(CostModel, EveryMistakeIsNamed) {
             "cost model 'my.model', line 10: unknown key 'alpah_ns'; the keys are name, "
             "alpha_ns, beta_ns_per_byte, local_alpha_ns, local_beta_ns_per_byte, "
             "notify_issue_ns, notify_ns, wait_ns, and compute.<class>.<dtype> (class add, mul, "
-            "minmax, cast, fill or *; dtype FP32, FP16, BF16, INT8, INT16, INT32, INT64 or *)");
+            "minmax, cast, fill, div, unary, math, bitwise, cmp, reduce, expand, move, matmul or "
+            "*; dtype FP32, FP16, BF16, INT8, INT16, INT32, INT64 or *)");
   EXPECT_EQ(error_of(complete("alpha_ns = 3   # source: again\n")),
             "cost model 'my.model', line 10: key 'alpha_ns' is given twice (first on line 2)");
   EXPECT_EQ(error_of(complete("compute.add.FP32 = 5\n")),

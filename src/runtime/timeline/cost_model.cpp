@@ -61,6 +61,15 @@ std::optional<ComputeKey> compute_key(const std::string& key) {
 
 const char* compute_class_key(ComputeClass c) { return kClassKeys[static_cast<std::size_t>(c)]; }
 
+const char* compute_class_keys_text() {
+  static const std::string text = [] {
+    std::string t;
+    for (const char* k : kClassKeys) t += (t.empty() ? "" : ", ") + std::string(k);
+    return t;
+  }();
+  return text.c_str();
+}
+
 CostModel parse_cost_model(const std::string& text, const std::string& origin) {
   auto fail = [&](int line, const std::string& what) -> void {
     throw ConfigError("cost model '" + origin + "', line " + std::to_string(line) + ": " + what);
@@ -104,7 +113,8 @@ CostModel parse_cost_model(const std::string& text, const std::string& origin) {
       std::string known;
       for (const auto& [k, p] : scalars) known += k + ", ";
       fail(line, "unknown key '" + key + "'; the keys are name, " + known +
-                     "and compute.<class>.<dtype> (class add, mul, minmax, cast, fill or *; "
+                     "and compute.<class>.<dtype> (class " + compute_class_keys_text() +
+                     " or *; "
                      "dtype FP32, FP16, BF16, INT8, INT16, INT32, INT64 or *)");
     }
     char* end = nullptr;

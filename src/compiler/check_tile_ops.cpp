@@ -1,0 +1,155 @@
+// check_tile_ops.cpp — extent checks of tile compute ops (check_tile_ops.hpp).
+#include "compiler/check_tile_ops.hpp"
+
+#include "ir/op_attrs.hpp"
+
+namespace anyp::compiler {
+namespace {
+
+constexpr std::int64_t kTileRowAlign = 32;
+
+bool is_tile(const ir::Function& fn, const ir::Operand& o) {
+  return o.is_var() && fn.vars[o.var].type.kind == ir::TypeKind::Tile;
+}
+
+std::string named(const char* role, const ir::Operand& o, const std::vector<Shape>& shapes) {
+  return std::string(role) + " " + shape_text(shapes[o.var]);
+}
+
+std::string matmul_error(const ir::Op& op, const std::vector<Shape>& shapes) {
+  const auto form = static_cast<ir::MatmulForm>(op.attr);
+  const ir::MatmulInit init = ir::matmul_form_init(form);
+  const std::size_t first = init == ir::MatmulInit::Acc ? 1 : 0;
+  const Shape& lhs = shapes[op.args[first].var];
+  const Shape& rhs = shapes[op.args[first + 1].var];
+  const std::size_t r = lhs.size();
+  if (ir::matmul_form_batched(form) && lhs[0] != rhs[0]) {
+    return "batch sizes differ: lhs " + shape_text(lhs) + " and rhs " + shape_text(rhs) +
+           " (dim 0 is the batch)";
+  }
+  if (lhs[r - 1] != rhs[r - 2]) {
+    return "inner dims differ: lhs " + shape_text(lhs) + " and rhs " + shape_text(rhs) +
+           "; lhs's columns (" + std::to_string(lhs[r - 1]) + ") must equal rhs's rows (" +
+           std::to_string(rhs[r - 2]) + ")";
+  }
+  if (ir::matmul_form_single_row(form) && lhs[0] != 1) {
+    return "lhs " + shape_text(lhs) + " must be a single row [1, K]; use pl.matmul for " +
+           std::to_string(lhs[0]) + " rows";
+  }
+  const Shape& result = shapes[op.result];
+  if (init == ir::MatmulInit::Acc && shapes[op.args[0].var] != result) {
+    return named("acc", op.args[0], shapes) + " must have the product's shape " +
+           shape_text(result);
+  }
+  if (init == ir::MatmulInit::Bias) {
+    const Shape& bias = shapes[op.args[2].var];
+    const Shape want = {1, result.back()};
+    if (bias != want) {
+      return "bias " + shape_text(bias) + " must be one row of the product's width, " +
+             shape_text(want);
+    }
+  }
+  return "";
+}
+
+std::string expand_error(const ir::Op& op, const std::vector<Shape>& shapes) {
+  const bool row = op.count == 1;
+  const Shape& tile = shapes[op.args[0].var];
+  const Shape& vec = shapes[op.args[1].var];
+  Shape want = tile;
+  want[want.size() - (row ? 1 : 2)] = 1;
+  if (vec == want) return "";
+  const bool broadcast = static_cast<ir::ExpandKind>(op.attr) == ir::ExpandKind::Broadcast;
+  return std::string(row ? "row_vec " : "col_vec ") + shape_text(vec) + " must be " +
+         shape_text(want) + ", one value per " + (row ? "row" : "column") + " of " +
+         (broadcast ? "the target " : "the tile ") + shape_text(tile);
+}
+
+std::string slice_error(const ir::Op& op, const std::vector<Shape>& shapes,
+                        const ir::DimBindings& bindings) {
+  const Shape& tile = shapes[op.args[0].var];
+  const Shape& part = shapes[op.result];
+  for (std::size_t d = 0; d < tile.size(); ++d) {
+    if (part[d] > tile[d]) {
+      return "the slice " + shape_text(part) + " is larger than the tile " + shape_text(tile) +
+             " in dim " + std::to_string(d);
+    }
+    const ir::Operand& o = op.args[1 + d];
+    if (o.is_var()) continue;  // checked at run time
+    const ir::EvalResult r = ir::evaluate(o.int_imm, bindings);
+    if (r.value && (*r.value < 0 || *r.value + part[d] > tile[d])) {
+      return "the slice is out of bounds in dim " + std::to_string(d) + ": offset " +
+             std::to_string(*r.value) + " + extent " + std::to_string(part[d]) +
+             " exceeds the tile " + shape_text(tile);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string shape_text(const Shape& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string tile_row_error(const Shape& shape, DType dtype, bool column_vector_allowed) {
+  const std::int64_t width = static_cast<std::int64_t>(dtype_bytes(dtype));
+  const bool column = column_vector_allowed && shape.size() >= 2 && shape.back() == 1;
+  const std::int64_t extent = column ? shape[shape.size() - 2] : shape.back();
+  const std::int64_t bytes = extent * width;
+  if (bytes % kTileRowAlign == 0) return "";
+  return std::string(column ? "a column vector of " : "a tile row of ") + std::to_string(extent) +
+         " x " + std::string(dtype_name(dtype)) + " = " + std::to_string(bytes) +
+         " B is not a whole number of 32-byte units (tile " + shape_text(shape) +
+         (column ? ")" : "); read narrow INT32 windows cell by cell with pl::read");
+}
+
+std::string tile_op_error(const ir::Function& fn, const ir::Op& op,
+                          const std::vector<Shape>& shapes, const ir::DimBindings& bindings) {
+  const auto& a = op.args;
+  switch (op.kind) {
+    case ir::OpKind::TileBinary:
+    case ir::OpKind::TileCmp:
+      if (is_tile(fn, a[1]) && shapes[a[0].var] != shapes[a[1].var]) {
+        return "shape mismatch: " + shape_text(shapes[a[0].var]) + " and " +
+               shape_text(shapes[a[1].var]);
+      }
+      return "";
+    case ir::OpKind::Select:
+      if (shapes[a[0].var] != shapes[a[1].var] || shapes[a[1].var] != shapes[a[2].var]) {
+        return "shape mismatch: the mask " + shape_text(shapes[a[0].var]) + ", a " +
+               shape_text(shapes[a[1].var]) + " and b " + shape_text(shapes[a[2].var]) +
+               " must agree";
+      }
+      return "";
+    case ir::OpKind::TileReduce:
+      if (a.size() > 1) {
+        const Shape &tile = shapes[a[0].var], &tmp = shapes[a[1].var];
+        for (std::size_t d = 0; d < tile.size(); ++d) {
+          if (tmp[d] < tile[d]) {
+            return "tmp " + shape_text(tmp) + " is smaller than the operand " + shape_text(tile) +
+                   " in dim " + std::to_string(d);
+          }
+        }
+      }
+      return "";
+    case ir::OpKind::TileExpand:
+      return expand_error(op, shapes);
+    case ir::OpKind::Matmul:
+      return matmul_error(op, shapes);
+    case ir::OpKind::TileSlice:
+      return slice_error(op, shapes, bindings);
+    case ir::OpKind::Concat:
+      if (shapes[a[0].var][0] != shapes[a[1].var][0]) {
+        return "row counts differ: src0 " + shape_text(shapes[a[0].var]) + " and src1 " +
+               shape_text(shapes[a[1].var]) + "; concat appends columns to rows of one count";
+      }
+      return "";
+    default:
+      return "";
+  }
+}
+
+}  // namespace anyp::compiler

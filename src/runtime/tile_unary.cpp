@@ -1,0 +1,80 @@
+// tile_unary.cpp — elementwise functions of one tile (see tile_unary.hpp).
+#include "runtime/tile_unary.hpp"
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "common/dtype_traits.hpp"
+#include "common/internal_check.hpp"
+
+namespace anyp::runtime {
+namespace {
+
+using dtype_traits::load_as;
+using dtype_traits::store_as;
+
+template <class T, ir::UnaryOp Op>
+typename T::Math apply(typename T::Math x) {
+  using M = typename T::Math;
+  if constexpr (T::is_float) {
+    if constexpr (Op == ir::UnaryOp::Neg) return -x;
+    if constexpr (Op == ir::UnaryOp::Abs) return std::fabs(x);
+    if constexpr (Op == ir::UnaryOp::Relu) return x > 0 || x != x ? x : M{0};
+    if constexpr (Op == ir::UnaryOp::Exp) return std::exp(x);
+    if constexpr (Op == ir::UnaryOp::Log) return std::log(x);
+    if constexpr (Op == ir::UnaryOp::Sqrt) return std::sqrt(x);
+    if constexpr (Op == ir::UnaryOp::Rsqrt) return M{1} / std::sqrt(x);
+    if constexpr (Op == ir::UnaryOp::Recip) return M{1} / x;
+  } else {
+    using U = std::conditional_t<(sizeof(M) >= 4), std::make_unsigned_t<M>, std::uint32_t>;
+    if constexpr (Op == ir::UnaryOp::Neg) return static_cast<M>(U{0} - static_cast<U>(x));
+    if constexpr (Op == ir::UnaryOp::Abs)
+      return x < 0 ? static_cast<M>(U{0} - static_cast<U>(x)) : x;
+    if constexpr (Op == ir::UnaryOp::Relu) return x > 0 ? x : M{0};
+    if constexpr (Op == ir::UnaryOp::Not) return static_cast<M>(~x);
+  }
+  ANYP_UNREACHABLE(std::string(ir::unary_op_name(Op)) + " on this dtype");
+}
+
+template <class T, ir::UnaryOp Op>
+void loop(const std::byte* a, std::byte* out, std::size_t n) {
+  using S = typename T::Storage;
+  constexpr std::size_t z = sizeof(S);
+  for (std::size_t i = 0; i < n; ++i)
+    store_as<S>(out + i * z, T::from_math(apply<T, Op>(T::to_math(load_as<S>(a + i * z)))));
+}
+
+}  // namespace
+
+void tile_unary(ir::UnaryOp op, DType dtype, const std::byte* a, std::byte* out, std::size_t n) {
+  dtype_traits::visit_dtype(dtype, [&]<class T>(T) {
+#define ANYP_CASE(name)     \
+  case ir::UnaryOp::name:   \
+    return loop<T, ir::UnaryOp::name>(a, out, n);
+    switch (op) {
+      ANYP_CASE(Neg)
+      ANYP_CASE(Abs)
+      ANYP_CASE(Relu)
+      default:
+        break;
+    }
+    if constexpr (T::is_float) {
+      switch (op) {
+        ANYP_CASE(Exp)
+        ANYP_CASE(Log)
+        ANYP_CASE(Sqrt)
+        ANYP_CASE(Rsqrt)
+        ANYP_CASE(Recip)
+        default:
+          break;
+      }
+    } else {
+      if (op == ir::UnaryOp::Not) return loop<T, ir::UnaryOp::Not>(a, out, n);
+    }
+#undef ANYP_CASE
+    ANYP_UNREACHABLE(std::string(ir::unary_op_name(op)) + " on " + std::string(dtype_name(dtype)));
+  });
+}
+
+}  // namespace anyp::runtime
