@@ -109,8 +109,9 @@ Tile tile_cmp(const Tile& a, const ir::Operand& b_operand, int cmp_type, Trace& 
   op.kind = ir::OpKind::TileCmp;
   op.attr = cmp_type;
   op.args = {ir::Operand::of_var(av), b_operand};
-  return emit_tile(t, std::move(op),
-                   ir::shaped_type(ir::TypeKind::Tile, at.shape, anyp::detail::mask_dtype(at.dtype)));
+  return emit_tile(
+      t, std::move(op),
+      ir::shaped_type(ir::TypeKind::Tile, at.shape, anyp::detail::mask_dtype(at.dtype)));
 }
 
 // Element count of a shape whose extents are all constants; nullopt otherwise.

@@ -126,18 +126,36 @@ Tile col_max(const Tile& t) { return reduce(ir::ReduceKind::Max, false, t, nullp
 Tile col_min(const Tile& t) { return reduce(ir::ReduceKind::Min, false, t, nullptr); }
 Tile col_sum(const Tile& t, const Tile& tmp) { return reduce(ir::ReduceKind::Sum, false, t, &tmp); }
 
-Tile row_expand(const Tile& t, const Tile& v) { return expand(ir::ExpandKind::Broadcast, true, t, v); }
-Tile row_expand_add(const Tile& t, const Tile& v) { return expand(ir::ExpandKind::Add, true, t, v); }
-Tile row_expand_sub(const Tile& t, const Tile& v) { return expand(ir::ExpandKind::Sub, true, t, v); }
-Tile row_expand_mul(const Tile& t, const Tile& v) { return expand(ir::ExpandKind::Mul, true, t, v); }
-Tile row_expand_div(const Tile& t, const Tile& v) { return expand(ir::ExpandKind::Div, true, t, v); }
+Tile row_expand(const Tile& t, const Tile& v) {
+  return expand(ir::ExpandKind::Broadcast, true, t, v);
+}
+Tile row_expand_add(const Tile& t, const Tile& v) {
+  return expand(ir::ExpandKind::Add, true, t, v);
+}
+Tile row_expand_sub(const Tile& t, const Tile& v) {
+  return expand(ir::ExpandKind::Sub, true, t, v);
+}
+Tile row_expand_mul(const Tile& t, const Tile& v) {
+  return expand(ir::ExpandKind::Mul, true, t, v);
+}
+Tile row_expand_div(const Tile& t, const Tile& v) {
+  return expand(ir::ExpandKind::Div, true, t, v);
+}
 Tile col_expand(const Tile& t, const Tile& v) {
   return expand(ir::ExpandKind::Broadcast, false, t, v);
 }
-Tile col_expand_add(const Tile& t, const Tile& v) { return expand(ir::ExpandKind::Add, false, t, v); }
-Tile col_expand_sub(const Tile& t, const Tile& v) { return expand(ir::ExpandKind::Sub, false, t, v); }
-Tile col_expand_mul(const Tile& t, const Tile& v) { return expand(ir::ExpandKind::Mul, false, t, v); }
-Tile col_expand_div(const Tile& t, const Tile& v) { return expand(ir::ExpandKind::Div, false, t, v); }
+Tile col_expand_add(const Tile& t, const Tile& v) {
+  return expand(ir::ExpandKind::Add, false, t, v);
+}
+Tile col_expand_sub(const Tile& t, const Tile& v) {
+  return expand(ir::ExpandKind::Sub, false, t, v);
+}
+Tile col_expand_mul(const Tile& t, const Tile& v) {
+  return expand(ir::ExpandKind::Mul, false, t, v);
+}
+Tile col_expand_div(const Tile& t, const Tile& v) {
+  return expand(ir::ExpandKind::Div, false, t, v);
+}
 
 Tile matmul(const Tile& lhs, const Tile& rhs) {
   return matmul_form(ir::MatmulForm::Matmul, nullptr, lhs, rhs, nullptr);
@@ -189,7 +207,8 @@ Tile transpose(const Tile& tile, int axis1, int axis2) {
   op.count = std::max(axes[0], axes[1]);
   op.args = {ir::Operand::of_var(v)};
   ir::Type rt = vt;
-  std::swap(rt.shape[static_cast<std::size_t>(op.attr)], rt.shape[static_cast<std::size_t>(op.count)]);
+  std::swap(rt.shape[static_cast<std::size_t>(op.attr)],
+            rt.shape[static_cast<std::size_t>(op.count)]);
   return emit_tile(t, std::move(op), rt);
 }
 
@@ -206,8 +225,7 @@ Tile slice(const Tile& tile, Shape shape, Index offsets) {
   ir::Op op;
   op.kind = ir::OpKind::TileSlice;
   op.args = {ir::Operand::of_var(v)};
-  for (auto& o :
-       anyp::detail::index_operands(t, offsets, vt.shape.size(), "pl.slice", "offsets"))
+  for (auto& o : anyp::detail::index_operands(t, offsets, vt.shape.size(), "pl.slice", "offsets"))
     op.args.push_back(o);
   op.shape = anyp::detail::shape_exprs(shape);
   return emit_tile(t, std::move(op), ir::shaped_type(ir::TypeKind::Tile, op.shape, vt.dtype));

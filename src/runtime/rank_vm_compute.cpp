@@ -111,8 +111,8 @@ void RankVm::tile_binary(const Instr& in) {
   }
   const std::size_t n = static_cast<std::size_t>(a.elements());
   if (const auto bad = invalid_operand(op, a.dtype, b, scalar, n)) {
-    const std::string which = scalar ? "the scalar operand" : "element " + std::to_string(*bad) +
-                                                                  " of the second operand";
+    const std::string which = scalar ? "the scalar operand"
+                                     : "element " + std::to_string(*bad) + " of the second operand";
     if (op == ir::BinaryOp::Div) fail(in, "division by zero: " + which + " is 0");
     const std::int64_t y = decode_integer(b + *bad * dtype_bytes(a.dtype), a.dtype);
     fail(in, "shift count " + std::to_string(y) + " (" + which + ") is outside [0, " +
@@ -214,9 +214,10 @@ void RankVm::tile_reduce(const Instr& in) {
   const Matrices m = Matrices::of(a.shape);
   std::vector<std::int64_t> shape = a.shape;
   shape[shape.size() - (along_rows ? 1 : 2)] = 1;
-  std::byte* out = result_storage(static_cast<std::size_t>(element_count(shape)) * dtype_bytes(a.dtype));
-  runtime::tile_reduce(static_cast<ir::ReduceKind>(in.sub), along_rows, a.dtype, m,
-                       a.data.data(), out);
+  std::byte* out =
+      result_storage(static_cast<std::size_t>(element_count(shape)) * dtype_bytes(a.dtype));
+  runtime::tile_reduce(static_cast<ir::ReduceKind>(in.sub), along_rows, a.dtype, m, a.data.data(),
+                       out);
   ctx_->fabric->compute(rank_, site(in), ComputeClass::Reduce, a.dtype, a.elements());
   commit_result(in, a.dtype, std::move(shape));
 }
@@ -272,8 +273,8 @@ void RankVm::tile_slice(const Instr& in) {
   const TileReg& a = t_[in.a];
   const std::size_t r = a.shape.size();
   std::vector<std::int64_t> offs(r);
+  for (std::size_t d = 0; d < r; ++d) offs[d] = s_[in.idx[d]].as_int();
   for (std::size_t d = 0; d < r; ++d) {
-    offs[d] = s_[in.idx[d]].as_int();
     if (offs[d] < 0 || offs[d] + in.shape[d] > a.shape[d]) {
       fail(in, "slice out of bounds in dim " + std::to_string(d) + ": offsets " + list_text(offs) +
                    " + shape " + list_text(in.shape) + " exceeds " + tile_text(a));

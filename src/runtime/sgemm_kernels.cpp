@@ -23,11 +23,11 @@ constexpr std::int64_t kBlockK = 256;
 struct Scratch {
   float* data = nullptr;
   std::size_t size = 0;
-  ~Scratch() { ::operator delete(data, std::align_val_t{64}); }
+  ~Scratch() { ::operator delete (data, std::align_val_t{64}); }
   float* get(std::size_t n) {
     if (n > size) {
-      ::operator delete(data, std::align_val_t{64});
-      data = static_cast<float*>(::operator new(n * sizeof(float), std::align_val_t{64}));
+      ::operator delete (data, std::align_val_t{64});
+      data = static_cast<float*>(::operator new (n * sizeof(float), std::align_val_t{64}));
       size = n;
     }
     return data;
@@ -42,8 +42,8 @@ using MicroKernel = void (*)(std::int64_t kc, const float* a, const float* b, fl
 #ifdef ANYP_SGEMM_X86
 template <int MR>
 __attribute__((target("avx512f"))) void micro_avx512(std::int64_t kc, const float* a,
-                                                      const float* b, float* c, std::int64_t ldc,
-                                                      bool load) {
+                                                     const float* b, float* c, std::int64_t ldc,
+                                                     bool load) {
   __m512 c0[MR], c1[MR];
   for (int r = 0; r < MR; ++r) {
     c0[r] = load ? _mm512_loadu_ps(c + r * ldc) : _mm512_setzero_ps();
@@ -65,9 +65,8 @@ __attribute__((target("avx512f"))) void micro_avx512(std::int64_t kc, const floa
 }
 
 template <int MR>
-__attribute__((target("avx2,fma"))) void micro_avx2(std::int64_t kc, const float* a,
-                                                     const float* b, float* c, std::int64_t ldc,
-                                                     bool load) {
+__attribute__((target("avx2,fma"))) void micro_avx2(std::int64_t kc, const float* a, const float* b,
+                                                    float* c, std::int64_t ldc, bool load) {
   __m256 c0[MR], c1[MR];
   for (int r = 0; r < MR; ++r) {
     c0[r] = load ? _mm256_loadu_ps(c + r * ldc) : _mm256_setzero_ps();
@@ -145,9 +144,10 @@ enum class Kernel { Avx512, Avx2, Portable };
 
 Kernel machine_kernel() {
 #ifdef ANYP_SGEMM_X86
-  static const Kernel k = __builtin_cpu_supports("avx512f")                               ? Kernel::Avx512
-                          : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? Kernel::Avx2
-                                                                                            : Kernel::Portable;
+  static const Kernel k = __builtin_cpu_supports("avx512f") ? Kernel::Avx512
+                          : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                              ? Kernel::Avx2
+                              : Kernel::Portable;
   return k;
 #else
   return Kernel::Portable;
@@ -156,8 +156,8 @@ Kernel machine_kernel() {
 
 }  // namespace
 
-void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
-           float* c, bool accumulate) {
+void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float* c,
+           bool accumulate) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     if (!accumulate) std::fill(c, c + m * n, 0.0f);

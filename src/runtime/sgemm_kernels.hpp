@@ -12,8 +12,8 @@
 namespace anyp::runtime {
 
 // c = a @ b, or c += a @ b with accumulate (c's value starts every chain).
-void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
-           float* c, bool accumulate);
+void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b, float* c,
+           bool accumulate);
 
 // Which kernel sgemm uses on this machine: "avx512", "avx2" or "portable".
 const char* sgemm_kernel_name();

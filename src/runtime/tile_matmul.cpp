@@ -48,7 +48,8 @@ void tile_matmul(DType operand_dtype, DType acc_dtype, MatmulDims d, const std::
                  DType init_dtype, std::byte* out) {
   const bool accumulate = init != ir::MatmulInit::Zero;
   if (accumulate) start_accumulators(acc_dtype, d, init, init_data, init_dtype, out);
-  const std::size_t mk = static_cast<std::size_t>(d.m * d.k), kn = static_cast<std::size_t>(d.k * d.n),
+  const std::size_t mk = static_cast<std::size_t>(d.m * d.k),
+                    kn = static_cast<std::size_t>(d.k * d.n),
                     mn = static_cast<std::size_t>(d.m * d.n);
   const std::size_t z = dtype_bytes(operand_dtype);
   if (acc_dtype == DType::FP32) {
@@ -71,7 +72,8 @@ void tile_matmul(DType operand_dtype, DType acc_dtype, MatmulDims d, const std::
     // i-k-j order: the inner loop runs along a row of b and of acc.
     for (std::int64_t i = 0; i < d.m; ++i)
       for (std::int64_t kk = 0; kk < d.k; ++kk) {
-        const std::uint32_t x = static_cast<std::uint32_t>(ia[static_cast<std::size_t>(i * d.k + kk)]);
+        const std::uint32_t x =
+            static_cast<std::uint32_t>(ia[static_cast<std::size_t>(i * d.k + kk)]);
         const std::int32_t* brow = ib.data() + kk * d.n;
         std::uint32_t* arow = acc.data() + i * d.n;
         for (std::int64_t j = 0; j < d.n; ++j) arow[j] += x * static_cast<std::uint32_t>(brow[j]);

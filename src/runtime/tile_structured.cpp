@@ -97,10 +97,9 @@ Matrices Matrices::of(std::span<const std::int64_t> shape) {
   return m;
 }
 
-void tile_reduce(ir::ReduceKind kind, bool along_rows, DType dtype, Matrices in,
-                 const std::byte* a, std::byte* out) {
-  dtype_traits::visit_dtype(dtype,
-                            [&]<class T>(T) { reduce<T>(kind, along_rows, in, a, out); });
+void tile_reduce(ir::ReduceKind kind, bool along_rows, DType dtype, Matrices in, const std::byte* a,
+                 std::byte* out) {
+  dtype_traits::visit_dtype(dtype, [&]<class T>(T) { reduce<T>(kind, along_rows, in, a, out); });
 }
 
 void tile_expand(ir::ExpandKind kind, bool row, DType dtype, Matrices m, const std::byte* t,
@@ -158,7 +157,8 @@ void tile_transpose(std::span<const std::int64_t> shape, std::size_t width, int 
   std::swap(out_shape[static_cast<std::size_t>(axis1)], out_shape[static_cast<std::size_t>(axis2)]);
   std::vector<std::int64_t> out_stride(r, 1);
   for (std::size_t d = r - 1; d-- > 0;) out_stride[d] = out_stride[d + 1] * out_shape[d + 1];
-  std::swap(out_stride[static_cast<std::size_t>(axis1)], out_stride[static_cast<std::size_t>(axis2)]);
+  std::swap(out_stride[static_cast<std::size_t>(axis1)],
+            out_stride[static_cast<std::size_t>(axis2)]);
   std::vector<std::int64_t> idx(r, 0);
   std::int64_t n = 1;
   for (auto e : shape) n *= e;

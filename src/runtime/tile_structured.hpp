@@ -26,8 +26,8 @@ struct Matrices {
 };
 
 // out = the row (along_rows: [B, M, 1]) or column ([B, 1, N]) reductions.
-void tile_reduce(ir::ReduceKind kind, bool along_rows, DType dtype, Matrices in,
-                 const std::byte* a, std::byte* out);
+void tile_reduce(ir::ReduceKind kind, bool along_rows, DType dtype, Matrices in, const std::byte* a,
+                 std::byte* out);
 
 // out [B, M, N] = t <kind> vec, vec [B, M, 1] (row) or [B, 1, N] (column)
 // broadcast; Broadcast copies vec (t unused). For an integer Div,

@@ -49,8 +49,8 @@ void loop(const std::byte* a, std::byte* out, std::size_t n) {
 
 void tile_unary(ir::UnaryOp op, DType dtype, const std::byte* a, std::byte* out, std::size_t n) {
   dtype_traits::visit_dtype(dtype, [&]<class T>(T) {
-#define ANYP_CASE(name)     \
-  case ir::UnaryOp::name:   \
+#define ANYP_CASE(name)   \
+  case ir::UnaryOp::name: \
     return loop<T, ir::UnaryOp::name>(a, out, n);
     switch (op) {
       ANYP_CASE(Neg)
