@@ -10,6 +10,8 @@ set -euo pipefail
 # gmock available to unit tests. libopenmpi-dev + openmpi-bin: the MPI
 # engine and mpirun (the build works without them, minus that engine).
 # gnuplot-nox: the figures of bench/run_model_sweep.sh (docs/timeline.md).
+# libopenblas-dev: the sgemm baseline of bench/compute_bench (the matmul
+# kernel itself is anyp's own; the library never links into anyp).
 PACKAGES=(
   cmake
   ninja-build
@@ -24,6 +26,7 @@ PACKAGES=(
   libopenmpi-dev
   openmpi-bin
   gnuplot-nox
+  libopenblas-dev
 )
 
 is_installed() {

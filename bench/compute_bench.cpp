@@ -1,0 +1,156 @@
+// compute_bench.cpp — issue 11's speed targets, each against its baseline in
+// the same run:
+//   * FP32 matmul of square tiles (64, 128, 256) through the VM's kernel
+//     (runtime/tile_matmul.hpp) against OpenBLAS cblas_sgemm on one thread:
+//     the ratio is OpenBLAS time / anyp time (target >= 0.70 at 256);
+//   * exp, rsqrt and row_sum against a plain C++ loop doing the same work
+//     (-O3, as an expert builds it): plain time / anyp time (target >= 0.50).
+// Median of repeated runs after a warm-up.
+//
+//   build/release/bench/compute_bench          (bash bench/run_compute.sh)
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+#include "anyp/dtype.hpp"
+#include "common/element_codec.hpp"
+#include "runtime/sgemm_kernels.hpp"
+#include "runtime/tile_matmul.hpp"
+#include "runtime/tile_structured.hpp"
+#include "runtime/tile_unary.hpp"
+
+#ifdef ANYP_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+namespace {
+
+using anyp::DType;
+namespace rt = anyp::runtime;
+namespace ir = anyp::ir;
+
+// Median seconds of `body` over `reps` runs (after one warm-up).
+double median_seconds(int reps, const std::function<void()>& body) {
+  body();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    body();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::vector<float> values(std::size_t n, unsigned seed) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = static_cast<float>(((i * 2654435761u + seed) % 2001) - 1000) / 1000.0f;
+  return v;
+}
+
+void matmul_rows() {
+  std::printf("FP32 matmul [n, n] @ [n, n] (sgemm kernel: %s), median of 50\n",
+              rt::sgemm_kernel_name());
+  std::printf("  %5s  %12s  %12s  %12s  %12s  %s\n", "n", "anyp us", "anyp GF/s", "OpenBLAS us",
+              "OpenBLAS GF/s", "OpenBLAS/anyp");
+#ifdef ANYP_HAVE_OPENBLAS
+  openblas_set_num_threads(1);
+#endif
+  for (std::int64_t n : {64, 128, 256}) {
+    const auto a = values(static_cast<std::size_t>(n * n), 1),
+               b = values(static_cast<std::size_t>(n * n), 2);
+    std::vector<float> c(static_cast<std::size_t>(n * n));
+    const rt::MatmulDims d{1, n, n, n};
+    const double ta = median_seconds(50, [&] {
+      rt::tile_matmul(DType::FP32, DType::FP32, d, reinterpret_cast<const std::byte*>(a.data()),
+                      reinterpret_cast<const std::byte*>(b.data()), ir::MatmulInit::Zero, nullptr,
+                      DType::FP32, reinterpret_cast<std::byte*>(c.data()));
+    });
+    const double flops = 2.0 * static_cast<double>(n * n * n);
+#ifdef ANYP_HAVE_OPENBLAS
+    const int ni = static_cast<int>(n);
+    const double tb = median_seconds(50, [&] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, ni, ni, 1.0f, a.data(), ni,
+                  b.data(), ni, 0.0f, c.data(), ni);
+    });
+    std::printf("  %5lld  %12.1f  %12.1f  %12.1f  %12.1f  %.2f\n", static_cast<long long>(n),
+                ta * 1e6, flops / ta * 1e-9, tb * 1e6, flops / tb * 1e-9, tb / ta);
+#else
+    std::printf("  %5lld  %12.1f  %12.1f  (OpenBLAS not found at configure time)\n",
+                static_cast<long long>(n), ta * 1e6, flops / ta * 1e-9);
+#endif
+  }
+  // FP16 operands: widened to FP32, then the same kernel.
+  const std::int64_t n = 256;
+  std::vector<std::uint16_t> ha(static_cast<std::size_t>(n * n)), hb(ha.size());
+  const auto fa = values(ha.size(), 3), fb = values(hb.size(), 4);
+  anyp::convert_elements(reinterpret_cast<const std::byte*>(fa.data()), DType::FP32,
+                         reinterpret_cast<std::byte*>(ha.data()), DType::FP16, ha.size());
+  anyp::convert_elements(reinterpret_cast<const std::byte*>(fb.data()), DType::FP32,
+                         reinterpret_cast<std::byte*>(hb.data()), DType::FP16, hb.size());
+  std::vector<float> c(static_cast<std::size_t>(n * n));
+  const double th = median_seconds(50, [&] {
+    rt::tile_matmul(DType::FP16, DType::FP32, {1, n, n, n},
+                    reinterpret_cast<const std::byte*>(ha.data()),
+                    reinterpret_cast<const std::byte*>(hb.data()), ir::MatmulInit::Zero, nullptr,
+                    DType::FP32, reinterpret_cast<std::byte*>(c.data()));
+  });
+  std::printf("  FP16 operands, n = 256: %.1f us (%.1f GF/s; widening included)\n\n", th * 1e6,
+              2.0 * n * n * n / th * 1e-9);
+}
+
+void vector_rows() {
+  constexpr std::size_t kN = 4096;
+  const auto x = values(kN, 5);
+  std::vector<float> pos(kN), out(kN);
+  for (std::size_t i = 0; i < kN; ++i) pos[i] = std::fabs(x[i]) + 0.01f;
+  std::printf("Tile functions over %zu FP32 elements, median of 200: plain loop / anyp (>= 0.50)\n",
+              kN);
+  std::printf("  %-10s  %10s  %10s  %s\n", "op", "anyp ns/el", "plain ns/el", "plain/anyp");
+  const auto row = [&](const char* name, ir::UnaryOp op, const std::vector<float>& in,
+                       const std::function<void()>& plain) {
+    const double ta = median_seconds(200, [&] {
+      rt::tile_unary(op, DType::FP32, reinterpret_cast<const std::byte*>(in.data()),
+                     reinterpret_cast<std::byte*>(out.data()), kN);
+    });
+    const double tp = median_seconds(200, plain);
+    std::printf("  %-10s  %10.2f  %10.2f  %.2f\n", name, ta * 1e9 / kN, tp * 1e9 / kN, tp / ta);
+  };
+  row("exp", ir::UnaryOp::Exp, x, [&] {
+    for (std::size_t i = 0; i < kN; ++i) out[i] = std::exp(x[i]);
+  });
+  row("rsqrt", ir::UnaryOp::Rsqrt, pos, [&] {
+    for (std::size_t i = 0; i < kN; ++i) out[i] = 1.0f / std::sqrt(pos[i]);
+  });
+  // row_sum of [64, 64].
+  const rt::Matrices m{1, 64, 64};
+  std::vector<float> sums(64);
+  const double ta = median_seconds(200, [&] {
+    rt::tile_reduce(ir::ReduceKind::Sum, true, DType::FP32, m,
+                    reinterpret_cast<const std::byte*>(x.data()),
+                    reinterpret_cast<std::byte*>(sums.data()));
+  });
+  const double tp = median_seconds(200, [&] {
+    for (std::size_t i = 0; i < 64; ++i) {
+      float s = x[i * 64];
+      for (std::size_t j = 1; j < 64; ++j) s += x[i * 64 + j];
+      sums[i] = s;
+    }
+  });
+  std::printf("  %-10s  %10.2f  %10.2f  %.2f\n", "row_sum", ta * 1e9 / kN, tp * 1e9 / kN, tp / ta);
+}
+
+}  // namespace
+
+int main() {
+  matmul_rows();
+  vector_rows();
+  std::printf(
+      "\nreproduce: cmake --build build/release --target compute_bench && "
+      "build/release/bench/compute_bench\n");
+  return 0;
+}
