@@ -256,8 +256,9 @@ Tile reshape(const Tile& tile, Shape shape);
 
 // ---- tile compute (docs/api.md lists every op with its dtype rules) ------------
 //
-// Tiles are typed: operands of one op share a dtype (pl::cast first), and a
-// scalar operand is converted to the tile's dtype. Shapes are checked when
+// Tiles are typed: operands of one op share a dtype (pl::cast first); a
+// constant scalar operand is converted to the tile's dtype, a traced Scalar
+// must have it. Shapes are checked when
 // traced and, with NR in them, once dims are bound; an error names the op,
 // the operand and the mismatch.
 
@@ -351,11 +352,11 @@ Tile gemv_bias(const Tile& lhs, const Tile& rhs, const Tile& bias);
 // Layout. transpose swaps two dims (negative counts from the end);
 // transpose(t) swaps the last two. slice takes the sub-tile of `shape` at
 // `offsets` (PyPTO's order: shape first; offsets may be runtime scalars,
-// checked in bounds). concat puts b's columns after a's ([M, N0 + N1]).
+// checked in bounds). concat puts src1's columns after src0's ([M, N0 + N1]).
 Tile transpose(const Tile& t, int axis1, int axis2);
 Tile transpose(const Tile& t);
 Tile slice(const Tile& t, Shape shape, Index offsets);
-Tile concat(const Tile& a, const Tile& b);
+Tile concat(const Tile& src0, const Tile& src1);
 // A tile of `shape` whose element i (row-major) is start + i, or start - i
 // when descending; each value must fit `dtype` (a run error otherwise).
 Tile arange(const ScalarArg& start, Shape shape, DType dtype = DType::INT32,

@@ -9,11 +9,9 @@
 namespace anyp::compiler {
 namespace {
 
-// Ops that move a tile to or from memory: their tiles follow the row rule
-// strictly (no column vectors).
-bool moves_tile(ir::OpKind k) {
-  return k == ir::OpKind::Load || k == ir::OpKind::RemoteLoad || k == ir::OpKind::Store ||
-         k == ir::OpKind::RemoteStore;
+// How op kind `k` makes its result tile.
+TileUse result_use(ir::OpKind k) {
+  return k == ir::OpKind::Load || k == ir::OpKind::RemoteLoad ? TileUse::Loaded : TileUse::Computed;
 }
 
 class FunctionChecker {
@@ -60,10 +58,12 @@ class FunctionChecker {
       const std::string ctx = where() + ", op " + ir::op_display_name(op) +
                               (t.kind == ir::TypeKind::Tile ? ", tile shape" : ", result shape");
       shapes_[op.result] = eval_shape(t.shape, bindings_, ctx);
-      if (t.kind == ir::TypeKind::Tile) check_tile_row(op, shapes_[op.result], t.dtype);
+      if (t.kind == ir::TypeKind::Tile)
+        check_tile_row(op, shapes_[op.result], t.dtype, result_use(op.kind));
     }
     if (op.kind == ir::OpKind::Store || op.kind == ir::OpKind::RemoteStore) {
-      check_tile_row(op, shape_of(op.args[0]), fn_.vars[op.args[0].var].type.dtype);
+      check_tile_row(op, shape_of(op.args[0]), fn_.vars[op.args[0].var].type.dtype,
+                     TileUse::Stored);
     }
     if (const std::string error = tile_op_error(fn_, op, shapes_, bindings_); !error.empty()) {
       fail(op, error);
@@ -119,8 +119,9 @@ class FunctionChecker {
     }
   }
 
-  void check_tile_row(const ir::Op& op, const std::vector<std::int64_t>& shape, DType dtype) {
-    const std::string error = tile_row_error(shape, dtype, !moves_tile(op.kind));
+  void check_tile_row(const ir::Op& op, const std::vector<std::int64_t>& shape, DType dtype,
+                      TileUse use) {
+    const std::string error = tile_row_error(shape, dtype, use);
     if (!error.empty()) fail(op, error);
   }
 

@@ -2,6 +2,7 @@
 #include "compiler/check_tile_ops.hpp"
 
 #include "ir/op_attrs.hpp"
+#include "ir/tile_rules.hpp"
 
 namespace anyp::compiler {
 namespace {
@@ -77,7 +78,11 @@ std::string slice_error(const ir::Op& op, const std::vector<Shape>& shapes,
     const ir::Operand& o = op.args[1 + d];
     if (o.is_var()) continue;  // checked at run time
     const ir::EvalResult r = ir::evaluate(o.int_imm, bindings);
-    if (r.value && (*r.value < 0 || *r.value + part[d] > tile[d])) {
+    if (r.value && *r.value < 0) {
+      return "the slice offset " + std::to_string(*r.value) + " in dim " + std::to_string(d) +
+             " is negative";
+    }
+    if (r.value && *r.value + part[d] > tile[d]) {
       return "the slice is out of bounds in dim " + std::to_string(d) + ": offset " +
              std::to_string(*r.value) + " + extent " + std::to_string(part[d]) +
              " exceeds the tile " + shape_text(tile);
@@ -94,23 +99,71 @@ std::string shape_text(const Shape& shape) {
   return s + "]";
 }
 
-std::string tile_row_error(const Shape& shape, DType dtype, bool column_vector_allowed) {
+std::string tile_row_error(const Shape& shape, DType dtype, TileUse use) {
   const std::int64_t width = static_cast<std::int64_t>(dtype_bytes(dtype));
-  const bool column = column_vector_allowed && shape.size() >= 2 && shape.back() == 1;
+  const std::int64_t per_unit = kTileRowAlign / width;  // elements in 32 bytes
+  const bool column_vector = shape.size() >= 2 && shape.back() == 1;
+  const bool column = use == TileUse::Computed && column_vector;
   const std::int64_t extent = column ? shape[shape.size() - 2] : shape.back();
   const std::int64_t bytes = extent * width;
   if (bytes % kTileRowAlign == 0) return "";
-  return std::string(column ? "a column vector of " : "a tile row of ") + std::to_string(extent) +
-         " x " + std::string(dtype_name(dtype)) + " = " + std::to_string(bytes) +
-         " B is not a whole number of 32-byte units (tile " + shape_text(shape) +
-         (column ? ")" : "); read narrow INT32 windows cell by cell with pl::read");
+  const std::string type = std::string(dtype_name(dtype));
+  if (use == TileUse::Stored && column_vector) {
+    Shape row = {1, shape[shape.size() - 2]};
+    return "the tile " + shape_text(shape) +
+           " is a column vector and memory takes whole 32-byte rows; pl::reshape it to " +
+           shape_text(row) + " before storing";
+  }
+  const std::string what = std::string(column ? "a column vector of " : "a tile row of ") +
+                           std::to_string(extent) + " x " + type + " = " + std::to_string(bytes) +
+                           " B is not a whole number of 32-byte units (tile " + shape_text(shape) +
+                           ")";
+  if (use == TileUse::Loaded)
+    return what + "; read narrow INT32 windows cell by cell with pl::read";
+  return what + "; use a multiple of " + std::to_string(per_unit) + " " + type +
+         (column ? " rows" : " elements per row");
 }
+
+namespace {
+
+// The values start, start +- 1, ... of an arange with a constant start, for
+// an integer dtype: the first and the last must fit.
+std::string arange_error(const ir::Op& op, const Shape& shape, const ir::DimBindings& bindings) {
+  if (op.args[0].is_var() || dtype_is_float(op.dtype)) return "";
+  const ir::EvalResult start = ir::evaluate(op.args[0].int_imm, bindings);
+  if (!start.value) return "";
+  std::int64_t n = 1;
+  for (auto e : shape) n *= e;
+  const std::int64_t bits = static_cast<std::int64_t>(dtype_bytes(op.dtype)) * 8;
+  const std::int64_t lo = bits == 64 ? INT64_MIN : -(std::int64_t{1} << (bits - 1));
+  const std::int64_t hi = bits == 64 ? INT64_MAX : (std::int64_t{1} << (bits - 1)) - 1;
+  const std::int64_t s = *start.value;
+  std::int64_t last = 0;
+  const bool overflow =
+      op.attr ? __builtin_sub_overflow(s, n - 1, &last) : __builtin_add_overflow(s, n - 1, &last);
+  if (!overflow && s >= lo && s <= hi && last >= lo && last <= hi) return "";
+  return "the values " + std::to_string(s) + (op.attr ? " down to " : " up to ") +
+         (overflow ? std::string("beyond INT64") : std::to_string(last)) + " of the tile " +
+         shape_text(shape) + " do not fit " + std::string(dtype_name(op.dtype)) + " (range [" +
+         std::to_string(lo) + ", " + std::to_string(hi) + "])";
+}
+
+}  // namespace
 
 std::string tile_op_error(const ir::Function& fn, const ir::Op& op,
                           const std::vector<Shape>& shapes, const ir::DimBindings& bindings) {
   const auto& a = op.args;
   switch (op.kind) {
     case ir::OpKind::TileBinary:
+      if (!a[1].is_var() && !a[1].is_float_imm) {  // a constant that may mention dims
+        const ir::EvalResult v = ir::evaluate(a[1].int_imm, bindings);
+        const std::string error =
+            v.value ? ir::binary_constant_error(static_cast<ir::BinaryOp>(op.attr),
+                                                fn.vars[a[0].var].type.dtype, *v.value)
+                    : "";
+        if (!error.empty()) return error.substr(error.find(": ") + 2);
+      }
+      [[fallthrough]];
     case ir::OpKind::TileCmp:
       if (is_tile(fn, a[1]) && shapes[a[0].var] != shapes[a[1].var]) {
         return "shape mismatch: " + shape_text(shapes[a[0].var]) + " and " +
@@ -141,6 +194,8 @@ std::string tile_op_error(const ir::Function& fn, const ir::Op& op,
       return matmul_error(op, shapes);
     case ir::OpKind::TileSlice:
       return slice_error(op, shapes, bindings);
+    case ir::OpKind::Arange:
+      return arange_error(op, shapes[op.result], bindings);
     case ir::OpKind::Concat:
       if (shapes[a[0].var][0] != shapes[a[1].var][0]) {
         return "row counts differ: src0 " + shape_text(shapes[a[0].var]) + " and src1 " +

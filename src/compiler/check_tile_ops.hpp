@@ -24,11 +24,18 @@ std::string shape_text(const Shape& shape);
 std::string tile_op_error(const ir::Function& fn, const ir::Op& op,
                           const std::vector<Shape>& shapes, const ir::DimBindings& bindings);
 
+// How an op uses a tile, for the row rule.
+enum class TileUse {
+  Loaded,    // read from memory (load, remote_load)
+  Stored,    // written to memory (store, remote_store)
+  Computed,  // the result of a tile op
+};
+
 // The tile row rule of the simulated device: "" when a tile of `shape` and
-// `dtype` has rows of whole 32-byte units, else the message. A tile of one
-// column that an op computed ([.., M, 1]: a column vector, laid out down its
-// column as PyPTO's row reductions make it) needs its column to be whole
-// units instead; tiles moved to or from memory always follow the row rule.
-std::string tile_row_error(const Shape& shape, DType dtype, bool column_vector_allowed);
+// `dtype` has rows of whole 32-byte units, else the message with the fix
+// for its use. A computed tile of one column ([.., M, 1]: a column vector,
+// laid out down its column as PyPTO's row reductions make it) needs its
+// column to be whole units instead; memory takes whole rows only.
+std::string tile_row_error(const Shape& shape, DType dtype, TileUse use);
 
 }  // namespace anyp::compiler

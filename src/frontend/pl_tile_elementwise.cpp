@@ -42,20 +42,13 @@ void check_binary_operands(Trace& t, const std::string& name, ir::DTypeRule rule
 
 // A constant right operand that the op refuses whatever the data: an
 // integer division by 0, a shift by a count outside [0, width).
-void check_constant_operand(Trace& t, const std::string& name, ir::BinaryOp kind, DType dtype,
+// (Constants that mention dims are checked once they are bound.)
+void check_constant_operand(Trace& t, ir::BinaryOp kind, DType dtype,
                             const ir::Operand& b_operand) {
   const ir::ExprNode* c = constant_int(b_operand);
-  if (!c || anyp::dtype_is_float(dtype)) return;
-  const std::int64_t bits = static_cast<std::int64_t>(anyp::dtype_bytes(dtype)) * 8;
-  if (kind == ir::BinaryOp::Div && c->value == 0) {
-    t.fail(name + ": division of " + anyp::detail::dtype_with_article(dtype) +
-           " tile by the constant 0");
-  }
-  if ((kind == ir::BinaryOp::Shl || kind == ir::BinaryOp::Shr) &&
-      (c->value < 0 || c->value >= bits)) {
-    t.fail(name + ": shift count " + std::to_string(c->value) + " is outside [0, " +
-           std::to_string(bits) + ") for " + anyp::detail::dtype_with_article(dtype) + " tile");
-  }
+  if (!c) return;
+  const std::string error = ir::binary_constant_error(kind, dtype, c->value);
+  if (!error.empty()) t.fail(error);
 }
 
 Tile tile_binary(ir::BinaryOp kind, const Tile& a, const ir::Operand& b_operand, Trace& t) {
@@ -63,7 +56,7 @@ Tile tile_binary(ir::BinaryOp kind, const Tile& a, const ir::Operand& b_operand,
   ir::VarId av = expect_kind(t, a, name, "the first operand", {ir::TypeKind::Tile});
   const ir::Type at = t.type_of(av);
   check_binary_operands(t, name, ir::tile_binary_rule(kind), at, b_operand);
-  check_constant_operand(t, name, kind, at.dtype, b_operand);
+  check_constant_operand(t, kind, at.dtype, b_operand);
   ir::Op op;
   op.kind = ir::OpKind::TileBinary;
   op.attr = static_cast<int>(kind);
@@ -188,7 +181,11 @@ Tile sel(const Tile& mask, const Tile& a, const Tile& b) {
   const ir::VarId av = tile_operand(t, a, "pl.sel", "a");
   const ir::VarId bv = tile_operand(t, b, "pl.sel", "b");
   const ir::Type mt = t.type_of(mv), at = t.type_of(av), bt = t.type_of(bv);
-  anyp::detail::expect_dtype_rule(t, "pl.sel", "the mask", mt.dtype, ir::kIntOnly);
+  if (anyp::dtype_is_float(mt.dtype)) {
+    t.fail("pl.sel: the mask is " + anyp::detail::dtype_with_article(mt.dtype) +
+           " tile; the mask must be an integer tile (INT8, INT16, INT32 or INT64), such as "
+           "pl.cmp's result");
+  }
   anyp::detail::expect_same_dtype(t, "pl.sel", "a", at.dtype, "b", bt.dtype);
   for (const ir::Type* other : {&mt, &bt}) {
     if (other->shape.size() != at.shape.size()) {

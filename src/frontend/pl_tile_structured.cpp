@@ -42,7 +42,7 @@ Tile reduce(ir::ReduceKind kind, bool row, const Tile& tile, const Tile* tmp) {
 Tile expand(ir::ExpandKind kind, bool row, const Tile& tile, const Tile& vec) {
   const std::string name = ir::expand_name(kind, row);
   Trace& t = Trace::current(name);
-  const char* target_role = kind == ir::ExpandKind::Broadcast ? "the target" : "the tile";
+  const char* target_role = kind == ir::ExpandKind::Broadcast ? "the target" : "t";
   const char* vec_role = row ? "row_vec" : "col_vec";
   const ir::VarId tv = tile_operand(t, tile, name, target_role);
   const ir::VarId vv = tile_operand(t, vec, name, vec_role);
@@ -103,10 +103,13 @@ Tile matmul_form(ir::MatmulForm form, const Tile* acc, const Tile& lhs, const Ti
     const ir::Type& bt = t.type_of(bv);
     expect_rank(t, name, "bias", bt, 2);
     if (bt.dtype != lt.dtype && bt.dtype != acc_dtype) {
+      const std::string allowed =
+          lt.dtype == acc_dtype
+              ? std::string(anyp::dtype_name(lt.dtype)) + " (the operands' and the accumulator's)"
+              : std::string(anyp::dtype_name(lt.dtype)) + " (the operands') or " +
+                    std::string(anyp::dtype_name(acc_dtype)) + " (the accumulator's)";
       t.fail(name + ": bias is " + anyp::detail::dtype_with_article(bt.dtype) +
-             " tile; it must be " + std::string(anyp::dtype_name(lt.dtype)) +
-             " (the operands') or " + std::string(anyp::dtype_name(acc_dtype)) +
-             " (the accumulator's)");
+             " tile; it must be " + allowed);
     }
     op.args.push_back(ir::Operand::of_var(bv));
   }
@@ -219,12 +222,17 @@ Tile slice(const Tile& tile, Shape shape, Index offsets) {
   const ir::VarId v = tile_operand(t, tile, "pl.slice", "the operand");
   const ir::Type vt = t.type_of(v);
   if (shape.size() != vt.shape.size()) {
-    t.fail("pl.slice: the shape has " + std::to_string(shape.size()) + " dims, but the tile " +
-           ir::to_string(vt.shape) + " has " + std::to_string(vt.shape.size()));
+    t.fail("pl.slice: the shape has " + anyp::detail::dims_text(shape.size()) + ", but the tile " +
+           ir::to_string(vt.shape) + " has " + anyp::detail::dims_text(vt.shape.size()));
   }
   ir::Op op;
   op.kind = ir::OpKind::TileSlice;
   op.args = {ir::Operand::of_var(v)};
+  if (offsets.size() != vt.shape.size()) {
+    t.fail("pl.slice: offsets has " + std::to_string(offsets.size()) +
+           (offsets.size() == 1 ? " entry" : " entries") + ", but the tile " +
+           ir::to_string(vt.shape) + " has " + anyp::detail::dims_text(vt.shape.size()));
+  }
   for (auto& o : anyp::detail::index_operands(t, offsets, vt.shape.size(), "pl.slice", "offsets"))
     op.args.push_back(o);
   op.shape = anyp::detail::shape_exprs(shape);

@@ -22,8 +22,8 @@ void expect_dtype_rule(Trace& t, std::string_view op, std::string_view role, DTy
 void expect_same_dtype(Trace& t, std::string_view op, std::string_view role_a, DType a,
                        std::string_view role_b, DType b) {
   if (a == b) return;
-  t.fail(std::string(op) + ": dtype mismatch: " + std::string(role_a) + " " +
-         std::string(dtype_name(a)) + " and " + std::string(role_b) + " " +
+  t.fail(std::string(op) + ": dtype mismatch: " + std::string(role_a) + " is " +
+         std::string(dtype_name(a)) + " and " + std::string(role_b) + " is " +
          std::string(dtype_name(b)) + "; convert one side with pl::cast");
 }
 
@@ -48,6 +48,8 @@ pl::Tile emit_tile(Trace& t, ir::Op op, const ir::Type& type) {
   t.emit(std::move(op));
   return pl::Tile(t.ref(res));
 }
+
+std::string dims_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " dim" : " dims"); }
 
 DType mask_dtype(DType dtype) {
   switch (dtype) {

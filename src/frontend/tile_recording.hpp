@@ -20,7 +20,7 @@ ir::VarId tile_operand(Trace& t, const pl::Handle& h, std::string_view op, std::
 // takes FP32, FP16 or BF16 tiles (pl::cast it first)".
 void expect_dtype_rule(Trace& t, std::string_view op, std::string_view role, DType dtype,
                        ir::DTypeRule rule);
-// "pl.sel: dtype mismatch: a FP32 and b FP16; convert one side with pl::cast".
+// "pl.sel: dtype mismatch: a is FP32 and b is FP16; convert one side with pl::cast".
 void expect_same_dtype(Trace& t, std::string_view op, std::string_view role_a, DType a,
                        std::string_view role_b, DType b);
 // The tile has exactly `rank` dims (or at least, with at_least).
@@ -32,5 +32,7 @@ const ir::ExprNode* constant_int(const ir::Operand& o);
 pl::Tile emit_tile(Trace& t, ir::Op op, const ir::Type& type);
 // The integer dtype of `dtype`'s width: a comparison mask's dtype.
 DType mask_dtype(DType dtype);
+// "1 dim", "3 dims".
+std::string dims_text(std::size_t n);
 
 }  // namespace anyp::detail

@@ -1,5 +1,5 @@
-// tile_rules.hpp — the checks of pl.full and pl.reshape that run twice: at
-// trace time when the operands are constants, and after dims are bound
+// tile_rules.hpp — the checks of tile ops that run twice: at trace time
+// when the operands are constants, and after dims are bound
 // (check_functions) when they mention NR. One message text for both.
 #pragma once
 
@@ -7,12 +7,19 @@
 #include <string>
 
 #include "anyp/dtype.hpp"
+#include "ir/op_attrs.hpp"
 
 namespace anyp::ir {
 
 // "" when the integer `value` may fill a tile of `dtype` (any value fits a
 // floating dtype; an integer dtype needs it in range), else the message.
 std::string full_value_error(DType dtype, std::int64_t value);
+
+// "" when `value`, the constant right operand of tile operator `op` on a
+// tile of `dtype`, is valid for any data; else the message ("pl.div:
+// division of an INT32 tile by the constant 0", a shift count outside
+// [0, width)).
+std::string binary_constant_error(BinaryOp op, DType dtype, std::int64_t value);
 
 // "" when the counts agree, else the message naming both shapes and counts.
 std::string reshape_count_error(const std::string& from_shape, std::int64_t from_elements,

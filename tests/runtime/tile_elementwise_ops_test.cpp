@@ -334,12 +334,13 @@ TEST(TileOps, ArangeCountsUpOrDownInEveryDtype) {
   }
 }
 
+// A run-time start (a constant one is checked when compiling).
 TEST(TileOps, ArangeValuesMustFitTheDtype) {
   const auto dummy = make_input(2, 8, pl::FP32, [](std::int64_t, std::int64_t) { return 0; });
   EXPECT_EQ(
       tile_op_error({{dummy, {1, 8}}}, 64, pl::INT8,
                     [](const auto&) {
-                      return pl::arange(100, {2, 32}, pl::INT8);
+                      return pl::arange(pl::max(100, 0), {2, 32}, pl::INT8);
                     }),
       "run error: rank 0 (device 0), function 'op', op pl.arange: element 28 (start 100 + 28) "
       "does not fit the INT8 tile [2, 32]");

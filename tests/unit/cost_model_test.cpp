@@ -107,17 +107,33 @@ TEST(CostModel, EveryMistakeIsNamed) {
             "number, got '-1'");
   EXPECT_EQ(error_of("name = x\nalpha_ns 5   # source: assumed\n"),
             "cost model 'my.model', line 2: expected 'key = value', got 'alpha_ns 5'");
-  EXPECT_EQ(error_of("name = x\nalpha_ns = 1   # source: assumed\ncompute.add.* = 1   # source: "
-                     "assumed\n"),
-            "cost model 'my.model': missing beta_ns_per_byte, local_alpha_ns, "
-            "local_beta_ns_per_byte, notify_issue_ns, notify_ns, wait_ns, compute.mul.FP32, "
-            "compute.mul.FP16, compute.mul.BF16, compute.mul.INT8, compute.mul.INT16, "
-            "compute.mul.INT32, compute.mul.INT64, compute.minmax.FP32, compute.minmax.FP16, "
-            "compute.minmax.BF16, compute.minmax.INT8, compute.minmax.INT16, "
-            "compute.minmax.INT32, compute.minmax.INT64, compute.cast.FP32, compute.cast.FP16, "
-            "compute.cast.BF16, compute.cast.INT8, compute.cast.INT16, compute.cast.INT32, "
-            "compute.cast.INT64, compute.fill.FP32, compute.fill.FP16, compute.fill.BF16, "
-            "compute.fill.INT8, compute.fill.INT16, compute.fill.INT32, compute.fill.INT64");
+  EXPECT_EQ(
+      error_of("name = x\nalpha_ns = 1   # source: assumed\ncompute.add.* = 1   # source: "
+               "assumed\n"),
+      "cost model 'my.model': missing beta_ns_per_byte, local_alpha_ns, local_beta_ns_per_byte, "
+      "notify_issue_ns, notify_ns, wait_ns, compute.mul.FP32, compute.mul.FP16, compute.mul.BF16, "
+      "compute.mul.INT8, compute.mul.INT16, compute.mul.INT32, compute.mul.INT64, "
+      "compute.minmax.FP32, compute.minmax.FP16, compute.minmax.BF16, compute.minmax.INT8, "
+      "compute.minmax.INT16, compute.minmax.INT32, compute.minmax.INT64, compute.cast.FP32, "
+      "compute.cast.FP16, compute.cast.BF16, compute.cast.INT8, compute.cast.INT16, "
+      "compute.cast.INT32, compute.cast.INT64, compute.fill.FP32, compute.fill.FP16, "
+      "compute.fill.BF16, compute.fill.INT8, compute.fill.INT16, compute.fill.INT32, "
+      "compute.fill.INT64, compute.div.FP32, compute.div.FP16, compute.div.BF16, compute.div.INT8, "
+      "compute.div.INT16, compute.div.INT32, compute.div.INT64, compute.unary.FP32, "
+      "compute.unary.FP16, compute.unary.BF16, compute.unary.INT8, compute.unary.INT16, "
+      "compute.unary.INT32, compute.unary.INT64, compute.math.FP32, compute.math.FP16, "
+      "compute.math.BF16, compute.math.INT8, compute.math.INT16, compute.math.INT32, "
+      "compute.math.INT64, compute.bitwise.FP32, compute.bitwise.FP16, compute.bitwise.BF16, "
+      "compute.bitwise.INT8, compute.bitwise.INT16, compute.bitwise.INT32, compute.bitwise.INT64, "
+      "compute.cmp.FP32, compute.cmp.FP16, compute.cmp.BF16, compute.cmp.INT8, compute.cmp.INT16, "
+      "compute.cmp.INT32, compute.cmp.INT64, compute.reduce.FP32, compute.reduce.FP16, "
+      "compute.reduce.BF16, compute.reduce.INT8, compute.reduce.INT16, compute.reduce.INT32, "
+      "compute.reduce.INT64, compute.expand.FP32, compute.expand.FP16, compute.expand.BF16, "
+      "compute.expand.INT8, compute.expand.INT16, compute.expand.INT32, compute.expand.INT64, "
+      "compute.move.FP32, compute.move.FP16, compute.move.BF16, compute.move.INT8, "
+      "compute.move.INT16, compute.move.INT32, compute.move.INT64, compute.matmul.FP32, "
+      "compute.matmul.FP16, compute.matmul.BF16, compute.matmul.INT8, compute.matmul.INT16, "
+      "compute.matmul.INT32, compute.matmul.INT64");
   EXPECT_EQ(error_of(complete().substr(complete().find('\n') + 1)),
             "cost model 'my.model': missing name");
   try {

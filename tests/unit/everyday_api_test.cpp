@@ -237,8 +237,8 @@ TEST(EverydayErrors, FullTileFollowsTheTileRowRule) {
   const pl::Function k = kernel_of("k", [](pl::Value) { pl::zeros({1, 4}, pl::FP32); });
   EXPECT_EQ(compile_error(k, 2),
             "compile error: function 'k' (incore), op pl.full: a tile row of 4 x FP32 = 16 B is "
-            "not a whole number of 32-byte units (tile [1, 4]); read narrow INT32 windows cell by "
-            "cell with pl::read");
+            "not a whole number of 32-byte units (tile [1, 4]); use a multiple of 8 FP32 elements "
+            "per row");
 }
 
 // ---- pl.reshape
@@ -267,8 +267,8 @@ TEST(EverydayErrors, ReshapeFollowsTheTileRowRule) {
   });
   EXPECT_EQ(compile_error(k, 2),
             "compile error: function 'k' (incore), op pl.reshape: a tile row of 4 x FP32 = 16 B "
-            "is not a whole number of 32-byte units (tile [8, 4]); read narrow INT32 windows cell "
-            "by cell with pl::read");
+            "is not a whole number of 32-byte units (tile [8, 4]); use a multiple of 8 FP32 "
+            "elements per row");
 }
 
 TEST(EverydayErrors, ReshapeOfANonTile) {

@@ -268,15 +268,15 @@ TEST(TileOpErrors, SelMaskDtypeAndShapes) {
               pl::Tile x = pl::zeros({4, 8}, pl::FP32);
               pl::sel(x, x, x);
             }),
-            "compile error: function 'k' (incore): pl.sel: the mask is an FP32 tile; pl.sel takes "
-            "integer tiles (INT8, INT16, INT32 or INT64)");
+            "compile error: function 'k' (incore): pl.sel: the mask is an FP32 tile; the mask must "
+            "be an integer tile (INT8, INT16, INT32 or INT64), such as pl.cmp's result");
   EXPECT_EQ(trace_k([](pl::Value) {
               pl::Tile x = pl::zeros({4, 16}, pl::FP32);
               pl::Tile h = pl::zeros({4, 16}, pl::FP16);
               pl::sel(pl::cmp(x, 0.0, pl::GT), x, h);
             }),
-            "compile error: function 'k' (incore): pl.sel: dtype mismatch: a FP32 and b FP16; "
-            "convert one side with pl::cast");
+            "compile error: function 'k' (incore): pl.sel: dtype mismatch: a is FP32 and b is "
+            "FP16; convert one side with pl::cast");
   EXPECT_EQ(trace_k([](pl::Value) {
               pl::Tile x = pl::zeros({4, 8}, pl::FP32);
               pl::Tile m = pl::zeros({N}, pl::INT32);
@@ -309,8 +309,8 @@ TEST(TileOpErrors, ReductionTmpDtypeAndRank) {
               pl::Tile tmp = pl::zeros({8, 16}, pl::FP16);
               pl::row_max(x, tmp);
             }),
-            "compile error: function 'k' (incore): pl.row_max: dtype mismatch: the operand FP32 "
-            "and tmp FP16; convert one side with pl::cast");
+            "compile error: function 'k' (incore): pl.row_max: dtype mismatch: the operand is FP32 "
+            "and tmp is FP16; convert one side with pl::cast");
   EXPECT_EQ(trace_k([](pl::Value) {
               pl::Tile x = pl::zeros({4, 8}, pl::FP32);
               pl::Tile tmp = pl::zeros({N}, pl::FP32);
@@ -338,8 +338,8 @@ TEST(TileOpErrors, ExpandRanksAndDtypes) {
               pl::Tile h = pl::zeros({16, 16}, pl::FP16);
               pl::row_expand_div(x, pl::row_sum(h));
             }),
-            "compile error: function 'k' (incore): pl.row_expand_div: dtype mismatch: the tile "
-            "FP32 and row_vec FP16; convert one side with pl::cast");
+            "compile error: function 'k' (incore): pl.row_expand_div: dtype mismatch: t is FP32 "
+            "and row_vec is FP16; convert one side with pl::cast");
 }
 
 // ---- operands that are not tiles ----------------------------------------------------------------
@@ -361,7 +361,7 @@ TEST(TileOpErrors, OperandsThatAreNotTiles) {
       {[](const pl::Tile& y, const pl::Tile& t, const pl::Tile&) { pl::col_expand(y, t); },
        "pl.col_expand: the target must be a Tile"},
       {[](const pl::Tile& y, const pl::Tile& t, const pl::Tile&) { pl::col_expand_sub(y, t); },
-       "pl.col_expand_sub: the tile must be a Tile"},
+       "pl.col_expand_sub: t must be a Tile"},
       {[](const pl::Tile& y, const pl::Tile& t, const pl::Tile&) { pl::cmp(y, t, pl::LE); },
        "pl.cmp: the first operand must be a Tile"},
       {[](const pl::Tile& y, const pl::Tile& t, const pl::Tile& c) { pl::sel(y, t, c); },
@@ -433,8 +433,8 @@ TEST(TileOpErrors, MatmulOperandDtypes) {
               pl::Tile b = pl::zeros({16, 16}, pl::FP16);
               pl::matmul(a, b);
             }),
-            "compile error: function 'k' (incore): pl.matmul: dtype mismatch: lhs FP32 and rhs "
-            "FP16; convert one side with pl::cast");
+            "compile error: function 'k' (incore): pl.matmul: dtype mismatch: lhs is FP32 and rhs "
+            "is FP16; convert one side with pl::cast");
   EXPECT_EQ(trace_k([](pl::Value) {
               pl::Tile a = pl::zeros({4, 4}, pl::INT64);
               pl::matmul(a, a);
@@ -486,7 +486,7 @@ TEST(TileOpErrors, MatmulBiasDtypeAndRank) {
               pl::gemv_bias(x, w, bias);
             }),
             "compile error: function 'k' (incore): pl.gemv_bias: bias is an FP16 tile; it must be "
-            "FP32 (the operands') or FP32 (the accumulator's)");
+            "FP32 (the operands' and the accumulator's)");
   EXPECT_EQ(trace_k([](pl::Value) {
               pl::Tile a = pl::zeros({8, 8}, pl::FP32);
               pl::matmul_bias(a, a, pl::zeros({8}, pl::FP32));
@@ -522,13 +522,13 @@ TEST(TileOpErrors, SliceShapeAndOffsets) {
   EXPECT_EQ(trace_k([](pl::Value) {
               pl::slice(pl::zeros({4, 8}, pl::FP32), {8}, {0});
             }),
-            "compile error: function 'k' (incore): pl.slice: the shape has 1 dims, but the tile "
-            "[4, 8] has 2");
+            "compile error: function 'k' (incore): pl.slice: the shape has 1 dim, but the tile [4, "
+            "8] has 2 dims");
   EXPECT_EQ(trace_k([](pl::Value) {
               pl::slice(pl::zeros({4, 16}, pl::FP32), {4, 8}, {8});
             }),
-            "compile error: function 'k' (incore): pl.slice: offsets has 1 entries, but the "
-            "tensor has 2 dims");
+            "compile error: function 'k' (incore): pl.slice: offsets has 1 entry, but the tile [4, "
+            "16] has 2 dims");
   EXPECT_EQ(trace_k([](pl::Value) {
               pl::slice(pl::zeros({4, 16}, pl::FP32), {4, 8}, {0, 0.5});
             }),
@@ -541,8 +541,8 @@ TEST(TileOpErrors, ConcatRanksAndDtypes) {
               pl::Tile b = pl::zeros({4, 16}, pl::FP16);
               pl::concat(a, b);
             }),
-            "compile error: function 'k' (incore): pl.concat: dtype mismatch: src0 FP32 and src1 "
-            "FP16; convert one side with pl::cast");
+            "compile error: function 'k' (incore): pl.concat: dtype mismatch: src0 is FP32 and "
+            "src1 is FP16; convert one side with pl::cast");
   EXPECT_EQ(trace_k([](pl::Value) {
               pl::Tile a = pl::zeros({4, 8}, pl::FP32);
               pl::Tile b = pl::zeros({2, 4, 8}, pl::FP32);
@@ -739,8 +739,8 @@ TEST(TileOpErrors, SliceConstantOffsetOutOfBounds) {
   EXPECT_EQ(compile_k([](pl::Value) {
               pl::slice(pl::zeros({4, 16}, pl::FP32), {2, 8}, {-1, 0});
             }),
-            "compile error: function 'k' (incore), op pl.slice: the slice is out of bounds in dim "
-            "0: offset -1 + extent 2 exceeds the tile [4, 16]");
+            "compile error: function 'k' (incore), op pl.slice: the slice offset -1 in dim 0 is "
+            "negative");
   // An offset of NR * 8 fits at P = 1 and not at P = 2.
   const pl::Function k = kernel_of("k", [](pl::Value) {
     pl::slice(pl::zeros({4, 16}, pl::FP32), {4, 8}, {0, NR * 8});
@@ -766,11 +766,12 @@ TEST(TileOpErrors, ConcatRowCountsDiffer) {
 // A computed column vector [M, 1] is one 32-byte unit per M * width bytes:
 // 4 x FP32 is not, 8 x FP32 is.
 TEST(TileOpErrors, ComputedColumnVectorFollowsTheTileRowRule) {
-  EXPECT_EQ(compile_k([](pl::Value) {
-              pl::row_sum(pl::zeros({4, 8}, pl::FP32));
-            }),
-            "compile error: function 'k' (incore), op pl.row_sum: a column vector of 4 x FP32 = "
-            "16 B is not a whole number of 32-byte units (tile [4, 1])");
+  EXPECT_EQ(
+      compile_k([](pl::Value) {
+        pl::row_sum(pl::zeros({4, 8}, pl::FP32));
+      }),
+      "compile error: function 'k' (incore), op pl.row_sum: a column vector of 4 x FP32 = 16 B is "
+      "not a whole number of 32-byte units (tile [4, 1]); use a multiple of 8 FP32 rows");
   EXPECT_EQ(compile_k([](pl::Value) {
               pl::Tile x = pl::zeros({8, 8}, pl::FP32);
               pl::Tile col = pl::zeros({8, 1}, pl::FP32);
@@ -782,12 +783,70 @@ TEST(TileOpErrors, ComputedColumnVectorFollowsTheTileRowRule) {
 
 // A computed tile whose row is not a whole number of 32-byte units.
 TEST(TileOpErrors, ComputedTileRowFollowsTheTileRowRule) {
+  EXPECT_EQ(
+      compile_k([](pl::Value) {
+        pl::transpose(pl::zeros({4, 8}, pl::FP32));
+      }),
+      "compile error: function 'k' (incore), op pl.transpose: a tile row of 4 x FP32 = 16 B is not "
+      "a whole number of 32-byte units (tile [8, 4]); use a multiple of 8 FP32 elements per row");
+}
+
+// ---- constants that mention dims, checked once they are bound -----------------------------------
+
+TEST(TileOpErrors, DivisorsAndShiftCountsThatMentionNRAreCheckedAfterBinding) {
+  const auto divide = [](pl::Value) { pl::div(pl::zeros({1, 8}, pl::INT32), NR - 2); };
+  EXPECT_EQ(compile_k(divide, 3), "compiled without error");
+  EXPECT_EQ(compile_k(divide, 2),
+            "compile error: function 'k' (incore), op pl.div: division of an INT32 tile by the "
+            "constant 0");
+  const auto shift = [](pl::Value) { pl::shl(pl::zeros({1, 32}, pl::INT8), NR * 4); };
+  EXPECT_EQ(compile_k(shift, 1), "compiled without error");
+  EXPECT_EQ(compile_k(shift, 2),
+            "compile error: function 'k' (incore), op pl.shl: shift count 8 is outside [0, 8) for "
+            "an INT8 tile");
+}
+
+TEST(TileOpErrors, ArangeWithAConstantStartMustFitItsDtype) {
   EXPECT_EQ(compile_k([](pl::Value) {
-              pl::transpose(pl::zeros({4, 8}, pl::FP32));
+              pl::arange(100, {2, 32}, pl::INT8);
             }),
-            "compile error: function 'k' (incore), op pl.transpose: a tile row of 4 x FP32 = 16 B "
-            "is not a whole number of 32-byte units (tile [8, 4]); read narrow INT32 windows cell "
-            "by cell with pl::read");
+            "compile error: function 'k' (incore), op pl.arange: the values 100 up to 163 of the "
+            "tile [2, 32] do not fit INT8 (range [-128, 127])");
+  EXPECT_EQ(compile_k([](pl::Value) {
+              pl::arange(-100, {1, 32}, pl::INT8, true);
+            }),
+            "compile error: function 'k' (incore), op pl.arange: the values -100 down to -131 of "
+            "the tile [1, 32] do not fit INT8 (range [-128, 127])");
+  EXPECT_EQ(compile_k([](pl::Value) {
+              pl::arange(96, {1, 32}, pl::INT8);
+            }),
+            "compiled without error");
+  // With NR in the start: 64 * 2 = 128 does not fit at P = 2.
+  EXPECT_EQ(compile_k(
+                [](pl::Value) {
+                  pl::arange(NR * 64 - 32, {1, 32}, pl::INT8);
+                },
+                1),
+            "compiled without error");
+  EXPECT_EQ(compile_k([](pl::Value) {
+              pl::arange(NR * 64, {1, 32}, pl::INT8);
+            }),
+            "compile error: function 'k' (incore), op pl.arange: the values 128 up to 159 of the "
+            "tile [1, 32] do not fit INT8 (range [-128, 127])");
+}
+
+TEST(TileOpErrors, AComputedColumnVectorIsReshapedBeforeItIsStored) {
+  EXPECT_EQ(compile_k([](pl::Value y) {
+              const pl::Tile v = pl::row_sum(pl::zeros({32, 8}, pl::FP32));  // [32, 1]
+              y = pl::store(pl::reshape(v, {1, 32}), {0, 0}, y);
+            }),
+            "compiled without error");
+  EXPECT_EQ(compile_k([](pl::Value y) {
+              const pl::Tile v = pl::row_sum(pl::zeros({8, 32}, pl::FP32));  // [8, 1]
+              y = pl::store(v, {0, 0}, y);
+            }),
+            "compile error: function 'k' (incore), op pl.store: the tile [8, 1] is a column "
+            "vector and memory takes whole 32-byte rows; pl::reshape it to [1, 8] before storing");
 }
 
 }  // namespace
