@@ -250,3 +250,36 @@ foreach(example ${ANYP_ANY_P_EXAMPLES} ${ANYP_COLLECTIVE_EXAMPLES})
     endforeach()
   endforeach()
 endforeach()
+
+# ---- the second ladder: real kernels (examples/kernels/, issue 11) -------------------
+# Every kernel and mode at P = 2, 3, 4, 5, 8 and 16; race-checked under 10 PCT
+# schedules at P = 3, 4 and 5. k1_tp_mlp splits F = 960 into tile-row shards,
+# so P must divide 120: P = 7 and 16 exit 2 (also under --compile-only).
+set(ANYP_EXAMPLE_MODES_k1_tp_mlp mesh ring)
+set(ANYP_EXAMPLE_MODES_k2_allgather_gemm overlap bulk)
+set(ANYP_EXAMPLE_MODES_k3_gemm_reduce_scatter overlap bulk)
+set(ANYP_EXAMPLE_MODES_k4_moe -)
+set(ANYP_EXAMPLE_MODES_k5_ring_attention -)
+foreach(example ${ANYP_KERNEL_EXAMPLES})
+  set(ranks 2 3 4 5 8 16)
+  if(example STREQUAL "k1_tp_mlp")
+    set(ranks 2 3 4 5 6 8 24)
+  endif()
+  foreach(mode ${ANYP_EXAMPLE_MODES_${example}})
+    foreach(P ${ranks})
+      anyp_add_example_test(${example} ${mode} ${P})
+    endforeach()
+    foreach(P 3 4 5)
+      anyp_add_example_test(${example} ${mode} ${P} TAG checked EXTRA --check-races --explore 10)
+    endforeach()
+  endforeach()
+  anyp_add_cli_error_test(cli.${example}.P1 ${example} "-d;0" 2
+    "need at least 2 devices, got [0]")
+endforeach()
+foreach(P 7 16)
+  anyp_device_list(${P} devices)
+  set(message "F=960 cannot be split into 32-byte-aligned shards for P=${P}: need F % (8*P) == 0 (P must divide 120)")
+  anyp_add_cli_error_test(cli.k1_tp_mlp.P${P} k1_tp_mlp "-d;${devices}" 2 "${message}")
+  anyp_add_cli_error_test(cli.k1_tp_mlp.compile_only.P${P} k1_tp_mlp
+    "-d;${devices};--compile-only" 2 "${message}")
+endforeach()

@@ -93,6 +93,19 @@ foreach(example ${ANYP_ANY_P_EXAMPLES} ${ANYP_COLLECTIVE_EXAMPLES})
   endforeach()
 endforeach()
 
+# ---- the kernels of the second ladder at P = 3 (their math is engine-independent; this
+# checks their exchanges on Open MPI's RMA) ---------------------------------------------
+foreach(example ${ANYP_KERNEL_EXAMPLES})
+  foreach(mode ${ANYP_EXAMPLE_MODES_${example}})
+    set(args --engine mpi)
+    if(NOT mode STREQUAL "-")
+      list(APPEND args --mode ${mode})
+    endif()
+    anyp_add_mpi_test(mpi.${example}.${mode}.P3 NP 3 EXIT 0 STDOUT "OK\\n"
+      COMMAND $<TARGET_FILE:${example}> ${args})
+  endforeach()
+endforeach()
+
 # ---- the pitfalls whose diagnosis is not a race: the threads engine's text ------------
 # (The race pitfalls need the race checker, a threads-engine tool.)
 set(ANYP_MPI_PITFALL_STDERR_06_negative_peer [=[

@@ -44,6 +44,15 @@
 //   16 (both modes)   non-root (2P-1)·S in, (P-1)·S out, 2P-1 RMA; root 2(P-1)·S in,
 //                     (P-1)·S out, 2(P-1) RMA; 4(P-1) notify (+E 3(P-1)), 4(P-1) wait
 //
+//   k1_tp_mlp         the builtin allreduce of a 2 KiB partial (as 11, SIZE = 512)
+//   k2 overlap        (P-1)·C out and in, P-1 RMA, P-1 notify, P-1 wait (C = 4 KiB)
+//   k2 bulk           the builtin allgather of C: as 13 builtin
+//   k3 overlap        (P-1)·B out and in, P-1 RMA, P-1 notify, P-1 wait (B = 1 KiB)
+//   k3 bulk           the builtin reduce_scatter of B: as 14 builtin
+//   k4_moe            two all_to_all_v's: bytes by the routing, 2(P-1) RMA,
+//                     4(P-1) notify (+E 2P), 2(P-1) wait
+//   k5_ring_attention (P-1)·2 KiB out and in, P-1 RMA, 2P-3 notify, 2P-3 wait
+//
 // The examples directory comes from ANYP_EXAMPLES_DIR (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
 
@@ -112,8 +121,7 @@ std::int64_t chunks(std::int64_t bytes) {
 // is elements [k·n/P, (k+1)·n/P). The reduce-scatter rounds pull every
 // segment but r, the all-gather rounds every segment but r + 1 (the one that
 // rank r completed itself).
-anyp::RankCost ring_allreduce(std::int64_t P, std::int64_t r) {
-  const std::int64_t n = kLargeSize;
+anyp::RankCost ring_allreduce_of(std::int64_t n, std::int64_t P, std::int64_t r) {
   auto seg = [&](std::int64_t k) { return (k + 1) * n / P - k * n / P; };
   const std::int64_t subs = chunks(4 * ((n + P - 1) / P));
   const std::int64_t in = 4 * (2 * n - seg(r) - seg((r + 1) % P));
@@ -121,6 +129,15 @@ anyp::RankCost ring_allreduce(std::int64_t P, std::int64_t r) {
   // epilogue gives back each of those cells once.
   const std::int64_t handshakes = 2 * (P - 1) + 1;
   return cost(in, 0, 2 * (P - 1) * subs, handshakes, handshakes, handshakes);
+}
+anyp::RankCost ring_allreduce(std::int64_t P, std::int64_t r) {
+  return ring_allreduce_of(kLargeSize, P, r);
+}
+
+// k4_moe's routing (its run()): token t of rank r goes to expert (3r + t^2) mod P.
+constexpr std::int64_t kMoeTokens = 8, kMoeRow = 4 * 32;
+std::int64_t moe_expert(std::int64_t P, std::int64_t r, std::int64_t t) {
+  return (3 * r + t * t) % P;
 }
 
 std::vector<Case> all_cases() {
@@ -224,6 +241,48 @@ std::vector<Case> all_cases() {
                   3 * (P - 1), 4 * (P - 1));
     });
   }
+  // The second ladder (examples/kernels/), formulas in each file's header.
+  // k1: the builtin allreduce of the [8, 64] FP32 partial (2 KiB, K = 1).
+  add("k1_tp_mlp", "mesh", "", kDividesSize, [](std::int64_t P, std::int64_t) {
+    const std::int64_t row = 4 * 8 * 64, K = chunks(row);
+    return cost((P - 1) * row, 0, (P - 1) * K, (1 + K) * (P - 1), P - 1, (1 + K) * (P - 1));
+  });
+  add("k1_tp_mlp", "ring", "", kDividesSize,
+      [](std::int64_t P, std::int64_t r) { return ring_allreduce_of(8 * 64, P, r); });
+  // k2: P-1 chunk puts of [16, 64] FP32 and their Sets, or the builtin allgather.
+  constexpr std::int64_t chunk = 4 * 16 * 64;
+  add("k2_allgather_gemm", "overlap", "", kAnyP, [](std::int64_t P, std::int64_t) {
+    return cost((P - 1) * chunk, (P - 1) * chunk, P - 1, P - 1, 0, P - 1);
+  });
+  add("k2_allgather_gemm", "bulk", "", kAnyP, [](std::int64_t P, std::int64_t) {
+    return cost((P - 1) * chunk, (P - 1) * chunk, P - 1, P - 1, P - 1, P - 1);
+  });
+  // k3: P-1 remote stores of [8, 32] FP32 blocks, or the builtin reduce_scatter.
+  constexpr std::int64_t block = 4 * 8 * 32;
+  add("k3_gemm_reduce_scatter", "overlap", "", kAnyP, [](std::int64_t P, std::int64_t) {
+    return cost((P - 1) * block, (P - 1) * block, P - 1, P - 1, 0, P - 1);
+  });
+  add("k3_gemm_reduce_scatter", "bulk", "", kAnyP, [](std::int64_t P, std::int64_t) {
+    return cost((P - 1) * block, 0, P - 1, 2 * (P - 1), P - 1, 2 * (P - 1));
+  });
+  // k4: two all_to_all_v's (B = 1 each). A rank pushes its tokens routed
+  // elsewhere and the results of the tokens it received; it receives as many.
+  add("k4_moe", "", "", kAnyP, [](std::int64_t P, std::int64_t r) {
+    std::int64_t away = 0, arrived = 0;
+    for (std::int64_t q = 0; q < P; ++q)
+      for (std::int64_t t = 0; t < kMoeTokens; ++t) {
+        const std::int64_t e = moe_expert(P, q, t);
+        if (q == r && e != r) ++away;
+        if (q != r && e == r) ++arrived;
+      }
+    const std::int64_t bytes = (away + arrived) * kMoeRow;
+    return cost(bytes, bytes, 2 * (P - 1), 4 * (P - 1), 2 * P, 2 * (P - 1));
+  });
+  // k5: P-1 block puts of [16, 32] FP32, P-1 ready and P-2 credit notifies.
+  add("k5_ring_attention", "", "", kAnyP, [](std::int64_t P, std::int64_t) {
+    constexpr std::int64_t kv = 4 * 16 * 32;
+    return cost((P - 1) * kv, (P - 1) * kv, P - 1, 2 * P - 3, 0, 2 * P - 3);
+  });
   return cases;
 }
 
