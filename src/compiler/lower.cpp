@@ -546,12 +546,19 @@ std::string lowered_code_text(const runtime::LoweredCode& code) {
         s += (k ? "," : "") + std::to_string(i.shape[k]);
       s += "]";
     }
-    if (i.op == Opcode::Const)
+    const bool jump =
+        i.op == Opcode::Jump || i.op == Opcode::JumpIfZero || i.op == Opcode::JumpIfGe;
+    if (i.op == Opcode::Const) {
       s += i.is_float ? " imm=" + std::to_string(i.fimm) : " imm=" + std::to_string(i.imm);
-    if (i.op == Opcode::Collective) s += " imm=" + std::to_string(i.imm);
-    if (i.op == Opcode::Jump || i.op == Opcode::JumpIfZero || i.op == Opcode::JumpIfGe) {
-      s += " -> " + std::to_string(i.imm);
+    } else if (i.op == Opcode::Collective || (i.imm != 0 && !jump)) {
+      s += " imm=" + std::to_string(i.imm);
     }
+    if (i.count != 0) s += " count=" + std::to_string(i.count);
+    if (i.op == Opcode::TileCast || i.op == Opcode::FullTile || i.op == Opcode::TileCmp ||
+        i.op == Opcode::Matmul || i.op == Opcode::Arange) {
+      s += " dtype=" + std::string(dtype_name(i.dtype));  // the result's
+    }
+    if (jump) s += " -> " + std::to_string(i.imm);
     if (i.site >= 0) s += "    ; " + code.sites[i.site].function + ": " + code.sites[i.site].op;
     s += "\n";
   };
