@@ -118,7 +118,32 @@ bool run_op(ir::BinaryOp op, const std::byte* a, const std::byte* b, bool b_is_s
   }
 }
 
+template <DType D>
+ANYP_AVX_TARGET void widen(const std::byte* a, float* out, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, load8<D>(a + 2 * i));
+  if (i == n) return;
+  alignas(16) std::byte tail[16] = {};
+  alignas(32) float wide[8];
+  std::memcpy(tail, a + 2 * i, 2 * (n - i));
+  _mm256_store_ps(wide, load8<D>(tail));
+  std::memcpy(out + i, wide, sizeof(float) * (n - i));
+}
+
 }  // namespace
+
+bool widen_half_avx(DType dtype, const std::byte* a, float* out, std::size_t n) {
+  if (!machine_has_avx2_f16c()) return false;
+  if (dtype == DType::FP16) {
+    widen<DType::FP16>(a, out, n);
+    return true;
+  }
+  if (dtype == DType::BF16) {
+    widen<DType::BF16>(a, out, n);
+    return true;
+  }
+  return false;
+}
 
 bool half_elementwise_avx(ir::BinaryOp op, DType dtype, const std::byte* a, const std::byte* b,
                           bool b_is_scalar, std::byte* out, std::size_t n) {
@@ -134,6 +159,8 @@ bool half_elementwise_avx(ir::BinaryOp, DType, const std::byte*, const std::byte
                           std::size_t) {
   return false;
 }
+
+bool widen_half_avx(DType, const std::byte*, float*, std::size_t) { return false; }
 
 #endif
 

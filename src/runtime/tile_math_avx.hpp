@@ -22,4 +22,9 @@ namespace anyp::runtime {
 bool half_elementwise_avx(ir::BinaryOp op, DType dtype, const std::byte* a, const std::byte* b,
                           bool b_is_scalar, std::byte* out, std::size_t n);
 
+// out[i] = a[i] widened (exactly) to float, over n FP16 or BF16 elements,
+// and true when this machine has the instructions; false otherwise (the
+// matmul's operand widening, tile_matmul.cpp).
+bool widen_half_avx(DType dtype, const std::byte* a, float* out, std::size_t n);
+
 }  // namespace anyp::runtime

@@ -7,6 +7,7 @@
 #include "common/element_codec.hpp"
 #include "common/internal_check.hpp"
 #include "runtime/sgemm_kernels.hpp"
+#include "runtime/tile_math_avx.hpp"
 
 namespace anyp::runtime {
 namespace {
@@ -15,6 +16,7 @@ namespace {
 const float* as_floats(DType dtype, const std::byte* p, std::size_t n, std::vector<float>& buf) {
   if (dtype == DType::FP32) return reinterpret_cast<const float*>(p);
   buf.resize(n);
+  if (widen_half_avx(dtype, p, buf.data(), n)) return buf.data();
   convert_elements(p, dtype, reinterpret_cast<std::byte*>(buf.data()), DType::FP32, n);
   return buf.data();
 }
