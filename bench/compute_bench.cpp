@@ -25,6 +25,9 @@
 #ifdef ANYP_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
+#ifdef ANYP_HAVE_EIGEN
+#include <Eigen/Core>
+#endif
 
 namespace {
 
@@ -79,6 +82,15 @@ void matmul_rows() {
     });
     std::printf("  %5lld  %12.1f  %12.1f  %12.1f  %12.1f  %.2f\n", static_cast<long long>(n),
                 ta * 1e6, flops / ta * 1e-9, tb * 1e6, flops / tb * 1e-9, tb / ta);
+#ifdef ANYP_HAVE_EIGEN
+    // Eigen as the runtime would build it: this file's flags, no -march.
+    using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const Eigen::Map<const Mat> ea(a.data(), n, n), eb(b.data(), n, n);
+    Eigen::Map<Mat> ec(c.data(), n, n);
+    const double te = median_seconds(50, [&] { ec.noalias() = ea * eb; });
+    std::printf("  %5s  Eigen %d.%d.%d, same flags: %.1f us (OpenBLAS/Eigen %.2f)\n", "",
+                EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION, te * 1e6, tb / te);
+#endif
 #else
     std::printf("  %5lld  %12.1f  %12.1f  (OpenBLAS not found at configure time)\n",
                 static_cast<long long>(n), ta * 1e6, flops / ta * 1e-9);

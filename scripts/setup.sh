@@ -10,8 +10,8 @@ set -euo pipefail
 # gmock available to unit tests. libopenmpi-dev + openmpi-bin: the MPI
 # engine and mpirun (the build works without them, minus that engine).
 # gnuplot-nox: the figures of bench/run_model_sweep.sh (docs/timeline.md).
-# libopenblas-dev: the sgemm baseline of bench/compute_bench (the matmul
-# kernel itself is anyp's own; the library never links into anyp).
+# libopenblas-dev, libeigen3-dev: the sgemm baselines of bench/compute_bench
+# (the matmul kernel itself is anyp's own; neither links into anyp).
 PACKAGES=(
   cmake
   ninja-build
@@ -27,6 +27,7 @@ PACKAGES=(
   openmpi-bin
   gnuplot-nox
   libopenblas-dev
+  libeigen3-dev
 )
 
 is_installed() {
