@@ -257,8 +257,8 @@ Tile reshape(const Tile& tile, Shape shape);
 // ---- tile compute (docs/api.md lists every op with its dtype rules) ------------
 //
 // Tiles are typed: operands of one op share a dtype (pl::cast first); a
-// constant scalar operand is converted to the tile's dtype, a traced Scalar
-// must have it. Shapes are checked when
+// constant scalar operand is converted to the tile's dtype (an integer tile
+// must hold it: a compile error otherwise), a traced Scalar must have it. Shapes are checked when
 // traced and, with NR in them, once dims are bound; an error names the op,
 // the operand and the mismatch.
 
@@ -358,7 +358,8 @@ Tile transpose(const Tile& t);
 Tile slice(const Tile& t, Shape shape, Index offsets);
 Tile concat(const Tile& src0, const Tile& src1);
 // A tile of `shape` whose element i (row-major) is start + i, or start - i
-// when descending; each value must fit `dtype` (a run error otherwise).
+// when descending; each value must fit `dtype`, exactly for a floating one
+// (a compile error for a constant start, a run error otherwise).
 Tile arange(const ScalarArg& start, Shape shape, DType dtype = DType::INT32,
             bool descending = false);
 

@@ -69,6 +69,14 @@ class FunctionChecker {
       fail(op, error);
     }
     switch (op.kind) {
+      case ir::OpKind::Assign:
+        if (op.args[0].is_var() && fn_.vars[op.result].type.kind != ir::TypeKind::Scalar &&
+            shape_of(op.args[0]) != shapes_[op.result]) {
+          fail(op, "assignment of a " + shape_text(shape_of(op.args[0])) +
+                       " value to a variable of shape " + shape_text(shapes_[op.result]) +
+                       ": a variable keeps its shape; give the new shape a new variable");
+        }
+        break;
       case ir::OpKind::Full:
         if (!op.args[0].is_var() && !op.args[0].is_float_imm) {
           ir::EvalResult v = ir::evaluate(op.args[0].int_imm, bindings_);

@@ -82,7 +82,7 @@ std::string slice_error(const ir::Op& op, const std::vector<Shape>& shapes,
       return "the slice offset " + std::to_string(*r.value) + " in dim " + std::to_string(d) +
              " is negative";
     }
-    if (r.value && *r.value + part[d] > tile[d]) {
+    if (r.value && *r.value > tile[d] - part[d]) {
       return "the slice is out of bounds in dim " + std::to_string(d) + ": offset " +
              std::to_string(*r.value) + " + extent " + std::to_string(part[d]) +
              " exceeds the tile " + shape_text(tile);
@@ -129,23 +129,34 @@ namespace {
 // The values start, start +- 1, ... of an arange with a constant start, for
 // an integer dtype: the first and the last must fit.
 std::string arange_error(const ir::Op& op, const Shape& shape, const ir::DimBindings& bindings) {
-  if (op.args[0].is_var() || dtype_is_float(op.dtype)) return "";
+  if (op.args[0].is_var()) return "";
   const ir::EvalResult start = ir::evaluate(op.args[0].int_imm, bindings);
   if (!start.value) return "";
   std::int64_t n = 1;
   for (auto e : shape) n *= e;
-  const std::int64_t bits = static_cast<std::int64_t>(dtype_bytes(op.dtype)) * 8;
-  const std::int64_t lo = bits == 64 ? INT64_MIN : -(std::int64_t{1} << (bits - 1));
-  const std::int64_t hi = bits == 64 ? INT64_MAX : (std::int64_t{1} << (bits - 1)) - 1;
   const std::int64_t s = *start.value;
   std::int64_t last = 0;
   const bool overflow =
       op.attr ? __builtin_sub_overflow(s, n - 1, &last) : __builtin_add_overflow(s, n - 1, &last);
+  const std::string values = "the values " + std::to_string(s) +
+                             (op.attr ? " down to " : " up to ") +
+                             (overflow ? std::string("beyond INT64") : std::to_string(last)) +
+                             " of the tile " + shape_text(shape);
+  const std::string type(dtype_name(op.dtype));
+  if (dtype_is_float(op.dtype)) {
+    // Every integer of magnitude up to 2^(significand bits) is exact.
+    const int digits = op.dtype == DType::FP32 ? 24 : op.dtype == DType::FP16 ? 11 : 8;
+    const std::int64_t exact = std::int64_t{1} << digits;
+    if (!overflow && s >= -exact && s <= exact && last >= -exact && last <= exact) return "";
+    return values + " are not all exact in " + type + " (its integers are exact up to " +
+           std::to_string(exact) + " in magnitude)";
+  }
+  const std::int64_t bits = static_cast<std::int64_t>(dtype_bytes(op.dtype)) * 8;
+  const std::int64_t lo = bits == 64 ? INT64_MIN : -(std::int64_t{1} << (bits - 1));
+  const std::int64_t hi = bits == 64 ? INT64_MAX : (std::int64_t{1} << (bits - 1)) - 1;
   if (!overflow && s >= lo && s <= hi && last >= lo && last <= hi) return "";
-  return "the values " + std::to_string(s) + (op.attr ? " down to " : " up to ") +
-         (overflow ? std::string("beyond INT64") : std::to_string(last)) + " of the tile " +
-         shape_text(shape) + " do not fit " + std::string(dtype_name(op.dtype)) + " (range [" +
-         std::to_string(lo) + ", " + std::to_string(hi) + "])";
+  return values + " do not fit " + type + " (range [" + std::to_string(lo) + ", " +
+         std::to_string(hi) + "])";
 }
 
 }  // namespace
@@ -165,6 +176,13 @@ std::string tile_op_error(const ir::Function& fn, const ir::Op& op,
       }
       [[fallthrough]];
     case ir::OpKind::TileCmp:
+      if (op.kind == ir::OpKind::TileCmp && !a[1].is_var() && !a[1].is_float_imm) {
+        const ir::EvalResult v = ir::evaluate(a[1].int_imm, bindings);
+        const std::string error =
+            v.value ? ir::constant_operand_error("pl.cmp", fn.vars[a[0].var].type.dtype, *v.value)
+                    : "";
+        if (!error.empty()) return error.substr(error.find(": ") + 2);
+      }
       if (is_tile(fn, a[1]) && shapes[a[0].var] != shapes[a[1].var]) {
         return "shape mismatch: " + shape_text(shapes[a[0].var]) + " and " +
                shape_text(shapes[a[1].var]);

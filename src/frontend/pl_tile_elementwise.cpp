@@ -98,6 +98,10 @@ Tile tile_cmp(const Tile& a, const ir::Operand& b_operand, int cmp_type, Trace& 
   ir::VarId av = expect_kind(t, a, name, "the first operand", {ir::TypeKind::Tile});
   const ir::Type at = t.type_of(av);
   check_binary_operands(t, name, ir::kNumeric, at, b_operand);
+  if (const ir::ExprNode* c = constant_int(b_operand)) {
+    const std::string error = ir::constant_operand_error(name, at.dtype, c->value);
+    if (!error.empty()) t.fail(error);
+  }
   ir::Op op;
   op.kind = ir::OpKind::TileCmp;
   op.attr = cmp_type;

@@ -107,6 +107,17 @@ Handle& Handle::operator=(const Handle& other) {
   if (dt.kind != st.kind || dt.dtype != st.dtype) {
     t.fail("assignment of " + ir::to_string(st) + " to a variable of type " + ir::to_string(dt));
   }
+  // A variable keeps its shape: the ops after it are checked against it.
+  // Extents that mention dims are compared once they are bound.
+  bool same_shape = dt.shape.size() == st.shape.size();
+  for (std::size_t d = 0; same_shape && d < dt.shape.size(); ++d) {
+    same_shape = !(ir::is_const(dt.shape[d]) && ir::is_const(st.shape[d]) &&
+                   dt.shape[d]->value != st.shape[d]->value);
+  }
+  if (!same_shape) {
+    t.fail("assignment of " + ir::to_string(st) + " to a variable of type " + ir::to_string(dt) +
+           ": a variable keeps its shape; give the new shape a new variable");
+  }
   emit_assign(t, dst, ir::Operand::of_var(src));
   return *this;
 }

@@ -1,6 +1,8 @@
 // tile_rules.cpp — messages of the pl.full value and pl.reshape count checks.
 #include "ir/tile_rules.hpp"
 
+#include <utility>
+
 namespace anyp::ir {
 
 std::string full_value_error(DType dtype, std::int64_t value) {
@@ -15,20 +17,42 @@ std::string full_value_error(DType dtype, std::int64_t value) {
          std::to_string(hi) + "])";
 }
 
+namespace {
+
+// [lo, hi] of an integer dtype narrower than 64 bits.
+std::pair<std::int64_t, std::int64_t> int_range(DType dtype) {
+  const int bits = static_cast<int>(dtype_bytes(dtype)) * 8;
+  return {-(std::int64_t{1} << (bits - 1)), (std::int64_t{1} << (bits - 1)) - 1};
+}
+
+// "an INT8 tile".
+std::string tile_of(DType dtype) {
+  return std::string(dtype == DType::BF16 ? "a " : "an ") + std::string(dtype_name(dtype)) +
+         " tile";
+}
+
+}  // namespace
+
+std::string constant_operand_error(const std::string& op_name, DType dtype, std::int64_t value) {
+  if (dtype_is_float(dtype) || dtype_bytes(dtype) >= 8) return "";
+  const auto [lo, hi] = int_range(dtype);
+  if (value >= lo && value <= hi) return "";
+  return op_name + ": the constant " + std::to_string(value) + " does not fit " + tile_of(dtype) +
+         " (range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+         "]); tiles are typed: pl::cast the tile to a wider dtype first";
+}
+
 std::string binary_constant_error(BinaryOp op, DType dtype, std::int64_t value) {
   if (dtype_is_float(dtype)) return "";
-  const std::string tile = std::string(dtype == DType::INT8 || dtype == DType::INT16 ||
-                                               dtype == DType::INT32 || dtype == DType::INT64
-                                           ? "an "
-                                           : "a ") +
-                           std::string(dtype_name(dtype)) + " tile";
+  const std::string name = tile_binary_name(op);
   const std::int64_t bits = static_cast<std::int64_t>(dtype_bytes(dtype)) * 8;
-  if (op == BinaryOp::Div && value == 0)
-    return std::string(tile_binary_name(op)) + ": division of " + tile + " by the constant 0";
   if ((op == BinaryOp::Shl || op == BinaryOp::Shr) && (value < 0 || value >= bits)) {
-    return std::string(tile_binary_name(op)) + ": shift count " + std::to_string(value) +
-           " is outside [0, " + std::to_string(bits) + ") for " + tile;
+    return name + ": shift count " + std::to_string(value) + " is outside [0, " +
+           std::to_string(bits) + ") for " + tile_of(dtype);
   }
+  if (const std::string fit = constant_operand_error(name, dtype, value); !fit.empty()) return fit;
+  if (op == BinaryOp::Div && value == 0)
+    return name + ": division of " + tile_of(dtype) + " by the constant 0";
   return "";
 }
 

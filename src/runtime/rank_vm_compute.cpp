@@ -199,7 +199,8 @@ void RankVm::tile_cmp(const Instr& in) {
 
 void RankVm::tile_select(const Instr& in) {
   const TileReg &mask = t_[in.a], &a = t_[in.b], &b = t_[in.c];
-  ANYP_CHECK(mask.elements() == a.elements() && a.data.size() == b.data.size(),
+  ANYP_CHECK(mask.elements() == a.elements() && a.data.size() == b.data.size() &&
+                 a.dtype == b.dtype && !dtype_is_float(mask.dtype),
              "sel.tile operands of different sizes");
   std::byte* out = result_storage(a.data.size());
   runtime::tile_select(mask.dtype, mask.data.data(), dtype_bytes(a.dtype), a.data.data(),
@@ -211,6 +212,7 @@ void RankVm::tile_select(const Instr& in) {
 void RankVm::tile_reduce(const Instr& in) {
   const TileReg& a = t_[in.a];
   const bool along_rows = in.count == 1;
+  ANYP_CHECK(a.shape.size() >= 2, "reduce.tile of a tile of fewer than 2 dims");
   const Matrices m = Matrices::of(a.shape);
   std::vector<std::int64_t> shape = a.shape;
   shape[shape.size() - (along_rows ? 1 : 2)] = 1;
@@ -226,6 +228,10 @@ void RankVm::tile_expand(const Instr& in) {
   const TileReg &t = t_[in.a], &vec = t_[in.b];
   const auto kind = static_cast<ir::ExpandKind>(in.sub);
   const bool row = in.count == 1;
+  const Matrices mt = Matrices::of(t.shape);
+  ANYP_CHECK(vec.dtype == t.dtype && t.shape.size() >= 2 &&
+                 vec.elements() == mt.batch * (row ? mt.rows : mt.cols),
+             "expand.tile with a vector that does not fit the tile");
   if (kind == ir::ExpandKind::Div) {
     const auto bad = invalid_operand(ir::BinaryOp::Div, vec.dtype, vec.data.data(), false,
                                      static_cast<std::size_t>(vec.elements()));
@@ -245,12 +251,18 @@ void RankVm::tile_matmul(const Instr& in) {
   const TileReg &a = t_[in.a], &b = t_[in.b];
   const auto init = static_cast<ir::MatmulInit>(in.sub);
   const Matrices ma = Matrices::of(a.shape), mb = Matrices::of(b.shape);
-  ANYP_CHECK(ma.batch == mb.batch && ma.cols == mb.rows, "matmul operands do not chain");
+  ANYP_CHECK(a.dtype == b.dtype && a.shape.size() == b.shape.size() && a.shape.size() >= 2 &&
+                 ma.batch == mb.batch && ma.cols == mb.rows,
+             "matmul operands do not chain");
   const MatmulDims d{ma.batch, ma.rows, ma.cols, mb.cols};
   std::vector<std::int64_t> shape = a.shape;
   shape.back() = d.n;
   const std::size_t bytes = static_cast<std::size_t>(element_count(shape)) * dtype_bytes(in.dtype);
   const TileReg* c = init == ir::MatmulInit::Zero ? nullptr : &t_[in.c];
+  ANYP_CHECK(!c || (init == ir::MatmulInit::Acc
+                        ? c->dtype == in.dtype && c->elements() == d.batch * d.m * d.n
+                        : c->elements() == d.n),
+             "matmul with an accumulator or bias that does not fit the product");
   std::byte* out = result_storage(bytes);
   runtime::tile_matmul(a.dtype, in.dtype, d, a.data.data(), b.data.data(), init,
                        c ? c->data.data() : nullptr, c ? c->dtype : in.dtype, out);
@@ -261,6 +273,8 @@ void RankVm::tile_matmul(const Instr& in) {
 void RankVm::tile_transpose(const Instr& in) {
   const TileReg& a = t_[in.a];
   const int axis1 = static_cast<int>(in.imm), axis2 = in.count;
+  ANYP_CHECK(axis1 >= 0 && axis1 < axis2 && static_cast<std::size_t>(axis2) < a.shape.size(),
+             "transpose.tile axes outside the tile");
   std::vector<std::int64_t> shape = a.shape;
   std::swap(shape[static_cast<std::size_t>(axis1)], shape[static_cast<std::size_t>(axis2)]);
   std::byte* out = result_storage(a.data.size());
@@ -272,10 +286,11 @@ void RankVm::tile_transpose(const Instr& in) {
 void RankVm::tile_slice(const Instr& in) {
   const TileReg& a = t_[in.a];
   const std::size_t r = a.shape.size();
+  ANYP_CHECK(in.idx.size() == r && in.shape.size() == r, "slice.tile of another rank");
   std::vector<std::int64_t> offs(r);
   for (std::size_t d = 0; d < r; ++d) offs[d] = s_[in.idx[d]].as_int();
   for (std::size_t d = 0; d < r; ++d) {
-    if (offs[d] < 0 || offs[d] + in.shape[d] > a.shape[d]) {
+    if (offs[d] < 0 || offs[d] > a.shape[d] - in.shape[d]) {
       fail(in, "slice out of bounds in dim " + std::to_string(d) + ": offsets " + list_text(offs) +
                    " + shape " + list_text(in.shape) + " exceeds " + tile_text(a));
     }
@@ -289,8 +304,9 @@ void RankVm::tile_slice(const Instr& in) {
 
 void RankVm::tile_concat(const Instr& in) {
   const TileReg &a = t_[in.a], &b = t_[in.b];
-  ANYP_CHECK(a.shape.size() == 2 && b.shape.size() == 2 && a.shape[0] == b.shape[0],
-             "concat.tile of tiles with different row counts");
+  ANYP_CHECK(
+      a.shape.size() == 2 && b.shape.size() == 2 && a.shape[0] == b.shape[0] && a.dtype == b.dtype,
+      "concat.tile of tiles with different row counts");
   std::vector<std::int64_t> shape = {a.shape[0], a.shape[1] + b.shape[1]};
   std::byte* out = result_storage(a.data.size() + b.data.size());
   runtime::tile_concat(a.shape[0], a.shape[1], b.shape[1], dtype_bytes(a.dtype), a.data.data(),
@@ -307,7 +323,8 @@ void RankVm::tile_arange(const Instr& in) {
   if (const auto bad = runtime::tile_arange(in.dtype, start.i, in.imm == 1, out, n)) {
     fail(in, "element " + std::to_string(*bad) + " (start " + std::to_string(start.i) +
                  (in.imm == 1 ? " - " : " + ") + std::to_string(*bad) + ") does not fit the " +
-                 std::string(dtype_name(in.dtype)) + " tile " + list_text(in.shape));
+                 std::string(dtype_name(in.dtype)) + " tile " + list_text(in.shape) +
+                 (dtype_is_float(in.dtype) ? " exactly" : ""));
   }
   ctx_->fabric->compute(rank_, site(in), ComputeClass::Fill, in.dtype, n);
   commit_result(in, in.dtype, in.shape);

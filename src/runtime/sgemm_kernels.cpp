@@ -93,7 +93,8 @@ void blocked(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, con
              float* c, bool accumulate, int mr, int nr, MicroKernel micro) {
   static thread_local Scratch packed_b, packed_a;
   const std::int64_t panels = (n + nr - 1) / nr;
-  float edge[16 * 32];  // a partial C block (mr <= 16, nr <= 32)
+  float edge[16 * 32] = {};  // a partial C block (mr <= 16, nr <= 32); rows and
+                             // columns past it are computed, then dropped
   for (std::int64_t k0 = 0; k0 < k; k0 += kBlockK) {
     const std::int64_t kc = std::min(kBlockK, k - k0);
     const bool load = accumulate || k0 > 0;

@@ -243,7 +243,11 @@ std::optional<std::int64_t> tile_arange(DType dtype, std::int64_t start, bool de
       return i;
     std::byte* p = out + static_cast<std::size_t>(i) * z;
     encode_integer(p, dtype, v);
-    if (!dtype_is_float(dtype) && decode_integer(p, dtype) != v) return i;
+    // Integers must fit; floats must hold the value exactly (FP16 rounds
+    // 2049 to 2048: a ramp with a repeated value is refused).
+    if (dtype_is_float(dtype) ? decode_element(p, dtype) != static_cast<double>(v)
+                              : decode_integer(p, dtype) != v)
+      return i;
   }
   return std::nullopt;
 }

@@ -57,7 +57,8 @@ void tile_concat(std::int64_t rows, std::int64_t a_cols, std::int64_t b_cols, st
                  const std::byte* a, const std::byte* b, std::byte* out);
 
 // out[i] = start + i (start - i when descending) for n elements of dtype;
-// nullopt, or the first i whose value does not fit an integer dtype.
+// nullopt, or the first i whose value an integer dtype cannot hold or a
+// floating one cannot hold exactly.
 std::optional<std::int64_t> tile_arange(DType dtype, std::int64_t start, bool descending,
                                         std::byte* out, std::int64_t n);
 

@@ -346,6 +346,21 @@ TEST(TileOps, ArangeValuesMustFitTheDtype) {
       "does not fit the INT8 tile [2, 32]");
 }
 
+TEST(TileOps, AFloatingArangeFromARunTimeStartMustBeExact) {
+  const auto dummy = make_input(2, 8, pl::FP32, [](std::int64_t, std::int64_t) { return 0; });
+  // FP16 holds every integer up to 2048, then only even ones.
+  const auto ok = run_tile_op({{dummy, {1, 8}}}, 16, pl::FP16, [](const auto&) {
+    return pl::arange(pl::max(2033, 0), {1, 16}, pl::FP16);
+  });
+  for (std::int64_t i = 0; i < 16; ++i) EXPECT_EQ(ok.get(i), 2033 + i);
+  EXPECT_EQ(tile_op_error({{dummy, {1, 8}}}, 16, pl::FP16,
+                          [](const auto&) {
+                            return pl::arange(pl::max(2040, 0), {1, 16}, pl::FP16);
+                          }),
+            "run error: rank 0 (device 0), function 'op', op pl.arange: element 9 (start 2040 + 9) "
+            "does not fit the FP16 tile [1, 16] exactly");
+}
+
 // ---- run-time refusals
 // ------------------------------------------------------------------------------
 

@@ -194,25 +194,33 @@ TEST(TypedTiles, Int64ScalarOperandBeyondTwoToThe53IsExact) {
   for (std::int64_t i = 0; i < y.numel(); ++i) EXPECT_EQ(y.get_int(i), x.get_int(i) + big) << i;
 }
 
-TEST(TypedTiles, ScalarOperandOutsideTheTileDtypeIsARunError) {
-  const auto program =
-      make_program("narrow", pl::INT8, 1, pl::INT8, 1, {1, N},
-                   [](pl::Value& x, pl::Value& y, pl::Value&, pl::Value&) {
-                     y = pl::store(pl::add(pl::load(x, {0, 0}, {1, N}), 300), {0, 0}, y);
-                   });
+// A constant the tile's dtype cannot hold is refused before the run: when
+// traced, or once NR is bound when it mentions NR.
+TEST(TypedTiles, ScalarOperandOutsideTheTileDtypeIsACompileError) {
+  const auto narrow = [](const pl::ScalarArg& v) {
+    return make_program("narrow", pl::INT8, 1, pl::INT8, 1, {1, N},
+                        [v](pl::Value& x, pl::Value& y, pl::Value&, pl::Value&) {
+                          y = pl::store(pl::add(pl::load(x, {0, 0}, {1, N}), v), {0, 0}, y);
+                        });
+  };
   const anyp::HostTensor x = anyp::HostTensor::zeros({2, 1, N}, pl::INT8);
-  anyp::HostTensor y = anyp::HostTensor::zeros({2, 1, N}, pl::INT8);
-  anyp::RunConfig one_worker = config(2);
-  one_worker.workers = 1;  // rank 0 runs first and reports the error
-  try {
-    program.compile({x, y}, one_worker)(x, y);
-    FAIL() << "expected a RunError";
-  } catch (const anyp::RunError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "run error: rank 0 (device 0), function 'narrow_kernel', op pl.add: scalar "
-              "operand 300 does not fit the INT8 tile (tiles are typed: cast the tile to a wider "
-              "dtype first)");
-  }
+  const auto error_of = [&](const pl::HostFunction& program) -> std::string {
+    try {
+      run(program, x, pl::INT8, 1);
+    } catch (const anyp::CompileError& e) {
+      return e.what();
+    }
+    return "no compile error";
+  };
+  EXPECT_EQ(error_of(narrow(300)),
+            "compile error: function 'narrow_kernel' (incore): pl.add: the constant 300 does not "
+            "fit an INT8 tile (range [-128, 127]); tiles are typed: pl::cast the tile to a wider "
+            "dtype first");
+  EXPECT_EQ(error_of(narrow(NR * 100)),
+            "compile error: function 'narrow_kernel' (incore), op pl.add: the constant 200 does "
+            "not fit an INT8 tile (range [-128, 127]); tiles are typed: pl::cast the tile to a "
+            "wider dtype first");
+  EXPECT_EQ(error_of(narrow(-128)), "no compile error");
 }
 
 TEST(TypedTiles, FloatingConstantWithAnIntegerTileIsACompileError) {

@@ -849,4 +849,63 @@ TEST(TileOpErrors, AComputedColumnVectorIsReshapedBeforeItIsStored) {
             "vector and memory takes whole 32-byte rows; pl::reshape it to [1, 8] before storing");
 }
 
+// ---- a variable keeps its shape; constants the dtype cannot hold --------------------------------
+
+TEST(TileOpErrors, AssigningATileOfAnotherShapeIsRefused) {
+  EXPECT_EQ(trace_k([](pl::Value) {
+              pl::Tile acc = pl::zeros({8, 32}, pl::FP32);
+              acc = pl::concat(acc, acc);
+            }),
+            "compile error: function 'k' (incore): assignment of Tile[8, 64] FP32 to a variable "
+            "of type Tile[8, 32] FP32: a variable keeps its shape; give the new shape a new "
+            "variable");
+  // With NR in one shape: compared once NR is bound.
+  const auto reassign = [](pl::Value) {
+    pl::Tile acc = pl::zeros({8, 16}, pl::FP32);
+    acc = pl::zeros({8, NR * 8}, pl::FP32);
+  };
+  EXPECT_EQ(compile_k(reassign, 2), "compiled without error");
+  EXPECT_EQ(compile_k(reassign, 3),
+            "compile error: function 'k' (incore), op assign: assignment of a [8, 24] value to a "
+            "variable of shape [8, 16]: a variable keeps its shape; give the new shape a new "
+            "variable");
+}
+
+TEST(TileOpErrors, ConstantOperandsMustFitAnIntegerTile) {
+  EXPECT_EQ(trace_k([](pl::Value) {
+              pl::cmp(pl::zeros({1, 32}, pl::INT8), 200, pl::LT);
+            }),
+            "compile error: function 'k' (incore): pl.cmp: the constant 200 does not fit an INT8 "
+            "tile (range [-128, 127]); tiles are typed: pl::cast the tile to a wider dtype first");
+  EXPECT_EQ(compile_k([](pl::Value) {
+              pl::cmp(pl::zeros({1, 16}, pl::INT16), NR * 20000);
+            }),
+            "compile error: function 'k' (incore), op pl.cmp: the constant 40000 does not fit an "
+            "INT16 tile (range [-32768, 32767]); tiles are typed: pl::cast the tile to a wider "
+            "dtype first");
+  EXPECT_EQ(trace_k([](pl::Value) {
+              pl::mul(pl::zeros({1, 16}, pl::INT16), -32768);
+            }),
+            "traced without error");
+}
+
+TEST(TileOpErrors, AFloatingArangeMustBeExact) {
+  EXPECT_EQ(compile_k([](pl::Value) {
+              pl::arange(2040, {1, 16}, pl::FP16);
+            }),
+            "compile error: function 'k' (incore), op pl.arange: the values 2040 up to 2055 of the "
+            "tile [1, 16] are not all exact in FP16 (its integers are exact up to 2048 in "
+            "magnitude)");
+  EXPECT_EQ(compile_k([](pl::Value) {
+              pl::arange(2033, {1, 16}, pl::FP16);
+            }),
+            "compiled without error");
+  EXPECT_EQ(compile_k([](pl::Value) {
+              pl::arange(-250, {1, 16}, pl::BF16, true);
+            }),
+            "compile error: function 'k' (incore), op pl.arange: the values -250 down to -265 of "
+            "the tile [1, 16] are not all exact in BF16 (its integers are exact up to 256 in "
+            "magnitude)");
+}
+
 }  // namespace
