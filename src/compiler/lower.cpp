@@ -94,6 +94,13 @@ class Lowerer {
     return out;
   }
   DType dtype_of(const Frame& f, ir::VarId v) const { return f.fn->vars[v].type.dtype; }
+  // The right operand of a tile op that takes a tile or a scalar: b is a
+  // tile register (count 0) or a scalar one (count 1).
+  void right_operand(const Frame& f, const ir::Operand& o, Instr& i) {
+    const bool tile = o.is_var() && f.fn->vars[o.var].type.kind == ir::TypeKind::Tile;
+    i.count = tile ? 0 : 1;
+    i.b = tile ? reg(f, o) : scalar(f, o);
+  }
 
   void block(Frame& f, const ir::Block& b) {
     for (const ir::Stmt& s : b) {
@@ -257,9 +264,7 @@ class Lowerer {
         i.op = Opcode::TileBin;
         i.sub = static_cast<std::uint8_t>(op.attr);
         i.a = reg(f, a[0]);
-        const bool tile = a[1].is_var() && f.fn->vars[a[1].var].type.kind == ir::TypeKind::Tile;
-        i.count = tile ? 0 : 1;
-        i.b = tile ? reg(f, a[1]) : scalar(f, a[1]);
+        right_operand(f, a[1], i);
         break;
       }
       case ir::OpKind::TileCast:
@@ -287,9 +292,7 @@ class Lowerer {
         i.op = Opcode::TileCmp;
         i.sub = static_cast<std::uint8_t>(op.attr);
         i.a = reg(f, a[0]);
-        const bool tile = a[1].is_var() && f.fn->vars[a[1].var].type.kind == ir::TypeKind::Tile;
-        i.count = tile ? 0 : 1;
-        i.b = tile ? reg(f, a[1]) : scalar(f, a[1]);
+        right_operand(f, a[1], i);
         i.dtype = dtype_of(f, op.result);
         break;
       }

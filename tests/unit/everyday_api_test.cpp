@@ -14,9 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include "support/kernel_errors.hpp"
+
 namespace {
 
-constexpr std::int64_t N = 32;
+constexpr std::int64_t N = anyp_test::kProbeWidth;  // the probe kernel's y is [1, N]
 const pl::Dim NR = pl::dynamic("NR");
 
 // ---- overload resolution ------------------------------------------------------------------------
@@ -51,39 +53,9 @@ static_assert(Negatable<pl::Scalar> && Negatable<pl::Tile>);
 
 // ---- helpers ------------------------------------------------------------------------------------
 
-// The trace error of `fn` (its whole what()), or what happened instead.
-std::string trace_error(const pl::Function& fn) {
-  try {
-    fn.ir_text();
-  } catch (const anyp::CompileError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("unexpected exception: ") + e.what();
-  }
-  return "traced without error";
-}
-
-pl::Function kernel_of(const std::string& name, const std::function<void(pl::Value)>& body) {
-  return pl::jit::incore(name, {pl::InOut("y", pl::Tensor({1, N}, pl::FP32))}, body);
-}
-
-// host(y [NR, 1, N]) -> orchestration_for(kernel) -> kernel(y), compiled at P.
-std::string compile_error(const pl::Function& kernel, std::int64_t P) {
-  const pl::Function per_rank = pl::jit::orchestration_for("per_rank", kernel);
-  const pl::HostFunction host = pl::jit::host(
-      "host", {pl::InOut("y", pl::Tensor({NR, 1, N}, pl::FP32))}, [per_rank](pl::Value y) {
-        pl::range(pld::world_size(), [&](pl::Scalar r) { per_rank(y[r], pl::device(r)); });
-      });
-  anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, N}, pl::FP32);
-  try {
-    host.compile({y}, anyp::RunConfig::for_world_size(P));
-  } catch (const anyp::CompileError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("unexpected exception: ") + e.what();
-  }
-  return "compiled without error";
-}
+using anyp_test::compile_error;
+using anyp_test::kernel_of;
+using anyp_test::trace_error;
 
 // ---- the IR they record
 // ----------------------------------------------------------------------------
