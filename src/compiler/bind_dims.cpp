@@ -8,6 +8,7 @@
 
 #include "anyp/errors.hpp"
 #include "ir/expr.hpp"
+#include "ir/solve_extent.hpp"
 
 namespace anyp::compiler {
 namespace {
@@ -171,6 +172,38 @@ ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& a
       }
     }
   }
+  // An extent that mentions one unbound dim through + - * and exact /
+  // binds it from the argument: [M * 2, N] binds M from dim 0. Bare dims
+  // bound first; repeat while a solution binds another dim. What cannot be
+  // solved is reported only if its dim stays unbound.
+  std::map<std::pair<std::size_t, std::size_t>, ir::ExtentSolution> unsolved;
+  for (bool progress = true; progress;) {
+    progress = false;
+    unsolved.clear();
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const ir::Var& p = host.vars[host.params[i].var];
+      if (p.type.kind == ir::TypeKind::Scalar) continue;
+      for (std::size_t d = 0; d < p.type.shape.size(); ++d) {
+        const ir::Expr& e = p.type.shape[d];
+        if (e->kind == ir::ExprKind::Dim || ir::is_const(e)) continue;
+        ir::ExtentSolution s = ir::solve_extent(e, args[i].tensor().shape()[d], bindings);
+        if (s.kind == ir::ExtentSolution::Kind::Solved) {
+          bindings[s.dim_id] = s.value;
+          bound_by[s.dim_id] = {p.name, d};
+          progress = true;
+        } else if (s.kind != ir::ExtentSolution::Kind::NoUnknown) {
+          unsolved[{i, d}] = std::move(s);
+        }
+      }
+    }
+  }
+  for (const auto& [at, s] : unsolved) {
+    if (s.kind == ir::ExtentSolution::Kind::NoInteger && !bindings.count(s.dim_id)) {
+      fail_param(host, host.vars[host.params[at.first].var].name,
+                 ", dim " + std::to_string(at.second) + ": cannot bind " + s.dim_name +
+                     " from the argument's extent: " + s.why);
+    }
+  }
   for (std::size_t i = 0; i < args.size(); ++i) {
     const ir::Var& p = host.vars[host.params[i].var];
     if (p.type.kind == ir::TypeKind::Scalar) continue;
@@ -181,9 +214,15 @@ ir::DimBindings bind_dims(const ir::Function& host, const std::vector<ArgRef>& a
       ir::EvalResult r = ir::evaluate(e, bindings);
       const std::string where = ", dim " + std::to_string(d) + ": ";
       if (!r.value) {
+        const auto it = unsolved.find({i, d});
+        const std::string why = it == unsolved.end()
+                                    ? ""
+                                    : "; " + it->second.why +
+                                          ": declare a dim bare (as in [M, ...]) in some host "
+                                          "parameter to bind it";
         fail_param(host, p.name,
                    where + "extent " + ir::to_string(e) + " is not a positive exact integer (" +
-                       r.error + ")");
+                       r.error + why + ")");
       }
       if (*r.value == actual) continue;
       if (ir::is_const(e)) {
