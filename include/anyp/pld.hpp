@@ -80,7 +80,13 @@ void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
 
 // Full barrier over all ranks on an [NR, 1] INT32 signal; self-clearing, so
 // one signal serves back-to-back calls. Returns the signal (re-bind it).
+// In a kernel it orders the ranks inside one dispatch; in the host function,
+// between dispatch loops, it is one dispatch on every rank: every rank's
+// earlier dispatches are done before any rank's later ones start.
 pl::Value barrier(const pl::Value& signal);
+// Host level only, between dispatch loops: a barrier whose [NR, 1] signal the
+// compiler synthesizes (refused inside a loop, like allreduce(data)).
+void barrier();
 
 // The builtin collectives (ladder.md steps 11-16). In a kernel they are
 // called by every rank, in the same order; in the host function (between

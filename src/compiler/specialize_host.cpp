@@ -191,6 +191,7 @@ class HostEvaluator {
         return;
       case ir::OpKind::Call:
         return call(op);
+      case ir::OpKind::Barrier:
       case ir::OpKind::Allreduce:
       case ir::OpKind::Broadcast:
       case ir::OpKind::Allgather:
@@ -343,7 +344,8 @@ class HostEvaluator {
       spans_seen.emplace_back(span, role++);
       body.args[i] = ir::Operand::of_var(add_param("arg" + std::to_string(i), *w));
     }
-    if (op.kind == ir::OpKind::Allreduce && op.args.size() == 1) {
+    if ((op.kind == ir::OpKind::Allreduce && op.args.size() == 1) ||
+        (op.kind == ir::OpKind::Barrier && op.args.empty())) {
       if (loop_depth_ > 0) {
         fail(name +
              " without a signal is inside a loop: the synthesized signal would be "

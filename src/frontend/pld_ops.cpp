@@ -246,6 +246,18 @@ pl::Value barrier(const pl::Value& signal) {
   return pl::Value(t.ref(s));
 }
 
+void barrier() {
+  const char* name = "pld.tensor.barrier";
+  Trace& t = Trace::current(name);
+  if (t.function().level != ir::Level::Host) {
+    t.fail(std::string(name) + " without a signal is a host-level form; in an " +
+           ir::level_name(t.function().level) + " function pass an [NR, 1] INT32 signal window");
+  }
+  ir::Op op;
+  op.kind = ir::OpKind::Barrier;
+  t.emit(std::move(op));
+}
+
 }  // namespace tensor
 
 namespace tile {

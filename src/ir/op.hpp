@@ -30,7 +30,8 @@
 //   RemoteLoad   %r = tile of peer args[1]'s window args[0] at offsets args[2..], shape
 //   RemoteStore  tile args[0] into peer args[2]'s window args[1] at offsets args[3..];
 //                attr AtomicType
-//   Barrier      self-clearing barrier on signal args[0]; %r is args[0]
+//   Barrier      self-clearing barrier on signal args[0]; %r is args[0]. A host
+//                Barrier may omit its signal (args = []): the compiler synthesizes one
 //   Allreduce    data args[0] in place, signal args[1]; attr ReduceKind, count AllreduceKind
 //   Broadcast    data args[0] in place, signal args[1], root args[2] (an immediate)
 //   Allgather    src tensor args[0] -> dst window args[1] (row r), signal args[2]
@@ -104,7 +105,7 @@ enum LevelMask : unsigned { kHost = 1, kOrch = 2, kIncore = 4, kAny = 7 };
   X(Get, "pld.tensor.get", kIncore)                              \
   X(RemoteLoad, "pld.tile.remote_load", kIncore)                 \
   X(RemoteStore, "pld.tile.remote_store", kIncore)               \
-  X(Barrier, "pld.tensor.barrier", kIncore)                      \
+  X(Barrier, "pld.tensor.barrier", kHost | kIncore)              \
   X(Allreduce, "pld.tensor.allreduce", kHost | kIncore)          \
   X(Broadcast, "pld.tensor.broadcast", kHost | kIncore)          \
   X(Allgather, "pld.tensor.allgather", kHost | kIncore)          \

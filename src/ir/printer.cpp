@@ -186,8 +186,8 @@ class Printer {
         return "pld.tile.remote_store " + operand(a[0]) + " -> " + indexed(a, 1, 3, n) +
                " peer=" + operand(a[2]) +
                " atomic=" + atomic_name(static_cast<AtomicKind>(op.attr));
-      case OpKind::Barrier:
-        return res + "pld.tensor.barrier " + operand(a[0]);
+      case OpKind::Barrier:  // the host form may have no signal (synthesized)
+        return res + "pld.tensor.barrier" + (n ? " " + operand(a[0]) : "");
       case OpKind::Allreduce:
         return res + "pld.tensor.allreduce " + operands(a, 0, n) + " " +
                reduce_name(static_cast<ReduceKind>(op.attr)) + " " +

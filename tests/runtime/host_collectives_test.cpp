@@ -187,4 +187,109 @@ TEST(HostCollectivesErrors, HostAllgatherSourceAliasingItsTargetIsRefused) {
             "distinct buffers");
 }
 
+// ---- the host barrier (issue 12, item 5) -------------------------------------------------
+
+// Rank r reads its right neighbour's window, which that rank staged in the
+// first dispatch loop: without a barrier between the loops nothing orders
+// the stage before the read.
+const std::vector<pl::Param> kReadRightParams = {
+    pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
+    pl::InOut("data", pld::DistributedTensor({1, SIZE}, pl::FP32))};
+const auto read_right =
+    pl::jit::incore("read_right", kReadRightParams, [](pl::Value y, pl::Value data) {
+      auto ctx = pld::get_comm_ctx(data);
+      const pl::Scalar right = (pld::rank(ctx) + 1) % pld::nranks(ctx);
+      y = pl::store(pld::tile::remote_load(data, right, {0, 0}, {1, SIZE}), {0, 0}, y);
+    });
+const auto read_right_on_rank = pl::jit::orchestration_for("read_right_on_rank", read_right);
+
+enum class HostSync { None, Synthesized, Explicit };
+
+pl::HostFunction stage_then_read(HostSync sync) {
+  return pl::jit::host("stage_then_read", kHostParams, [sync](pl::Value x, pl::Value y) {
+    auto buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
+    pl::range(pld::world_size(), [&](pl::Scalar r) {
+      stage_on_rank(x[r], pld::window(buf, {1, SIZE}, pl::FP32), pl::device(r));
+    });
+    if (sync == HostSync::Synthesized) pld::tensor::barrier();
+    if (sync == HostSync::Explicit) {
+      auto sig = pld::alloc_window_buffer("sig", {NR, 1}, pl::INT32);
+      pld::tensor::barrier(pld::window(sig, {NR, 1}, pl::INT32));
+    }
+    pl::range(pld::world_size(), [&](pl::Scalar r) {
+      read_right_on_rank(y[r], pld::window(buf, {1, SIZE}, pl::FP32), pl::device(r));
+    });
+  });
+}
+
+class HostBarrier : public testing::TestWithParam<std::int64_t> {};
+
+TEST_P(HostBarrier, OrdersOneDispatchLoopBeforeTheNext) {
+  const std::int64_t P = GetParam();
+  for (const HostSync sync : {HostSync::Synthesized, HostSync::Explicit}) {
+    anyp::InputGenerator gen(4);
+    anyp::HostTensor x = gen.uniform({P, 1, SIZE});
+    anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
+    anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+    config.check_races = true;
+    anyp::CompiledProgram compiled = stage_then_read(sync).compile({x, y}, config);
+    const anyp::RunStats stats = compiled(x, y);
+    for (std::int64_t r = 0; r < P; ++r)
+      for (std::int64_t j = 0; j < SIZE; ++j)
+        ASSERT_EQ(y.at({r, 0, j}), x.at({(r + 1) % P, 0, j})) << "P=" << P << " r=" << r;
+    // One barrier: P - 1 notifies per rank and its epilogue.
+    EXPECT_EQ(stats.total().notifies, P * (P - 1));
+    EXPECT_EQ(stats.total().local_notifies, P * (P - 1));
+    EXPECT_EQ(compiled.window_layout().find("host_barrier_0_signal") != std::string::npos,
+              sync == HostSync::Synthesized);
+  }
+}
+
+TEST_P(HostBarrier, WithoutItTheRaceCheckerReportsTheUnorderedRead) {
+  const std::int64_t P = GetParam();
+  anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
+  anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+  config.check_races = true;
+  anyp::CompiledProgram compiled = stage_then_read(HostSync::None).compile({x, y}, config);
+  try {
+    compiled(x, y);
+    FAIL() << "expected a race report";
+  } catch (const anyp::RaceError& e) {
+    EXPECT_NE(std::string(e.what()).find("window 'data'"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(P, HostBarrier, testing::Values(2, 3, 5, 8));
+
+TEST(HostCollectivesErrors, TheSignalLessBarrierIsAHostForm) {
+  const auto bad = pl::jit::incore("bad_barrier", kStageParams,
+                                   [](pl::Value, pl::Value) { pld::tensor::barrier(); });
+  EXPECT_THROW(
+      {
+        try {
+          bad.ir_text();
+        } catch (const anyp::CompileError& e) {
+          EXPECT_EQ(std::string(e.what()),
+                    "compile error: function 'bad_barrier' (incore): pld.tensor.barrier without a "
+                    "signal is a host-level form; in an incore function pass an [NR, 1] INT32 "
+                    "signal window");
+          throw;
+        }
+      },
+      anyp::CompileError);
+  const pl::HostFunction looped = pl::jit::host("looped", kHostParams, [](pl::Value x, pl::Value) {
+    auto buf = pld::alloc_window_buffer("data", {1, SIZE}, pl::FP32);
+    pl::range(pld::world_size(), [&](pl::Scalar r) {
+      stage_on_rank(x[r], pld::window(buf, {1, SIZE}, pl::FP32), pl::device(r));
+    });
+    pl::range(2, [&](pl::Scalar) { pld::tensor::barrier(); });
+  });
+  EXPECT_EQ(compile_error(looped, 2),
+            "compile error: function 'looped' (host): pld.tensor.barrier without a signal is "
+            "inside a loop: the synthesized signal would be allocated once per iteration; "
+            "allocate an [NR, 1] INT32 signal with pld::alloc_window_buffer above the loop and "
+            "pass it");
+}
+
 }  // namespace
