@@ -179,7 +179,10 @@ class FunctionChecker {
   void check_signal(const ir::Op& op, std::size_t arg, const std::vector<std::int64_t>& want,
                     const std::string& decl, const std::string& role = "the signal") {
     const auto& got = shape_of(op.args[arg]);
-    if (got != want) {
+    // A one-cell-per-rank window may also have one dim, [P] (PyPTO's form).
+    const bool one_dim_form =
+        want.size() == 2 && want[1] == 1 && got.size() == 1 && got[0] == want[0];
+    if (got != want && !one_dim_form) {
       fail(op, role + " must be " + decl + " INT32, which is " + shape_text(want) +
                    " at P = " + std::to_string(world()) + ", got " + shape_text(got));
     }

@@ -435,6 +435,7 @@ class Lowerer {
         call.views.push_back(-1);
         call.numel.push_back(0);
         call.dtypes.push_back(DType::INT32);
+        call.ranks.push_back(0);
         continue;
       }
       const ir::Type& t = f.fn->vars[o.var].type;
@@ -443,6 +444,7 @@ class Lowerer {
       call.views.push_back(reg(f, o));
       call.numel.push_back(n);
       call.dtypes.push_back(t.dtype);
+      call.ranks.push_back(t.shape.size());
     }
     describe_collective(f, op, call);
     lower_collective(e_, regs, call);

@@ -33,7 +33,20 @@ ir::BinaryOp reduce_binary(ir::ReduceKind k) {
 
 class CollectiveEmitter {
  public:
-  CollectiveEmitter(Emitter& e, const CollectiveRegs& regs) : e_(e), regs_(regs) {}
+  CollectiveEmitter(Emitter& e, const CollectiveRegs& regs, const CollectiveCall& call)
+      : e_(e), regs_(regs) {
+    for (std::size_t k = 0; k < call.views.size(); ++k)
+      if (call.views[k] >= 0 && call.ranks[k] == 1) one_dim_.push_back(call.views[k]);
+  }
+
+  // The index of cell (row, column) of view `view`: {row} when the view has
+  // one dim (the column is then always 0).
+  std::vector<std::int32_t> cell_index(std::int32_t view,
+                                       std::pair<std::int32_t, std::int32_t> cell) const {
+    for (std::int32_t v : one_dim_)
+      if (v == view) return {cell.first};
+    return {cell.first, cell.second};
+  }
 
   std::int32_t c(std::int64_t v) { return e_.int_constant(v); }
   std::int32_t op(ir::BinaryOp kind, std::int32_t a, std::int32_t b) {
@@ -60,7 +73,7 @@ class CollectiveEmitter {
     i.a = signal;
     i.b = peer;
     i.c = value;
-    i.idx = {cell.first, cell.second};
+    i.idx = cell_index(signal, cell);
     e_.emit(i);
   }
 
@@ -71,7 +84,7 @@ class CollectiveEmitter {
     i.sub = static_cast<std::uint8_t>(ir::WaitKind::Ge);
     i.a = signal;
     i.b = expected;
-    i.idx = {cell.first, cell.second};
+    i.idx = cell_index(signal, cell);
     e_.emit(i);
   }
 
@@ -161,6 +174,7 @@ class CollectiveEmitter {
 
   Emitter& e_;
   const CollectiveRegs& regs_;
+  std::vector<std::int32_t> one_dim_;  // view registers of one-dim windows
 };
 
 std::int64_t chunks_for(std::int64_t elements, DType dtype) {
@@ -262,7 +276,7 @@ void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
 }  // namespace
 
 void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCall& call) {
-  CollectiveEmitter ce(e, regs);
+  CollectiveEmitter ce(e, regs, call);
   const std::int32_t r = regs.rank;
   const CellOf mesh = ce.mesh_cells();
   switch (call.kind) {
@@ -327,7 +341,7 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
           read.op = Opcode::Read;
           read.dst = e.scalar_reg();
           read.a = call.views[1];
-          read.idx = {d, ce.c(0)};
+          read.idx = ce.cell_index(call.views[1], {d, ce.c(0)});
           e.emit(read);
           Instr check;
           check.op = Opcode::CheckCount;

@@ -2,7 +2,8 @@
 // following the self-clearing credit protocol (ladder.md part C):
 //   barrier k (k = 1..B of one call): notify every peer's cell {r, 0} +1,
 //   then wait own cells {s, 0} >= k; epilogue after barrier B: self-notify
-//   {s, 0} -= B for every s != r, so every cell returns to 0.
+//   {s, 0} -= B for every s != r, so every cell returns to 0. (Cell {s} of
+//   a one-dim [NR] signal.)
 // Data moves with flat (element-range) VM ops whose offsets may depend on the
 // rank at run time. Chunks of at most 16 KiB get a read-done barrier before
 // their owner overwrites them.
@@ -35,6 +36,9 @@ struct CollectiveCall {
   std::vector<std::int32_t> views;
   std::vector<std::int64_t> numel;
   std::vector<DType> dtypes;
+  // Dims of each argument's view (0 for an immediate): a signal or count
+  // window of one dim ([NR], as PyPTO allows) is addressed {s}, not {s, 0}.
+  std::vector<std::size_t> ranks;
 };
 
 void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCall& call);

@@ -332,8 +332,11 @@ ir::VarId expect_signal_window(Trace& t, const pl::Value& signal, const char* op
   if (t.type_of(v).dtype != pl::INT32) {
     t.fail(std::string(op) + ": " + role + " must be INT32, got " + ir::to_string(t.type_of(v)));
   }
-  if (t.type_of(v).shape.size() != 2) {
-    t.fail(std::string(op) + ": " + role + " must have 2 dims, got " + ir::to_string(t.type_of(v)));
+  // [NR, 1] (or PyPTO's one-dim [NR]); a ring allreduce's is [2 (NR - 1), NR].
+  const std::size_t dims = t.type_of(v).shape.size();
+  if (dims != 1 && dims != 2) {
+    t.fail(std::string(op) + ": " + role + " must have 1 or 2 dims ([NR] or [NR, 1]), got " +
+           ir::to_string(t.type_of(v)));
   }
   return v;
 }

@@ -190,7 +190,7 @@ TEST(CollectiveErrors, OtherCollectivesWithAWrongSignalShape) {
   w.signal = {NR, 1, 1};
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Mesh), w, 2),
             "compile error: function 'kernel' (incore): pld.tensor.allreduce: the signal must have "
-            "2 dims, got DistributedTensor[NR, 1, 1] INT32");
+            "1 or 2 dims ([NR] or [NR, 1]), got DistributedTensor[NR, 1, 1] INT32");
 }
 
 TEST(CollectiveErrors, SignalThatIsNotInt32) {
