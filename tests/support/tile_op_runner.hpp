@@ -24,7 +24,8 @@ using TileOpBody = std::function<pl::Tile(const std::vector<pl::Tile>& inputs)>;
 anyp::HostTensor run_tile_op(const std::vector<TileInput>& inputs, std::int64_t out_elements,
                              pl::DType out_dtype, const TileOpBody& body);
 
-// The run error (anyp::Error text) of run_tile_op, or "no error".
+// The run error (anyp::Error text) of run_tile_op, or "no error". It runs on
+// one worker, so the lowest failing rank reports.
 std::string tile_op_error(const std::vector<TileInput>& inputs, std::int64_t out_elements,
                           pl::DType out_dtype, const TileOpBody& body);
 
