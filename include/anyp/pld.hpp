@@ -125,9 +125,10 @@ pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal,
 pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal);
 // As all_to_all, but only the first send_counts[d] elements of row d go to
 // rank d; rank d finds the count in its recv_counts window cell {r, 0} (a Set
-// notify). send_counts is an INT32 [NR, 1] tensor, recv_counts an INT32
-// [NR, 1] window. Not allowed inside a loop (its counts have no read-done
-// handshake).
+// notify). send_counts is an INT32 [NR, 1] tensor (at the host level: a
+// window view, each rank's counts in its own copy, written by an earlier
+// dispatch), recv_counts an INT32 [NR, 1] window. Not allowed inside a loop
+// (its counts have no read-done handshake).
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
                        const pl::Value& recv_counts, const pl::Value& signal);
 }  // namespace tensor

@@ -453,11 +453,7 @@ pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const
                        const pl::Value& recv_counts, const pl::Value& signal) {
   const char* name = "pld.tensor.all_to_all_v";
   Trace& t = Trace::current(name);
-  if (t.function().level == ir::Level::Host) {
-    t.fail(std::string(name) +
-           " is not available at the host level: its send_counts are "
-           "per-rank tensors; call it in an incore kernel");
-  }
+  const bool host = t.function().level == ir::Level::Host;
   if (t.loop_depth() > 0) {
     t.fail(std::string(name) +
            " is inside a pl::range loop: its Set-published recv_counts have "
@@ -465,7 +461,11 @@ pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const
            "call it outside loops");
   }
   ir::VarId x = expect_plain_source(t, src, name);
-  ir::VarId sc = expect_kind(t, send_counts, name, "send_counts", {ir::TypeKind::Tensor});
+  // In a kernel the counts are the rank's plain tensor; at the host level
+  // every rank's counts sit in its copy of a window (written by an earlier
+  // dispatch), like every other operand of a host collective.
+  ir::VarId sc = host ? expect_kind(t, send_counts, name, "send_counts", kWindowKind)
+                      : expect_kind(t, send_counts, name, "send_counts", {ir::TypeKind::Tensor});
   ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
   ir::VarId rc = expect_signal_window(t, recv_counts, name, "recv_counts");
   ir::VarId s = expect_signal_window(t, signal, name);

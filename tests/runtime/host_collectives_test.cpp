@@ -292,4 +292,80 @@ TEST(HostCollectivesErrors, TheSignalLessBarrierIsAHostForm) {
             "pass it");
 }
 
+// ---- host-level all_to_all_v (issue 12, item 5) --------------------------------------------
+
+constexpr std::int64_t C = 8;  // elements per destination row
+// Rank r stages row d of src (C elements) and the count (r + 2d) % 9 for
+// every destination d into its windows.
+const std::vector<pl::Param> kStageVParams = {
+    pl::In("x", pl::Tensor({NR, C}, pl::FP32)),
+    pl::InOut("src", pld::DistributedTensor({NR, C}, pl::FP32)),
+    pl::InOut("counts", pld::DistributedTensor({NR, 1}, pl::INT32))};
+const auto stage_v =
+    pl::jit::incore("stage_v", kStageVParams, [](pl::Value x, pl::Value src, pl::Value counts) {
+      auto ctx = pld::get_comm_ctx(src);
+      const pl::Scalar r = pld::rank(ctx);
+      src = pl::store(pl::load(x, {0, 0}, {NR, C}), {0, 0}, src);
+      pl::range(pld::nranks(ctx), [&](pl::Scalar d) {
+        pl::write(counts, {d, 0}, (r + 2 * d) % (C + 1));
+      });
+    });
+const std::vector<pl::Param> kCopyVParams = {
+    pl::Out("y", pl::Tensor({NR, C}, pl::FP32)), pl::Out("n", pl::Tensor({NR, 1}, pl::INT32)),
+    pl::InOut("dst", pld::DistributedTensor({NR, C}, pl::FP32)),
+    pl::InOut("recv_counts", pld::DistributedTensor({NR, 1}, pl::INT32))};
+const auto copy_v = pl::jit::incore(
+    "copy_v", kCopyVParams, [](pl::Value y, pl::Value n, pl::Value dst, pl::Value recv_counts) {
+      y = pl::store(pl::load(dst, {0, 0}, {NR, C}), {0, 0}, y);
+      pl::range(NR, [&](pl::Scalar s) { pl::write(n, {s, 0}, pl::read(recv_counts, {s, 0})); });
+    });
+
+TEST_P(HostCollectives, AllToAllVBetweenDispatchLoopsTakesItsCountsFromAWindow) {
+  const std::int64_t P = GetParam();
+  const auto stage_on = pl::jit::orchestration_for("stage_v_on_rank", stage_v);
+  const auto copy_on = pl::jit::orchestration_for("copy_v_on_rank", copy_v);
+  const pl::HostFunction host = pl::jit::host(
+      "host_a2av",
+      {pl::In("x", pl::Tensor({NR, NR, C}, pl::FP32)),
+       pl::Out("y", pl::Tensor({NR, NR, C}, pl::FP32)),
+       pl::Out("n", pl::Tensor({NR, NR, 1}, pl::INT32))},
+      [&](pl::Value x, pl::Value y, pl::Value n) {
+        auto src = pld::alloc_window_buffer("src", {NR, C}, pl::FP32);
+        auto counts = pld::alloc_window_buffer("counts", {NR, 1}, pl::INT32);
+        auto dst = pld::alloc_window_buffer("dst", {NR, C}, pl::FP32);
+        auto recv = pld::alloc_window_buffer("recv_counts", {NR, 1}, pl::INT32);
+        auto sig = pld::alloc_window_buffer("sig", {NR, 1}, pl::INT32);
+        const auto view = [](const pl::Value& b, pl::Shape shape, pl::DType d) {
+          return pld::window(b, std::move(shape), d);
+        };
+        pl::range(pld::world_size(), [&](pl::Scalar r) {
+          stage_on(x[r], view(src, {NR, C}, pl::FP32), view(counts, {NR, 1}, pl::INT32),
+                   pl::device(r));
+        });
+        pld::tensor::all_to_all_v(view(src, {NR, C}, pl::FP32), view(counts, {NR, 1}, pl::INT32),
+                                  view(dst, {NR, C}, pl::FP32), view(recv, {NR, 1}, pl::INT32),
+                                  view(sig, {NR, 1}, pl::INT32));
+        pl::range(pld::world_size(), [&](pl::Scalar r) {
+          copy_on(y[r], n[r], view(dst, {NR, C}, pl::FP32), view(recv, {NR, 1}, pl::INT32),
+                  pl::device(r));
+        });
+      });
+  anyp::InputGenerator gen(9);
+  anyp::HostTensor x = gen.uniform({P, P, C});
+  anyp::HostTensor y = anyp::HostTensor::zeros({P, P, C}, pl::FP32);
+  anyp::HostTensor n = anyp::HostTensor::zeros({P, P, 1}, pl::INT32);
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+  config.check_races = true;
+  host.compile({x, y, n}, config)(x, y, n);
+  // Rank r's row s holds the first (s + 2r) % 9 elements of rank s's row r.
+  for (std::int64_t r = 0; r < P; ++r)
+    for (std::int64_t s = 0; s < P; ++s) {
+      const std::int64_t count = (s + 2 * r) % (C + 1);
+      EXPECT_EQ(n.at_int({r, s, 0}), count) << "rank " << r << " from " << s;
+      for (std::int64_t j = 0; j < C; ++j)
+        EXPECT_EQ(y.at({r, s, j}), j < count ? x.at({s, r, j}) : 0.0)
+            << "rank " << r << " row " << s << " element " << j;
+    }
+}
+
 }  // namespace
