@@ -230,6 +230,14 @@ using Index = std::vector<ScalarArg>;
 
 Tile load(const Value& tensor, Index offsets, Shape shape);
 Value store(const Tile& tile, Index offsets, const Value& tensor);
+// Partial tiles (PyPTO's valid_shape), for ragged tails: load reads only the
+// region [offsets, offsets + valid_shape) into the top-left corner of a tile
+// of `shape` and fills the rest with 0; store writes only the tile's
+// top-left valid_shape corner. The tile follows the tile rule; the region
+// need not (a [1, 17] FP32 row loads into a [1, 24] tile). valid_shape has
+// one extent per dim, each in [1, the tile's].
+Tile load(const Value& tensor, Index offsets, Shape shape, Shape valid_shape);
+Value store(const Tile& tile, Index offsets, const Value& tensor, Shape valid_shape);
 Scalar read(const Value& tensor, Index indices);
 void write(const Value& tensor, Index indices, const ScalarArg& value);
 

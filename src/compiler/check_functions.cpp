@@ -95,11 +95,11 @@ class FunctionChecker {
       case ir::OpKind::Load:
       case ir::OpKind::RemoteLoad: {
         const std::size_t first = op.kind == ir::OpKind::Load ? 1 : 2;
-        check_region(op, op.args[0], first, shapes_[op.result], "source");
+        check_region(op, op.args[0], first, moved_extent(op, shapes_[op.result]), "source");
         break;
       }
       case ir::OpKind::Store:
-        check_region(op, op.args[1], 2, shape_of(op.args[0]), "target");
+        check_region(op, op.args[1], 2, moved_extent(op, shape_of(op.args[0])), "target");
         break;
       case ir::OpKind::RemoteStore:
         check_region(op, op.args[1], 3, shape_of(op.args[0]), "target");
@@ -125,6 +125,21 @@ class FunctionChecker {
       default:
         break;
     }
+  }
+
+  // The region a load or store moves: the tile's shape, or a partial
+  // tile's valid_shape (each extent in [1, the tile's]).
+  std::vector<std::int64_t> moved_extent(const ir::Op& op, const std::vector<std::int64_t>& tile) {
+    if (op.valid.empty()) return tile;
+    const auto valid = eval_shape(op.valid, bindings_,
+                                  where() + ", op " + ir::op_display_name(op) + ", valid_shape");
+    for (std::size_t d = 0; d < valid.size(); ++d) {
+      if (valid[d] > tile[d]) {
+        fail(op, "valid_shape " + shape_text(valid) + " is larger than the tile " +
+                     shape_text(tile) + " in dim " + std::to_string(d));
+      }
+    }
+    return valid;
   }
 
   void check_tile_row(const ir::Op& op, const std::vector<std::int64_t>& shape, DType dtype,

@@ -241,6 +241,7 @@ class Lowerer {
         i.a = reg(f, a[0]);
         i.idx = scalars(f, a, 1, n);
         i.shape = eval_shape(op.shape);
+        i.valid = eval_shape(op.valid);
         break;
       case ir::OpKind::Store:
         i.op = Opcode::Store;
@@ -248,6 +249,7 @@ class Lowerer {
         i.a = reg(f, a[0]);
         i.b = reg(f, a[1]);
         i.idx = scalars(f, a, 2, n);
+        i.valid = eval_shape(op.valid);
         break;
       case ir::OpKind::Read:
         i.op = Opcode::Read;
@@ -549,6 +551,12 @@ std::string lowered_code_text(const runtime::LoweredCode& code) {
       s += " shape=[";
       for (std::size_t k = 0; k < i.shape.size(); ++k)
         s += (k ? "," : "") + std::to_string(i.shape[k]);
+      s += "]";
+    }
+    if (!i.valid.empty()) {
+      s += " valid=[";
+      for (std::size_t k = 0; k < i.valid.size(); ++k)
+        s += (k ? "," : "") + std::to_string(i.valid[k]);
       s += "]";
     }
     const bool jump =

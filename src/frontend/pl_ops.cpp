@@ -18,7 +18,18 @@ namespace {
 const auto kMemory = {ir::TypeKind::Tensor, ir::TypeKind::DistTensor};
 }
 
-Tile load(const Value& tensor, Index offsets, Shape shape) {
+namespace {
+
+// A partial tile's valid_shape: one extent per dim of the tile.
+std::vector<ir::Expr> valid_exprs(Trace& t, const char* op, const Shape& valid, std::size_t rank) {
+  if (valid.size() != rank) {
+    t.fail(std::string(op) + ": valid_shape has " + std::to_string(valid.size()) +
+           " extents, but the tile has " + std::to_string(rank) + " dims");
+  }
+  return anyp::detail::shape_exprs(valid);
+}
+
+Tile load_tile(const Value& tensor, Index offsets, Shape shape, const Shape* valid) {
   Trace& t = Trace::current("pl.load");
   ir::VarId src = expect_kind(t, tensor, "pl.load", "the source", kMemory);
   const ir::Type& st = t.type_of(src);
@@ -32,13 +43,14 @@ Tile load(const Value& tensor, Index offsets, Shape shape) {
   for (auto& o : index_operands(t, offsets, st.shape.size(), "pl.load", "offsets"))
     op.args.push_back(o);
   op.shape = anyp::detail::shape_exprs(shape);
+  if (valid) op.valid = valid_exprs(t, "pl.load", *valid, shape.size());
   op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tile, op.shape, st.dtype));
   ir::VarId res = op.result;
   t.emit(std::move(op));
   return Tile(t.ref(res));
 }
 
-Value store(const Tile& tile, Index offsets, const Value& tensor) {
+Value store_tile(const Tile& tile, Index offsets, const Value& tensor, const Shape* valid) {
   Trace& t = Trace::current("pl.store");
   ir::VarId tv = expect_kind(t, tile, "pl.store", "the stored value", {ir::TypeKind::Tile});
   ir::VarId dst = expect_kind(t, tensor, "pl.store", "the target", kMemory);
@@ -59,9 +71,25 @@ Value store(const Tile& tile, Index offsets, const Value& tensor) {
   op.args = {ir::Operand::of_var(tv), ir::Operand::of_var(dst)};
   for (auto& o : index_operands(t, offsets, dt.shape.size(), "pl.store", "offsets"))
     op.args.push_back(o);
+  if (valid) op.valid = valid_exprs(t, "pl.store", *valid, tt.shape.size());
   op.result = dst;
   t.emit(std::move(op));
   return Value(t.ref(dst));
+}
+
+}  // namespace
+
+Tile load(const Value& tensor, Index offsets, Shape shape) {
+  return load_tile(tensor, std::move(offsets), std::move(shape), nullptr);
+}
+Tile load(const Value& tensor, Index offsets, Shape shape, Shape valid_shape) {
+  return load_tile(tensor, std::move(offsets), std::move(shape), &valid_shape);
+}
+Value store(const Tile& tile, Index offsets, const Value& tensor) {
+  return store_tile(tile, std::move(offsets), tensor, nullptr);
+}
+Value store(const Tile& tile, Index offsets, const Value& tensor, Shape valid_shape) {
+  return store_tile(tile, std::move(offsets), tensor, &valid_shape);
 }
 
 Scalar read(const Value& tensor, Index indices) {

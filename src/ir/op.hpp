@@ -13,8 +13,10 @@
 //                is the view's offset in elements of dtype from the buffer's start
 //   WorldSize    marker: pld::world_size() used as a value
 //   Call         callee(args...), device = last arg when has_device
-//   Load         %r = tile of args[0] at offsets args[1..], shape
-//   Store        args[1][offsets args[2..]] = tile args[0]; %r is args[1]
+//   Load         %r = tile of args[0] at offsets args[1..], shape (with `valid`: only that
+//                region is read, the rest of the tile is 0)
+//   Store        args[1][offsets args[2..]] = tile args[0]; %r is args[1] (with `valid`:
+//                only the tile's top-left `valid` corner is written)
 //   Read         %r = args[0][indices args[1..]]
 //   Write        args[0][indices args[2..]] = args[1]
 //   TileBinary   %r = args[0] <attr:BinaryOp> args[1] (tile or scalar)
@@ -156,6 +158,7 @@ struct Op {
   VarId result = -1;
   std::vector<Operand> args;
   std::vector<Expr> shape;  // Load/RemoteLoad/AllocWindow/Window/region Put/Get
+  std::vector<Expr> valid;  // Load/Store of a partial tile: the region moved (empty: whole)
   DType dtype = DType::INT32;
   int attr = 0;                            // BinaryOp / UnaryOp / NotifyKind / ... (op_attrs.hpp)
   int count = 0;                           // Put/Get region: number of dst offsets

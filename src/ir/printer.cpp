@@ -79,6 +79,11 @@ class Printer {
     return operand(args[base]) + "[" + operands(args, from, to) + "]";
   }
 
+  // " valid=[1, 17]" for a partial tile's load or store, else "".
+  std::string valid(const Op& op) const {
+    return op.valid.empty() ? "" : " valid=" + shape(op.valid);
+  }
+
   std::string result_type(const Op& op) const {
     return op.result >= 0 ? " : " + type(fn_.vars[op.result].type) : "";
   }
@@ -123,9 +128,10 @@ class Printer {
         return s;
       }
       case OpKind::Load:
-        return res + "pl.load " + indexed(a, 0, 1, n) + " " + shape(op.shape) + result_type(op);
+        return res + "pl.load " + indexed(a, 0, 1, n) + " " + shape(op.shape) + valid(op) +
+               result_type(op);
       case OpKind::Store:
-        return res + "pl.store " + operand(a[0]) + " -> " + indexed(a, 1, 2, n);
+        return res + "pl.store " + operand(a[0]) + " -> " + indexed(a, 1, 2, n) + valid(op);
       case OpKind::Read:
         return res + "pl.read " + indexed(a, 0, 1, n) + result_type(op);
       case OpKind::Write:

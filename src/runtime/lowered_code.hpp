@@ -43,6 +43,7 @@ struct Instr {
   std::int32_t site = -1;
   std::vector<std::int32_t> idx;
   std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> valid;  // load/store of a partial tile: the region moved
 };
 
 // One builtin collective call site (the Collective instruction's imm).

@@ -9,6 +9,7 @@
 #include "common/element_codec.hpp"
 #include "common/internal_check.hpp"
 #include "runtime/diagnostic_text.hpp"
+#include "runtime/tile_structured.hpp"
 
 namespace anyp::runtime {
 namespace {
@@ -414,6 +415,15 @@ void RankVm::load(const Instr& in) {
   const std::int64_t owner = in.op == Opcode::Load ? rank_ : peer_of(in, in.b);
   const Index offs = offsets(in, 0, in.idx.size());
   const std::span<const std::int64_t> at(offs.data(), in.idx.size());
+  if (!in.valid.empty()) {  // a partial tile: read the valid region, pad with 0
+    check_region(in, v, owner, at, in.valid, "source");
+    const Region r = region(in, v, owner, at, in.valid);
+    scratch_.resize(static_cast<std::size_t>(r.nbytes));
+    ctx_->fabric->read(rank_, site(in), r, scratch_.data());
+    std::byte* out = shape_tile(t_[in.dst], v.dtype, in.shape, element_count(in.shape));
+    tile_embed(in.shape, dtype_bytes(v.dtype), in.valid, scratch_.data(), out);
+    return;
+  }
   check_region(in, v, owner, at, in.shape, "source");
   const Region r = region(in, v, owner, at, in.shape);
   ctx_->fabric->read(rank_, site(in), r, shape_tile(t_[in.dst], v.dtype, in.shape, r.elements()));
@@ -426,8 +436,19 @@ void RankVm::store(const Instr& in) {
   const std::int64_t owner = remote ? peer_of(in, in.b) : rank_;
   const Index offs = offsets(in, 0, in.idx.size());
   const std::span<const std::int64_t> at(offs.data(), in.idx.size());
-  check_region(in, v, owner, at, t.shape, "target");
   ANYP_CHECK(t.dtype == v.dtype, "store of a tile into a view of another dtype");
+  if (!in.valid.empty()) {  // a partial tile: write its top-left valid corner
+    ANYP_CHECK(in.valid.size() == t.shape.size(), "store.valid of another rank");
+    check_region(in, v, owner, at, in.valid, "target");
+    const Region r = region(in, v, owner, at, in.valid);
+    scratch_.resize(static_cast<std::size_t>(r.nbytes));
+    const std::vector<std::int64_t> origin(t.shape.size(), 0);
+    runtime::tile_slice(t.shape, dtype_bytes(t.dtype), origin, in.valid, t.data.data(),
+                        scratch_.data());
+    ctx_->fabric->write(rank_, site(in), r, scratch_.data(), remote && is_atomic(in));
+    return;
+  }
+  check_region(in, v, owner, at, t.shape, "target");
   const Region r = region(in, v, owner, at, t.shape);
   ctx_->fabric->write(rank_, site(in), r, t.data.data(), remote && is_atomic(in));
 }

@@ -223,6 +223,30 @@ void tile_slice(std::span<const std::int64_t> shape, std::size_t width,
   }
 }
 
+void tile_embed(std::span<const std::int64_t> shape, std::size_t width,
+                std::span<const std::int64_t> part, const std::byte* in, std::byte* out) {
+  const std::size_t r = shape.size();
+  std::int64_t n = 1;
+  for (auto e : shape) n *= e;
+  std::memset(out, 0, static_cast<std::size_t>(n) * width);
+  std::vector<std::int64_t> stride(r, 1);
+  for (std::size_t d = r - 1; d-- > 0;) stride[d] = stride[d + 1] * shape[d + 1];
+  std::int64_t rows = 1;
+  for (std::size_t d = 0; d + 1 < r; ++d) rows *= part[d];
+  const std::size_t row_bytes = static_cast<std::size_t>(part[r - 1]) * width;
+  std::vector<std::int64_t> idx(r, 0);  // over part's leading dims
+  for (std::int64_t k = 0; k < rows; ++k) {
+    std::int64_t to = 0;
+    for (std::size_t d = 0; d + 1 < r; ++d) to += idx[d] * stride[d];
+    std::memcpy(out + static_cast<std::size_t>(to) * width,
+                in + static_cast<std::size_t>(k) * row_bytes, row_bytes);
+    for (std::size_t d = r - 1; d-- > 0;) {
+      if (++idx[d] < part[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 void tile_concat(std::int64_t rows, std::int64_t a_cols, std::int64_t b_cols, std::size_t width,
                  const std::byte* a, const std::byte* b, std::byte* out) {
   const std::size_t ab = static_cast<std::size_t>(a_cols) * width;

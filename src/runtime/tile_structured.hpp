@@ -52,6 +52,12 @@ void tile_slice(std::span<const std::int64_t> shape, std::size_t width,
                 std::span<const std::int64_t> offsets, std::span<const std::int64_t> part,
                 const std::byte* in, std::byte* out);
 
+// out (shape `shape`, zero-filled) gets the contiguous block in (shape
+// `part`) in its top-left corner: the inverse of tile_slice at offsets 0
+// (a partial tile's load).
+void tile_embed(std::span<const std::int64_t> shape, std::size_t width,
+                std::span<const std::int64_t> part, const std::byte* in, std::byte* out);
+
 // out [M, Na + Nb] = rows of a [M, Na], each followed by the row of b [M, Nb].
 void tile_concat(std::int64_t rows, std::int64_t a_cols, std::int64_t b_cols, std::size_t width,
                  const std::byte* a, const std::byte* b, std::byte* out);
