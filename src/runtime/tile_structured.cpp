@@ -201,21 +201,25 @@ void tile_transpose(std::span<const std::int64_t> shape, std::size_t width, int 
   }
 }
 
-void tile_slice(std::span<const std::int64_t> shape, std::size_t width,
-                std::span<const std::int64_t> offsets, std::span<const std::int64_t> part,
-                const std::byte* in, std::byte* out) {
+namespace {
+
+// For each row of the block `part` placed at `offsets` in a tile of
+// `shape` (row-major): f(k, e), k the row's index in the contiguous block,
+// e the element index of its first element in the tile.
+template <class F>
+void for_each_block_row(std::span<const std::int64_t> shape, std::span<const std::int64_t> offsets,
+                        std::span<const std::int64_t> part, F f) {
   const std::size_t r = shape.size();
   std::vector<std::int64_t> stride(r, 1);
   for (std::size_t d = r - 1; d-- > 0;) stride[d] = stride[d + 1] * shape[d + 1];
   std::int64_t rows = 1;
   for (std::size_t d = 0; d + 1 < r; ++d) rows *= part[d];
-  const std::size_t row_bytes = static_cast<std::size_t>(part[r - 1]) * width;
   std::vector<std::int64_t> idx(r, 0);  // over part's leading dims
   for (std::int64_t k = 0; k < rows; ++k) {
-    std::int64_t from = offsets[r - 1];
-    for (std::size_t d = 0; d + 1 < r; ++d) from += (offsets[d] + idx[d]) * stride[d];
-    std::memcpy(out + static_cast<std::size_t>(k) * row_bytes,
-                in + static_cast<std::size_t>(from) * width, row_bytes);
+    std::int64_t e = offsets.empty() ? 0 : offsets[r - 1];
+    for (std::size_t d = 0; d + 1 < r; ++d)
+      e += ((offsets.empty() ? 0 : offsets[d]) + idx[d]) * stride[d];
+    f(static_cast<std::size_t>(k), static_cast<std::size_t>(e));
     for (std::size_t d = r - 1; d-- > 0;) {
       if (++idx[d] < part[d]) break;
       idx[d] = 0;
@@ -223,28 +227,26 @@ void tile_slice(std::span<const std::int64_t> shape, std::size_t width,
   }
 }
 
+}  // namespace
+
+void tile_slice(std::span<const std::int64_t> shape, std::size_t width,
+                std::span<const std::int64_t> offsets, std::span<const std::int64_t> part,
+                const std::byte* in, std::byte* out) {
+  const std::size_t row_bytes = static_cast<std::size_t>(part.back()) * width;
+  for_each_block_row(shape, offsets, part, [&](std::size_t k, std::size_t e) {
+    std::memcpy(out + k * row_bytes, in + e * width, row_bytes);
+  });
+}
+
 void tile_embed(std::span<const std::int64_t> shape, std::size_t width,
                 std::span<const std::int64_t> part, const std::byte* in, std::byte* out) {
-  const std::size_t r = shape.size();
   std::int64_t n = 1;
   for (auto e : shape) n *= e;
   std::memset(out, 0, static_cast<std::size_t>(n) * width);
-  std::vector<std::int64_t> stride(r, 1);
-  for (std::size_t d = r - 1; d-- > 0;) stride[d] = stride[d + 1] * shape[d + 1];
-  std::int64_t rows = 1;
-  for (std::size_t d = 0; d + 1 < r; ++d) rows *= part[d];
-  const std::size_t row_bytes = static_cast<std::size_t>(part[r - 1]) * width;
-  std::vector<std::int64_t> idx(r, 0);  // over part's leading dims
-  for (std::int64_t k = 0; k < rows; ++k) {
-    std::int64_t to = 0;
-    for (std::size_t d = 0; d + 1 < r; ++d) to += idx[d] * stride[d];
-    std::memcpy(out + static_cast<std::size_t>(to) * width,
-                in + static_cast<std::size_t>(k) * row_bytes, row_bytes);
-    for (std::size_t d = r - 1; d-- > 0;) {
-      if (++idx[d] < part[d]) break;
-      idx[d] = 0;
-    }
-  }
+  const std::size_t row_bytes = static_cast<std::size_t>(part.back()) * width;
+  for_each_block_row(shape, {}, part, [&](std::size_t k, std::size_t e) {
+    std::memcpy(out + e * width, in + k * row_bytes, row_bytes);
+  });
 }
 
 void tile_concat(std::int64_t rows, std::int64_t a_cols, std::int64_t b_cols, std::size_t width,
