@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/race_sweep.sh — no false race reports: every ladder example (01-16),
-# every mode and --op, at P = 2 .. 16 (steps 09/10: the P that divide 120),
+# scripts/race_sweep.sh — no false race reports: every ladder example (01-16)
+# and every kernel of the second ladder (k1-k5), every mode and --op, at
+# P = 2 .. 16 (steps 09/10 and k1: the P that divide 120),
 # under --check-races --explore N (the calibration schedule plus N PCT
 # schedules, depth 3), and every pitfall's --fixed mode the same way. Every
 # run must print exactly OK. Prints one line per failure, then the totals
@@ -20,7 +21,8 @@ declare -A MODES=(
   [04_barrier]="hand builtin" [05_remote_load_store]="load store" [06_put_get]="put get"
   [07_dynamic_rank_count]="put get" [11_allreduce_reveal]="mesh ring" [12_broadcast]="hand builtin"
   [13_allgather]="hand builtin" [14_reduce_scatter]="hand builtin" [15_all_to_all]="hand builtin"
-  [16_putting_it_together]="shared separate")
+  [16_putting_it_together]="shared separate" [k1_tp_mlp]="mesh ring"
+  [k2_allgather_gemm]="overlap bulk" [k3_gemm_reduce_scatter]="overlap bulk")
 declare -A OPS=([11_allreduce_reveal]="sum max min prod" [14_reduce_scatter]="sum max min prod")
 
 runs=0
@@ -34,10 +36,10 @@ check() {  # check <binary> <args...>
     echo "FAIL: $* -> $(echo "$out" | head -3 | tr '\n' ' ')"
   fi
 }
-for bin in "$EX"/[01][0-9]_*; do
+for bin in "$EX"/[01][0-9]_* "$EX"/k[0-9]_*; do
   ex=$(basename "$bin")
   for P in $PS; do
-    if [[ $ex == 09_* || $ex == 10_* ]] && ((120 % P != 0)); then continue; fi
+    if [[ $ex == 09_* || $ex == 10_* || $ex == k1_* ]] && ((120 % P != 0)); then continue; fi
     ids=$(seq -s, 0 $((P - 1)))
     for mode in ${MODES[$ex]:--}; do
       margs=()
