@@ -73,14 +73,15 @@ TEST(PartialTiles2D, ARaggedBlockRoundTripsAndThePaddingIsZero) {
         back = pl::store(pl::add(pl::mul(t, 2.0), 1.0), {0, 0}, back, {5, 20});
       });
   const auto per_rank = pl::jit::orchestration_for("per_rank", kernel);
-  const auto host = pl::jit::host(
-      "host",
-      {pl::In("x", pl::Tensor({NR, 5, 20}, pl::FP32)), pl::Out("full", pl::Tensor({NR, 8, 24}, pl::FP32)),
-       pl::Out("back", pl::Tensor({NR, 5, 20}, pl::FP32))},
-      [per_rank](pl::Value x, pl::Value full, pl::Value back) {
-        pl::range(pld::world_size(),
-                  [&](pl::Scalar r) { per_rank(x[r], full[r], back[r], pl::device(r)); });
-      });
+  const auto host = pl::jit::host("host",
+                                  {pl::In("x", pl::Tensor({NR, 5, 20}, pl::FP32)),
+                                   pl::Out("full", pl::Tensor({NR, 8, 24}, pl::FP32)),
+                                   pl::Out("back", pl::Tensor({NR, 5, 20}, pl::FP32))},
+                                  [per_rank](pl::Value x, pl::Value full, pl::Value back) {
+                                    pl::range(pld::world_size(), [&](pl::Scalar r) {
+                                      per_rank(x[r], full[r], back[r], pl::device(r));
+                                    });
+                                  });
   const std::int64_t P = 3;
   anyp::HostTensor x = anyp::HostTensor::arange({P, 5, 20}, pl::FP32);
   anyp::HostTensor full = anyp::HostTensor::zeros({P, 8, 24}, pl::FP32);
@@ -93,20 +94,19 @@ TEST(PartialTiles2D, ARaggedBlockRoundTripsAndThePaddingIsZero) {
         EXPECT_EQ(full.at({r, i, j}), i < 5 && j < 20 ? x.at({r, i, j}) : 0.0)
             << r << " " << i << " " << j;
     for (std::int64_t i = 0; i < 5; ++i)
-      for (std::int64_t j = 0; j < 20; ++j)
-        EXPECT_EQ(back.at({r, i, j}), 2 * x.at({r, i, j}) + 1);
+      for (std::int64_t j = 0; j < 20; ++j) EXPECT_EQ(back.at({r, i, j}), 2 * x.at({r, i, j}) + 1);
   }
 }
 
 std::string compile_error(const std::function<void(pl::Value, pl::Value)>& body) {
-  const auto kernel = pl::jit::incore("k",
-                                      {pl::In("x", pl::Tensor({1, L}, pl::FP32)),
-                                       pl::Out("y", pl::Tensor({1, L}, pl::FP32))},
-                                      body);
+  const auto kernel = pl::jit::incore(
+      "k", {pl::In("x", pl::Tensor({1, L}, pl::FP32)), pl::Out("y", pl::Tensor({1, L}, pl::FP32))},
+      body);
   const auto per_rank = pl::jit::orchestration_for("per_rank", kernel);
   const auto host = pl::jit::host(
       "host",
-      {pl::In("x", pl::Tensor({NR, 1, L}, pl::FP32)), pl::Out("y", pl::Tensor({NR, 1, L}, pl::FP32))},
+      {pl::In("x", pl::Tensor({NR, 1, L}, pl::FP32)),
+       pl::Out("y", pl::Tensor({NR, 1, L}, pl::FP32))},
       [per_rank](pl::Value x, pl::Value y) {
         pl::range(pld::world_size(), [&](pl::Scalar r) { per_rank(x[r], y[r], pl::device(r)); });
       });
@@ -121,17 +121,25 @@ std::string compile_error(const std::function<void(pl::Value, pl::Value)>& body)
 }
 
 TEST(PartialTilesErrors, TheMistakesAreNamed) {
-  EXPECT_EQ(compile_error([](pl::Value x, pl::Value) { pl::load(x, {0, 0}, {1, 24}, {1, 25}); }),
+  EXPECT_EQ(compile_error([](pl::Value x, pl::Value) {
+              pl::load(x, {0, 0}, {1, 24}, {1, 25});
+            }),
             "compile error: function 'k' (incore), op pl.load: valid_shape [1, 25] is larger than "
             "the tile [1, 24] in dim 1");
-  EXPECT_EQ(compile_error([](pl::Value x, pl::Value) { pl::load(x, {0, 0}, {1, 24}, {17}); }),
+  EXPECT_EQ(compile_error([](pl::Value x, pl::Value) {
+              pl::load(x, {0, 0}, {1, 24}, {17});
+            }),
             "compile error: function 'k' (incore): pl.load: valid_shape has 1 extents, but the "
             "tile has 2 dims");
-  EXPECT_EQ(compile_error([](pl::Value x, pl::Value) { pl::load(x, {0, 2}, {1, 24}, {1, L}); }),
+  EXPECT_EQ(compile_error([](pl::Value x, pl::Value) {
+              pl::load(x, {0, 2}, {1, 24}, {1, L});
+            }),
             "compile error: function 'k' (incore), op pl.load: region out of bounds in dim 1: "
             "offset 2 + extent 17 exceeds the source 'x' [1, 17]");
   // The tile itself still follows the tile rule.
-  EXPECT_EQ(compile_error([](pl::Value x, pl::Value) { pl::load(x, {0, 0}, {1, L}, {1, L}); }),
+  EXPECT_EQ(compile_error([](pl::Value x, pl::Value) {
+              pl::load(x, {0, 0}, {1, L}, {1, L});
+            }),
             "compile error: function 'k' (incore), op pl.load: a tile row of 17 x FP32 = 68 B is "
             "not a whole number of 32-byte units (tile [1, 17]); read narrow INT32 windows cell "
             "by cell with pl::read");
