@@ -8,12 +8,7 @@
 # (BUILD defaults to build/bench, configured here with -DANYP_BUILD_BENCH=ON.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build/bench}
-if [[ ! -f "$BUILD/build.ninja" ]]; then
-  bash scripts/setup.sh
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DANYP_BUILD_BENCH=ON \
-    -DANYP_BUILD_TESTS=OFF >/dev/null
-fi
+source bench/bench_build.sh
 ninja -C "$BUILD" compute_bench >/dev/null
 echo "# $(date -u +%F) $(nproc) cores, $(uname -m); BUILD=$BUILD"
 "$BUILD/bench/compute_bench"

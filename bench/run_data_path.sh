@@ -13,12 +13,7 @@
 # (BUILD defaults to build/bench, configured here with -DANYP_BUILD_BENCH=ON.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build/bench}
-if [[ ! -f "$BUILD/build.ninja" ]]; then
-  bash scripts/setup.sh
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DANYP_BUILD_BENCH=ON \
-    -DANYP_BUILD_TESTS=OFF >/dev/null
-fi
+source bench/bench_build.sh
 targets=(data_path_bench tile_math_bench 07_dynamic_rank_count)
 have_mpi=0
 if grep -q "build bench/mpi_allreduce" "$BUILD/build.ninja" 2>/dev/null; then

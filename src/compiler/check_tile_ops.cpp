@@ -151,9 +151,7 @@ std::string arange_error(const ir::Op& op, const Shape& shape, const ir::DimBind
     return values + " are not all exact in " + type + " (its integers are exact up to " +
            std::to_string(exact) + " in magnitude)";
   }
-  const std::int64_t bits = static_cast<std::int64_t>(dtype_bytes(op.dtype)) * 8;
-  const std::int64_t lo = bits == 64 ? INT64_MIN : -(std::int64_t{1} << (bits - 1));
-  const std::int64_t hi = bits == 64 ? INT64_MAX : (std::int64_t{1} << (bits - 1)) - 1;
+  const auto [lo, hi] = ir::integer_range(op.dtype);
   if (!overflow && s >= lo && s <= hi && last >= lo && last <= hi) return "";
   return values + " do not fit " + type + " (range [" + std::to_string(lo) + ", " +
          std::to_string(hi) + "])";

@@ -1,16 +1,19 @@
 // tile_rules.cpp — messages of the pl.full value and pl.reshape count checks.
 #include "ir/tile_rules.hpp"
 
-#include <utility>
+#include <cstdint>
 
 namespace anyp::ir {
 
+std::pair<std::int64_t, std::int64_t> integer_range(DType dtype) {
+  const int bits = static_cast<int>(dtype_bytes(dtype)) * 8;
+  if (bits >= 64) return {INT64_MIN, INT64_MAX};
+  return {-(std::int64_t{1} << (bits - 1)), (std::int64_t{1} << (bits - 1)) - 1};
+}
+
 std::string full_value_error(DType dtype, std::int64_t value) {
   if (dtype_is_float(dtype)) return "";
-  const int bits = static_cast<int>(dtype_bytes(dtype)) * 8;
-  if (bits >= 64) return "";
-  const std::int64_t lo = -(std::int64_t{1} << (bits - 1)),
-                     hi = (std::int64_t{1} << (bits - 1)) - 1;
+  const auto [lo, hi] = integer_range(dtype);
   if (value >= lo && value <= hi) return "";
   return "pl.full: the value " + std::to_string(value) + " does not fit " +
          std::string(dtype_name(dtype)) + " (range [" + std::to_string(lo) + ", " +
@@ -18,12 +21,6 @@ std::string full_value_error(DType dtype, std::int64_t value) {
 }
 
 namespace {
-
-// [lo, hi] of an integer dtype narrower than 64 bits.
-std::pair<std::int64_t, std::int64_t> int_range(DType dtype) {
-  const int bits = static_cast<int>(dtype_bytes(dtype)) * 8;
-  return {-(std::int64_t{1} << (bits - 1)), (std::int64_t{1} << (bits - 1)) - 1};
-}
 
 // "an INT8 tile".
 std::string tile_of(DType dtype) {
@@ -34,8 +31,8 @@ std::string tile_of(DType dtype) {
 }  // namespace
 
 std::string constant_operand_error(const std::string& op_name, DType dtype, std::int64_t value) {
-  if (dtype_is_float(dtype) || dtype_bytes(dtype) >= 8) return "";
-  const auto [lo, hi] = int_range(dtype);
+  if (dtype_is_float(dtype)) return "";
+  const auto [lo, hi] = integer_range(dtype);
   if (value >= lo && value <= hi) return "";
   return op_name + ": the constant " + std::to_string(value) + " does not fit " + tile_of(dtype) +
          " (range [" + std::to_string(lo) + ", " + std::to_string(hi) +

@@ -5,11 +5,15 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "anyp/dtype.hpp"
 #include "ir/op_attrs.hpp"
 
 namespace anyp::ir {
+
+// [lo, hi] of an integer dtype (INT64: the whole int64 range).
+std::pair<std::int64_t, std::int64_t> integer_range(DType dtype);
 
 // "" when the integer `value` may fill a tile of `dtype` (any value fits a
 // floating dtype; an integer dtype needs it in range), else the message.

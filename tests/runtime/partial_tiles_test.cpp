@@ -9,6 +9,9 @@
 #include <anyp/anyp.hpp>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "runtime/tile_structured.hpp"
 
 namespace {
 
@@ -148,6 +151,22 @@ TEST(PartialTilesErrors, TheMistakesAreNamed) {
             }),
             "compile error: function 'k' (incore), op pl.store: the region [1, 24] is larger than "
             "the target 'y' [1, 17] in dim 1");
+}
+
+// The padding is written, not inherited: tile storage is not zeroed when it
+// grows (runtime/rank_vm.hpp), so embed into a dirty buffer.
+TEST(PartialTilesEmbed, PaddingIsZeroWhateverTheStorageHeld) {
+  const std::vector<std::int64_t> shape = {3, 8}, part = {2, 5};
+  std::vector<float> in(10), out(24, -1.0f);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i + 1);
+  anyp::runtime::tile_embed(shape, sizeof(float), part,
+                            reinterpret_cast<const std::byte*>(in.data()),
+                            reinterpret_cast<std::byte*>(out.data()));
+  for (std::int64_t i = 0; i < 3; ++i)
+    for (std::int64_t j = 0; j < 8; ++j)
+      EXPECT_EQ(out[static_cast<std::size_t>(i * 8 + j)],
+                i < 2 && j < 5 ? static_cast<float>(i * 5 + j + 1) : 0.0f)
+          << i << " " << j;
 }
 
 }  // namespace
