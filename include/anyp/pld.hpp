@@ -45,6 +45,34 @@ pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype,
 // P, the number of ranks. Usable in shapes at every level; as a value, host only.
 pl::Dim world_size();
 
+// ---- communication domains (host) -------------------------------------------------
+//
+// A domain is a set of disjoint groups of ranks: a sub-communicator. A
+// window buffer allocated in a domain is reached through its group: on a
+// rank of group {4, 5, 6}, pld::rank of its view is 0, 1 or 2, nranks is 3,
+// peer k of every put, get, remote load/store, notify and wait is the
+// group's k-th rank, and every builtin collective on it runs over the group.
+// Every group of one domain has the same size (kernels are compiled once per
+// domain). A view of it may only be dispatched to a rank of the domain.
+//
+//   auto tp = pld::comm_domain("tp");                      // outside loops
+//   pl::range(DP, [&](pl::Scalar d) { pld::comm_group(tp, d * TP, TP); });
+//   auto x = pld::alloc_window_buffer("x", {TP, S}, pl::FP32, tp);
+class CommDomain : public pl::Handle {
+ public:
+  using pl::Handle::Handle;
+};
+CommDomain comm_domain(std::string name);
+// Adds the group of `count` ranks first, first + stride, first + 2 * stride,
+// ... to `domain`, numbered 0 .. count - 1 in that order. May be in loops.
+void comm_group(const CommDomain& domain, const pl::ScalarArg& first, const pl::ScalarArg& count,
+                const pl::ScalarArg& stride = 1);
+// Adds the group of the listed ranks, numbered in list order.
+void comm_group(const CommDomain& domain, const std::vector<pl::ScalarArg>& ranks);
+// A buffer of `domain`: symmetric over the ranks of each group.
+pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype,
+                              const CommDomain& domain);
+
 // ---- comm context (incore) -------------------------------------------------------
 
 class CommCtx : public pl::Handle {
@@ -52,8 +80,10 @@ class CommCtx : public pl::Handle {
   using pl::Handle::Handle;
 };
 CommCtx get_comm_ctx(const pl::Value& window_view);
-pl::Scalar rank(const CommCtx& ctx);    // this rank's index, INT32
-pl::Scalar nranks(const CommCtx& ctx);  // P, INT32
+// This rank's index and the rank count, INT32: in the world, or in this
+// rank's group when the view is of a comm_domain buffer.
+pl::Scalar rank(const CommCtx& ctx);
+pl::Scalar nranks(const CommCtx& ctx);
 
 namespace system {
 // Update cell `offsets` of `peer`'s copy of `signal`: AtomicAdd adds, Set stores.

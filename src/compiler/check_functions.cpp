@@ -1,6 +1,8 @@
 // check_functions.cpp — shape, tile-alignment and call checks after binding.
 #include "compiler/check_functions.hpp"
 
+#include <set>
+
 #include "anyp/errors.hpp"
 #include "compiler/check_tile_ops.hpp"
 #include "compiler/specialize_host.hpp"
@@ -14,10 +16,23 @@ TileUse result_use(ir::OpKind k) {
   return k == ir::OpKind::Load || k == ir::OpKind::RemoteLoad ? TileUse::Loaded : TileUse::Computed;
 }
 
+using CheckedSet = std::set<DispatchedFunction>;
+
 class FunctionChecker {
  public:
-  FunctionChecker(const ir::Function& fn, const ir::DimBindings& bindings)
-      : fn_(fn), bindings_(bindings), shapes_(fn.vars.size()) {}
+  FunctionChecker(const ir::Function& fn, const ir::DimBindings& bindings, const CommScope& scope,
+                  const ParamDomains& params, CheckedSet& checked)
+      : fn_(fn),
+        bindings_(bindings),
+        scope_(scope),
+        checked_(checked),
+        shapes_(fn.vars.size()),
+        domains_(fn.vars.size(), -1),
+        assigned_(fn.vars.size(), 0) {
+    for (std::size_t i = 0; i < fn.params.size() && i < params.size(); ++i)
+      domains_[fn.params[i].var] = params[i];
+    for (const auto& p : fn.params) assigned_[p.var] = 1;
+  }
 
   void run() {
     for (const auto& p : fn_.params) {
@@ -26,6 +41,13 @@ class FunctionChecker {
           eval_shape(v.type.shape, bindings_, where() + ", parameter '" + v.name + "'");
     }
     block(fn_.body);
+  }
+
+  // Checks `fn` with these parameter domains unless that was done already.
+  static void check_once(const ir::Function& fn, const ir::DimBindings& bindings,
+                         const CommScope& scope, const ParamDomains& params, CheckedSet& checked) {
+    if (!checked.insert({&fn, params}).second) return;
+    FunctionChecker(fn, bindings, scope, params, checked).run();
   }
 
  private:
@@ -52,7 +74,30 @@ class FunctionChecker {
     }
   }
 
+  bool is_window(const ir::Operand& o) const {
+    return o.is_var() && fn_.vars[o.var].type.kind == ir::TypeKind::DistTensor;
+  }
+
+  // A window variable keeps the domain of the view it first held: its
+  // collectives and peers were checked against that domain's size.
+  void track_domain(const ir::Op& op) {
+    if (op.result < 0 || fn_.vars[op.result].type.kind != ir::TypeKind::DistTensor) return;
+    for (const ir::Operand& a : op.args) {
+      if (!is_window(a)) continue;
+      const std::int32_t d = domains_[a.var];
+      if (assigned_[op.result] && domains_[op.result] != d) {
+        fail(op, "'" + fn_.vars[op.result].name + "' is a view in " +
+                     scope_.name(domains_[op.result]) + ", and a view in " + scope_.name(d) +
+                     " is assigned to it; a window variable keeps its comm domain");
+      }
+      domains_[op.result] = d;
+      assigned_[op.result] = 1;
+      return;
+    }
+  }
+
   void op(const ir::Op& op) {
+    track_domain(op);
     if (op.result >= 0) {
       const ir::Type& t = fn_.vars[op.result].type;
       const std::string ctx = where() + ", op " + ir::op_display_name(op) +
@@ -109,7 +154,8 @@ class FunctionChecker {
         check_transfer(op);
         break;
       case ir::OpKind::Barrier:
-        check_signal(op, 0, mesh_signal(), "[P, 1]");
+        collective_domain_ = collective_domain(op);
+        check_signal(op, 0, mesh_signal(), collective_domain_ < 0 ? "[P, 1]" : "[G, 1]");
         break;
       case ir::OpKind::Allreduce:
       case ir::OpKind::Broadcast:
@@ -188,8 +234,31 @@ class FunctionChecker {
     check_region(op, op.args[2], 3 + static_cast<std::size_t>(op.count), region, "source");
   }
 
-  std::int64_t world() const { return bindings_.at(ir::kWorldSizeDimId); }
+  // The ranks the current collective spans: P, or its domain's group size.
+  std::int64_t world() const { return scope_.size(collective_domain_); }
+  std::string count_text() const { return scope_.count_text(collective_domain_); }
   std::vector<std::int64_t> mesh_signal() const { return {world(), 1}; }
+
+  // The one domain of a collective's window operands.
+  std::int32_t collective_domain(const ir::Op& op) const {
+    const std::vector<std::string>& roles = ir::collective_roles(op.kind);
+    std::int32_t domain = -2;
+    std::size_t role = 0, first_role = 0;
+    for (const ir::Operand& a : op.args) {
+      if (!a.is_var()) continue;
+      const std::size_t r = role++;
+      if (!is_window(a)) continue;
+      if (domain == -2) {
+        domain = domains_[a.var];
+        first_role = r;
+      } else if (domains_[a.var] != domain) {
+        fail(op, "the " + roles.at(first_role) + " is a view in " + scope_.name(domain) +
+                     ", but the " + roles.at(r) + " is a view in " + scope_.name(domains_[a.var]) +
+                     "; a collective's windows must be in one domain");
+      }
+    }
+    return domain == -2 ? -1 : domain;
+  }
 
   void check_signal(const ir::Op& op, std::size_t arg, const std::vector<std::int64_t>& want,
                     const std::string& decl, const std::string& role = "the signal") {
@@ -198,8 +267,8 @@ class FunctionChecker {
     const bool one_dim_form =
         want.size() == 2 && want[1] == 1 && got.size() == 1 && got[0] == want[0];
     if (got != want && !one_dim_form) {
-      fail(op, role + " must be " + decl + " INT32, which is " + shape_text(want) +
-                   " at P = " + std::to_string(world()) + ", got " + shape_text(got));
+      fail(op, role + " must be " + decl + " INT32, which is " + shape_text(want) + " at " +
+                   count_text() + ", got " + shape_text(got));
     }
   }
 
@@ -212,38 +281,42 @@ class FunctionChecker {
   void expect_rows(const ir::Op& op, std::size_t arg, const char* role) {
     const auto& shape = shape_of(op.args[arg]);
     if (shape.empty() || shape[0] != world()) {
-      fail(op, std::string(role) + " must have P = " + std::to_string(world()) +
+      fail(op, std::string(role) + " must have " + count_text() +
                    " rows (one per rank) in dim 0, got " + shape_text(shape));
     }
   }
 
   void check_collective(const ir::Op& op) {
+    collective_domain_ = collective_domain(op);
+    const bool world_wide = collective_domain_ < 0;
+    const std::string n = world_wide ? "P" : "G";  // the rank count, in declared shapes
+    const std::string cells = "[" + n + ", 1]";
     switch (op.kind) {
       case ir::OpKind::Allreduce:
         if (static_cast<ir::AllreduceKind>(op.count) == ir::AllreduceKind::Ring) {
-          if (world() < 2)
-            fail(op, "a Ring allreduce needs P >= 2, got P = " + std::to_string(world()));
-          check_signal(op, 1, {2 * (world() - 1), world()}, "[2 * (P - 1), P]", "the Ring signal");
+          if (world() < 2) fail(op, "a Ring allreduce needs " + n + " >= 2, got " + count_text());
+          check_signal(op, 1, {2 * (world() - 1), world()}, "[2 * (" + n + " - 1), " + n + "]",
+                       "the Ring signal");
         } else {
-          check_signal(op, 1, mesh_signal(), "[P, 1]", "the Mesh signal");
+          check_signal(op, 1, mesh_signal(), cells, "the Mesh signal");
         }
         break;
       case ir::OpKind::Broadcast: {
-        check_signal(op, 1, mesh_signal(), "[P, 1]");
+        check_signal(op, 1, mesh_signal(), cells);
         ir::EvalResult root = ir::evaluate(op.args[2].int_imm, bindings_);
         if (!root.value) fail(op, "root " + ir::to_string(op.args[2].int_imm) + ": " + root.error);
         if (*root.value < 0 || *root.value >= world()) {
           fail(op, "root " + std::to_string(*root.value) + " is out of range [0, " +
-                       std::to_string(world()) + ") for P = " + std::to_string(world()));
+                       std::to_string(world()) + ") for " + count_text());
         }
         break;
       }
       case ir::OpKind::Allgather: {
-        check_signal(op, 2, mesh_signal(), "[P, 1]");
+        check_signal(op, 2, mesh_signal(), cells);
         const auto& src = shape_of(op.args[0]);
         const auto& dst = shape_of(op.args[1]);
         if (numel(dst) != world() * numel(src)) {
-          fail(op, "the target " + shape_text(dst) + " must hold P = " + std::to_string(world()) +
+          fail(op, "the target " + shape_text(dst) + " must hold " + count_text() +
                        " copies of the source " + shape_text(src) + " (" +
                        std::to_string(world() * numel(src)) + " elements), got " +
                        std::to_string(numel(dst)));
@@ -251,22 +324,22 @@ class FunctionChecker {
         break;
       }
       case ir::OpKind::ReduceScatter:
-        check_signal(op, 1, mesh_signal(), "[P, 1]");
+        check_signal(op, 1, mesh_signal(), cells);
         expect_rows(op, 0, "the data");
         break;
       case ir::OpKind::AllToAll:
       case ir::OpKind::AllToAllV: {
         const bool v = op.kind == ir::OpKind::AllToAllV;
         const std::size_t src = 0, dst = v ? 2 : 1, sig = v ? 4 : 2;
-        check_signal(op, sig, mesh_signal(), "[P, 1]");
+        check_signal(op, sig, mesh_signal(), cells);
         expect_rows(op, src, "the source");
         if (shape_of(op.args[src]) != shape_of(op.args[dst])) {
           fail(op, "the source " + shape_text(shape_of(op.args[src])) + " and the target " +
                        shape_text(shape_of(op.args[dst])) + " must have the same shape");
         }
         if (v) {
-          check_signal(op, 1, mesh_signal(), "[P, 1]", "send_counts");
-          check_signal(op, 3, mesh_signal(), "[P, 1]", "recv_counts");
+          check_signal(op, 1, mesh_signal(), cells, "send_counts");
+          check_signal(op, 3, mesh_signal(), cells, "recv_counts");
         }
         break;
       }
@@ -277,6 +350,9 @@ class FunctionChecker {
 
   void check_call(const ir::Op& op) {
     const ir::Function& callee = *op.callee;
+    ParamDomains callee_domains;
+    for (std::size_t i = 0; i < callee.params.size(); ++i)
+      callee_domains.push_back(is_window(op.args[i]) ? domains_[op.args[i].var] : -1);
     for (std::size_t i = 0; i < callee.params.size(); ++i) {
       const ir::Var& param = callee.vars[callee.params[i].var];
       if (param.type.kind == ir::TypeKind::Scalar) continue;
@@ -292,23 +368,43 @@ class FunctionChecker {
                      std::string(dtype_name(got.dtype)));
       }
     }
+    check_once(callee, bindings_, scope_, callee_domains, checked_);
   }
 
   const ir::Function& fn_;
   const ir::DimBindings& bindings_;
+  const CommScope& scope_;
+  CheckedSet& checked_;
   std::vector<std::vector<std::int64_t>> shapes_;
+  std::vector<std::int32_t> domains_;    // per window variable: its domain (-1: the world)
+  std::vector<char> assigned_;           // per variable: has it held a view yet?
+  std::int32_t collective_domain_ = -1;  // of the collective being checked
 };
 
 }  // namespace
 
-void check_function(const ir::Function& fn, const ir::DimBindings& bindings) {
-  FunctionChecker(fn, bindings).run();
-}
-
-void check_functions(const ir::Program& program, const ir::DimBindings& bindings) {
+void check_parameter_shapes(const ir::Program& program, const ir::DimBindings& bindings) {
   for (const auto& fn : program.functions) {
     if (fn->level == ir::Level::Host) continue;
-    FunctionChecker(*fn, bindings).run();
+    for (const auto& p : fn->params) {
+      const ir::Var& v = fn->vars[p.var];
+      eval_shape(v.type.shape, bindings,
+                 "function '" + fn->name + "' (" + ir::level_name(fn->level) + "), parameter '" +
+                     v.name + "'");
+    }
+  }
+}
+
+void check_functions(const ir::Program& program, const ir::DimBindings& bindings,
+                     const CommScope& scope, const std::vector<DispatchedFunction>& dispatched) {
+  CheckedSet checked;
+  for (const auto& [fn, domains] : dispatched)
+    FunctionChecker::check_once(*fn, bindings, scope, domains, checked);
+  std::set<const ir::Function*> reached;
+  for (const auto& entry : checked) reached.insert(entry.first);
+  for (const auto& fn : program.functions) {
+    if (fn->level == ir::Level::Host || reached.count(fn.get())) continue;
+    FunctionChecker::check_once(*fn, bindings, scope, {}, checked);
   }
 }
 

@@ -1,4 +1,4 @@
-// check_functions.hpp — pass 3: with dims bound, check every orchestration
+// check_functions.hpp — pass 4 (after specialize_host): with dims bound, check every orchestration
 // and incore function: each extent is a positive exact integer, each tile
 // row is a whole number of 32-byte units, elementwise operands agree in
 // shape, call arguments match their parameters, constant regions are in
@@ -6,12 +6,25 @@
 // Throws CompileError naming function, op (or parameter), dim and values.
 #pragma once
 
+#include <utility>
+#include <vector>
+
+#include "compiler/comm_scope.hpp"
 #include "ir/function.hpp"
 
 namespace anyp::compiler {
 
-void check_functions(const ir::Program& program, const ir::DimBindings& bindings);
-// One function (used for the functions the compiler synthesizes).
-void check_function(const ir::Function& fn, const ir::DimBindings& bindings);
+// A collective's counts (signal cells, rows, copies, root) are checked
+// against the size of the domain its windows are in (P in the world), so a
+// function is checked once per distinct ParamDomains it is dispatched with
+// (`dispatched`), and a kernel with the domains of its call's arguments.
+// Functions no dispatch reaches are checked in the world.
+// Before specialize_host: every parameter extent of every orchestration and
+// incore function is a positive exact integer (the error names the function
+// and parameter that declares it, ahead of the host's views of it).
+void check_parameter_shapes(const ir::Program& program, const ir::DimBindings& bindings);
+using DispatchedFunction = std::pair<const ir::Function*, ParamDomains>;
+void check_functions(const ir::Program& program, const ir::DimBindings& bindings,
+                     const CommScope& scope, const std::vector<DispatchedFunction>& dispatched);
 
 }  // namespace anyp::compiler

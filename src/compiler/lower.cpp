@@ -30,16 +30,20 @@ char file_of(const ir::Type& t) {
 
 class Lowerer {
  public:
-  Lowerer(runtime::LoweredCode& code, const ir::DimBindings& bindings)
-      : e_(code), code_(code), bindings_(bindings) {}
+  Lowerer(runtime::LoweredCode& code, const ir::DimBindings& bindings, const CommScope& scope)
+      : e_(code), code_(code), bindings_(bindings), scope_(scope) {}
 
   struct Frame {
     const ir::Function* fn;
     std::vector<std::int32_t> regs;
+    std::vector<std::int32_t> domains;   // per window variable: its comm domain (-1: the world)
+    std::vector<std::int32_t> ctx_view;  // per comm context of a group view: that view's register
   };
 
   Frame frame_for(const ir::Function& fn) {
-    Frame f{&fn, std::vector<std::int32_t>(fn.vars.size(), -1)};
+    Frame f{&fn, std::vector<std::int32_t>(fn.vars.size(), -1),
+            std::vector<std::int32_t>(fn.vars.size(), -1),
+            std::vector<std::int32_t>(fn.vars.size(), -1)};
     for (std::size_t v = 0; v < fn.vars.size(); ++v) {
       switch (file_of(fn.vars[v].type)) {
         case 's':
@@ -58,9 +62,11 @@ class Lowerer {
     return f;
   }
 
-  void lower_entry(const ir::Function& orch) {
+  void lower_entry(const ir::Function& orch, const ParamDomains& domains) {
     code_.function = orch.name;
     Frame f = frame_for(orch);
+    for (std::size_t i = 0; i < orch.params.size() && i < domains.size(); ++i)
+      f.domains[orch.params[i].var] = domains[i];
     for (const auto& p : orch.params) {
       code_.param_files.push_back(file_of(orch.vars[p.var].type));
       code_.param_regs.push_back(f.regs[p.var]);
@@ -204,8 +210,24 @@ class Lowerer {
     e_.patch(exit_jump, e_.here());
   }
 
+  bool is_window(const Frame& f, const ir::Operand& o) const {
+    return o.is_var() && f.fn->vars[o.var].type.kind == ir::TypeKind::DistTensor;
+  }
+  // The first window operand of an op (a collective's data, dst or signal),
+  // or nullptr.
+  const ir::Operand* first_window(const Frame& f, const ir::Op& op) const {
+    for (const ir::Operand& a : op.args)
+      if (is_window(f, a)) return &a;
+    return nullptr;
+  }
+
   void lower_op(Frame& f, const ir::Op& op) {
     e_.set_site(f.fn->name, ir::op_display_name(op));
+    // A window result holds a view of its first window operand's domain
+    // (check_functions made sure a variable keeps one).
+    if (op.result >= 0 && f.fn->vars[op.result].type.kind == ir::TypeKind::DistTensor) {
+      if (const ir::Operand* w = first_window(f, op)) f.domains[op.result] = f.domains[w->var];
+    }
     const auto& a = op.args;
     const std::size_t n = a.size();
     Instr i;
@@ -352,13 +374,16 @@ class Lowerer {
         i.dtype = op.dtype;
         i.shape = eval_shape(op.shape);
         break;
-      case ir::OpKind::GetCommCtx:
+      case ir::OpKind::GetCommCtx:  // world views need no register: rank and P are the VM's
+        if (f.domains[a[0].var] >= 0) f.ctx_view[op.result] = reg(f, a[0]);
         return;
       case ir::OpKind::Rank:
         i.op = Opcode::Rank;
+        i.a = f.ctx_view[a[0].var];  // the rank in this view's group, or in the world
         break;
       case ir::OpKind::NRanks:
         i.op = Opcode::NRanks;
+        i.a = f.ctx_view[a[0].var];
         break;
       case ir::OpKind::Notify:
         i.op = Opcode::Notify;
@@ -419,10 +444,14 @@ class Lowerer {
   }
 
   void collective(Frame& f, const ir::Op& op) {
-    CollectiveRegs regs{e_.scalar_reg(), e_.scalar_reg(), bindings_.at(ir::kWorldSizeDimId)};
+    // The ranks it spans: the world, or the group of its windows' domain.
+    const ir::Operand* window = first_window(f, op);
+    const std::int32_t domain = window ? f.domains[window->var] : -1;
+    CollectiveRegs regs{e_.scalar_reg(), e_.scalar_reg(), scope_.size(domain)};
     Instr r;
     r.op = Opcode::Rank;
     r.dst = regs.rank;
+    r.a = window && domain >= 0 ? reg(f, *window) : -1;
     e_.emit(r);
     r.op = Opcode::NRanks;
     r.dst = regs.nranks;
@@ -495,6 +524,7 @@ class Lowerer {
     Frame g = frame_for(callee);
     for (std::size_t p = 0; p < callee.params.size(); ++p) {
       const ir::Var& param = callee.vars[callee.params[p].var];
+      if (is_window(f, op.args[p])) g.domains[callee.params[p].var] = f.domains[op.args[p].var];
       const char file = file_of(param.type);
       Instr i;
       i.dst = g.regs[p];
@@ -515,14 +545,16 @@ class Lowerer {
   Emitter e_;
   runtime::LoweredCode& code_;
   const ir::DimBindings& bindings_;
+  const CommScope& scope_;
 };
 
 }  // namespace
 
 runtime::LoweredCode lower_orchestration(const ir::Function& orchestration,
-                                         const ir::DimBindings& bindings) {
+                                         const ir::DimBindings& bindings, const CommScope& scope,
+                                         const ParamDomains& domains) {
   runtime::LoweredCode code;
-  Lowerer(code, bindings).lower_entry(orchestration);
+  Lowerer(code, bindings, scope).lower_entry(orchestration, domains);
   return code;
 }
 

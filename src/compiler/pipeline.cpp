@@ -68,23 +68,35 @@ std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host
   plan->host_params = host_param_specs(host_ir, args);
   for (const auto& p : plan->host_params)
     exec.host_args.push_back(runtime::HostArgSpec{p.name, p.is_tensor, p.dtype, p.shape});
-  check_functions(plan->program, plan->bindings);
+  check_parameter_shapes(plan->program, plan->bindings);
   HostSpecialization spec = specialize_host(host_ir, plan->bindings, args, exec.world_size);
   plan->synthesized = spec.synthesized;
-  exec.window_bytes = layout_windows(spec.buffers);
-  exec.buffers = std::move(spec.buffers);
-  std::map<const ir::Function*, std::int32_t> code_of;
+  exec.domains = std::move(spec.domains);
+  const CommScope scope{exec.world_size, &exec.domains};
+  // Each dispatched function once per distinct list of window domains, in
+  // first-dispatch order.
+  std::vector<DispatchedFunction> dispatched;
+  std::map<DispatchedFunction, std::int32_t> code_of;
+  for (const auto& rank : spec.ranks) {
+    for (const HostDispatch& d : rank) {
+      DispatchedFunction key{d.callee, dispatch_domains(d.args, spec.buffers)};
+      if (code_of.emplace(key, static_cast<std::int32_t>(dispatched.size())).second)
+        dispatched.push_back(std::move(key));
+    }
+  }
+  check_functions(plan->program, plan->bindings, scope, dispatched);
+  for (const auto& [fn, domains] : dispatched)
+    exec.codes.push_back(lower_orchestration(*fn, plan->bindings, scope, domains));
   exec.ranks.resize(spec.ranks.size());
   for (std::size_t r = 0; r < spec.ranks.size(); ++r) {
     for (HostDispatch& d : spec.ranks[r]) {
-      auto it = code_of.find(d.callee);
-      if (it == code_of.end()) {
-        exec.codes.push_back(lower_orchestration(*d.callee, plan->bindings));
-        it = code_of.emplace(d.callee, static_cast<std::int32_t>(exec.codes.size() - 1)).first;
-      }
-      exec.ranks[r].push_back(runtime::Dispatch{it->second, std::move(d.args)});
+      const std::int32_t code =
+          code_of.at(DispatchedFunction{d.callee, dispatch_domains(d.args, spec.buffers)});
+      exec.ranks[r].push_back(runtime::Dispatch{code, std::move(d.args)});
     }
   }
+  exec.window_bytes = layout_windows(spec.buffers);
+  exec.buffers = std::move(spec.buffers);
   mark_signal_buffers(exec);
   check_collective_windows(plan->program, exec);
   std::lock_guard<std::mutex> lock(cache_mutex);

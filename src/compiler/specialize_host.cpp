@@ -52,6 +52,9 @@ struct TensorSlice {
 struct BufferRef {
   std::int32_t id;
 };
+struct DomainRef {
+  std::int32_t id;
+};
 struct ViewRef {
   std::int32_t buffer;
   std::vector<std::int64_t> shape;
@@ -60,7 +63,7 @@ struct ViewRef {
   std::int64_t byte_offset = 0;  // from the buffer's start (pld::window's offset)
 };
 using HostValue =
-    std::variant<std::monostate, runtime::ScalarValue, TensorSlice, BufferRef, ViewRef>;
+    std::variant<std::monostate, runtime::ScalarValue, TensorSlice, BufferRef, ViewRef, DomainRef>;
 
 class HostEvaluator {
  public:
@@ -184,6 +187,10 @@ class HostEvaluator {
         return alloc(op);
       case ir::OpKind::Window:
         return window(op);
+      case ir::OpKind::CommDomain:
+        return comm_domain(op);
+      case ir::OpKind::CommGroup:
+        return comm_group(op);
       case ir::OpKind::WorldSize:
         return;
       case ir::OpKind::GetCommCtx:
@@ -237,6 +244,91 @@ class HostEvaluator {
     return bytes;
   }
 
+  const DomainRef& domain_arg(const ir::Operand& o, const std::string& op) {
+    const auto* d = std::get_if<DomainRef>(&env_[o.var]);
+    if (!d) fail(op + ": " + var_name(o.var) + " is not a comm domain");
+    return *d;
+  }
+
+  void comm_domain(const ir::Op& op) {
+    if (loop_depth_ > 0) {
+      fail("pld.comm_domain '" + op.name +
+           "' is inside a loop: declare each domain once, above the loops that add its groups");
+    }
+    for (const auto& d : result_.domains) {
+      if (d.name == op.name) fail("comm domain '" + op.name + "' is declared twice");
+    }
+    runtime::CommDomain d;
+    d.name = op.name;
+    d.group_of.assign(static_cast<std::size_t>(world_size_), -1);
+    d.index_of.assign(static_cast<std::size_t>(world_size_), -1);
+    result_.domains.push_back(std::move(d));
+    env_[op.result] = DomainRef{static_cast<std::int32_t>(result_.domains.size() - 1)};
+  }
+
+  // The ranks of one pld::comm_group, checked: in [0, P), distinct, in no
+  // other group of the domain, as many as the domain's first group has.
+  void comm_group(const ir::Op& op) {
+    const DomainRef ref = domain_arg(op.args[0], "pld.comm_group");
+    runtime::CommDomain& d = result_.domains[static_cast<std::size_t>(ref.id)];
+    const std::string what = "pld.comm_group of domain '" + d.name + "'";
+    if (sealed_.count(ref.id)) {
+      fail(what +
+           ": the domain already has a window buffer; add every group before the first "
+           "pld::alloc_window_buffer in it");
+    }
+    std::vector<std::int64_t> ranks;
+    if (op.count == 0) {
+      for (std::size_t i = 1; i < op.args.size(); ++i)
+        ranks.push_back(scalar(op.args[i], what).as_int());
+    } else {
+      const std::int64_t first = scalar(op.args[1], what).as_int();
+      const std::int64_t count = scalar(op.args[2], what).as_int();
+      const std::int64_t stride = scalar(op.args[3], what).as_int();
+      if (count < 1)
+        fail(what + ": the count is " + std::to_string(count) +
+             "; a group needs at least one rank");
+      if (stride < 1)
+        fail(what + ": the stride is " + std::to_string(stride) + "; it must be positive");
+      for (std::int64_t k = 0; k < count; ++k) {
+        const __int128 r = static_cast<__int128>(first) + static_cast<__int128>(k) * stride;
+        ranks.push_back(r > world_size_ ? world_size_ : static_cast<std::int64_t>(r));
+        if (ranks.back() >= world_size_) break;
+      }
+    }
+    const std::string group = runtime::group_text(ranks);
+    const auto g = static_cast<std::int32_t>(d.groups.size());
+    for (std::size_t k = 0; k < ranks.size(); ++k) {
+      const std::int64_t r = ranks[k];
+      if (r < 0 || r >= world_size_) {
+        fail(what + ": rank " + std::to_string(r) + " of the group " + group +
+             " is out of range [0, " + std::to_string(world_size_) +
+             ") for P = " + std::to_string(world_size_));
+      }
+      const auto ur = static_cast<std::size_t>(r);
+      if (d.group_of[ur] == g) {
+        fail(what + ": rank " + std::to_string(r) + " appears twice in the group " + group);
+      }
+      if (d.group_of[ur] >= 0) {
+        fail(what + ": rank " + std::to_string(r) + " of the group " + group +
+             " is already in its group " +
+             runtime::group_text(d.groups[static_cast<std::size_t>(d.group_of[ur])]) +
+             "; the groups of one domain are disjoint (declare another domain for an "
+             "overlapping group)");
+      }
+      d.group_of[ur] = g;
+      d.index_of[ur] = static_cast<std::int32_t>(k);
+    }
+    if (!d.groups.empty() && static_cast<std::int64_t>(ranks.size()) != d.group_size) {
+      fail(what + ": the group " + group + " has " + std::to_string(ranks.size()) +
+           " ranks, but the domain's first group " + runtime::group_text(d.groups.front()) +
+           " has " + std::to_string(d.group_size) +
+           "; the groups of one domain have one size (its kernels are compiled once for it)");
+    }
+    d.group_size = static_cast<std::int64_t>(ranks.size());
+    d.groups.push_back(std::move(ranks));
+  }
+
   void alloc(const ir::Op& op) {
     if (loop_depth_ > 0) {
       fail("pld.alloc_window_buffer '" + op.name +
@@ -256,6 +348,16 @@ class HostEvaluator {
     b.dtype = op.dtype;
     b.shape = shape;
     b.used = bytes;
+    if (!op.args.empty()) {
+      const DomainRef d = domain_arg(op.args[0], "pld.alloc_window_buffer '" + op.name + "'");
+      const runtime::CommDomain& dom = result_.domains[static_cast<std::size_t>(d.id)];
+      if (dom.groups.empty()) {
+        fail("pld.alloc_window_buffer '" + op.name + "': comm domain '" + dom.name +
+             "' has no groups; add them with pld::comm_group before allocating in it");
+      }
+      b.domain = d.id;
+      sealed_.insert(d.id);
+    }
     result_.buffers.push_back(b);
     env_[op.result] = BufferRef{static_cast<std::int32_t>(result_.buffers.size() - 1)};
   }
@@ -310,6 +412,7 @@ class HostEvaluator {
     std::vector<runtime::ArgBinding> bindings;
     std::vector<std::pair<runtime::WindowSpan, std::size_t>> spans_seen;  // (span, role)
     std::size_t role = 0;
+    std::int32_t domain = -2;  // the operands' one domain (-2: none seen yet)
     auto add_param = [&](const std::string& pname, const ViewRef& w) {
       fn->vars.push_back(ir::Var{pname, ir::shaped_type(ir::TypeKind::DistTensor, {}, w.dtype)});
       for (auto e : w.shape) fn->vars.back().type.shape.push_back(ir::make_const(e));
@@ -342,8 +445,17 @@ class HostEvaluator {
                                             result_.buffers[w->buffer].name));
       }
       spans_seen.emplace_back(span, role++);
+      const std::int32_t d = result_.buffers[static_cast<std::size_t>(w->buffer)].domain;
+      if (domain != -2 && d != domain) {
+        fail(name + ": argument " + std::to_string(i) + " is a view of '" +
+             result_.buffers[static_cast<std::size_t>(w->buffer)].name + "' in " + domain_name(d) +
+             ", but the arguments before it are in " + domain_name(domain) +
+             "; a collective's windows must be in one domain");
+      }
+      domain = d;
       body.args[i] = ir::Operand::of_var(add_param("arg" + std::to_string(i), *w));
     }
+    if (domain == -2) domain = -1;  // the signal-free barrier: the world
     if ((op.kind == ir::OpKind::Allreduce && op.args.size() == 1) ||
         (op.kind == ir::OpKind::Barrier && op.args.empty())) {
       if (loop_depth_ > 0) {
@@ -352,25 +464,49 @@ class HostEvaluator {
              "allocated once per iteration; allocate an [NR, 1] INT32 signal with "
              "pld::alloc_window_buffer above the loop and pass it");
       }
+      const std::int64_t n =
+          domain < 0 ? world_size_ : result_.domains[static_cast<std::size_t>(domain)].group_size;
       runtime::WindowBuffer b;
       b.name = fn->name + "_signal";
       b.dtype = DType::INT32;
-      b.shape = {world_size_, 1};
-      b.used = world_size_ * 4;
+      b.shape = {n, 1};
+      b.used = n * 4;
+      b.domain = domain;
       result_.buffers.push_back(b);
       const auto id = static_cast<std::int32_t>(result_.buffers.size() - 1);
       viewed_.insert(id);
-      body.args.push_back(ir::Operand::of_var(
-          add_param("signal", ViewRef{id, {world_size_, 1}, DType::INT32, -1})));
+      body.args.push_back(
+          ir::Operand::of_var(add_param("signal", ViewRef{id, {n, 1}, DType::INT32, -1})));
     }
     body.result = body.args[op.kind == ir::OpKind::Allgather || op.kind == ir::OpKind::AllToAll ? 1
                             : op.kind == ir::OpKind::AllToAllV                                  ? 2
                                                                                                 : 0]
                       .var;
     fn->body.push_back(ir::Stmt{std::move(body)});
-    check_function(*fn, bindings_);
     result_.synthesized.push_back(fn);
-    for (auto& rank : result_.ranks) rank.push_back(HostDispatch{fn.get(), bindings});
+    // Every rank of the domain runs it (the pipeline checks it with the rest).
+    for (std::size_t r = 0; r < result_.ranks.size(); ++r) {
+      if (domain < 0 || result_.domains[static_cast<std::size_t>(domain)].group_of[r] >= 0)
+        result_.ranks[r].push_back(HostDispatch{fn.get(), bindings});
+    }
+  }
+
+  std::string domain_name(std::int32_t d) const {
+    return d < 0 ? "the world"
+                 : "comm domain '" + result_.domains[static_cast<std::size_t>(d)].name + "'";
+  }
+
+  // A view of a domain's buffer reaches only the ranks of the domain.
+  void check_in_domain(const std::string& what, const ViewRef& w, std::int64_t rank) const {
+    const runtime::WindowBuffer& b = result_.buffers[static_cast<std::size_t>(w.buffer)];
+    if (b.domain < 0) return;
+    const runtime::CommDomain& d = result_.domains[static_cast<std::size_t>(b.domain)];
+    if (d.group_of[static_cast<std::size_t>(rank)] >= 0) return;
+    std::string groups;
+    for (const auto& g : d.groups) groups += (groups.empty() ? "" : ", ") + runtime::group_text(g);
+    fail(what + ": a view of window buffer '" + b.name + "' of comm domain '" + d.name +
+         "' is dispatched to rank " + std::to_string(rank) + ", which is in none of its groups (" +
+         groups + "); dispatch it only to the ranks of its domain");
   }
 
   void call(const ir::Op& op) {
@@ -422,6 +558,7 @@ class HostEvaluator {
         if (param.type.kind != ir::TypeKind::DistTensor)
           fail(arg_what + ": expected a tensor, got a window view");
         expect(w->shape, w->dtype, "DistributedTensor");
+        check_in_domain(arg_what, *w, rank);
         views_dispatched_.insert(w->made_by);
         a.kind = runtime::ArgBinding::Kind::Window;
         a.buffer = w->buffer;
@@ -455,6 +592,7 @@ class HostEvaluator {
   std::set<ir::VarId> views_dispatched_;
   std::vector<bool> loop_dispatches_;         // per enclosing loop: does it dispatch?
   std::set<std::int64_t> runs_all_to_all_v_;  // ranks dispatched an all_to_all_v already
+  std::set<std::int32_t> sealed_;             // domains with a buffer: no more groups
 };
 
 }  // namespace

@@ -5,7 +5,9 @@
 // Requires: dims bound (bind_dims). Guarantees: every dispatch targets a rank
 // in [0, P), every x[r] is in range, every argument matches its parameter's
 // bound type, buffers are allocated once (not in a loop), every buffer is
-// viewed and every view reaches a dispatch — else a CompileError.
+// viewed and every view reaches a dispatch, every comm domain's groups are
+// disjoint, of one size and within [0, P), and a view of a domain's buffer
+// reaches only the ranks of that domain — else a CompileError.
 #pragma once
 
 #include <memory>
@@ -24,6 +26,7 @@ struct HostDispatch {
 
 struct HostSpecialization {
   std::vector<runtime::WindowBuffer> buffers;  // offsets not yet assigned
+  std::vector<runtime::CommDomain> domains;    // pld::comm_domain, in declaration order
   std::vector<std::vector<HostDispatch>> ranks;
   // Orchestration functions made for host-level collectives (dispatches
   // point into these).

@@ -46,10 +46,17 @@ pl::TypeSpec DistributedTensor(pl::Shape shape, pl::DType dtype) {
   return pl::TypeSpec{pl::TypeSpec::Kind::DistributedTensor, std::move(shape), dtype};
 }
 
-pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype) {
+namespace {
+
+pl::Value record_alloc(std::string name, pl::Shape shape, pl::DType dtype,
+                       const CommDomain* domain) {
   Trace& t = Trace::current("pld.alloc_window_buffer");
   ir::Op op;
   op.kind = ir::OpKind::AllocWindow;
+  if (domain) {
+    op.args.push_back(ir::Operand::of_var(expect_kind(t, *domain, "pld.alloc_window_buffer",
+                                                      "the domain", {ir::TypeKind::CommDomain})));
+  }
   op.name = std::move(name);
   op.shape = anyp::detail::shape_exprs(shape);
   op.dtype = dtype;
@@ -57,6 +64,61 @@ pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype
   ir::VarId res = op.result;
   t.emit(std::move(op));
   return pl::Value(t.ref(res));
+}
+
+}  // namespace
+
+pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype) {
+  return record_alloc(std::move(name), std::move(shape), dtype, nullptr);
+}
+
+pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype,
+                              const CommDomain& domain) {
+  return record_alloc(std::move(name), std::move(shape), dtype, &domain);
+}
+
+CommDomain comm_domain(std::string name) {
+  Trace& t = Trace::current("pld.comm_domain");
+  ir::Op op;
+  op.kind = ir::OpKind::CommDomain;
+  op.name = std::move(name);
+  op.result = t.new_var(ir::Type{ir::TypeKind::CommDomain, pl::INT32, {}});
+  ir::VarId res = op.result;
+  t.emit(std::move(op));
+  return CommDomain(t.ref(res));
+}
+
+namespace {
+
+void record_group(const CommDomain& domain, const std::vector<const pl::ScalarArg*>& args,
+                  std::int32_t form) {
+  Trace& t = Trace::current("pld.comm_group");
+  ir::Op op;
+  op.kind = ir::OpKind::CommGroup;
+  op.count = form;
+  op.args.push_back(ir::Operand::of_var(
+      expect_kind(t, domain, "pld.comm_group", "the domain", {ir::TypeKind::CommDomain})));
+  for (const pl::ScalarArg* a : args) {
+    ir::Operand o = t.operand(*a, "pld.comm_group");
+    if (anyp::dtype_is_float(t.operand_type(o).dtype))
+      t.fail("pld.comm_group: ranks, counts and strides must be integers");
+    op.args.push_back(o);
+  }
+  if (form == 0 && args.empty()) t.fail("pld.comm_group: a group needs at least one rank");
+  t.emit(std::move(op));
+}
+
+}  // namespace
+
+void comm_group(const CommDomain& domain, const pl::ScalarArg& first, const pl::ScalarArg& count,
+                const pl::ScalarArg& stride) {
+  record_group(domain, {&first, &count, &stride}, 1);
+}
+
+void comm_group(const CommDomain& domain, const std::vector<pl::ScalarArg>& ranks) {
+  std::vector<const pl::ScalarArg*> args;
+  for (const auto& r : ranks) args.push_back(&r);
+  record_group(domain, args, 0);
 }
 
 pl::Value alloc_window_buffer(std::string name, const pl::Dim& bytes) {

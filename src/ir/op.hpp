@@ -8,7 +8,11 @@
 //   ScalarNot    %r = !args[0]
 //   ScalarCast   %r = cast(args[0]) to dtype
 //   Index        %r = args[0][args[1]]                (host slicing, drops dim 0)
-//   AllocWindow  %r = buffer `name`, shape, dtype     (host)
+//   AllocWindow  %r = buffer `name`, shape, dtype     (host); args[0], when present, is
+//                the CommDomain the buffer belongs to (else the world)
+//   CommDomain   %r = domain `name` (host): a set of disjoint groups of ranks
+//   CommGroup    adds a group to domain args[0] (host): count 0: the ranks args[1..], in
+//                group order; count 1: args[2] ranks args[1], args[1] + args[3], ...
 //   Window       %r = view of buffer args[0], shape, dtype (host); args[1], when present,
 //                is the view's offset in elements of dtype from the buffer's start
 //   WorldSize    marker: pld::world_size() used as a value
@@ -88,6 +92,8 @@ enum LevelMask : unsigned { kHost = 1, kOrch = 2, kIncore = 4, kAny = 7 };
   X(Index, "index", kHost)                                       \
   X(AllocWindow, "pld.alloc_window_buffer", kHost)               \
   X(Window, "pld.window", kHost)                                 \
+  X(CommDomain, "pld.comm_domain", kHost)                        \
+  X(CommGroup, "pld.comm_group", kHost)                          \
   X(WorldSize, "pld.world_size", kHost)                          \
   X(Call, "call", kHost | kOrch)                                 \
   X(Load, "pl.load", kIncore)                                    \

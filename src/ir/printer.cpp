@@ -50,7 +50,8 @@ class Printer {
       case TypeKind::Scalar:
         return "Scalar " + std::string(dtype_name(t.dtype));
       case TypeKind::CommCtx:
-        return "CommCtx";
+      case TypeKind::CommDomain:
+        return type_kind_name(t.kind);
       default:
         return std::string(type_kind_name(t.kind)) + shape(t.shape) + " " +
                std::string(dtype_name(t.dtype));
@@ -115,7 +116,14 @@ class Printer {
         return res + indexed(a, 0, 1, 2) + result_type(op);
       case OpKind::AllocWindow:
         return res + "pld.alloc_window_buffer \"" + op.name + "\" " + shape(op.shape) + " " +
-               std::string(dtype_name(op.dtype));
+               std::string(dtype_name(op.dtype)) + (n > 0 ? " domain=" + operand(a[0]) : "");
+      case OpKind::CommDomain:
+        return res + "pld.comm_domain \"" + op.name + "\"";
+      case OpKind::CommGroup:
+        return "pld.comm_group " + operand(a[0]) +
+               (op.count == 0 ? " ranks=[" + operands(a, 1, n) + "]"
+                              : " first=" + operand(a[1]) + " count=" + operand(a[2]) +
+                                    " stride=" + operand(a[3]));
       case OpKind::Window:
         return res + "pld.window " + operand(a[0]) + " " + shape(op.shape) + " " +
                std::string(dtype_name(op.dtype)) + (n > 1 ? " offset=" + operand(a[1]) : "");

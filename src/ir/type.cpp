@@ -23,6 +23,8 @@ const char* type_kind_name(TypeKind k) {
       return "WindowBuffer";
     case TypeKind::CommCtx:
       return "CommCtx";
+    case TypeKind::CommDomain:
+      return "CommDomain";
   }
   return "?";
 }
@@ -43,7 +45,8 @@ std::string to_string(const Type& t) {
     case TypeKind::Scalar:
       return "Scalar " + std::string(dtype_name(t.dtype));
     case TypeKind::CommCtx:
-      return "CommCtx";
+    case TypeKind::CommDomain:
+      return type_kind_name(t.kind);
     default:
       return std::string(type_kind_name(t.kind)) + to_string(t.shape) + " " +
              std::string(dtype_name(t.dtype));

@@ -1,6 +1,6 @@
 // type.hpp — the types of IR variables: scalars, tensors (private memory),
-// distributed tensors (window views), tiles, window buffers and the comm
-// context. Shapes are extent expressions, so types may mention NR.
+// distributed tensors (window views), tiles, window buffers, the comm
+// context and communication domains (host). Shapes are extent expressions, so types may mention NR.
 #pragma once
 
 #include <string>
@@ -11,12 +11,12 @@
 
 namespace anyp::ir {
 
-enum class TypeKind { Scalar, Tensor, DistTensor, Tile, WindowBuffer, CommCtx };
+enum class TypeKind { Scalar, Tensor, DistTensor, Tile, WindowBuffer, CommCtx, CommDomain };
 
 struct Type {
   TypeKind kind = TypeKind::Scalar;
   DType dtype = DType::INT32;
-  std::vector<Expr> shape;  // empty for Scalar and CommCtx
+  std::vector<Expr> shape;  // empty for Scalar, CommCtx and CommDomain
 };
 
 Type scalar_type(DType dtype);

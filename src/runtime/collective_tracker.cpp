@@ -18,8 +18,42 @@ bool CallWindows::operator==(const CallWindows& o) const {
                                       o.operands.begin());
 }
 
-CollectiveTracker::CollectiveTracker(const Executable& exec)
-    : exec_(exec), signals_(exec.buffers.size()) {}
+CollectiveTracker::CollectiveTracker(const Executable& exec) : exec_(exec) {
+  std::vector<std::int64_t> world(static_cast<std::size_t>(exec.world_size));
+  for (std::size_t r = 0; r < world.size(); ++r) world[r] = static_cast<std::int64_t>(r);
+  for (std::size_t b = 0; b < exec.buffers.size(); ++b) {
+    const WindowBuffer& buf = exec.buffers[b];
+    first_signal_.push_back(signals_.size());
+    if (buf.domain < 0) {
+      Signal sig;
+      sig.buffer = static_cast<std::int32_t>(b);
+      sig.members = world;
+      sig.label = "'" + buf.name + "'";
+      signals_.push_back(std::move(sig));
+      continue;
+    }
+    const CommDomain& d = exec.domains[static_cast<std::size_t>(buf.domain)];
+    for (const auto& g : d.groups) {
+      Signal sig;
+      sig.buffer = static_cast<std::int32_t>(b);
+      sig.members = g;
+      sig.label = "'" + buf.name + "' (group " + group_text(g) + " of domain '" + d.name + "')";
+      signals_.push_back(std::move(sig));
+    }
+  }
+}
+
+CollectiveTracker::Signal& CollectiveTracker::signal_of(std::int32_t buffer, std::int64_t rank) {
+  const WindowBuffer& buf = exec_.buffers[static_cast<std::size_t>(buffer)];
+  std::size_t i = first_signal_[static_cast<std::size_t>(buffer)];
+  if (buf.domain >= 0) {
+    const std::int32_t g = exec_.domains[static_cast<std::size_t>(buf.domain)]
+                               .group_of[static_cast<std::size_t>(rank)];
+    ANYP_CHECK(g >= 0, "a collective on a comm_domain buffer from a rank outside the domain");
+    i += static_cast<std::size_t>(g);
+  }
+  return signals_[i];
+}
 
 std::string CollectiveTracker::call_text(const Call& c) const {
   const std::string sig = c.desc->signature.empty() ? "" : " (" + c.desc->signature + ")";
@@ -61,7 +95,7 @@ std::string CollectiveTracker::enter_locked(std::int64_t rank, std::int32_t buff
                                             const CollectiveDesc& desc, const CallWindows& windows,
                                             SiteRef site) {
   const auto world = static_cast<std::size_t>(exec_.world_size);
-  Signal& sig = signals_[static_cast<std::size_t>(buffer)];
+  Signal& sig = signal_of(buffer, rank);
   if (sig.made.empty()) sig.made.assign(world, 0);
   const std::size_t n = sig.made[static_cast<std::size_t>(rank)]++;
   const std::size_t i = sig.head + (n - sig.retired);
@@ -90,8 +124,7 @@ std::string CollectiveTracker::enter_locked(std::int64_t rank, std::int32_t buff
     const bool first_is_lower = first.first_rank < rank;
     const Call& lo = first_is_lower ? first : mine;
     const Call& hi = first_is_lower ? mine : first;
-    const std::string head = "collective mismatch on signal '" +
-                             exec_.buffers[static_cast<std::size_t>(buffer)].name + "': call #" +
+    const std::string head = "collective mismatch on signal " + sig.label + ": call #" +
                              std::to_string(n + 1) + " on it is " + call_text(lo);
     if (same_call) {
       mismatch = head + " with " + windows_text(lo) + " on rank " + std::to_string(lo.first_rank) +
@@ -109,7 +142,8 @@ std::string CollectiveTracker::enter_locked(std::int64_t rank, std::int32_t buff
 }
 
 void CollectiveTracker::retire(Signal& sig) {
-  while (sig.head < sig.calls.size() && sig.calls[sig.head].entered_count == exec_.world_size) {
+  const auto members = static_cast<std::int64_t>(sig.members.size());
+  while (sig.head < sig.calls.size() && sig.calls[sig.head].entered_count == members) {
     spare_entered_.push_back(std::move(sig.calls[sig.head].entered));
     ++sig.head;
     ++sig.retired;
@@ -138,13 +172,12 @@ std::string CollectiveTracker::replay(const Entry& e) {
 std::string CollectiveTracker::unfinished_calls(std::span<const char> finished) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
-  for (std::size_t buffer = 0; buffer < signals_.size(); ++buffer) {
-    const Signal& sig = signals_[buffer];
+  for (const Signal& sig : signals_) {
     for (std::size_t i = sig.head; i < sig.calls.size(); ++i) {
       const Call& c = sig.calls[i];
       std::vector<std::int64_t> in, out_finished, out_waiting;
-      for (std::size_t r = 0; r < c.entered.size(); ++r) {
-        const auto rank = static_cast<std::int64_t>(r);
+      for (const std::int64_t rank : sig.members) {
+        const auto r = static_cast<std::size_t>(rank);
         if (c.entered[r]) {
           in.push_back(rank);
         } else if (finished[r]) {
@@ -155,8 +188,7 @@ std::string CollectiveTracker::unfinished_calls(std::span<const char> finished) 
       }
       if (out_finished.empty() && out_waiting.empty()) continue;
       out += "  collective call #" + std::to_string(sig.retired + (i - sig.head) + 1) +
-             " on signal '" + exec_.buffers[buffer].name + "', " + call_text(c) + ": entered by " +
-             ranks_text(in);
+             " on signal " + sig.label + ", " + call_text(c) + ": entered by " + ranks_text(in);
       if (!out_finished.empty())
         out += "; never entered by " + ranks_text(out_finished) + " (finished)";
       if (!out_waiting.empty())
@@ -169,17 +201,22 @@ std::string CollectiveTracker::unfinished_calls(std::span<const char> finished) 
 
 std::string CollectiveTracker::unbalanced_calls() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (std::size_t buffer = 0; buffer < signals_.size(); ++buffer) {
-    const Signal& sig = signals_[buffer];
+  for (const Signal& sig : signals_) {
     if (sig.made.empty()) continue;
-    // The first rank with the fewest calls, and the first with the most.
-    const auto lo = std::min_element(sig.made.begin(), sig.made.end());
-    const auto hi = std::max_element(sig.made.begin(), sig.made.end());
-    if (*lo != *hi) {
-      return "collective mismatch on signal '" + exec_.buffers[buffer].name + "': rank " +
-             std::to_string(hi - sig.made.begin()) + " made " + std::to_string(*hi) +
-             " builtin collective calls on it, rank " + std::to_string(lo - sig.made.begin()) +
-             " made " + std::to_string(*lo) + "; every rank must make the same calls";
+    // The first member with the fewest calls, and the first with the most.
+    std::int64_t lo = sig.members.front(), hi = lo;
+    for (const std::int64_t r : sig.members) {
+      const std::size_t made = sig.made[static_cast<std::size_t>(r)];
+      if (made < sig.made[static_cast<std::size_t>(lo)]) lo = r;
+      if (made > sig.made[static_cast<std::size_t>(hi)]) hi = r;
+    }
+    const std::size_t made_lo = sig.made[static_cast<std::size_t>(lo)];
+    const std::size_t made_hi = sig.made[static_cast<std::size_t>(hi)];
+    if (made_lo != made_hi) {
+      return "collective mismatch on signal " + sig.label + ": rank " + std::to_string(hi) +
+             " made " + std::to_string(made_hi) + " builtin collective calls on it, rank " +
+             std::to_string(lo) + " made " + std::to_string(made_lo) +
+             "; every rank must make the same calls";
     }
   }
   return "";

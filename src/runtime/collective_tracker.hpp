@@ -1,5 +1,6 @@
 // collective_tracker.hpp — matches builtin collective calls across ranks.
 // Every rank's n-th builtin call on one signal buffer must be the same call
+// (for a buffer of a comm domain: every rank of one group's)
 // (kind, reduce op, mode, root, data shape and dtype, window buffers): the
 // credit protocol (ladder.md part C) cannot tell two different calls apart,
 // so a mismatch would otherwise balance its credits and finish with
@@ -85,12 +86,18 @@ class CollectiveTracker {
   // The calls on one signal buffer that not every rank has entered yet
   // (calls[head, end): call number retired + i is calls[head + i]), and how
   // many calls each rank made.
+  // One per world buffer, and one per group of a comm_domain buffer (the
+  // group's calls are matched among its ranks only).
   struct Signal {
+    std::int32_t buffer = -1;
+    std::vector<std::int64_t> members;  // the ranks that call on it
+    std::string label;                  // "'sig'", or "'sig' (group {2, 3} of domain 'tp')"
     std::vector<Call> calls;
     std::size_t head = 0;
     std::size_t retired = 0;
-    std::vector<std::size_t> made;  // per rank
+    std::vector<std::size_t> made;  // per world rank
   };
+  Signal& signal_of(std::int32_t buffer, std::int64_t rank);
   // Retires the calls at the head that every rank has entered, keeping
   // their `entered` vectors for new calls.
   void retire(Signal& sig);
@@ -104,7 +111,8 @@ class CollectiveTracker {
   bool journal_only_ = false;
   std::vector<Entry> journal_;
   mutable std::mutex mutex_;
-  std::vector<Signal> signals_;  // per window buffer
+  std::vector<Signal> signals_;            // per window buffer and group
+  std::vector<std::size_t> first_signal_;  // per window buffer: its first entry in signals_
   std::vector<std::vector<char>> spare_entered_;
 };
 

@@ -28,6 +28,7 @@ struct Executable {
   std::vector<std::int64_t> device_ids;
   std::vector<HostArgSpec> host_args;
   std::vector<WindowBuffer> buffers;  // symmetric: one layout for every rank
+  std::vector<CommDomain> domains;    // pld::comm_domain, in declaration order
   std::int64_t window_bytes = 0;      // per rank
   std::vector<LoweredCode> codes;
   std::vector<std::vector<Dispatch>> ranks;  // ranks[r]: its dispatches, in host order

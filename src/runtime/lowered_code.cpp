@@ -17,6 +17,15 @@ const char* opcode_name(Opcode op) {
   ANYP_UNREACHABLE("opcode " + std::to_string(static_cast<int>(op)) + " has no name");
 }
 
+std::string group_text(const std::vector<std::int64_t>& group) {
+  constexpr std::size_t kShown = 16;
+  std::string s = "{";
+  for (std::size_t i = 0; i < group.size() && i < kShown; ++i)
+    s += (i ? ", " : "") + std::to_string(group[i]);
+  if (group.size() > kShown) s += " and " + std::to_string(group.size() - kShown) + " more";
+  return s + "}";
+}
+
 const char* opcode_meaning(Opcode op) {
   switch (op) {
 #define ANYP_X(name, text, meaning) \

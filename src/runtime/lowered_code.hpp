@@ -78,10 +78,25 @@ struct WindowBuffer {
   // Only credits: every access in the program is an AtomicAdd notify or a
   // Ge wait, never data (so a credit's arrival order matters to no one).
   bool credit_only = false;
-  std::int64_t offset = 0;  // bytes from the start of a rank's window
-  std::int64_t bytes = 0;   // slot size, rounded up to 32 B
-  std::int64_t used = 0;    // requested size
+  std::int64_t offset = 0;   // bytes from the start of a rank's window
+  std::int64_t bytes = 0;    // slot size, rounded up to 32 B
+  std::int64_t used = 0;     // requested size
+  std::int32_t domain = -1;  // its CommDomain (index into Executable::domains), -1: the world
 };
+
+// A communication domain (pld::comm_domain): disjoint groups of ranks, all
+// of one size. A view of one of its buffers is reached through the group of
+// the rank that holds it: peer k is the group's k-th rank, pld::rank is the
+// rank's index in its group, and a builtin collective runs over the group.
+struct CommDomain {
+  std::string name;
+  std::int64_t group_size = 0;
+  std::vector<std::vector<std::int64_t>> groups;  // world ranks, in group order
+  std::vector<std::int32_t> group_of;             // per world rank: its group, or -1
+  std::vector<std::int32_t> index_of;             // per world rank: its index in the group, or -1
+};
+// "{2, 3}": the world ranks of a group.
+std::string group_text(const std::vector<std::int64_t>& group);
 
 // How one parameter of a dispatch is bound on its rank.
 struct ArgBinding {

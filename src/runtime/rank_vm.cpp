@@ -65,10 +65,18 @@ bool RankVm::enter_dispatch() {
         v_[reg] = ViewReg{Space::Host, a.host_param, a.byte_offset,
                           a.dtype,     a.shape,      element_count(a.shape)};
         break;
-      case ArgBinding::Kind::Window:
-        v_[reg] = ViewReg{Space::Window, a.buffer, a.byte_offset,
-                          a.dtype,       a.shape,  element_count(a.shape)};
+      case ArgBinding::Kind::Window: {
+        ViewReg& v = v_[reg];
+        v = ViewReg{Space::Window, a.buffer, a.byte_offset,
+                    a.dtype,       a.shape,  element_count(a.shape)};
+        v.domain = ctx_->exec->buffers[static_cast<std::size_t>(a.buffer)].domain;
+        if (v.domain >= 0) {
+          v.group = ctx_->exec->domains[static_cast<std::size_t>(v.domain)]
+                        .group_of[static_cast<std::size_t>(rank_)];
+          ANYP_CHECK(v.group >= 0, "a view of a comm_domain buffer dispatched outside its domain");
+        }
         break;
+      }
     }
   }
   ctx_->fabric->begin_dispatch(rank_, dispatch_);
@@ -211,10 +219,15 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
             tile_arange(in);
             break;
           case Opcode::Rank:
-            s[in.dst] = int_scalar(rank_);
+            s[in.dst] =
+                int_scalar(in.a >= 0 && v_[in.a].domain >= 0
+                               ? domain_of(v_[in.a]).index_of[static_cast<std::size_t>(rank_)]
+                               : rank_);
             break;
           case Opcode::NRanks:
-            s[in.dst] = int_scalar(ctx_->exec->world_size);
+            s[in.dst] =
+                int_scalar(in.a >= 0 && v_[in.a].domain >= 0 ? domain_of(v_[in.a]).group_size
+                                                             : ctx_->exec->world_size);
             break;
           case Opcode::Notify:
             notify(in);
@@ -278,16 +291,30 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
   }
 }
 
-std::int64_t RankVm::peer_of(const Instr& in, std::int32_t reg) const {
+std::int64_t RankVm::peer_of(const Instr& in, std::int32_t reg, const ViewReg& v) const {
   const std::int64_t p = s_[reg].as_int();
-  if (p < 0 || p >= ctx_->exec->world_size) [[unlikely]]
-    peer_out_of_range(in, p);
-  return p;
+  if (v.domain < 0) {
+    if (p < 0 || p >= ctx_->exec->world_size) [[unlikely]]
+      peer_out_of_range(in, p, v);
+    return p;
+  }
+  const std::vector<std::int64_t>& group = domain_of(v).groups[static_cast<std::size_t>(v.group)];
+  if (p < 0 || p >= static_cast<std::int64_t>(group.size())) [[unlikely]]
+    peer_out_of_range(in, p, v);
+  return group[static_cast<std::size_t>(p)];
 }
 
-void RankVm::peer_out_of_range(const Instr& in, std::int64_t p) const {
-  std::string msg = "peer " + std::to_string(p) + " is out of range [0, " +
-                    std::to_string(ctx_->exec->world_size) + ")";
+void RankVm::peer_out_of_range(const Instr& in, std::int64_t p, const ViewReg& v) const {
+  std::string msg = "peer " + std::to_string(p) + " is out of range [0, ";
+  if (v.domain < 0) {
+    msg += std::to_string(ctx_->exec->world_size) + ")";
+  } else {
+    const CommDomain& d = domain_of(v);
+    msg += std::to_string(d.group_size) + ") of this rank's group " +
+           group_text(d.groups[static_cast<std::size_t>(v.group)]) + " in domain '" + d.name +
+           "' (window '" + ctx_->exec->buffers[static_cast<std::size_t>(v.id)].name +
+           "'; a peer is an index into the group)";
+  }
   if (p < 0) {
     msg +=
         "\n  hint: a negative peer usually comes from (r - 1) % P, which C++ truncates to -1 "
@@ -412,7 +439,7 @@ std::byte* RankVm::shape_tile(TileReg& t, DType dtype, std::span<const std::int6
 
 void RankVm::load(const Instr& in) {
   const ViewReg& v = v_[in.a];
-  const std::int64_t owner = in.op == Opcode::Load ? rank_ : peer_of(in, in.b);
+  const std::int64_t owner = in.op == Opcode::Load ? rank_ : peer_of(in, in.b, v);
   const Index offs = offsets(in, 0, in.idx.size());
   const std::span<const std::int64_t> at(offs.data(), in.idx.size());
   if (!in.valid.empty()) {  // a partial tile: read the valid region, pad with 0
@@ -433,7 +460,7 @@ void RankVm::store(const Instr& in) {
   const bool remote = in.op == Opcode::RemoteStore;
   const TileReg& t = t_[remote ? in.c : in.a];
   const ViewReg& v = v_[remote ? in.a : in.b];
-  const std::int64_t owner = remote ? peer_of(in, in.b) : rank_;
+  const std::int64_t owner = remote ? peer_of(in, in.b, v) : rank_;
   const Index offs = offsets(in, 0, in.idx.size());
   const std::span<const std::int64_t> at(offs.data(), in.idx.size());
   ANYP_CHECK(t.dtype == v.dtype, "store of a tile into a view of another dtype");
@@ -479,9 +506,9 @@ void RankVm::read_or_write(const Instr& in) {
 }
 
 void RankVm::transfer(const Instr& in, bool is_put) {
-  const std::int64_t peer = peer_of(in, in.b);
   const ViewReg& dst = v_[in.a];
   const ViewReg& src = v_[in.c];
+  const std::int64_t peer = peer_of(in, in.b, is_put ? dst : src);  // the remote side's view
   const std::int64_t dst_owner = is_put ? peer : rank_, src_owner = is_put ? rank_ : peer;
   if (in.shape.empty()) {  // whole views, of one shape (checked when compiled)
     ANYP_CHECK(std::equal(dst.shape.begin(), dst.shape.end(), src.shape.begin(), src.shape.end()),
@@ -500,8 +527,8 @@ void RankVm::transfer(const Instr& in, bool is_put) {
 }
 
 void RankVm::flat_op(const Instr& in) {
-  const std::int64_t peer = peer_of(in, in.b);
   const ViewReg& v = v_[in.a];
+  const std::int64_t peer = peer_of(in, in.b, v);
   const std::array<std::int64_t, 1> flat_shape{v.elements};
   const std::array<std::int64_t, 1> offset{s_[in.idx[0]].as_int()};
   switch (in.op) {
@@ -539,7 +566,7 @@ void RankVm::flat_op(const Instr& in) {
 }
 
 void RankVm::notify(const Instr& in) {
-  const std::int64_t peer = peer_of(in, in.b);
+  const std::int64_t peer = peer_of(in, in.b, v_[in.a]);
   const Cell cell = signal_cell(in, v_[in.a], peer);
   const std::int64_t value = s_[in.c].as_int();
   if (value < INT32_MIN || value > INT32_MAX) {

@@ -83,6 +83,10 @@ struct ViewReg {
   DType dtype = DType::FP32;
   std::span<const std::int64_t> shape;  // the dispatch argument's (it outlives the run)
   std::int64_t elements = 0;            // the product of shape
+  // A view of a comm_domain buffer: its domain and this rank's group there
+  // (peers are indices into the group); -1: the world.
+  std::int32_t domain = -1;
+  std::int32_t group = -1;
 };
 
 // What the ranks of one run share.
@@ -111,8 +115,11 @@ class RankVm {
   bool enter_dispatch();
   [[noreturn, gnu::cold]] void fail(const Instr& in, const std::string& what) const;
   SiteRef site(const Instr& in) const { return SiteRef{code_index_, in.site}; }
-  std::int64_t peer_of(const Instr& in, std::int32_t reg) const;
-  [[noreturn, gnu::cold]] void peer_out_of_range(const Instr& in, std::int64_t peer) const;
+  // The world rank of the peer in scalar register `reg`, addressed through
+  // view v: the peer itself, or for a group view the group's peer-th rank.
+  std::int64_t peer_of(const Instr& in, std::int32_t reg, const ViewReg& v) const;
+  [[noreturn, gnu::cold]] void peer_out_of_range(const Instr& in, std::int64_t peer,
+                                                 const ViewReg& v) const;
   [[noreturn, gnu::cold]] void cell_out_of_bounds(const Instr& in, const ViewReg& v,
                                                   std::int64_t owner, std::size_t dim) const;
   Index offsets(const Instr& in, std::size_t from, std::size_t count) const;
@@ -136,6 +143,9 @@ class RankVm {
                      std::span<const std::int64_t, 1> flat_shape,
                      std::span<const std::int64_t, 1> offset,
                      std::span<const std::int64_t, 1> len) const;
+  const CommDomain& domain_of(const ViewReg& v) const {
+    return ctx_->exec->domains[static_cast<std::size_t>(v.domain)];
+  }
   // "rank 1's window 'dst'", or "host tensor 'x'": whose memory v is.
   std::string memory_text(const ViewReg& v, std::int64_t owner) const;
   // The region [offs, offs + extent) of `owner`'s copy of view v, seen with

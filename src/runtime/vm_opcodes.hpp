@@ -43,8 +43,8 @@
   X(ConcatTile, "concat.tile", "t[dst] = t[a]'s columns, then t[b]'s")                             \
   X(Arange, "arange.tile",                                                                         \
     "t[dst] = tile of dtype and shape, element i = s[a] + i (s[a] - i when imm is 1)")             \
-  X(Rank, "rank", "s[dst] = this rank")                                                            \
-  X(NRanks, "nranks", "s[dst] = P")                                                                \
+  X(Rank, "rank", "s[dst] = this rank (its index in v[a]'s group when a >= 0 names a group view)") \
+  X(NRanks, "nranks", "s[dst] = P (v[a]'s group size when a >= 0 names a group view)")             \
   X(Notify, "notify", "cell idx of peer s[b]'s signal v[a] <sub: NotifyKind> s[c]")                \
   X(Wait, "wait", "until cell idx of this rank's signal v[a] <sub: WaitKind> s[b]; else park")     \
   X(Put, "put",                                                                                    \
