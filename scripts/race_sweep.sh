@@ -22,7 +22,8 @@ declare -A MODES=(
   [07_dynamic_rank_count]="put get" [11_allreduce_reveal]="mesh ring" [12_broadcast]="hand builtin"
   [13_allgather]="hand builtin" [14_reduce_scatter]="hand builtin" [15_all_to_all]="hand builtin"
   [16_putting_it_together]="shared separate" [k1_tp_mlp]="mesh ring"
-  [k2_allgather_gemm]="overlap bulk" [k3_gemm_reduce_scatter]="overlap bulk")
+  [k2_allgather_gemm]="overlap bulk" [k3_gemm_reduce_scatter]="overlap bulk"
+  [k6_tp_dp_allreduce]="2d flat")
 declare -A OPS=([11_allreduce_reveal]="sum max min prod" [14_reduce_scatter]="sum max min prod")
 
 runs=0

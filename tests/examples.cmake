@@ -252,7 +252,7 @@ foreach(example ${ANYP_ANY_P_EXAMPLES} ${ANYP_COLLECTIVE_EXAMPLES})
 endforeach()
 
 # ---- the second ladder: real kernels (examples/kernels/, issue 11) -------------------
-# Every kernel and mode at P = 2, 3, 4, 5, 8 and 16; race-checked under 10 PCT
+# Every kernel and mode at P = 2, 3, 4, 5, 8 and 16 (k6, the 2-D groups: also 6, 9, 12); race-checked under 10 PCT
 # schedules at P = 3, 4 and 5. k1_tp_mlp splits F = 960 into tile-row shards,
 # so P must divide 120: P = 7 and 16 exit 2 (also under --compile-only).
 set(ANYP_EXAMPLE_MODES_k1_tp_mlp mesh ring)
@@ -260,10 +260,13 @@ set(ANYP_EXAMPLE_MODES_k2_allgather_gemm overlap bulk)
 set(ANYP_EXAMPLE_MODES_k3_gemm_reduce_scatter overlap bulk)
 set(ANYP_EXAMPLE_MODES_k4_moe -)
 set(ANYP_EXAMPLE_MODES_k5_ring_attention -)
+set(ANYP_EXAMPLE_MODES_k6_tp_dp_allreduce 2d flat)
 foreach(example ${ANYP_KERNEL_EXAMPLES})
   set(ranks 2 3 4 5 8 16)
   if(example STREQUAL "k1_tp_mlp")
     set(ranks 2 3 4 5 6 8 24)
+  elseif(example STREQUAL "k6_tp_dp_allreduce")  # the 2-D grids 2x2, 2x3, 2x4, 3x3, 3x4, 4x4
+    set(ranks 2 3 4 5 6 8 9 12 16)
   endif()
   foreach(mode ${ANYP_EXAMPLE_MODES_${example}})
     foreach(P ${ranks})

@@ -105,6 +105,11 @@ foreach(example ${ANYP_KERNEL_EXAMPLES})
       COMMAND $<TARGET_FILE:${example}> ${args})
   endforeach()
 endforeach()
+# Sub-communicator groups on Open MPI's RMA: the 2 x 2 and 2 x 3 grids.
+foreach(P 4 6)
+  anyp_add_mpi_test(mpi.k6_tp_dp_allreduce.2d.P${P} NP ${P} EXIT 0 STDOUT "OK\\n"
+    COMMAND $<TARGET_FILE:k6_tp_dp_allreduce> --engine mpi)
+endforeach()
 
 # ---- the pitfalls whose diagnosis is not a race: the threads engine's text ------------
 # (The race pitfalls need the race checker, a threads-engine tool.)

@@ -52,6 +52,9 @@
 //   k4_moe            two all_to_all_v's: bytes by the routing, 2(P-1) RMA,
 //                     4(P-1) notify (+E 2P), 2(P-1) wait
 //   k5_ring_attention (P-1)·2 KiB out and in, P-1 RMA, 2P-3 notify, 2P-3 wait
+//   k6 2d             two mesh allreduces of 4 KiB, over the TP-rank row group then the
+//                     DP-rank column group: as 11 mesh with P-1 -> (TP-1) + (DP-1)
+//   k6 flat           one mesh allreduce of 4 KiB over the world (11 mesh)
 //
 // The examples directory comes from ANYP_EXAMPLES_DIR (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
@@ -282,6 +285,21 @@ std::vector<Case> all_cases() {
   add("k5_ring_attention", "", "", kAnyP, [](std::int64_t P, std::int64_t) {
     constexpr std::int64_t kv = 4 * 16 * 32;
     return cost((P - 1) * kv, (P - 1) * kv, P - 1, 2 * P - 3, 0, 2 * P - 3);
+  });
+  // k6: a mesh allreduce of [1, 1024] FP32 over each group (K = 1): the row
+  // group of TP ranks (TP the largest divisor of P up to sqrt(P)), then the
+  // column group of DP = P / TP; or one over the world.
+  constexpr std::int64_t k6_row = 4 * 1024;
+  add("k6_tp_dp_allreduce", "2d", "", kAnyP, [](std::int64_t P, std::int64_t) {
+    std::int64_t tp = 1;
+    for (std::int64_t k = 1; k * k <= P; ++k)
+      if (P % k == 0) tp = k;
+    const std::int64_t peers = (tp - 1) + (P / tp - 1), K = chunks(k6_row);
+    return cost(peers * k6_row, 0, peers * K, (1 + K) * peers, peers, (1 + K) * peers);
+  });
+  add("k6_tp_dp_allreduce", "flat", "", kAnyP, [](std::int64_t P, std::int64_t) {
+    const std::int64_t K = chunks(k6_row);
+    return cost((P - 1) * k6_row, 0, (P - 1) * K, (1 + K) * (P - 1), P - 1, (1 + K) * (P - 1));
   });
   return cases;
 }
