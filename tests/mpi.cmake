@@ -213,6 +213,13 @@ foreach(P 2 3 4 5)
   anyp_add_mpi_test(mpi.engines_agree.P${P} NP ${P} EXIT 0 STDOUT "OK\\n" STDERR "" ENV "${level}"
     COMMAND $<TARGET_FILE:anyp_mpi_engines_agree>)
 endforeach()
+# Sessions (tests/mpi/sessions_agree.cpp): persistent windows, resets,
+# resident tensors and submits give the threads engine's bytes, run by run.
+# Funneled: the threads engine's session has a worker thread of its own.
+foreach(P 2 3 4)
+  anyp_add_mpi_test(mpi.sessions_agree.P${P} NP ${P} EXIT 0 STDOUT "OK\\n" STDERR ""
+    ENV ANYP_MPI_THREAD_LEVEL=funneled COMMAND $<TARGET_FILE:anyp_mpi_sessions_agree>)
+endforeach()
 anyp_add_mpi_test(mpi.cli.bad_thread_level NP 2 EXIT 1 STDOUT ""
   STDERR "anyp mpi engine: ANYP_MPI_THREAD_LEVEL is 'multiple'; it must be single (the default) or funneled\n"
   ENV ANYP_MPI_THREAD_LEVEL=multiple

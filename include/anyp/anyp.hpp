@@ -10,3 +10,4 @@
 #include "anyp/pl.hpp"
 #include "anyp/pld.hpp"
 #include "anyp/run_config.hpp"
+#include "anyp/session.hpp"

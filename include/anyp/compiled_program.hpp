@@ -24,6 +24,12 @@ namespace anyp {
 namespace detail {
 struct Plan;
 }
+namespace runtime {
+class Engine;
+class PersistentWindows;
+}  // namespace runtime
+class Session;
+struct SessionOptions;
 
 // One argument of a host call: a host tensor (by reference) or a scalar.
 class ArgRef {
@@ -83,6 +89,10 @@ class CompiledProgram {
     return run({ArgRef(std::forward<A>(args))...});
   }
   RunStats run(const std::vector<ArgRef>& args) const;
+  // A session for many runs of this program (session.hpp): windows that
+  // persist between runs if asked, tensors it owns, asynchronous submits.
+  Session prepare(const SessionOptions& options) const;
+  Session prepare() const;
 
   int world_size() const;
   const std::string& platform() const;
@@ -99,6 +109,11 @@ class CompiledProgram {
   std::string manifest_json() const;
 
  private:
+  friend class Session;
+  // A run on `engine`, its windows `windows` (a session's) or fresh ones.
+  RunStats run_with(runtime::Engine& engine, runtime::PersistentWindows* windows,
+                    const std::vector<ArgRef>& args) const;
+
   std::shared_ptr<const detail::Plan> plan_;
   RunConfig config_;  // scheduling options for runs
   std::string output_dir_;

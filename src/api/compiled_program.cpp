@@ -131,11 +131,16 @@ void CompiledProgram::write_artifact(const std::string& dir) {
 }
 
 RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
-  const runtime::Executable& exec = plan_->exec;
-  const std::vector<const HostTensor*> host_args = check_run_args(*plan_, args);
   std::unique_ptr<runtime::Engine> engine = engines::make_engine(config_.engine);
   if (!engine) throw ConfigError(engines::unavailable_message(config_.engine));
-  if (const std::string why = engine->check(exec); !why.empty()) throw ConfigError(why);
+  return run_with(*engine, nullptr, args);
+}
+
+RunStats CompiledProgram::run_with(runtime::Engine& engine, runtime::PersistentWindows* windows,
+                                   const std::vector<ArgRef>& args) const {
+  const runtime::Executable& exec = plan_->exec;
+  const std::vector<const HostTensor*> host_args = check_run_args(*plan_, args);
+  if (const std::string why = engine.check(exec); !why.empty()) throw ConfigError(why);
   runtime::CostCounter cost(exec.world_size);
   runtime::Observers observers;
   observers.attach(&cost);
@@ -157,8 +162,9 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
     recorder = std::make_unique<runtime::TimelineRecorder>(exec.world_size);
     observers.attach(recorder.get());
   }
-  const runtime::EngineResult result =
-      engine->run(exec, host_args, engine_options(config_, exec.world_size), observers);
+  runtime::EngineOptions options = engine_options(config_, exec.world_size);
+  options.windows = windows;
+  const runtime::EngineResult result = engine.run(exec, host_args, options, observers);
   if (races && races->found()) {
     std::string report = races->report();
     if (!result.failure.empty()) report += "the run also failed:\n" + result.failure;
@@ -176,7 +182,7 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
     counters.insert(counters.end(),
                     {c.bytes_in, c.bytes_out, c.rma, c.notifies, c.local_notifies, c.waits});
   counters.insert(counters.end(), {result.instructions, result.parks, result.preemptions});
-  engine->sum_over_processes(counters);
+  engine.sum_over_processes(counters);
   for (std::size_t r = 0; r < stats.cost.size(); ++r) {
     const std::int64_t* c = counters.data() + 6 * r;
     stats.cost[r] = RankCost{c[0], c[1], c[2], c[3], c[4], c[5]};
@@ -190,7 +196,7 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
   if (recorder) {
     // On a multi-process engine each process recorded its own rank: every
     // process gathers all ranks' events and simulates them alike.
-    const std::vector<std::string> parts = engine->gather_over_processes(recorder->serialize());
+    const std::vector<std::string> parts = engine.gather_over_processes(recorder->serialize());
     runtime::TimelineRecorder all(exec.world_size);
     if (parts.size() > 1)
       for (const std::string& part : parts) all.merge(part);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,10 +36,23 @@ struct Schedule {
   std::int64_t steps = 0;
 };
 
+// Window memory an engine keeps between the runs of one anyp::Session
+// (persistent windows): a run on it starts from what the previous run left.
+class PersistentWindows {
+ public:
+  virtual ~PersistentWindows() = default;
+  // Zeroes every window byte (and signal cell) before the next run. On a
+  // multi-process engine every process must call it.
+  virtual void reset() = 0;
+};
+
 struct EngineOptions {
   int workers = 1;  // Free schedule only
   Schedule schedule;
   std::int64_t preempt_budget = 4096;  // instructions before a rank is preempted
+  // From make_persistent_windows() of this engine and program, or null: the
+  // run's windows start zeroed and are given up at its end.
+  PersistentWindows* windows = nullptr;
 };
 
 struct EngineResult {
@@ -63,6 +77,11 @@ class Engine {
   // e.g. an MPI world whose size is not the program's P). Every process
   // gets the same answer.
   virtual std::string check(const Executable& /*exec*/) const { return ""; }
+  // Window memory for runs of `exec` that persists between them, zeroed.
+  // Collective on a multi-process engine (every process makes it, and
+  // destroys it, together).
+  virtual std::unique_ptr<PersistentWindows> make_persistent_windows(
+      const Executable& exec) const = 0;
   // After run(): adds `counters` element-wise over the engine's processes,
   // so that every process holds the sums. An engine whose ranks share one
   // process (threads) has nothing to add; on the MPI engine each process

@@ -240,6 +240,30 @@ std::string merge_host_tensors(const runtime::Executable& exec, MPI_Comm comm,
 
 }  // namespace
 
+namespace {
+
+// A session's window: the runs of one program on it keep their windows.
+class PersistentWindow final : public runtime::PersistentWindows {
+ public:
+  PersistentWindow(const runtime::Executable& exec, MPI_Comm comm)
+      : exec_(exec), comm_(comm), window_(comm, exec.window_bytes) {}
+  void reset() override { window_.zero(comm_, exec_.window_bytes); }
+  Window& window() { return window_; }
+  const runtime::Executable* exec() const { return &exec_; }
+
+ private:
+  const runtime::Executable& exec_;
+  MPI_Comm comm_;
+  Window window_;
+};
+
+}  // namespace
+
+std::unique_ptr<runtime::PersistentWindows> MpiEngine::make_persistent_windows(
+    const runtime::Executable& exec) const {
+  return std::make_unique<PersistentWindow>(exec, World::get().windows());
+}
+
 std::string MpiEngine::check(const runtime::Executable& exec) const {
   const World& world = World::get();
   if (world.size() == exec.world_size) return "";
@@ -279,7 +303,14 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
         "same arguments and configuration";
     return result;
   }
-  Window& window = Window::for_run(world.windows(), exec.window_bytes);
+  Window* kept = nullptr;
+  if (options.windows != nullptr) {
+    auto* persistent = dynamic_cast<PersistentWindow*>(options.windows);
+    ANYP_CHECK(persistent != nullptr && persistent->exec() == &exec,
+               "persistent windows of another engine or program");
+    kept = &persistent->window();
+  }
+  Window& window = kept ? *kept : Window::for_run(world.windows(), exec.window_bytes);
   if (!same_everywhere(control, window.unified() ? 1 : 0) || !window.unified()) {
     result.failure =
         "run error: engine 'mpi': the MPI window uses the separate memory model "

@@ -24,6 +24,10 @@ class MpiEngine final : public runtime::Engine {
   std::string check(const runtime::Executable& exec) const override;
   void sum_over_processes(std::span<std::int64_t> counters) const override;
   std::vector<std::string> gather_over_processes(const std::string& mine) const override;
+  // A window of the session's own (not the process's kept one, which other
+  // programs' runs reuse), allocated collectively.
+  std::unique_ptr<runtime::PersistentWindows> make_persistent_windows(
+      const runtime::Executable& exec) const override;
 };
 
 // anyp::process_world and anyp::engine_details for "mpi".

@@ -41,12 +41,11 @@ class Window {
   bool unified() const { return unified_; }
   // The Open MPI one-sided component serving the window: "rdma", "sm", ...
   std::string component() const;
-
- private:
   // Collective: zeroes [0, bytes) of this rank's window, then a barrier
   // (no rank writes into a peer's window before the peer has zeroed it).
   void zero(MPI_Comm comm, std::int64_t bytes);
 
+ private:
   MPI_Win win_ = MPI_WIN_NULL;
   std::byte* base_ = nullptr;
   std::int64_t capacity_ = 0;

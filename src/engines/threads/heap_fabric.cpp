@@ -31,38 +31,46 @@ std::size_t lines_offset(const runtime::Executable& exec) { return 2 * slots_off
 std::size_t line_words(const runtime::Executable& exec) {
   return static_cast<std::size_t>((heap_lines(exec) + 63) / 64);
 }
-std::size_t block_bytes(const runtime::Executable& exec) {
-  return lines_offset(exec) + 8 * line_words(exec);
-}
 
 }  // namespace
 
+std::size_t HeapFabric::block_bytes(const runtime::Executable& exec) {
+  return lines_offset(exec) + 8 * line_words(exec);
+}
+
 HeapFabric::HeapFabric(const runtime::Executable& exec,
-                       std::span<const HostTensor* const> host_args)
+                       std::span<const HostTensor* const> host_args, std::byte* persistent)
     : exec_(exec),
       host_args_(host_args),
-      block_(block_bytes(exec)),
-      heap_(block_.data()),
-      notify_slots_(reinterpret_cast<std::uint32_t*>(block_.data() + slots_offset(exec))),
-      written_lines_(reinterpret_cast<std::uint64_t*>(block_.data() + lines_offset(exec))),
+      block_(persistent ? nullptr : std::make_unique<PooledBlock>(block_bytes(exec))),
+      persistent_(persistent != nullptr),
+      heap_(persistent ? persistent : block_->data()),
+      notify_slots_(reinterpret_cast<std::uint32_t*>(heap_ + slots_offset(exec))),
+      written_lines_(reinterpret_cast<std::uint64_t*>(heap_ + lines_offset(exec))),
       atomic_locks_(static_cast<std::size_t>(std::clamp<std::int64_t>(exec.world_size, 1, 64))) {}
 
 HeapFabric::~HeapFabric() {
-  // Zero the lines the run wrote, heap and notify slots, and the bitmap,
-  // before the block goes back: one memset per run of adjacent lines.
-  std::byte* slots = heap_ + slots_offset(exec_);
-  const std::size_t words = line_words(exec_);
+  // A pooled block goes back zeroed; a persistent one keeps its windows
+  // (and the bitmap of what they hold) but not this run's notify record.
+  zero_written(exec_, heap_, !persistent_);
+}
+
+void HeapFabric::zero_written(const runtime::Executable& exec, std::byte* block, bool heap_too) {
+  // One memset per run of adjacent written lines.
+  std::byte* slots = block + slots_offset(exec);
+  auto* written = reinterpret_cast<std::uint64_t*>(block + lines_offset(exec));
+  const std::size_t words = line_words(exec);
   auto zero_lines = [&](std::int64_t first, std::int64_t last) {
     const auto at = static_cast<std::size_t>(first * kLine);
     const auto n = static_cast<std::size_t>((last - first) * kLine);
-    std::memset(heap_ + at, 0, n);
+    if (heap_too) std::memset(block + at, 0, n);
     std::memset(slots + at, 0, n);
   };
   std::int64_t run_start = -1;  // the first line of the run of written lines being gathered
   for (std::size_t w = 0; w < words; ++w) {
-    std::uint64_t bits = written_lines_[w];
+    std::uint64_t bits = written[w];
     if (bits == 0 && run_start < 0) continue;
-    written_lines_[w] = 0;
+    if (heap_too) written[w] = 0;
     const auto base = static_cast<std::int64_t>(w) * 64;
     for (int bit = 0; bit < 64;) {
       const bool on = (bits >> bit & 1u) != 0;
@@ -77,7 +85,7 @@ HeapFabric::~HeapFabric() {
       bit += len;
     }
   }
-  if (run_start >= 0) zero_lines(run_start, heap_lines(exec_));
+  if (run_start >= 0) zero_lines(run_start, heap_lines(exec));
 }
 
 void HeapFabric::mark_written(std::int64_t owner, std::int32_t id, std::int64_t begin,

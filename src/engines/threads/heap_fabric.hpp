@@ -34,7 +34,16 @@ namespace anyp::threads {
 
 class HeapFabric final : public runtime::Fabric {
  public:
-  HeapFabric(const runtime::Executable& exec, std::span<const HostTensor* const> host_args);
+  // With `persistent` (a block of block_bytes(exec), from a session) the
+  // windows start with what the block holds and keep what the run wrote:
+  // only the notify record is zeroed at the end.
+  HeapFabric(const runtime::Executable& exec, std::span<const HostTensor* const> host_args,
+             std::byte* persistent = nullptr);
+  // The bytes of the heap, notify record and written-lines bitmap of `exec`.
+  static std::size_t block_bytes(const runtime::Executable& exec);
+  // Zeroes the lines of `block` the runs on it wrote (heap and notify
+  // record, or the record only) and, with the heap, clears the bitmap.
+  static void zero_written(const runtime::Executable& exec, std::byte* block, bool heap_too);
 
   ~HeapFabric() override;
 
@@ -78,7 +87,8 @@ class HeapFabric final : public runtime::Fabric {
 
   const runtime::Executable& exec_;
   std::span<const HostTensor* const> host_args_;
-  PooledBlock block_;
+  std::unique_ptr<PooledBlock> block_;  // the run's own block (none when persistent)
+  bool persistent_;
   std::byte* heap_;
   std::uint32_t* notify_slots_;
   std::uint64_t* written_lines_;  // bit i: heap bytes [64 i, 64 i + 64) written this run

@@ -2,18 +2,50 @@
 // rank, the collective tracker and the scheduler.
 #include "engines/threads/threads_engine.hpp"
 
+#include "common/internal_check.hpp"
 #include "engines/threads/heap_fabric.hpp"
 #include "engines/threads/scheduler.hpp"
 #include "runtime/collective_tracker.hpp"
 #include "runtime/rank_vm.hpp"
 
 namespace anyp::threads {
+namespace {
+
+// A session's heap: one block for every run, zeroed only by reset().
+class PersistentHeap final : public runtime::PersistentWindows {
+ public:
+  explicit PersistentHeap(const runtime::Executable& exec)
+      : exec_(exec), block_(HeapFabric::block_bytes(exec)) {}
+  // The pool takes back zeroed blocks only.
+  ~PersistentHeap() override { reset(); }
+  void reset() override { HeapFabric::zero_written(exec_, block_.data(), true); }
+  std::byte* data() const { return block_.data(); }
+  const runtime::Executable* exec() const { return &exec_; }
+
+ private:
+  const runtime::Executable& exec_;
+  PooledBlock block_;
+};
+
+}  // namespace
+
+std::unique_ptr<runtime::PersistentWindows> ThreadsEngine::make_persistent_windows(
+    const runtime::Executable& exec) const {
+  return std::make_unique<PersistentHeap>(exec);
+}
 
 runtime::EngineResult ThreadsEngine::run(const runtime::Executable& exec,
                                          std::span<const HostTensor* const> host_args,
                                          const runtime::EngineOptions& options,
                                          const runtime::Observers& observers) {
-  HeapFabric fabric(exec, host_args);
+  std::byte* persistent = nullptr;
+  if (options.windows != nullptr) {
+    auto* heap = dynamic_cast<PersistentHeap*>(options.windows);
+    ANYP_CHECK(heap != nullptr && heap->exec() == &exec,
+               "persistent windows of another engine or program");
+    persistent = heap->data();
+  }
+  HeapFabric fabric(exec, host_args, persistent);
   fabric.set_observers(observers);
   runtime::CollectiveTracker collectives(exec);
   const runtime::RunContext ctx{&exec, &fabric, &collectives};

@@ -13,6 +13,8 @@ class ThreadsEngine final : public runtime::Engine {
                             std::span<const HostTensor* const> host_args,
                             const runtime::EngineOptions& options,
                             const runtime::Observers& observers) override;
+  std::unique_ptr<runtime::PersistentWindows> make_persistent_windows(
+      const runtime::Executable& exec) const override;
 };
 
 }  // namespace anyp::threads
