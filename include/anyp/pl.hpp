@@ -528,4 +528,31 @@ HostFunction host(std::string name, std::vector<Param> params, F body) {
 }
 
 }  // namespace jit
+
+// A program of orchestration functions only, each an entry point (PyPTO's
+// L2 programs with several orchestrations and no host). Entry `e` compiles
+// into a program whose host the compiler writes: every rank runs `e` once;
+// a tensor parameter [s...] takes a host tensor [P, s...] (rank r its row
+// r; at P = 1, [1, s...]), a scalar parameter a scalar, and a window
+// parameter no argument: it gets a window buffer of its own (named after
+// the parameter, its shape and dtype, zeroed every run).
+//
+//   const pl::Program chip("chip", {orch_add, orch_mul});
+//   auto add = chip.compile("orch_add", {a, b, f}, config);   // a: [P, N]
+class Program {
+ public:
+  Program(std::string name, std::vector<Function> entries);
+  const std::string& name() const { return name_; }
+  std::vector<std::string> entry_names() const;
+  // The host function the compiler wrote for entry `entry`; a CompileError
+  // naming the entries when there is none of that name.
+  const HostFunction& entry(const std::string& entry) const;
+  anyp::CompiledProgram compile(const std::string& entry, const std::vector<anyp::ArgRef>& args,
+                                const anyp::RunConfig& config) const;
+
+ private:
+  std::string name_;
+  std::vector<std::pair<std::string, HostFunction>> entries_;
+};
+
 }  // namespace pl
