@@ -85,12 +85,23 @@ CommCtx get_comm_ctx(const pl::Value& window_view);
 pl::Scalar rank(const CommCtx& ctx);
 pl::Scalar nranks(const CommCtx& ctx);
 
+// The completion event of a pld::tensor::put_async (PyPTO's async SDMA
+// event): pld::system::wait_async waits for it.
+class AsyncEvent : public pl::Handle {
+ public:
+  using pl::Handle::Handle;
+};
+
 namespace system {
 // Update cell `offsets` of `peer`'s copy of `signal`: AtomicAdd adds, Set stores.
 void notify(const pl::Value& signal, const pl::ScalarArg& peer, pl::Index offsets,
             const pl::ScalarArg& value, NotifyOp op);
 // Park until this rank's own cell `offsets` compares true against `expected`.
 void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expected, WaitCmp cmp);
+// Blocks until the put_async of `event` has completed: its data is in the
+// peer's window and its source may be written again. Notify the peer after
+// this, not before.
+void wait_async(const AsyncEvent& event);
 }  // namespace system
 
 namespace tensor {
@@ -101,6 +112,14 @@ void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
 void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
          pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape,
          AtomicType atomic = AtomicType::None);
+// A put that runs in the background (PyPTO's put_async): it returns at
+// once, and the data lands between now and pld::system::wait_async(event),
+// which every put_async needs before its kernel returns. Until then the
+// source must not be written (a run error names the write). Work between
+// the two overlaps the transfer.
+AsyncEvent put_async(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src);
+AsyncEvent put_async(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
+                     pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape);
 // Pull `peer`'s window `src` into local `dst` (window or tensor), whole.
 void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
          AtomicType atomic = AtomicType::None);

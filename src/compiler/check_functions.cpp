@@ -151,6 +151,7 @@ class FunctionChecker {
         break;
       case ir::OpKind::Put:
       case ir::OpKind::Get:
+      case ir::OpKind::PutAsync:
         check_transfer(op);
         break;
       case ir::OpKind::Barrier:

@@ -400,9 +400,16 @@ class Lowerer {
         i.b = scalar(f, a[1]);
         i.idx = scalars(f, a, 2, n);
         break;
+      case ir::OpKind::WaitAsync:
+        i.op = Opcode::WaitAsync;
+        i.a = scalar(f, a[0]);
+        break;
       case ir::OpKind::Put:
       case ir::OpKind::Get:
-        i.op = op.kind == ir::OpKind::Put ? Opcode::Put : Opcode::Get;
+      case ir::OpKind::PutAsync:
+        i.op = op.kind == ir::OpKind::Put   ? Opcode::Put
+               : op.kind == ir::OpKind::Get ? Opcode::Get
+                                            : Opcode::PutAsync;
         i.sub = static_cast<std::uint8_t>(op.attr);
         i.a = reg(f, a[0]);
         i.b = scalar(f, a[1]);

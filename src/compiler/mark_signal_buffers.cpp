@@ -45,6 +45,7 @@ std::vector<unsigned> param_uses(const runtime::LoweredCode& code) {
         break;
       case Opcode::Put:
       case Opcode::Get:
+      case Opcode::PutAsync:
       case Opcode::PutFlat:
         use[in.a] |= kData;
         use[in.c] |= kData;

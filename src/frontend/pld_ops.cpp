@@ -236,20 +236,30 @@ void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expec
   t.emit(std::move(op));
 }
 
+void wait_async(const AsyncEvent& event) {
+  const char* name = "pld.system.wait_async";
+  Trace& t = Trace::current(name);
+  ir::Op op;
+  op.kind = ir::OpKind::WaitAsync;
+  op.args = {ir::Operand::of_var(expect_kind(t, event, name, "the event", {ir::TypeKind::Scalar}))};
+  t.emit(std::move(op));
+}
+
 }  // namespace system
 
 namespace tensor {
 namespace {
 
-void transfer(ir::OpKind kind, const pl::Value& dst, const pl::ScalarArg& peer,
-              const pl::Value& src, const pl::Index* dst_offsets, const pl::Index* src_offsets,
-              const pl::Shape* shape, AtomicType atomic) {
-  const bool is_put = kind == ir::OpKind::Put;
+// Records a put, get or put_async; returns the put_async's event variable.
+ir::VarId transfer(ir::OpKind kind, const pl::Value& dst, const pl::ScalarArg& peer,
+                   const pl::Value& src, const pl::Index* dst_offsets, const pl::Index* src_offsets,
+                   const pl::Shape* shape, AtomicType atomic) {
+  const bool is_put = kind != ir::OpKind::Get;
   const char* name = ir::op_kind_name(kind);
   Trace& t = Trace::current(name);
   ir::VarId d = expect_kind(t, dst, name, "the destination", is_put ? kWindow : kMemory);
   ir::VarId s = expect_kind(t, src, name, "the source", is_put ? kMemory : kWindow);
-  if (is_put || kind == ir::OpKind::Get) anyp::detail::expect_writable(t, d, name);
+  anyp::detail::expect_writable(t, d, name);
   const ir::Type& dt = t.type_of(d);
   const ir::Type& st = t.type_of(s);
   if (dt.dtype != st.dtype) {
@@ -276,7 +286,10 @@ void transfer(ir::OpKind kind, const pl::Value& dst, const pl::ScalarArg& peer,
     t.fail(std::string(name) + ": destination " + ir::to_string(dt) + " and source " +
            ir::to_string(st) + " differ in rank; use the region form");
   }
+  if (kind == ir::OpKind::PutAsync) op.result = t.new_var(ir::scalar_type(pl::INT32));
+  const ir::VarId event = op.result;
   t.emit(std::move(op));
+  return event;
 }
 
 }  // namespace
@@ -287,6 +300,17 @@ void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src, 
 void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
          pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape, AtomicType atomic) {
   transfer(ir::OpKind::Put, dst, peer, src, &dst_offsets, &src_offsets, &shape, atomic);
+}
+AsyncEvent put_async(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src) {
+  const ir::VarId e =
+      transfer(ir::OpKind::PutAsync, dst, peer, src, nullptr, nullptr, nullptr, AtomicType::None);
+  return AsyncEvent(Trace::current("pld.tensor.put_async").ref(e));
+}
+AsyncEvent put_async(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
+                     pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape) {
+  const ir::VarId e = transfer(ir::OpKind::PutAsync, dst, peer, src, &dst_offsets, &src_offsets,
+                               &shape, AtomicType::None);
+  return AsyncEvent(Trace::current("pld.tensor.put_async").ref(e));
 }
 void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src, AtomicType atomic) {
   transfer(ir::OpKind::Get, dst, peer, src, nullptr, nullptr, nullptr, atomic);

@@ -33,6 +33,9 @@
 //   Wait         signal args[0], expected args[1], offsets args[2..]; attr WaitCmp
 //   Put/Get      dst args[0], peer args[1], src args[2]; region form: `count` dst
 //                offsets, then src offsets, and shape; attr AtomicType
+//   PutAsync     %r (an INT32 event) = a Put, operands as Put, that completes at the
+//                WaitAsync of %r (its source must not be written before)
+//   WaitAsync    waits for the put_async whose event is args[0]
 //   RemoteLoad   %r = tile of peer args[1]'s window args[0] at offsets args[2..], shape
 //   RemoteStore  tile args[0] into peer args[2]'s window args[1] at offsets args[3..];
 //                attr AtomicType
@@ -111,6 +114,8 @@ enum LevelMask : unsigned { kHost = 1, kOrch = 2, kIncore = 4, kAny = 7 };
   X(Wait, "pld.system.wait", kIncore)                            \
   X(Put, "pld.tensor.put", kIncore)                              \
   X(Get, "pld.tensor.get", kIncore)                              \
+  X(PutAsync, "pld.tensor.put_async", kIncore)                   \
+  X(WaitAsync, "pld.system.wait_async", kIncore)                 \
   X(RemoteLoad, "pld.tile.remote_load", kIncore)                 \
   X(RemoteStore, "pld.tile.remote_store", kIncore)               \
   X(Barrier, "pld.tensor.barrier", kHost | kIncore)              \

@@ -181,9 +181,12 @@ class Printer {
       case OpKind::Wait:
         return "pld.system.wait " + indexed(a, 0, 2, n) + " " +
                wait_name(static_cast<WaitKind>(op.attr)) + " " + operand(a[1]);
+      case OpKind::WaitAsync:
+        return "pld.system.wait_async " + operand(a[0]);
       case OpKind::Put:
-      case OpKind::Get: {
-        std::string s = std::string(op_kind_name(op.kind)) + " ";
+      case OpKind::Get:
+      case OpKind::PutAsync: {
+        std::string s = res + std::string(op_kind_name(op.kind)) + " ";
         const std::string atomic =
             std::string(" atomic=") + atomic_name(static_cast<AtomicKind>(op.attr));
         if (op.shape.empty()) {

@@ -244,6 +244,13 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
             transfer(in, in.op == Opcode::Put);
             visible = true;
             break;
+          case Opcode::PutAsync:
+            put_async(in);
+            break;
+          case Opcode::WaitAsync:
+            wait_async(in);
+            visible = true;
+            break;
           case Opcode::LoadFlat:
           case Opcode::StoreFlat:
           case Opcode::PutFlat:
@@ -263,16 +270,12 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
         ++pc;
         if (stop_after_visible && visible) {
           save();
-          if (pc >= size) {
-            in_dispatch_ = false;
-            ++dispatch_;
-          }
+          if (pc >= size) end_dispatch();
           return Outcome::Yield;
         }
       }
       save();
-      in_dispatch_ = false;
-      ++dispatch_;
+      end_dispatch();
     }
   } catch (const VmFailure& f) {
     save();
@@ -468,6 +471,7 @@ void RankVm::store(const Instr& in) {
     ANYP_CHECK(in.valid.size() == t.shape.size(), "store.valid of another rank");
     check_region(in, v, owner, at, in.valid, "target");
     const Region r = region(in, v, owner, at, in.valid);
+    if (owner == rank_) guard_sources(in, r);
     scratch_.resize(static_cast<std::size_t>(r.nbytes));
     const std::vector<std::int64_t> origin(t.shape.size(), 0);
     runtime::tile_slice(t.shape, dtype_bytes(t.dtype), origin, in.valid, t.data.data(),
@@ -477,6 +481,7 @@ void RankVm::store(const Instr& in) {
   }
   check_region(in, v, owner, at, t.shape, "target");
   const Region r = region(in, v, owner, at, t.shape);
+  if (owner == rank_) guard_sources(in, r);
   ctx_->fabric->write(rank_, site(in), r, t.data.data(), remote && is_atomic(in));
 }
 
@@ -495,6 +500,7 @@ void RankVm::read_or_write(const Instr& in) {
     s_[in.dst] = dtype_is_float(v.dtype) ? float_scalar(decode_element(cell, v.dtype))
                                          : int_scalar(decode_integer(cell, v.dtype));
   } else {
+    guard_sources(in, r);
     const ScalarValue& x = s_[in.b];
     if (x.is_float) {
       encode_element(cell, v.dtype, x.f);
@@ -513,8 +519,9 @@ void RankVm::transfer(const Instr& in, bool is_put) {
   if (in.shape.empty()) {  // whole views, of one shape (checked when compiled)
     ANYP_CHECK(std::equal(dst.shape.begin(), dst.shape.end(), src.shape.begin(), src.shape.end()),
                "a whole-view put/get between views of different shapes");
-    ctx_->fabric->copy(rank_, site(in), whole_region(in, dst, dst_owner),
-                       whole_region(in, src, src_owner), is_atomic(in));
+    const Region d = whole_region(in, dst, dst_owner);
+    if (dst_owner == rank_) guard_sources(in, d);
+    ctx_->fabric->copy(rank_, site(in), d, whole_region(in, src, src_owner), is_atomic(in));
     return;
   }
   const std::size_t nd = dst.shape.size(), ns = src.shape.size();
@@ -522,8 +529,89 @@ void RankVm::transfer(const Instr& in, bool is_put) {
   const std::span<const std::int64_t> dat(doff.data(), nd), sat(soff.data(), ns);
   check_region(in, dst, dst_owner, dat, in.shape, "destination");
   check_region(in, src, src_owner, sat, in.shape, "source");
-  ctx_->fabric->copy(rank_, site(in), region(in, dst, dst_owner, dat, in.shape),
-                     region(in, src, src_owner, sat, in.shape), is_atomic(in));
+  const Region d = region(in, dst, dst_owner, dat, in.shape);
+  if (dst_owner == rank_) guard_sources(in, d);
+  ctx_->fabric->copy(rank_, site(in), d, region(in, src, src_owner, sat, in.shape), is_atomic(in));
+}
+
+void RankVm::end_dispatch() {
+  if (!pending_.empty()) {
+    const PendingPut p = pending_.front();
+    pending_.clear();
+    fail(*p.issued, "the kernel ended with this put in flight (event " + std::to_string(p.event) +
+                        "); wait for it with pld::system::wait_async before the kernel returns");
+  }
+  in_dispatch_ = false;
+  ++dispatch_;
+}
+
+void RankVm::put_async(const Instr& in) {
+  PendingPut p;
+  p.dst = v_[in.a];
+  p.src = v_[in.c];
+  p.peer = peer_of(in, in.b, p.dst);
+  p.issued = &in;
+  const std::size_t nd = p.dst.shape.size(), ns = p.src.shape.size();
+  if (!in.shape.empty()) {
+    p.dst_offsets = offsets(in, 0, nd);
+    p.src_offsets = offsets(in, nd, ns);
+  }
+  const std::span<const std::int64_t> dat(p.dst_offsets.data(), nd), sat(p.src_offsets.data(), ns);
+  const std::span<const std::int64_t> dext = in.shape.empty() ? p.dst.shape : in.shape;
+  const std::span<const std::int64_t> sext = in.shape.empty() ? p.src.shape : in.shape;
+  ANYP_CHECK(element_count(dext) == element_count(sext), "a put_async of unequal extents");
+  check_region(in, p.dst, p.peer, dat, dext, "destination");
+  check_region(in, p.src, rank_, sat, sext, "source");
+  const Region src = region(in, p.src, rank_, sat, sext, {});
+  src.for_each_row([&](std::int64_t at, std::int64_t n) { p.src_bytes.emplace_back(at, at + n); });
+  if (p.peer == rank_) guard_sources(in, region(in, p.dst, rank_, dat, dext, {}));
+  p.event = next_event_++;
+  s_[in.dst] = int_scalar(p.event);
+  pending_.push_back(std::move(p));
+}
+
+void RankVm::wait_async(const Instr& in) {
+  const std::int64_t event = s_[in.a].as_int();
+  const auto it = std::find_if(pending_.begin(), pending_.end(),
+                               [&](const PendingPut& p) { return p.event == event; });
+  if (it == pending_.end()) {
+    fail(in, "event " + std::to_string(event) +
+                 " is not a put_async in flight: it was waited for already, or it is not the "
+                 "event of a pld::tensor::put_async of this kernel");
+  }
+  const PendingPut p = *it;
+  pending_.erase(it);
+  const Instr& put = *p.issued;
+  const std::size_t nd = p.dst.shape.size(), ns = p.src.shape.size();
+  const std::span<const std::int64_t> dat(p.dst_offsets.data(), nd), sat(p.src_offsets.data(), ns);
+  const std::span<const std::int64_t> dext = put.shape.empty() ? p.dst.shape : put.shape;
+  const std::span<const std::int64_t> sext = put.shape.empty() ? p.src.shape : put.shape;
+  // The transfer itself, at the latest moment the program allows, in the
+  // put's name.
+  ctx_->fabric->copy(rank_, site(put), region(put, p.dst, p.peer, dat, dext, {}),
+                     region(put, p.src, rank_, sat, sext, {}), false);
+}
+
+void RankVm::check_sources(const Instr& in, const Region& w) const {
+  for (const PendingPut& p : pending_) {
+    const bool same =
+        p.src.space == w.space && p.src.id == w.id && (w.space == Space::Host || w.owner == rank_);
+    if (!same || p.src_bytes.empty() || w.end <= p.src_bytes.front().first ||
+        p.src_bytes.back().second <= w.first)
+      continue;
+    bool overlaps = false;
+    w.for_each_row([&](std::int64_t at, std::int64_t n) {
+      for (const auto& [b, e] : p.src_bytes) overlaps = overlaps || (at < e && b < at + n);
+    });
+    if (overlaps) {
+      const Site& s = code_->sites[p.issued->site];
+      fail(in, "it writes " + memory_text(p.src, rank_) +
+                   ", the source of the pld.tensor.put_async in function '" + s.function +
+                   "' (event " + std::to_string(p.event) +
+                   ") still in flight; call pld::system::wait_async on its event before writing "
+                   "the source");
+    }
+  }
 }
 
 void RankVm::flat_op(const Instr& in) {
@@ -545,6 +633,7 @@ void RankVm::flat_op(const Instr& in) {
       const std::array<std::int64_t, 1> len{t.elements()};
       check_flat(in, v, peer, offset[0], len[0]);
       const Region r = flat_region(in, v, peer, flat_shape, offset, len);
+      if (peer == rank_) guard_sources(in, r);
       ctx_->fabric->write(rank_, site(in), r, t.data.data(), false);
       return;
     }
@@ -557,6 +646,7 @@ void RankVm::flat_op(const Instr& in) {
       check_flat(in, src, rank_, src_offset[0], len[0]);
       const Region d = flat_region(in, v, peer, flat_shape, offset, len);
       const Region s = flat_region(in, src, rank_, src_shape, src_offset, len);
+      if (peer == rank_) guard_sources(in, d);
       ctx_->fabric->copy(rank_, site(in), d, s, false);
       return;
     }

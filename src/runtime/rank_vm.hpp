@@ -165,6 +165,20 @@ class RankVm {
   void store(const Instr& in);
   void read_or_write(const Instr& in);
   void transfer(const Instr& in, bool is_put);
+  // put.async: checks the regions, records the put (pending_) and gives
+  // its event; wait.async performs it (the latest moment the program
+  // allows), so a source written in between is caught (guard_sources).
+  void put_async(const Instr& in);
+  void wait_async(const Instr& in);
+  // A write into this rank's memory `w` by `in`: a run error when it
+  // overlaps the source of a put_async still in flight.
+  void guard_sources(const Instr& in, const Region& w) const {
+    if (!pending_.empty()) [[unlikely]]
+      check_sources(in, w);
+  }
+  void check_sources(const Instr& in, const Region& w) const;
+  // The end of a dispatch's code: every put_async must have been waited for.
+  void end_dispatch();
   void flat_op(const Instr& in);
   bool wait(const Instr& in);
   void notify(const Instr& in);
@@ -207,6 +221,18 @@ class RankVm {
   std::vector<TileReg> t_;
   std::vector<ViewReg> v_;
   TileBytes scratch_;  // a tile result while its operands are still read
+  // A put_async in flight: what the put needs, copied (registers may change
+  // before its wait), and its source's byte ranges.
+  struct PendingPut {
+    std::int64_t event = 0;
+    const Instr* issued = nullptr;
+    ViewReg dst, src;
+    std::int64_t peer = 0;  // world rank
+    Index dst_offsets{}, src_offsets{};
+    std::vector<std::pair<std::int64_t, std::int64_t>> src_bytes;  // [first, end) per row
+  };
+  std::vector<PendingPut> pending_;
+  std::int64_t next_event_ = 1;
   std::string error_;
   std::int64_t executed_ = 0;
 };

@@ -51,6 +51,9 @@
     "peer s[b]'s v[a] = local v[c]; idx: count dst offsets, then src offsets; "                    \
     "shape: region (empty: whole); sub: AtomicKind")                                               \
   X(Get, "get", "local v[a] = peer s[b]'s v[c]; operands as put")                                  \
+  X(PutAsync, "put.async",                                                                         \
+    "s[dst] = an event; the put (operands as put) completes at its wait.async")                    \
+  X(WaitAsync, "wait.async", "complete the put.async of event s[a]")                               \
   X(RemoteLoad, "remote_load", "t[dst] = region idx/shape of peer s[b]'s view v[a]")               \
   X(RemoteStore, "remote_store", "region idx of peer s[b]'s view v[a] = t[c]; sub: AtomicKind")    \
   X(LoadFlat, "load.flat", "t[dst] = 1-D tile of rank s[b]'s v[a], elements [s[idx0], +s[idx1])")  \

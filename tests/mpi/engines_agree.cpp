@@ -7,7 +7,7 @@
 // programs cover each path of the MPI fabric: step 07's put and get, strided
 // sub-tile puts and gets (derived datatypes), atomic adds into one window in
 // FP32, FP16 and BF16 (compare-and-swap) and INT32, and the builtin
-// collectives (mesh and ring allreduce, broadcast), and sub-windows of one
+// collectives (mesh and ring allreduce, broadcast), a put_async, and sub-windows of one
 // buffer. Then a program compiled for another P must be refused. Process 0
 // prints "OK", or each difference; the exit code says which.
 #include <anyp/anyp.hpp>
@@ -90,6 +90,19 @@ std::vector<Case> cases() {
                                 y = pl::store(pl::load(data, {2, 0}, {2, N}), {2, 0}, y);
                               }),
                  pl::FP32, 4});
+  // A put_async to the right neighbour, waited for before the notify.
+  all.push_back({"put_async",
+                 make_program("put_async", pl::FP32, 1, {NR, 1},
+                              [](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {
+                                auto ctx = pld::get_comm_ctx(data);
+                                pl::Scalar right = (pld::rank(ctx) + 1) % pld::nranks(ctx);
+                                const pld::AsyncEvent sent = pld::tensor::put_async(data, right, x);
+                                pld::system::wait_async(sent);
+                                pld::system::notify(signal, right, {0, 0}, 1, NotifyOp::AtomicAdd);
+                                pld::system::wait(signal, {0, 0}, 1, WaitCmp::Ge);
+                                y = pl::store(pl::load(data, {0, 0}, {1, N}), {0, 0}, y);
+                              }),
+                 pl::FP32, 1});
   // Every rank adds its row into rank 0's window and rank P - 1's, then reads it.
   for (pl::DType dtype : {pl::FP32, pl::FP16, pl::BF16, pl::INT32}) {
     all.push_back({std::string("atomic_add_") + std::string(anyp::dtype_name(dtype)),
