@@ -529,6 +529,38 @@ HostFunction host(std::string name, std::vector<Param> params, F body) {
 
 }  // namespace jit
 
+// Tensor-level ops (PyPTO's pl.tensor.*): whole tensors and window views of
+// this rank, memory to memory, any shape (no tile-row rule).
+namespace tensor {
+// The view [offsets, offsets + shape) of a tensor or window view `t`, with
+// t's kind and dtype (orchestration and incore): no copy. Loads, stores,
+// pl::read/write, put/get (the peer's same region), remote load/store,
+// notify/wait and the tensor ops take it like any view; a builtin
+// collective does not. Offsets may be run-time scalars (checked).
+Value slice(const Value& t, Index offsets, Shape shape);
+// dst = src element by element (one shape), converted to dst's dtype by
+// the element codec (a tensor-level cast).
+void copy(const Value& dst, const Value& src);
+// Writes `src` into `target` at `offsets` (PyPTO's assemble):
+// copy(slice(target, offsets, src's shape), src).
+void assemble(const Value& target, const Value& src, Index offsets);
+// dst = a <op> b, element by element: one shape and one dtype (b may be a
+// scalar, converted as for tiles); the tile math's semantics (integer
+// division by zero is a run error).
+void add(const Value& dst, const Value& a, const Value& b);
+void sub(const Value& dst, const Value& a, const Value& b);
+void mul(const Value& dst, const Value& a, const Value& b);
+void div(const Value& dst, const Value& a, const Value& b);
+void maximum(const Value& dst, const Value& a, const Value& b);
+void minimum(const Value& dst, const Value& a, const Value& b);
+void add(const Value& dst, const Value& a, const ScalarArg& b);
+void sub(const Value& dst, const Value& a, const ScalarArg& b);
+void mul(const Value& dst, const Value& a, const ScalarArg& b);
+void div(const Value& dst, const Value& a, const ScalarArg& b);
+void maximum(const Value& dst, const Value& a, const ScalarArg& b);
+void minimum(const Value& dst, const Value& a, const ScalarArg& b);
+}  // namespace tensor
+
 // A program of orchestration functions only, each an entry point (PyPTO's
 // L2 programs with several orchestrations and no host). Entry `e` compiles
 // into a program whose host the compiler writes: every rank runs `e` once;

@@ -74,6 +74,9 @@ class FunctionChecker {
     }
   }
 
+  bool is_memory_operand(const ir::Operand& o) const {
+    return o.is_var() && ir::is_memory(fn_.vars[o.var].type.kind);
+  }
   bool is_window(const ir::Operand& o) const {
     return o.is_var() && fn_.vars[o.var].type.kind == ir::TypeKind::DistTensor;
   }
@@ -149,6 +152,23 @@ class FunctionChecker {
       case ir::OpKind::RemoteStore:
         check_region(op, op.args[1], 3, shape_of(op.args[0]), "target");
         break;
+      case ir::OpKind::TensorSlice:
+        check_region(op, op.args[0], 1, shapes_[op.result], "tensor");
+        break;
+      case ir::OpKind::TensorCopy:
+      case ir::OpKind::TensorBinary: {
+        const bool binary = op.kind == ir::OpKind::TensorBinary;
+        const auto& dst = shape_of(op.args[0]);
+        for (std::size_t i = 1; i < op.args.size(); ++i) {
+          if (!is_memory_operand(op.args[i]) || shape_of(op.args[i]) == dst) continue;
+          fail(op, std::string(binary ? "the operand " : "the source ") +
+                       shape_text(shape_of(op.args[i])) + " and the destination " +
+                       shape_text(dst) + " differ; " +
+                       (binary ? "a tensor op takes one shape" : "copy takes one shape") +
+                       " (pl::tensor::slice the larger one)");
+        }
+        break;
+      }
       case ir::OpKind::Put:
       case ir::OpKind::Get:
       case ir::OpKind::PutAsync:

@@ -374,6 +374,27 @@ class Lowerer {
         i.dtype = op.dtype;
         i.shape = eval_shape(op.shape);
         break;
+      case ir::OpKind::TensorSlice:
+        i.op = Opcode::SliceView;
+        i.a = reg(f, a[0]);
+        i.idx = scalars(f, a, 1, n);
+        i.shape = eval_shape(op.shape);
+        break;
+      case ir::OpKind::TensorCopy:
+        i.op = Opcode::CopyView;
+        i.a = reg(f, a[0]);
+        i.b = reg(f, a[1]);
+        break;
+      case ir::OpKind::TensorBinary: {
+        i.op = Opcode::TensorBin;
+        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.a = reg(f, a[0]);
+        i.b = reg(f, a[1]);
+        const bool view = a[2].is_var() && ir::is_memory(f.fn->vars[a[2].var].type.kind);
+        i.count = view ? 0 : 1;
+        i.c = view ? reg(f, a[2]) : scalar(f, a[2]);
+        break;
+      }
       case ir::OpKind::GetCommCtx:  // world views need no register: rank and P are the VM's
         if (f.domains[a[0].var] >= 0) f.ctx_view[op.result] = reg(f, a[0]);
         return;

@@ -43,6 +43,15 @@ std::vector<unsigned> param_uses(const runtime::LoweredCode& code) {
       case Opcode::Store:
         use[in.b] |= kData;
         break;
+      case Opcode::CopyView:
+        use[in.a] |= kData;
+        use[in.b] |= kData;
+        break;
+      case Opcode::TensorBin:
+        use[in.a] |= kData;
+        use[in.b] |= kData;
+        if (in.count == 0) use[in.c] |= kData;
+        break;
       case Opcode::Put:
       case Opcode::Get:
       case Opcode::PutAsync:
@@ -58,7 +67,8 @@ std::vector<unsigned> param_uses(const runtime::LoweredCode& code) {
   for (bool changed = true; changed;) {
     changed = false;
     for (const auto& in : code.instrs) {
-      if (in.op == Opcode::MovView && (use[in.a] | use[in.dst]) != use[in.a]) {
+      const bool derived = in.op == Opcode::MovView || in.op == Opcode::SliceView;
+      if (derived && (use[in.a] | use[in.dst]) != use[in.a]) {
         use[in.a] |= use[in.dst];
         changed = true;
       }

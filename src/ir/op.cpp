@@ -45,6 +45,8 @@ std::string op_display_name(const Op& op) {
   switch (op.kind) {
     case OpKind::TileBinary:
       return tile_binary_name(static_cast<BinaryOp>(op.attr));
+    case OpKind::TensorBinary:  // pl.add -> pl.tensor.add
+      return "pl.tensor." + std::string(tile_binary_name(static_cast<BinaryOp>(op.attr))).substr(3);
     case OpKind::ScalarBinary:
       return std::string("scalar ") + binary_op_name(static_cast<BinaryOp>(op.attr));
     case OpKind::TileUnary:

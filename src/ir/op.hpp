@@ -53,6 +53,10 @@
 //   At the host level a collective runs between dispatch loops: every rank gets one
 //   dispatch of it. A host Allreduce may omit its signal (args = [data]); the compiler
 //   then synthesizes an [NR, 1] one.
+// Tensor-level ops (memory to memory, this rank's tensors and windows):
+//   TensorSlice  %r = the view [offsets args[1..], + shape) of view args[0] (no copy)
+//   TensorCopy   view args[0] = view args[1], element by element, converted to args[0]'s dtype
+//   TensorBinary view args[0] = args[1] <attr:BinaryOp> args[2] (a view or a scalar)
 // Tile compute ops (incore; shapes and dtypes checked when traced and once dims are bound):
 //   TileUnary    %r = <attr:UnaryOp> args[0]
 //   TileCmp      %r = mask (1 / 0) of args[0] <attr:CmpKind> args[1] (tile or scalar)
@@ -134,7 +138,10 @@ enum LevelMask : unsigned { kHost = 1, kOrch = 2, kIncore = 4, kAny = 7 };
   X(Transpose, "pl.transpose", kIncore)                          \
   X(TileSlice, "pl.slice", kIncore)                              \
   X(Concat, "pl.concat", kIncore)                                \
-  X(Arange, "pl.arange", kIncore)
+  X(Arange, "pl.arange", kIncore)                                \
+  X(TensorSlice, "pl.tensor.slice", kOrch | kIncore)             \
+  X(TensorCopy, "pl.tensor.copy", kIncore)                       \
+  X(TensorBinary, "pl.tensor", kIncore)
 
 enum class OpKind {
 #define ANYP_X(kind, name, levels) kind,

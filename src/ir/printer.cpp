@@ -162,6 +162,13 @@ class Printer {
                std::to_string(op.count) + result_type(op);
       case OpKind::TileSlice:
         return res + "pl.slice " + indexed(a, 0, 1, n) + " " + shape(op.shape) + result_type(op);
+      case OpKind::TensorSlice:
+        return res + "pl.tensor.slice " + indexed(a, 0, 1, n) + " " + shape(op.shape) +
+               result_type(op);
+      case OpKind::TensorCopy:
+        return "pl.tensor.copy " + operand(a[0]) + " <- " + operand(a[1]);
+      case OpKind::TensorBinary:
+        return op_display_name(op) + " " + operand(a[0]) + " <- " + operands(a, 1, 3);
       case OpKind::Arange:
         return res + "pl.arange " + operand(a[0]) + (op.attr ? " descending" : "") + " " +
                shape(op.shape) + result_type(op);

@@ -64,11 +64,13 @@ bool RankVm::enter_dispatch() {
       case ArgBinding::Kind::HostTensor:
         v_[reg] = ViewReg{Space::Host, a.host_param, a.byte_offset,
                           a.dtype,     a.shape,      element_count(a.shape)};
+        v_[reg].extent = a.shape;
         break;
       case ArgBinding::Kind::Window: {
         ViewReg& v = v_[reg];
         v = ViewReg{Space::Window, a.buffer, a.byte_offset,
                     a.dtype,       a.shape,  element_count(a.shape)};
+        v.extent = a.shape;
         v.domain = ctx_->exec->buffers[static_cast<std::size_t>(a.buffer)].domain;
         if (v.domain >= 0) {
           v.group = ctx_->exec->domains[static_cast<std::size_t>(v.domain)]
@@ -257,6 +259,17 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
             flat_op(in);
             visible = true;
             break;
+          case Opcode::SliceView:
+            slice_view(in);
+            break;
+          case Opcode::CopyView:
+            copy_view(in);
+            visible = true;
+            break;
+          case Opcode::TensorBin:
+            tensor_binary(in);
+            visible = true;
+            break;
           case Opcode::CheckCount:
             check_count(in);
             break;
@@ -343,10 +356,10 @@ std::string RankVm::memory_text(const ViewReg& v, std::int64_t owner) const {
 void RankVm::check_region(const Instr& in, const ViewReg& v, std::int64_t owner,
                           std::span<const std::int64_t> offs, std::span<const std::int64_t> extent,
                           const char* role) const {
-  for (std::size_t d = 0; d < v.shape.size(); ++d) {
+  for (std::size_t d = 0; d < v.extent.size(); ++d) {
     // (offs > shape - extent, not offs + extent > shape: a huge offset must
     // not overflow past the check)
-    if (offs[d] < 0 || extent[d] > v.shape[d] || offs[d] > v.shape[d] - extent[d]) [[unlikely]]
+    if (offs[d] < 0 || extent[d] > v.extent[d] || offs[d] > v.extent[d] - extent[d]) [[unlikely]]
       region_out_of_bounds(in, v, owner, offs, extent, role, d);
   }
 }
@@ -356,8 +369,9 @@ void RankVm::region_out_of_bounds(const Instr& in, const ViewReg& v, std::int64_
                                   std::span<const std::int64_t> extent, const char* role,
                                   std::size_t dim) const {
   fail(in, std::string("region out of bounds: offsets ") + list_text(offs) + " + shape " +
-               list_text(extent) + " exceeds the " + role + " " + list_text(v.shape) + " (" +
-               memory_text(v, owner) + ") in dim " + std::to_string(dim));
+               list_text(extent) + " exceeds the " + role + " " + list_text(v.extent) + " (" +
+               memory_text(v, owner) + (v.sliced ? ", a slice" : "") + ") in dim " +
+               std::to_string(dim));
 }
 
 void RankVm::check_flat(const Instr& in, const ViewReg& v, std::int64_t owner, std::int64_t offset,
@@ -389,14 +403,31 @@ Region RankVm::region(const Instr& in, const ViewReg& v, std::int64_t owner,
                       std::span<const std::int64_t> shape) const {
   if (v.space == Space::Host && owner != rank_)
     fail(in, "a host tensor is not reachable from another rank");
+  std::span<const std::int64_t> at = offs;
+  if (v.sliced) {  // offsets in the slice: shift them to the memory's
+    ANYP_CHECK(shape.empty(), "a reshaped region of a slice");
+    std::array<std::int64_t, kMaxRank>& abs = absolute_[next_absolute_++ % absolute_.size()];
+    for (std::size_t d = 0; d < offs.size(); ++d) abs[d] = v.origin[d] + offs[d];
+    at = std::span<const std::int64_t>(abs.data(), offs.size());
+  }
   return Region{v.space, v.id,    v.space == Space::Window ? owner : -1,
                 v.base,  v.dtype, shape.empty() ? std::span<const std::int64_t>(v.shape) : shape,
-                offs,    extent};
+                at,      extent};
 }
 
 Region RankVm::whole_region(const Instr& in, const ViewReg& v, std::int64_t owner) const {
   if (v.space == Space::Host && owner != rank_) [[unlikely]]
     fail(in, "a host tensor is not reachable from another rank");
+  if (v.sliced) {
+    return Region{v.space,
+                  v.id,
+                  v.space == Space::Window ? owner : -1,
+                  v.base,
+                  v.dtype,
+                  v.shape,
+                  std::span<const std::int64_t>(v.origin.data(), v.shape.size()),
+                  v.extent};
+  }
   return Region::whole(v.space, v.id, v.space == Space::Window ? owner : -1, v.base, v.dtype,
                        v.shape, v.elements);
 }
@@ -415,9 +446,9 @@ Cell RankVm::signal_cell(const Instr& in, const ViewReg& v, std::int64_t owner) 
   const std::size_t n = in.idx.size();
   for (std::size_t d = 0; d < n; ++d) {
     const std::int64_t i = s_[in.idx[d]].as_int();
-    if (i < 0 || i >= v.shape[d]) [[unlikely]]
+    if (i < 0 || i >= v.extent[d]) [[unlikely]]
       cell_out_of_bounds(in, v, owner, d);
-    flat = flat * v.shape[d] + i;
+    flat = flat * v.shape[d] + v.origin[d] + i;
   }
   return Cell{owner, v.id, v.base + flat * 4};
 }
@@ -517,8 +548,9 @@ void RankVm::transfer(const Instr& in, bool is_put) {
   const std::int64_t peer = peer_of(in, in.b, is_put ? dst : src);  // the remote side's view
   const std::int64_t dst_owner = is_put ? peer : rank_, src_owner = is_put ? rank_ : peer;
   if (in.shape.empty()) {  // whole views, of one shape (checked when compiled)
-    ANYP_CHECK(std::equal(dst.shape.begin(), dst.shape.end(), src.shape.begin(), src.shape.end()),
-               "a whole-view put/get between views of different shapes");
+    ANYP_CHECK(
+        std::equal(dst.extent.begin(), dst.extent.end(), src.extent.begin(), src.extent.end()),
+        "a whole-view put/get between views of different shapes");
     const Region d = whole_region(in, dst, dst_owner);
     if (dst_owner == rank_) guard_sources(in, d);
     ctx_->fabric->copy(rank_, site(in), d, whole_region(in, src, src_owner), is_atomic(in));
@@ -557,8 +589,8 @@ void RankVm::put_async(const Instr& in) {
     p.src_offsets = offsets(in, nd, ns);
   }
   const std::span<const std::int64_t> dat(p.dst_offsets.data(), nd), sat(p.src_offsets.data(), ns);
-  const std::span<const std::int64_t> dext = in.shape.empty() ? p.dst.shape : in.shape;
-  const std::span<const std::int64_t> sext = in.shape.empty() ? p.src.shape : in.shape;
+  const std::span<const std::int64_t> dext = in.shape.empty() ? p.dst.extent : in.shape;
+  const std::span<const std::int64_t> sext = in.shape.empty() ? p.src.extent : in.shape;
   ANYP_CHECK(element_count(dext) == element_count(sext), "a put_async of unequal extents");
   check_region(in, p.dst, p.peer, dat, dext, "destination");
   check_region(in, p.src, rank_, sat, sext, "source");
@@ -584,8 +616,8 @@ void RankVm::wait_async(const Instr& in) {
   const Instr& put = *p.issued;
   const std::size_t nd = p.dst.shape.size(), ns = p.src.shape.size();
   const std::span<const std::int64_t> dat(p.dst_offsets.data(), nd), sat(p.src_offsets.data(), ns);
-  const std::span<const std::int64_t> dext = put.shape.empty() ? p.dst.shape : put.shape;
-  const std::span<const std::int64_t> sext = put.shape.empty() ? p.src.shape : put.shape;
+  const std::span<const std::int64_t> dext = put.shape.empty() ? p.dst.extent : put.shape;
+  const std::span<const std::int64_t> sext = put.shape.empty() ? p.src.extent : put.shape;
   // The transfer itself, at the latest moment the program allows, in the
   // put's name.
   ctx_->fabric->copy(rank_, site(put), region(put, p.dst, p.peer, dat, dext, {}),
@@ -684,6 +716,13 @@ bool RankVm::wait(const Instr& in) {
 
 void RankVm::enter_collective(const Instr& in) {
   const CollectiveDesc& d = code_->collectives[static_cast<std::size_t>(in.imm)];
+  for (std::size_t i = 0; i < d.views.size(); ++i) {
+    if (v_[d.views[i]].sliced) {
+      fail(in, "the " + d.roles[i] +
+                   " is a pl::tensor::slice; a builtin collective takes whole views (pass a "
+                   "pld::window view, a sub-window at an offset if need be)");
+    }
+  }
   for (std::size_t i = 0; i < d.views.size(); ++i) {
     const ViewReg& a = v_[d.views[i]];
     if (a.space != Space::Window) continue;

@@ -82,11 +82,17 @@ struct ViewReg {
   std::int64_t base = 0;  // bytes from the buffer/argument start
   DType dtype = DType::FP32;
   std::span<const std::int64_t> shape;  // the dispatch argument's (it outlives the run)
-  std::int64_t elements = 0;            // the product of shape
+  std::int64_t elements = 0;            // the product of extent
   // A view of a comm_domain buffer: its domain and this rank's group there
   // (peers are indices into the group); -1: the world.
   std::int32_t domain = -1;
   std::int32_t group = -1;
+  // The part of `shape` the view names: [origin, origin + extent). A whole
+  // view has origin 0 and extent == shape; a slice (pl::tensor::slice) a
+  // sub-box, whose offsets the VM shifts by origin at the door.
+  std::span<const std::int64_t> extent;
+  std::array<std::int64_t, kMaxRank> origin{};
+  bool sliced = false;
 };
 
 // What the ranks of one run share.
@@ -153,6 +159,11 @@ class RankVm {
   Region region(const Instr& in, const ViewReg& v, std::int64_t owner,
                 std::span<const std::int64_t> offs, std::span<const std::int64_t> extent,
                 std::span<const std::int64_t> shape = {}) const;
+  // Where region() keeps a slice's absolute offsets: a Region names its
+  // offsets, so they must outlive it; an instruction has at most four
+  // regions alive at once (a put_async's wait: two).
+  mutable std::array<std::array<std::int64_t, kMaxRank>, 4> absolute_{};
+  mutable std::size_t next_absolute_ = 0;
   // The whole of `owner`'s copy of view v.
   Region whole_region(const Instr& in, const ViewReg& v, std::int64_t owner) const;
   // The INT32 cell at in.idx of `owner`'s copy of signal view v.
@@ -185,6 +196,12 @@ class RankVm {
   void enter_collective(const Instr& in);
   // Tile compute (rank_vm_compute.cpp).
   void tile_binary(const Instr& in);
+  // Tensor-level ops (rank_vm_tensor.cpp): views of this rank's memory.
+  void slice_view(const Instr& in);
+  void copy_view(const Instr& in);
+  void tensor_binary(const Instr& in);
+  // The elements of the whole view v (this rank's), read through the door.
+  const std::byte* read_view(const Instr& in, const ViewReg& v, TileBytes& into);
   void tile_cast(const Instr& in);
   void full_tile(const Instr& in);
   void reshape_tile(const Instr& in);
@@ -200,7 +217,10 @@ class RankVm {
   void tile_arange(const Instr& in);
   // Scalar s[in.b] as one element of `dtype` (a float for an integer tile,
   // or a value it cannot hold, is a run error).
-  void scalar_element(const Instr& in, DType dtype, std::byte* element) const;
+  // s[reg] (in.b when reg < 0) converted to dtype: a run error naming
+  // `operand_of` ("tile", "tensor") when it cannot be.
+  void scalar_element(const Instr& in, DType dtype, std::byte* element, std::int32_t reg = -1,
+                      const char* operand_of = "tile") const;
   // A result of `bytes` is written into scratch_ (its operands may be the
   // destination register), then becomes t[in.dst] with dtype and shape.
   std::byte* result_storage(std::size_t bytes);
@@ -220,7 +240,8 @@ class RankVm {
   std::vector<ScalarValue> s_;
   std::vector<TileReg> t_;
   std::vector<ViewReg> v_;
-  TileBytes scratch_;  // a tile result while its operands are still read
+  TileBytes scratch_;                           // a tile result while its operands are still read
+  TileBytes tensor_a_, tensor_b_, tensor_out_;  // a tensor op's operands and result
   // A put_async in flight: what the put needs, copied (registers may change
   // before its wait), and its source's byte ranges.
   struct PendingPut {

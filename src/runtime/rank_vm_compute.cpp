@@ -18,31 +18,6 @@
 namespace anyp::runtime {
 namespace {
 
-// How the cost model prices an elementwise tile operator.
-ComputeClass compute_class_of(ir::BinaryOp op) {
-  switch (op) {
-    case ir::BinaryOp::Add:
-    case ir::BinaryOp::Sub:
-      return ComputeClass::Add;
-    case ir::BinaryOp::Mul:
-      return ComputeClass::Mul;
-    case ir::BinaryOp::Div:
-      return ComputeClass::Div;
-    case ir::BinaryOp::Max:
-    case ir::BinaryOp::Min:
-      return ComputeClass::MinMax;
-    case ir::BinaryOp::BitAnd:
-    case ir::BinaryOp::BitOr:
-    case ir::BinaryOp::BitXor:
-    case ir::BinaryOp::Shl:
-    case ir::BinaryOp::Shr:
-      return ComputeClass::Bitwise;
-    default:
-      ANYP_UNREACHABLE(std::string("a tile operator the cost model has no class for: ") +
-                       ir::binary_op_name(op));
-  }
-}
-
 ComputeClass compute_class_of(ir::UnaryOp op) {
   switch (op) {
     case ir::UnaryOp::Exp:
@@ -74,8 +49,9 @@ void RankVm::commit_result(const Instr& in, DType dtype, std::vector<std::int64_
   out.data.swap(scratch_);
 }
 
-void RankVm::scalar_element(const Instr& in, DType dtype, std::byte* element) const {
-  const ScalarValue& x = s_[in.b];
+void RankVm::scalar_element(const Instr& in, DType dtype, std::byte* element, std::int32_t reg,
+                            const char* operand_of) const {
+  const ScalarValue& x = s_[reg < 0 ? in.b : reg];
   if (dtype_is_float(dtype)) {
     if (x.is_float) {
       encode_element(element, dtype, x.f);
@@ -84,12 +60,13 @@ void RankVm::scalar_element(const Instr& in, DType dtype, std::byte* element) co
     }
     return;
   }
-  const std::string tile = "the " + std::string(dtype_name(dtype)) + " tile";
-  if (x.is_float) fail(in, "a floating scalar operand with " + tile + "; tiles are typed");
+  const std::string what = std::string(operand_of);
+  const std::string tile = "the " + std::string(dtype_name(dtype)) + " " + what;
+  if (x.is_float) fail(in, "a floating scalar operand with " + tile + "; " + what + "s are typed");
   encode_integer(element, dtype, x.i);
   if (decode_integer(element, dtype) != x.i) {
-    fail(in, "scalar operand " + std::to_string(x.i) + " does not fit " + tile +
-                 " (tiles are typed: cast the tile to a wider dtype first)");
+    fail(in, "scalar operand " + std::to_string(x.i) + " does not fit " + tile + " (" + what +
+                 "s are typed: cast the " + what + " to a wider dtype first)");
   }
 }
 

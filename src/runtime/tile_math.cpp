@@ -159,4 +159,28 @@ void tile_elementwise(ir::BinaryOp op, DType dtype, const std::byte* a, const st
   });
 }
 
+ComputeClass compute_class_of(ir::BinaryOp op) {
+  switch (op) {
+    case ir::BinaryOp::Add:
+    case ir::BinaryOp::Sub:
+      return ComputeClass::Add;
+    case ir::BinaryOp::Mul:
+      return ComputeClass::Mul;
+    case ir::BinaryOp::Div:
+      return ComputeClass::Div;
+    case ir::BinaryOp::Max:
+    case ir::BinaryOp::Min:
+      return ComputeClass::MinMax;
+    case ir::BinaryOp::BitAnd:
+    case ir::BinaryOp::BitOr:
+    case ir::BinaryOp::BitXor:
+    case ir::BinaryOp::Shl:
+    case ir::BinaryOp::Shr:
+      return ComputeClass::Bitwise;
+    default:
+      ANYP_UNREACHABLE(std::string("a tile operator the cost model has no class for: ") +
+                       ir::binary_op_name(op));
+  }
+}
+
 }  // namespace anyp::runtime

@@ -13,11 +13,14 @@
 
 #include "anyp/dtype.hpp"
 #include "ir/op_attrs.hpp"
+#include "runtime/compute_class.hpp"
 
 namespace anyp::runtime {
 
 // True for the ops tile_elementwise computes (those with a tile name).
 bool is_tile_elementwise_op(ir::BinaryOp op);
+// How the cost model prices one (tiles and the tensor-level ops alike).
+ComputeClass compute_class_of(ir::BinaryOp op);
 
 // The first element of b (one, when b_is_scalar) that `op` refuses on an
 // integer tile: a zero divisor, a shift count outside [0, width). nullopt

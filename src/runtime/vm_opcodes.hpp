@@ -60,6 +60,12 @@
   X(StoreFlat, "store.flat", "rank s[b]'s v[a] from element s[idx0] = t[c]")                       \
   X(PutFlat, "put.flat",                                                                           \
     "peer s[b]'s v[a] from element s[idx0] = local v[c] elements [s[idx1], +s[idx2])")             \
+  X(SliceView, "slice.view",                                                                       \
+    "v[dst] = the part [s[idx], + shape) of view v[a] (pl::tensor::slice)")                        \
+  X(CopyView, "copy.view",                                                                         \
+    "this rank's v[a] = v[b], converted to v[a]'s dtype (pl::tensor::copy)")                       \
+  X(TensorBin, "tensor.bin",                                                                       \
+    "this rank's v[a] = v[b] <sub: BinaryOp> v[c] (count 0) or s[c] (count 1)")                    \
   X(CheckCount, "check.count", "fail unless 0 <= s[a] <= s[b] (all_to_all_v send counts)")         \
   X(CheckStep, "check.step", "fail if s[a] == 0 (a pl.range step read at run time)")               \
   X(Collective, "collective",                                                                      \
