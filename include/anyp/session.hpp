@@ -14,8 +14,10 @@
 // Runs of one session execute one at a time, in submission order (they
 // share the windows); at most kMaxInFlight are queued or running, and a
 // further submit blocks until the oldest one ends. A submitted run holds
-// its tensor arguments (a HostTensor shares its storage) until it ends;
-// writing an argument of a run in flight is the caller's race. On the MPI
+// its tensor arguments (a HostTensor shares its storage) until it ends —
+// but not the memory under a HostTensor::view, which the caller keeps alive
+// until the handle is ready; writing an argument of a run in flight is the
+// caller's race. On the MPI
 // engine, whose processes run MPI from one thread, a submit runs before it
 // returns (its handle is ready at once), and making, resetting and ending
 // a session is collective: every process does it, in the same order.
@@ -124,6 +126,8 @@ class Session {
   std::deque<std::shared_ptr<Job>> queue_;  // queued or running, oldest first
   std::int64_t done_ = 0;
   bool stopping_ = false;
+  bool caller_running_ = false;  // run() executes on its caller: the worker waits
+  int blocked_ = 0;              // callers waiting in run() or submit()
   std::thread worker_;
 };
 

@@ -108,7 +108,7 @@ void Session::worker_loop() {
     std::shared_ptr<Job> job;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      changed_.wait(lock, [&] { return (stopping_ || !queue_.empty()) && !caller_running_; });
       if (queue_.empty()) return;  // stopping, and every run has ended
       job = queue_.front();        // stays queued (in flight) while it runs
     }
@@ -125,9 +125,13 @@ void Session::enqueue(std::shared_ptr<Job> job) {
   }
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return queue_.size() < kMaxInFlight; });
+    ++blocked_;
+    changed_.wait(lock, [&] { return queue_.size() < kMaxInFlight || stopping_; });
+    --blocked_;
+    if (stopping_) throw Error("Session::submit: the session is being destroyed");
     queue_.push_back(std::move(job));
   }
+  // (A run() on another thread holds the worker off until it ends.)
   changed_.notify_all();
 }
 
@@ -149,7 +153,41 @@ RunHandle Session::submit(const std::vector<ArgRef>& args) {
   return handle;
 }
 
-RunStats Session::run(const std::vector<ArgRef>& args) { return submit(args).wait(); }
+RunStats Session::run(const std::vector<ArgRef>& args) {
+  if (!asynchronous_) return submit(args).wait();
+  // After the runs submitted before it, on the calling thread: no hand-off
+  // to the worker and back (the worker holds off while it runs).
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ++blocked_;
+    changed_.wait(lock, [&] { return queue_.empty() && !caller_running_; });
+    --blocked_;
+    caller_running_ = true;
+  }
+  Job job;
+  for (const ArgRef& a : args) {
+    if (a.is_tensor()) {
+      job.args.emplace_back(a.tensor());
+    } else if (a.is_int()) {
+      job.args.emplace_back(a.int_value());
+    } else {
+      job.args.emplace_back(a.float_value());
+    }
+  }
+  execute(job);
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    caller_running_ = false;
+    ++done_;
+    // Only a queued run or a blocked caller waits for this (waking the idle
+    // worker for nothing costs a context switch per run).
+    wake = !queue_.empty() || blocked_ > 0;
+  }
+  if (wake) changed_.notify_all();
+  if (job.result->error) std::rethrow_exception(job.result->error);
+  return *job.result->stats;
+}
 
 void Session::reset_windows() {
   auto job = std::make_shared<Job>();

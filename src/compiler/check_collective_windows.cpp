@@ -47,7 +47,9 @@ std::vector<std::int32_t> view_origins(const runtime::LoweredCode& code) {
 
 std::string function_text(const ir::Program& program, const std::string& name) {
   for (const auto& fn : program.functions) {
-    if (fn->name == name) return "function '" + name + "' (" + ir::level_name(fn->level) + ")";
+    // (a pl::Program entry's host has the entry's name: codes are never a host's)
+    if (fn->name == name && fn->level != ir::Level::Host)
+      return "function '" + name + "' (" + ir::level_name(fn->level) + ")";
   }
   return "function '" + name + "'";
 }

@@ -6,6 +6,7 @@
 #include "anyp/errors.hpp"
 #include "compiler/emitter.hpp"
 #include "compiler/lower_collectives.hpp"
+#include "ir/verifier.hpp"
 
 namespace anyp::compiler {
 
@@ -567,6 +568,11 @@ class Lowerer {
       e_.emit(i);
     }
     block(g, callee.body);
+    if (ir::contains_op(callee.body, ir::OpKind::PutAsync)) {  // its puts end with it
+      Instr check;
+      check.op = Opcode::CheckAsync;
+      e_.emit(check);
+    }
     e_.set_site(f.fn->name, ir::op_display_name(op));
   }
 

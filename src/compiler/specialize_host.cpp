@@ -290,10 +290,15 @@ class HostEvaluator {
              "; a group needs at least one rank");
       if (stride < 1)
         fail(what + ": the stride is " + std::to_string(stride) + "; it must be positive");
+      // Up to the first rank outside [0, P), which the check below names
+      // (a group never has more than P ranks: no loop over a huge count).
       for (std::int64_t k = 0; k < count; ++k) {
         const __int128 r = static_cast<__int128>(first) + static_cast<__int128>(k) * stride;
-        ranks.push_back(r > world_size_ ? world_size_ : static_cast<std::int64_t>(r));
-        if (ranks.back() >= world_size_) break;
+        ranks.push_back(r > world_size_ ? world_size_ : r < 0 ? -1 : static_cast<std::int64_t>(r));
+        if (ranks.back() < 0 || ranks.back() >= world_size_) {
+          if (r < 0) ranks.back() = first;  // name the real first rank
+          break;
+        }
       }
     }
     const std::string group = runtime::group_text(ranks);

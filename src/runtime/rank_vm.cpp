@@ -253,6 +253,9 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
             wait_async(in);
             visible = true;
             break;
+          case Opcode::CheckAsync:
+            check_no_puts_in_flight();
+            break;
           case Opcode::LoadFlat:
           case Opcode::StoreFlat:
           case Opcode::PutFlat:
@@ -332,9 +335,9 @@ void RankVm::peer_out_of_range(const Instr& in, std::int64_t p, const ViewReg& v
            "'; a peer is an index into the group)";
   }
   if (p < 0) {
-    msg +=
-        "\n  hint: a negative peer usually comes from (r - 1) % P, which C++ truncates to -1 "
-        "at r = 0; write (r + P - 1) % P";
+    const char* n = v.domain < 0 ? "P" : "G";  // a group's size: pld::nranks of its view
+    msg += std::string("\n  hint: a negative peer usually comes from (r - 1) % ") + n +
+           ", which C++ truncates to -1 at r = 0; write (r + " + n + " - 1) % " + n;
   }
   fail(in, msg);
 }
@@ -436,7 +439,9 @@ std::string RankVm::cell_text(const ViewReg& v, const std::vector<std::int64_t>&
   const std::string name = v.space == Space::Window
                                ? ctx_->exec->buffers[static_cast<std::size_t>(v.id)].name
                                : std::string("?");
-  return "signal '" + name + "' cell " + list_text(idx);
+  return "signal '" + name + "' cell " + list_text(idx) +
+         (v.sliced ? " of a slice at " + list_text(std::span(v.origin.data(), v.shape.size()))
+                   : "");
 }
 
 Cell RankVm::signal_cell(const Instr& in, const ViewReg& v, std::int64_t owner) const {
@@ -566,13 +571,17 @@ void RankVm::transfer(const Instr& in, bool is_put) {
   ctx_->fabric->copy(rank_, site(in), d, region(in, src, src_owner, sat, in.shape), is_atomic(in));
 }
 
-void RankVm::end_dispatch() {
+void RankVm::check_no_puts_in_flight() {
   if (!pending_.empty()) {
     const PendingPut p = pending_.front();
     pending_.clear();
     fail(*p.issued, "the kernel ended with this put in flight (event " + std::to_string(p.event) +
                         "); wait for it with pld::system::wait_async before the kernel returns");
   }
+}
+
+void RankVm::end_dispatch() {
+  check_no_puts_in_flight();
   in_dispatch_ = false;
   ++dispatch_;
 }
@@ -613,6 +622,7 @@ void RankVm::wait_async(const Instr& in) {
   }
   const PendingPut p = *it;
   pending_.erase(it);
+  const bool into_self = p.peer == rank_;
   const Instr& put = *p.issued;
   const std::size_t nd = p.dst.shape.size(), ns = p.src.shape.size();
   const std::span<const std::int64_t> dat(p.dst_offsets.data(), nd), sat(p.src_offsets.data(), ns);
@@ -620,8 +630,9 @@ void RankVm::wait_async(const Instr& in) {
   const std::span<const std::int64_t> sext = put.shape.empty() ? p.src.extent : put.shape;
   // The transfer itself, at the latest moment the program allows, in the
   // put's name.
-  ctx_->fabric->copy(rank_, site(put), region(put, p.dst, p.peer, dat, dext, {}),
-                     region(put, p.src, rank_, sat, sext, {}), false);
+  const Region dst = region(put, p.dst, p.peer, dat, dext, {});
+  if (into_self) guard_sources(put, dst);  // the source of another put in flight
+  ctx_->fabric->copy(rank_, site(put), dst, region(put, p.src, rank_, sat, sext, {}), false);
 }
 
 void RankVm::check_sources(const Instr& in, const Region& w) const {
@@ -690,6 +701,12 @@ void RankVm::flat_op(const Instr& in) {
 void RankVm::notify(const Instr& in) {
   const std::int64_t peer = peer_of(in, in.b, v_[in.a]);
   const Cell cell = signal_cell(in, v_[in.a], peer);
+  if (peer == rank_ && !pending_.empty()) {  // the cell may be a put_async's source
+    const ViewReg& v = v_[in.a];
+    const std::array<std::int64_t, 1> all{element_count(v.shape)}, at{(cell.offset - v.base) / 4},
+        one{1};
+    guard_sources(in, Region::flat(Space::Window, v.id, rank_, v.base, DType::INT32, all, at, one));
+  }
   const std::int64_t value = s_[in.c].as_int();
   if (value < INT32_MIN || value > INT32_MAX) {
     fail(in, "notify value " + std::to_string(value) +

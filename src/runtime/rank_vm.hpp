@@ -90,7 +90,7 @@ struct ViewReg {
   // The part of `shape` the view names: [origin, origin + extent). A whole
   // view has origin 0 and extent == shape; a slice (pl::tensor::slice) a
   // sub-box, whose offsets the VM shifts by origin at the door.
-  std::span<const std::int64_t> extent;
+  std::span<const std::int64_t> extent{};
   std::array<std::int64_t, kMaxRank> origin{};
   bool sliced = false;
 };
@@ -188,7 +188,9 @@ class RankVm {
       check_sources(in, w);
   }
   void check_sources(const Instr& in, const Region& w) const;
-  // The end of a dispatch's code: every put_async must have been waited for.
+  // The end of a kernel (check.async) or a dispatch: every put_async must
+  // have been waited for.
+  void check_no_puts_in_flight();
   void end_dispatch();
   void flat_op(const Instr& in);
   bool wait(const Instr& in);

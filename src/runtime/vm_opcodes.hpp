@@ -54,6 +54,8 @@
   X(PutAsync, "put.async",                                                                         \
     "s[dst] = an event; the put (operands as put) completes at its wait.async")                    \
   X(WaitAsync, "wait.async", "complete the put.async of event s[a]")                               \
+  X(CheckAsync, "check.async",                                                                     \
+    "fail if a put.async is in flight (the end of a kernel that has one)")                         \
   X(RemoteLoad, "remote_load", "t[dst] = region idx/shape of peer s[b]'s view v[a]")               \
   X(RemoteStore, "remote_store", "region idx of peer s[b]'s view v[a] = t[c]; sub: AtomicKind")    \
   X(LoadFlat, "load.flat", "t[dst] = 1-D tile of rank s[b]'s v[a], elements [s[idx0], +s[idx1])")  \

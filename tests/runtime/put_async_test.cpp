@@ -166,6 +166,70 @@ TEST(PutAsyncMistakes, AKernelThatReturnsWithAPutInFlight) {
             "pld::system::wait_async before the kernel returns");
 }
 
+TEST(PutAsyncMistakes, AKernelThatReturnsWithAPutInFlightFailsBeforeTheNextKernel) {
+  // Kernel "forgets" returns with its put in flight; "overwrites" (the next
+  // kernel of the orchestration) would write the put's source: the error
+  // names the first kernel, at its end.
+  const auto forgets =
+      pl::jit::incore("forgets",
+                      {pl::InOut("x", pl::Tensor({1, S}, pl::FP32)),
+                       pl::InOut("inbox", pld::DistributedTensor({2, S}, pl::FP32))},
+                      [](pl::Value x, pl::Value inbox) {
+                        pld::tensor::put_async(inbox, right_of(inbox), x, {0, 0}, {0, 0}, {1, S});
+                      });
+  const auto overwrites = pl::jit::incore(
+      "overwrites", {pl::InOut("x", pl::Tensor({1, S}, pl::FP32))}, [](pl::Value x) {
+        x = pl::store(pl::full({1, S}, 0.0, pl::FP32), {0, 0}, x);
+      });
+  const auto orch =
+      pl::jit::orchestration("two_kernels",
+                             {pl::InOut("x", pl::Tensor({1, S}, pl::FP32)),
+                              pl::InOut("inbox", pld::DistributedTensor({2, S}, pl::FP32))},
+                             [forgets, overwrites](pl::Value x, pl::Value inbox) {
+                               forgets(x, inbox);
+                               overwrites(x);
+                             });
+  const pl::HostFunction host = pl::jit::host(
+      "two_kernels", {pl::InOut("x", pl::Tensor({NR, 1, S}, pl::FP32))}, [orch](pl::Value x) {
+        auto inbox = pld::alloc_window_buffer("inbox", {2, S}, pl::FP32);
+        pl::range(pld::world_size(), [&](pl::Scalar r) {
+          orch(x[r], pld::window(inbox, {2, S}, pl::FP32), pl::device(r));
+        });
+      });
+  anyp::HostTensor x = anyp::HostTensor::zeros({2, 1, S}, pl::FP32);
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(2);
+  config.workers = 1;
+  try {
+    host.compile({x}, config)(x);
+    ADD_FAILURE() << "ran without error";
+  } catch (const anyp::RunError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "run error: rank 0 (device 0), function 'forgets', op pld.tensor.put_async: the "
+              "kernel ended with this put in flight (event 1); wait for it with "
+              "pld::system::wait_async before the kernel returns");
+  }
+}
+
+TEST(PutAsyncMistakes, APutIntoTheOwnWindowOverTheSourceOfAnother) {
+  // The first put lands in the own inbox row 0 at its wait, while the
+  // second put still sends that row to the neighbour.
+  EXPECT_EQ(failure(
+                [](pl::Value& x, pl::Value&, pl::Value&, pl::Value& inbox, pl::Value&) {
+                  const pl::Scalar me = pld::rank(pld::get_comm_ctx(inbox));
+                  const pld::AsyncEvent to_self =
+                      pld::tensor::put_async(inbox, me, x, {0, 0}, {0, 0}, {1, S});
+                  const pld::AsyncEvent onwards =
+                      pld::tensor::put_async(inbox, right_of(inbox), inbox, {1, 0}, {0, 0}, {1, S});
+                  pld::system::wait_async(to_self);
+                  pld::system::wait_async(onwards);
+                },
+                false),
+            "run error: rank 0 (device 0), function 'mistake', op pld.tensor.put_async: it writes "
+            "rank 0's window 'inbox', the source of the pld.tensor.put_async in function "
+            "'mistake' (event 2) still in flight; call pld::system::wait_async on its event "
+            "before writing the source");
+}
+
 TEST(PutAsyncMistakes, WaitingTwiceOnOneEvent) {
   EXPECT_EQ(failure(
                 [](pl::Value& x, pl::Value&, pl::Value&, pl::Value& inbox, pl::Value&) {

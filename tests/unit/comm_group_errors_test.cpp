@@ -125,6 +125,13 @@ TEST(CommGroupErrors, ARankOutsideTheWorld) {
                           3),
             "compile error: function 'host' (host): pld.comm_group of domain 'pair': rank 3 of the "
             "group {0, 3} is out of range [0, 3) for P = 3");
+  // A group from a negative rank with a huge count: named at once.
+  EXPECT_EQ(
+      compile_error(
+          program([](const pld::CommDomain& d) { pld::comm_group(d, -5, std::int64_t{1} << 40); }),
+          3),
+      "compile error: function 'host' (host): pld.comm_group of domain 'pair': rank -5 of the "
+      "group {-5} is out of range [0, 3) for P = 3");
   // A strided group that runs past P, named by its first rank outside.
   EXPECT_EQ(
       compile_error(program([](const pld::CommDomain& d) { pld::comm_group(d, 0, 2, 3); }), 3),
