@@ -110,6 +110,8 @@ class Session {
   // Runs one job on the calling thread, then finish() counts it (and takes
   // it off the queue) before its handle is released.
   void execute(Job& job);
+  // Resets the windows if the options ask, then runs (the running thread only).
+  RunStats run_now(const std::vector<ArgRef>& args);
   void finish(Job& job, bool queued);
   void enqueue(std::shared_ptr<Job> job);
 

@@ -74,15 +74,19 @@ HostTensor Session::resident(const HostTensor& init) {
   return resident_.back();
 }
 
+RunStats Session::run_now(const std::vector<ArgRef>& args) {
+  if (windows_ && options_.reset_windows && ran_once_) windows_->reset();
+  ran_once_ = true;
+  return program_.run_with(*engine_, windows_.get(), args);
+}
+
 void Session::execute(Job& job) {
   try {
     if (job.reset) {
       if (windows_) windows_->reset();
       job.result->stats = RunStats{};
     } else {
-      if (windows_ && options_.reset_windows && ran_once_) windows_->reset();
-      ran_once_ = true;
-      job.result->stats = program_.run_with(*engine_, windows_.get(), job.args);
+      job.result->stats = run_now(job.args);
     }
   } catch (...) {
     job.result->error = std::current_exception();
@@ -164,29 +168,26 @@ RunStats Session::run(const std::vector<ArgRef>& args) {
     --blocked_;
     caller_running_ = true;
   }
-  Job job;
-  for (const ArgRef& a : args) {
-    if (a.is_tensor()) {
-      job.args.emplace_back(a.tensor());
-    } else if (a.is_int()) {
-      job.args.emplace_back(a.int_value());
-    } else {
-      job.args.emplace_back(a.float_value());
+  auto ended = [this] {
+    bool wake = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      caller_running_ = false;
+      ++done_;
+      // Only a queued run or a blocked caller waits for this (waking the
+      // idle worker for nothing costs a context switch per run).
+      wake = !queue_.empty() || blocked_ > 0;
     }
+    if (wake) changed_.notify_all();
+  };
+  try {
+    RunStats stats = run_now(args);
+    ended();
+    return stats;
+  } catch (...) {
+    ended();
+    throw;
   }
-  execute(job);
-  bool wake = false;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    caller_running_ = false;
-    ++done_;
-    // Only a queued run or a blocked caller waits for this (waking the idle
-    // worker for nothing costs a context switch per run).
-    wake = !queue_.empty() || blocked_ > 0;
-  }
-  if (wake) changed_.notify_all();
-  if (job.result->error) std::rethrow_exception(job.result->error);
-  return *job.result->stats;
 }
 
 void Session::reset_windows() {

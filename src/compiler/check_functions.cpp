@@ -77,26 +77,22 @@ class FunctionChecker {
   bool is_memory_operand(const ir::Operand& o) const {
     return o.is_var() && ir::is_memory(fn_.vars[o.var].type.kind);
   }
-  bool is_window(const ir::Operand& o) const {
-    return o.is_var() && fn_.vars[o.var].type.kind == ir::TypeKind::DistTensor;
-  }
+  bool is_window(const ir::Operand& o) const { return compiler::is_window(fn_, o); }
 
   // A window variable keeps the domain of the view it first held: its
   // collectives and peers were checked against that domain's size.
   void track_domain(const ir::Op& op) {
     if (op.result < 0 || fn_.vars[op.result].type.kind != ir::TypeKind::DistTensor) return;
-    for (const ir::Operand& a : op.args) {
-      if (!is_window(a)) continue;
-      const std::int32_t d = domains_[a.var];
-      if (assigned_[op.result] && domains_[op.result] != d) {
-        fail(op, "'" + fn_.vars[op.result].name + "' is a view in " +
-                     scope_.name(domains_[op.result]) + ", and a view in " + scope_.name(d) +
-                     " is assigned to it; a window variable keeps its comm domain");
-      }
-      domains_[op.result] = d;
-      assigned_[op.result] = 1;
-      return;
+    const ir::Operand* w = first_window(fn_, op);
+    if (!w) return;
+    const std::int32_t d = domains_[w->var];
+    if (assigned_[op.result] && domains_[op.result] != d) {
+      fail(op, "'" + fn_.vars[op.result].name + "' is a view in " +
+                   scope_.name(domains_[op.result]) + ", and a view in " + scope_.name(d) +
+                   " is assigned to it; a window variable keeps its comm domain");
     }
+    domains_[op.result] = d;
+    assigned_[op.result] = 1;
   }
 
   void op(const ir::Op& op) {

@@ -14,6 +14,16 @@ std::string CommScope::name(std::int32_t d) const {
   return d < 0 ? "the world" : "domain '" + (*domains)[static_cast<std::size_t>(d)].name + "'";
 }
 
+bool is_window(const ir::Function& fn, const ir::Operand& o) {
+  return o.is_var() && fn.vars[o.var].type.kind == ir::TypeKind::DistTensor;
+}
+
+const ir::Operand* first_window(const ir::Function& fn, const ir::Op& op) {
+  for (const ir::Operand& a : op.args)
+    if (is_window(fn, a)) return &a;
+  return nullptr;
+}
+
 ParamDomains dispatch_domains(const std::vector<runtime::ArgBinding>& args,
                               const std::vector<runtime::WindowBuffer>& buffers) {
   ParamDomains out;

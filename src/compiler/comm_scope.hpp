@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/function.hpp"
 #include "runtime/lowered_code.hpp"
 
 namespace anyp::compiler {
@@ -32,6 +33,12 @@ struct CommScope {
   // "the world", or "domain 'tp'".
   std::string name(std::int32_t d) const;
 };
+
+// Operand `o` of a function of `fn` is a window view.
+bool is_window(const ir::Function& fn, const ir::Operand& o);
+// The first window operand of `op` (a collective's data, dst or signal;
+// the view a window result takes its domain from), or nullptr.
+const ir::Operand* first_window(const ir::Function& fn, const ir::Op& op);
 
 // The domains of a dispatch's arguments.
 ParamDomains dispatch_domains(const std::vector<runtime::ArgBinding>& args,

@@ -211,23 +211,12 @@ class Lowerer {
     e_.patch(exit_jump, e_.here());
   }
 
-  bool is_window(const Frame& f, const ir::Operand& o) const {
-    return o.is_var() && f.fn->vars[o.var].type.kind == ir::TypeKind::DistTensor;
-  }
-  // The first window operand of an op (a collective's data, dst or signal),
-  // or nullptr.
-  const ir::Operand* first_window(const Frame& f, const ir::Op& op) const {
-    for (const ir::Operand& a : op.args)
-      if (is_window(f, a)) return &a;
-    return nullptr;
-  }
-
   void lower_op(Frame& f, const ir::Op& op) {
     e_.set_site(f.fn->name, ir::op_display_name(op));
     // A window result holds a view of its first window operand's domain
     // (check_functions made sure a variable keeps one).
     if (op.result >= 0 && f.fn->vars[op.result].type.kind == ir::TypeKind::DistTensor) {
-      if (const ir::Operand* w = first_window(f, op)) f.domains[op.result] = f.domains[w->var];
+      if (const ir::Operand* w = first_window(*f.fn, op)) f.domains[op.result] = f.domains[w->var];
     }
     const auto& a = op.args;
     const std::size_t n = a.size();
@@ -474,7 +463,7 @@ class Lowerer {
 
   void collective(Frame& f, const ir::Op& op) {
     // The ranks it spans: the world, or the group of its windows' domain.
-    const ir::Operand* window = first_window(f, op);
+    const ir::Operand* window = first_window(*f.fn, op);
     const std::int32_t domain = window ? f.domains[window->var] : -1;
     CollectiveRegs regs{e_.scalar_reg(), e_.scalar_reg(), scope_.size(domain)};
     Instr r;
@@ -553,7 +542,7 @@ class Lowerer {
     Frame g = frame_for(callee);
     for (std::size_t p = 0; p < callee.params.size(); ++p) {
       const ir::Var& param = callee.vars[callee.params[p].var];
-      if (is_window(f, op.args[p])) g.domains[callee.params[p].var] = f.domains[op.args[p].var];
+      if (is_window(*f.fn, op.args[p])) g.domains[callee.params[p].var] = f.domains[op.args[p].var];
       const char file = file_of(param.type);
       Instr i;
       i.dst = g.regs[p];

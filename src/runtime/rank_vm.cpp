@@ -597,15 +597,9 @@ void RankVm::put_async(const Instr& in) {
     p.dst_offsets = offsets(in, 0, nd);
     p.src_offsets = offsets(in, nd, ns);
   }
-  const std::span<const std::int64_t> dat(p.dst_offsets.data(), nd), sat(p.src_offsets.data(), ns);
-  const std::span<const std::int64_t> dext = in.shape.empty() ? p.dst.extent : in.shape;
-  const std::span<const std::int64_t> sext = in.shape.empty() ? p.src.extent : in.shape;
-  ANYP_CHECK(element_count(dext) == element_count(sext), "a put_async of unequal extents");
-  check_region(in, p.dst, p.peer, dat, dext, "destination");
-  check_region(in, p.src, rank_, sat, sext, "source");
-  const Region src = region(in, p.src, rank_, sat, sext, {});
+  const auto [dst, src] = put_regions(p, true);
   src.for_each_row([&](std::int64_t at, std::int64_t n) { p.src_bytes.emplace_back(at, at + n); });
-  if (p.peer == rank_) guard_sources(in, region(in, p.dst, rank_, dat, dext, {}));
+  if (p.peer == rank_) guard_sources(in, dst);
   p.event = next_event_++;
   s_[in.dst] = int_scalar(p.event);
   pending_.push_back(std::move(p));
@@ -622,17 +616,25 @@ void RankVm::wait_async(const Instr& in) {
   }
   const PendingPut p = *it;
   pending_.erase(it);
-  const bool into_self = p.peer == rank_;
+  // The transfer itself, at the latest moment the program allows, in the
+  // put's name.
+  const auto [dst, src] = put_regions(p, false);
+  if (p.peer == rank_) guard_sources(*p.issued, dst);  // the source of another put in flight
+  ctx_->fabric->copy(rank_, site(*p.issued), dst, src, false);
+}
+
+std::pair<Region, Region> RankVm::put_regions(const PendingPut& p, bool check) const {
   const Instr& put = *p.issued;
   const std::size_t nd = p.dst.shape.size(), ns = p.src.shape.size();
   const std::span<const std::int64_t> dat(p.dst_offsets.data(), nd), sat(p.src_offsets.data(), ns);
   const std::span<const std::int64_t> dext = put.shape.empty() ? p.dst.extent : put.shape;
   const std::span<const std::int64_t> sext = put.shape.empty() ? p.src.extent : put.shape;
-  // The transfer itself, at the latest moment the program allows, in the
-  // put's name.
-  const Region dst = region(put, p.dst, p.peer, dat, dext, {});
-  if (into_self) guard_sources(put, dst);  // the source of another put in flight
-  ctx_->fabric->copy(rank_, site(put), dst, region(put, p.src, rank_, sat, sext, {}), false);
+  if (check) {
+    ANYP_CHECK(element_count(dext) == element_count(sext), "a put_async of unequal extents");
+    check_region(put, p.dst, p.peer, dat, dext, "destination");
+    check_region(put, p.src, rank_, sat, sext, "source");
+  }
+  return {region(put, p.dst, p.peer, dat, dext), region(put, p.src, rank_, sat, sext)};
 }
 
 void RankVm::check_sources(const Instr& in, const Region& w) const {

@@ -188,6 +188,10 @@ class RankVm {
       check_sources(in, w);
   }
   void check_sources(const Instr& in, const Region& w) const;
+  struct PendingPut;
+  // Its destination and source regions (checked against the views when
+  // `check`: at the issue).
+  std::pair<Region, Region> put_regions(const PendingPut& p, bool check) const;
   // The end of a kernel (check.async) or a dispatch: every put_async must
   // have been waited for.
   void check_no_puts_in_flight();
