@@ -390,6 +390,26 @@ struct Device {
 // Dispatch target of an orchestration call inside the host's rank loop.
 inline Device device(const ScalarArg& rank) { return Device{rank}; }
 
+// A multi-block launch (PyPTO's pl.spmd): the last argument of an incore
+// kernel's call in an orchestration function, `k(x, y, pl::blocks(4))`,
+// runs the kernel on `count` blocks of the rank at once. The blocks share
+// the rank's windows and tensors; pl::get_block_idx() / get_block_num()
+// tell them apart. The call returns when every block has finished. The
+// count is an integer or a Dim expression (known once dims are bound).
+struct Blocks {
+  ScalarArg count;
+};
+inline Blocks blocks(const ScalarArg& count) { return Blocks{count}; }
+
+// In an incore kernel: this block's index in its launch, 0 .. n - 1 (0 in
+// a one-block call), and the launch's block count n (1).
+Scalar get_block_idx();
+Scalar get_block_num();
+namespace tile {  // PyPTO spells them pl.tile.get_block_idx / get_block_num
+inline Scalar get_block_idx() { return pl::get_block_idx(); }
+inline Scalar get_block_num() { return pl::get_block_num(); }
+}  // namespace tile
+
 }  // namespace pl
 
 namespace pl {
@@ -400,7 +420,7 @@ namespace anyp::detail {
 
 // One argument at a call site; `name` is set when it binds by parameter name.
 struct CallArg {
-  enum class Kind { Var, Immediate, Device };
+  enum class Kind { Var, Immediate, Device, Blocks };
   Kind kind;
   VarRef var;
   pl::ScalarArg imm = 0;
@@ -410,6 +430,7 @@ struct CallArg {
   CallArg(const pl::Scalar& s) : kind(Kind::Var), var(s.var()) {}    // NOLINT
   CallArg(const pl::Tile& t) : kind(Kind::Var), var(t.var()) {}      // NOLINT
   CallArg(const pl::Device& d) : kind(Kind::Device), imm(d.rank) {}  // NOLINT
+  CallArg(const pl::Blocks& b) : kind(Kind::Blocks), imm(b.count) {} // NOLINT
   CallArg(int v) : kind(Kind::Immediate), imm(v) {}                  // NOLINT
   CallArg(std::int64_t v) : kind(Kind::Immediate), imm(v) {}         // NOLINT
   CallArg(double v) : kind(Kind::Immediate), imm(v) {}               // NOLINT
@@ -473,7 +494,8 @@ class ArgName {
 inline ArgName arg(std::string name) { return ArgName(std::move(name)); }
 
 // A traced function (any level). Calling it inside another traced function
-// records a call; the last argument may be pl::device(r) (host -> orchestration).
+// records a call; the last argument may be pl::device(r) (host -> orchestration)
+// or pl::blocks(n) (orchestration -> incore, a multi-block launch).
 // Arguments are positional, or all named (pl::arg("x") = x, in any order):
 // a missing, unknown or repeated name is a compile error.
 class Function {
@@ -520,6 +542,8 @@ Function orchestration(std::string name, std::vector<Param> params, F body) {
 // An orchestration function with `kernel`'s parameter list (names, types,
 // intents) whose body calls `kernel` with its own parameters, in order.
 Function orchestration_for(std::string name, const Function& kernel);
+// The same, launching `kernel` over blocks.count blocks.
+Function orchestration_for(std::string name, const Function& kernel, const Blocks& blocks);
 template <class F>
 HostFunction host(std::string name, std::vector<Param> params, F body) {
   return HostFunction(anyp::detail::make_function(

@@ -29,6 +29,7 @@ struct TimelineOp {
   };
   Kind kind = Kind::Compute;
   std::int64_t rank = 0;
+  std::int64_t block = 0;  // its block, in a kernel launched over pl::blocks(n)
   double start_ns = 0, end_ns = 0;
   double blocked_ns = 0;       // Wait: the part of [start, end) spent waiting for a notify
   std::uint32_t function = 0;  // user function, index into Timeline::names ("get_step")

@@ -141,7 +141,7 @@ RunStats CompiledProgram::run_with(runtime::Engine& engine, runtime::PersistentW
   const runtime::Executable& exec = plan_->exec;
   const std::vector<const HostTensor*> host_args = check_run_args(*plan_, args);
   if (const std::string why = engine.check(exec); !why.empty()) throw ConfigError(why);
-  runtime::CostCounter cost(exec.world_size);
+  runtime::CostCounter cost(exec.world_size, exec.agents());
   runtime::Observers observers;
   observers.attach(&cost);
   std::unique_ptr<runtime::race::RaceChecker> races;
@@ -159,7 +159,7 @@ RunStats CompiledProgram::run_with(runtime::Engine& engine, runtime::PersistentW
       file_model = runtime::load_cost_model(config_.model_file);
       model = &file_model;
     }
-    recorder = std::make_unique<runtime::TimelineRecorder>(exec.world_size);
+    recorder = std::make_unique<runtime::TimelineRecorder>(exec.agents());
     observers.attach(recorder.get());
   }
   runtime::EngineOptions options = engine_options(config_, exec.world_size);
@@ -197,7 +197,7 @@ RunStats CompiledProgram::run_with(runtime::Engine& engine, runtime::PersistentW
     // On a multi-process engine each process recorded its own rank: every
     // process gathers all ranks' events and simulates them alike.
     const std::vector<std::string> parts = engine.gather_over_processes(recorder->serialize());
-    runtime::TimelineRecorder all(exec.world_size);
+    runtime::TimelineRecorder all(exec.agents());
     if (parts.size() > 1)
       for (const std::string& part : parts) all.merge(part);
     stats.timeline = std::make_shared<const Timeline>(runtime::simulate_timeline(

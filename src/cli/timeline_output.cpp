@@ -2,6 +2,7 @@
 // (nlohmann-json writes the JSON).
 #include "anyp/timeline_output.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
@@ -48,7 +49,8 @@ std::string timeline_text(const Timeline& t) {
   for (const std::size_t i : t.critical_path) {
     const TimelineOp& op = t.ops[i];
     out << "  " << std::setw(10) << us(op.start_ns) << " - " << std::setw(10) << us(op.end_ns)
-        << " us  rank " << op.rank << "  " << op_text(t, op) << '\n';
+        << " us  rank " << op.rank << (op.block > 0 ? " block " + std::to_string(op.block) : "")
+        << "  " << op_text(t, op) << '\n';
   }
   if (!t.note.empty()) out << "note: " << t.note << '\n';
   return out.str();
@@ -61,17 +63,27 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
                     {"name", "process_name"},
                     {"pid", 0},
                     {"args", {{"name", "anyp (model " + t.model + ")"}}}});
-  for (std::size_t r = 0; r < t.ranks.size(); ++r) {
-    events.push_back({{"ph", "M"},
-                      {"name", "thread_name"},
-                      {"pid", 0},
-                      {"tid", r},
-                      {"args", {{"name", "rank " + std::to_string(r)}}}});
-    events.push_back({{"ph", "M"},
-                      {"name", "thread_sort_index"},
-                      {"pid", 0},
-                      {"tid", r},
-                      {"args", {{"sort_index", r}}}});
+  // One track per rank, and per block of a rank that ran a multi-block
+  // launch: track block * P + rank, sorted by rank, then block.
+  const auto world = static_cast<std::int64_t>(t.ranks.size());
+  auto track = [world](const TimelineOp& op) { return op.block * world + op.rank; };
+  std::int64_t blocks = 1;
+  for (const TimelineOp& op : t.ops) blocks = std::max(blocks, op.block + 1);
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    for (std::int64_t r = 0; r < world; ++r) {
+      const std::string name =
+          "rank " + std::to_string(r) + (b > 0 ? " block " + std::to_string(b) : "");
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_name"},
+                        {"pid", 0},
+                        {"tid", b * world + r},
+                        {"args", {{"name", name}}}});
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_sort_index"},
+                        {"pid", 0},
+                        {"tid", b * world + r},
+                        {"args", {{"sort_index", r * blocks + b}}}});
+    }
   }
   // Trace timestamps are microseconds.
   for (const TimelineOp& op : t.ops) {
@@ -89,7 +101,7 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
                       {"name", op.op != 0 ? t.name(op.op) : timeline_op_kind_name(op.kind)},
                       {"cat", timeline_op_kind_name(op.kind)},
                       {"pid", 0},
-                      {"tid", op.rank},
+                      {"tid", track(op)},
                       {"ts", op.start_ns / 1000.0},
                       {"dur", (op.end_ns - op.start_ns) / 1000.0},
                       {"args", std::move(args)}});
@@ -104,7 +116,7 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
                       {"cat", "signal"},
                       {"id", f},
                       {"pid", 0},
-                      {"tid", from.rank},
+                      {"tid", track(from)},
                       {"ts", (from.start_ns + from.end_ns) / 2000.0}});
     events.push_back({{"ph", "f"},
                       {"bp", "e"},
@@ -112,7 +124,7 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
                       {"cat", "signal"},
                       {"id", f},
                       {"pid", 0},
-                      {"tid", to.rank},
+                      {"tid", track(to)},
                       {"ts", (to.start_ns + to.end_ns) / 2000.0}});
   }
   const json trace = {

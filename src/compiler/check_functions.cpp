@@ -7,6 +7,7 @@
 #include "compiler/check_tile_ops.hpp"
 #include "compiler/specialize_host.hpp"
 #include "ir/tile_rules.hpp"
+#include "runtime/lowered_code.hpp"
 
 namespace anyp::compiler {
 namespace {
@@ -383,6 +384,13 @@ class FunctionChecker {
                      std::string(dtype_name(param.type.dtype)) + ", got " +
                      ir::type_kind_name(got.kind) + shape_text(shape_of(op.args[i])) + " " +
                      std::string(dtype_name(got.dtype)));
+      }
+    }
+    if (op.blocks) {
+      const std::int64_t n = eval_shape({op.blocks}, bindings_, where() + ", pl::blocks(n)")[0];
+      if (n < 1 || n > runtime::kMaxBlocks) {
+        fail(op, "pl::blocks(" + std::to_string(n) + "): a launch has 1 to " +
+                     std::to_string(runtime::kMaxBlocks) + " blocks");
       }
     }
     check_once(callee, bindings_, scope_, callee_domains, checked_);

@@ -396,6 +396,12 @@ class Lowerer {
         i.op = Opcode::NRanks;
         i.a = f.ctx_view[a[0].var];
         break;
+      case ir::OpKind::BlockIdx:
+        i.op = Opcode::BlockIdx;
+        break;
+      case ir::OpKind::BlockNum:
+        i.op = Opcode::BlockNum;
+        break;
       case ir::OpKind::Notify:
         i.op = Opcode::Notify;
         i.sub = static_cast<std::uint8_t>(op.attr);
@@ -556,11 +562,27 @@ class Lowerer {
       }
       e_.emit(i);
     }
+    // A launch over n > 1 blocks: block 0 starts the others here, with the
+    // parameters bound, and they all run the body.
+    const std::int64_t blocks = op.blocks ? eval(op.blocks) : 1;
+    if (blocks > 1) {
+      Instr launch;
+      launch.op = Opcode::BlockLaunch;
+      launch.imm = blocks;
+      e_.emit(launch);
+    }
     block(g, callee.body);
     if (ir::contains_op(callee.body, ir::OpKind::PutAsync)) {  // its puts end with it
       Instr check;
       check.op = Opcode::CheckAsync;
       e_.emit(check);
+    }
+    if (blocks > 1) {
+      e_.set_site(f.fn->name, ir::op_display_name(op));
+      Instr end;
+      end.op = Opcode::BlockEnd;
+      end.imm = blocks;
+      e_.emit(end);
     }
     e_.set_site(f.fn->name, ir::op_display_name(op));
   }

@@ -44,6 +44,16 @@ std::string cache_key(const detail::FunctionDef& host, const std::vector<ArgRef>
   return key;
 }
 
+// The launch and join cells of multi-block launches (Executable::blocks).
+runtime::WindowBuffer block_cells(std::int64_t blocks) {
+  runtime::WindowBuffer b;
+  b.name = "(block launches)";
+  b.dtype = DType::INT32;
+  b.shape = {blocks};
+  b.used = 4 * blocks;
+  return b;
+}
+
 }  // namespace
 
 std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host,
@@ -95,9 +105,17 @@ std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host
       exec.ranks[r].push_back(runtime::Dispatch{code, std::move(d.args)});
     }
   }
+  for (const runtime::LoweredCode& code : exec.codes)
+    for (const runtime::Instr& i : code.instrs)
+      if (i.op == runtime::Opcode::BlockLaunch) exec.blocks = std::max(exec.blocks, i.imm);
+  if (exec.blocks > 1) spec.buffers.push_back(block_cells(exec.blocks));
   exec.window_bytes = layout_windows(spec.buffers);
   exec.buffers = std::move(spec.buffers);
   mark_signal_buffers(exec);
+  if (exec.blocks > 1) {
+    exec.block_buffer = static_cast<std::int32_t>(exec.buffers.size() - 1);
+    exec.buffers.back().signal = true;
+  }
   check_collective_windows(plan->program, exec);
   std::lock_guard<std::mutex> lock(cache_mutex);
   return plan_cache.emplace(key, std::move(plan)).first->second;

@@ -1,6 +1,8 @@
 // function_def.cpp — lazy tracing of pl::jit functions and call recording.
 #include "frontend/function_def.hpp"
 
+#include <optional>
+
 #include <atomic>
 
 #include "anyp/errors.hpp"
@@ -123,8 +125,12 @@ CallArg::CallArg(const pl::NamedArg& named) : CallArg(named.value) { name = name
 
 namespace {
 
+const char* launch_option_name(const CallArg& a) {
+  return a.kind == CallArg::Kind::Device ? "pl::device(r)" : "pl::blocks(n)";
+}
+
 // Named arguments (pl::arg("x") = x) in the callee's parameter order; the
-// device, if any, stays last. Positional arguments are returned unchanged.
+// device or block count, if any, stays last. Positional arguments are returned unchanged.
 std::vector<CallArg> by_parameter_name(Trace& t, const std::string& what,
                                        const ir::Function& callee,
                                        const std::vector<CallArg>& args) {
@@ -135,8 +141,8 @@ std::vector<CallArg> by_parameter_name(Trace& t, const std::string& what,
   const CallArg* device = nullptr;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const CallArg& a = args[i];
-    if (a.kind == CallArg::Kind::Device && a.name.empty()) {
-      if (i + 1 != args.size()) t.fail(what + ": pl::device(r) must be the last argument");
+    if ((a.kind == CallArg::Kind::Device || a.kind == CallArg::Kind::Blocks) && a.name.empty()) {
+      if (i + 1 != args.size()) t.fail(what + ": " + launch_option_name(a) + " must be the last argument");
       device = &a;
       continue;
     }
@@ -178,9 +184,9 @@ void record_call(const FunctionDef& callee_def, const std::vector<CallArg>& give
   op.callee = callee;
   std::size_t n = args.size();
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i].kind == CallArg::Kind::Device) {
-      if (i + 1 != args.size()) t.fail(what + ": pl::device(r) must be the last argument");
-      op.has_device = true;
+    if (args[i].kind == CallArg::Kind::Device || args[i].kind == CallArg::Kind::Blocks) {
+      if (i + 1 != args.size()) t.fail(what + ": " + launch_option_name(args[i]) + " must be the last argument");
+      op.has_device = args[i].kind == CallArg::Kind::Device;
       n = i;
     }
   }
@@ -192,6 +198,16 @@ void record_call(const FunctionDef& callee_def, const std::vector<CallArg>& give
     const CallArg& a = args[i];
     if (a.kind == CallArg::Kind::Device) {
       op.args.push_back(t.operand(a.imm, what));
+      continue;
+    }
+    if (a.kind == CallArg::Kind::Blocks) {
+      if (a.imm.kind() != pl::ScalarArg::Kind::Int) {
+        t.fail(what + ": the block count of pl::blocks(n) must be an integer or a Dim "
+                      "expression, known when the program is compiled (got a " +
+               (a.imm.kind() == pl::ScalarArg::Kind::Var ? "traced scalar" : "floating value") +
+               ")");
+      }
+      op.blocks = a.imm.int_expr();
       continue;
     }
     ir::Operand o = a.kind == CallArg::Kind::Var ? ir::Operand::of_var(t.id_of(a.var, what))
@@ -214,19 +230,32 @@ void record_call(const FunctionDef& callee_def, const std::vector<CallArg>& give
 
 namespace pl::jit {
 
-Function orchestration_for(std::string name, const Function& kernel) {
+namespace {
+
+Function orchestration_calling(std::string name, const Function& kernel,
+                               std::optional<Blocks> blocks) {
   using anyp::detail::CallArg;
   std::shared_ptr<anyp::detail::FunctionDef> def = kernel.def();
   std::vector<Param> params = def->params();
   const std::size_t arity = params.size();
-  return Function(anyp::detail::make_function(std::move(name), anyp::detail::Level::Orchestration,
-                                              std::move(params), arity,
-                                              [def](const std::vector<anyp::detail::VarRef>& vars) {
-                                                std::vector<CallArg> args;
-                                                for (const anyp::detail::VarRef& v : vars)
-                                                  args.emplace_back(Value(v));
-                                                anyp::detail::record_call(*def, args);
-                                              }));
+  return Function(anyp::detail::make_function(
+      std::move(name), anyp::detail::Level::Orchestration, std::move(params), arity,
+      [def, blocks](const std::vector<anyp::detail::VarRef>& vars) {
+        std::vector<CallArg> args;
+        for (const anyp::detail::VarRef& v : vars) args.emplace_back(Value(v));
+        if (blocks) args.emplace_back(*blocks);
+        anyp::detail::record_call(*def, args);
+      }));
+}
+
+}  // namespace
+
+Function orchestration_for(std::string name, const Function& kernel) {
+  return orchestration_calling(std::move(name), kernel, std::nullopt);
+}
+
+Function orchestration_for(std::string name, const Function& kernel, const Blocks& blocks) {
+  return orchestration_calling(std::move(name), kernel, blocks);
 }
 
 }  // namespace pl::jit

@@ -179,4 +179,19 @@ void if_(const ScalarArg& cond, const std::function<void()>& then_body,
   t.emit_stmt(ir::Stmt{std::move(s)});
 }
 
+namespace {
+Scalar block_query(ir::OpKind kind) {
+  Trace& t = Trace::current(ir::op_kind_name(kind));
+  ir::Op op;
+  op.kind = kind;
+  op.result = t.new_var(ir::scalar_type(pl::INT32));
+  ir::VarId res = op.result;
+  t.emit(std::move(op));
+  return Scalar(t.ref(res));
+}
+}  // namespace
+
+Scalar get_block_idx() { return block_query(ir::OpKind::BlockIdx); }
+Scalar get_block_num() { return block_query(ir::OpKind::BlockNum); }
+
 }  // namespace pl

@@ -16,7 +16,8 @@
 //   Window       %r = view of buffer args[0], shape, dtype (host); args[1], when present,
 //                is the view's offset in elements of dtype from the buffer's start
 //   WorldSize    marker: pld::world_size() used as a value
-//   Call         callee(args...), device = last arg when has_device
+//   Call         callee(args...), device = last arg when has_device; `blocks`, when set,
+//                launches an incore callee over that many blocks (pl::blocks(n))
 //   Load         %r = tile of args[0] at offsets args[1..], shape (with `valid`: only that
 //                region is read, the rest of the tile is 0)
 //   Store        args[1][offsets args[2..]] = tile args[0]; %r is args[1] (with `valid`:
@@ -29,6 +30,8 @@
 //   Reshape      %r = tile args[0] seen with `shape` (same element count and dtype)
 //   GetCommCtx   %r = comm context of window args[0]
 //   Rank/NRanks  %r = rank / P of ctx args[0]
+//   BlockIdx     %r = this block's index in its kernel launch (0 for a one-block call)
+//   BlockNum     %r = the launch's block count (1 for a one-block call)
 //   Notify       signal args[0], peer args[1], value args[2], offsets args[3..]; attr NotifyOp
 //   Wait         signal args[0], expected args[1], offsets args[2..]; attr WaitCmp
 //   Put/Get      dst args[0], peer args[1], src args[2]; region form: `count` dst
@@ -114,6 +117,8 @@ enum LevelMask : unsigned { kHost = 1, kOrch = 2, kIncore = 4, kAny = 7 };
   X(GetCommCtx, "pld.get_comm_ctx", kAny)                        \
   X(Rank, "pld.rank", kIncore)                                   \
   X(NRanks, "pld.nranks", kIncore)                               \
+  X(BlockIdx, "pl.get_block_idx", kIncore)                       \
+  X(BlockNum, "pl.get_block_num", kIncore)                       \
   X(Notify, "pld.system.notify", kIncore)                        \
   X(Wait, "pld.system.wait", kIncore)                            \
   X(Put, "pld.tensor.put", kIncore)                              \
@@ -181,6 +186,7 @@ struct Op {
   int attr = 0;                            // BinaryOp / UnaryOp / NotifyKind / ... (op_attrs.hpp)
   int count = 0;                           // Put/Get region: number of dst offsets
   bool has_device = false;                 // Call: last arg is the device
+  Expr blocks;                             // Call: the block count (null: one block)
   std::string name;                        // AllocWindow: buffer name
   std::shared_ptr<const Function> callee;  // Call
 };

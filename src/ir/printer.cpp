@@ -133,6 +133,7 @@ class Printer {
         const std::size_t nargs = op.has_device ? n - 1 : n;
         std::string s = "call @" + op.callee->name + "(" + operands(a, 0, nargs) + ")";
         if (op.has_device) s += " device=" + operand(a[n - 1]);
+        if (op.blocks) s += " blocks=" + expr(op.blocks);
         return s;
       }
       case OpKind::Load:
@@ -182,6 +183,10 @@ class Printer {
         return res + "pld.rank " + operand(a[0]) + result_type(op);
       case OpKind::NRanks:
         return res + "pld.nranks " + operand(a[0]) + result_type(op);
+      case OpKind::BlockIdx:
+        return res + "pl.get_block_idx" + result_type(op);
+      case OpKind::BlockNum:
+        return res + "pl.get_block_num" + result_type(op);
       case OpKind::Notify:
         return "pld.system.notify " + indexed(a, 0, 3, n) + " peer=" + operand(a[1]) + " " +
                notify_name(static_cast<NotifyKind>(op.attr)) + " " + operand(a[2]);

@@ -62,6 +62,11 @@ void check_call(const Function& fn, const Op& op) {
       fail(fn, "the dispatch of '" + callee.name +
                    "' has no pl::device(r): the host runs orchestration functions on a device");
     }
+    if (op.blocks) {
+      fail(fn, "the dispatch of '" + callee.name +
+                   "' passes pl::blocks(n); blocks launch an incore kernel, from an "
+                   "orchestration function");
+    }
   } else if (fn.level == Level::Orchestration) {
     if (op.has_device) {
       fail(fn, "the call of '" + callee.name +
@@ -70,6 +75,17 @@ void check_call(const Function& fn, const Op& op) {
     if (callee.level != Level::Incore) {
       fail(fn, "calls '" + callee.name + "' (" + level_name(callee.level) +
                    "); an orchestration function calls incore kernels only");
+    }
+    if (op.blocks) {
+      for (OpKind k : {OpKind::Barrier, OpKind::Allreduce, OpKind::Broadcast, OpKind::Allgather,
+                       OpKind::ReduceScatter, OpKind::AllToAll, OpKind::AllToAllV}) {
+        if (contains_op(callee.body, k)) {
+          fail(fn, "the launch of '" + callee.name + "' over pl::blocks(n) runs " +
+                       op_kind_name(k) +
+                       ", a builtin collective, which runs on one block per rank: call it from "
+                       "a one-block kernel (a host-level collective takes core_num)");
+        }
+      }
     }
   }
 }

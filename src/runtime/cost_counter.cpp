@@ -1,13 +1,16 @@
 // cost_counter.cpp — cost card counting at the door (see cost_counter.hpp).
 #include "runtime/cost_counter.hpp"
 
+#include <algorithm>
+
 namespace anyp::runtime {
 
-CostCounter::CostCounter(std::int64_t world_size) : rows_(static_cast<std::size_t>(world_size)) {}
+CostCounter::CostCounter(std::int64_t world_size, std::int64_t agents)
+    : world_(world_size), rows_(static_cast<std::size_t>(std::max(agents, world_size))) {}
 
 void CostCounter::on_access(const Access& a) {
   const Region& r = a.region;
-  if (r.space != Space::Window || r.owner == a.rank) return;
+  if (r.space != Space::Window || r.owner == a.rank % world_) return;
   RankCost& mine = rows_[static_cast<std::size_t>(a.rank)].cost;
   ++mine.rma;
   if (a.kind == AccessKind::Read) {
@@ -22,7 +25,7 @@ void CostCounter::on_access(const Access& a) {
 void CostCounter::on_notify(std::int64_t rank, SiteRef, const Cell& cell, ir::NotifyKind,
                             std::int32_t, std::optional<std::int32_t>) {
   RankCost& mine = rows_[static_cast<std::size_t>(rank)].cost;
-  ++(cell.owner == rank ? mine.local_notifies : mine.notifies);
+  ++(cell.owner == rank % world_ ? mine.local_notifies : mine.notifies);
 }
 
 void CostCounter::on_wait(std::int64_t rank, SiteRef, const Cell&, ir::WaitKind, std::int64_t,
@@ -31,11 +34,11 @@ void CostCounter::on_wait(std::int64_t rank, SiteRef, const Cell&, ir::WaitKind,
 }
 
 std::vector<RankCost> CostCounter::costs() const {
-  std::vector<RankCost> out;
-  out.reserve(rows_.size());
-  for (const Row& row : rows_) {
-    out.push_back(row.cost);
-    out.back().bytes_in += row.pushed_in.load(std::memory_order_relaxed);
+  std::vector<RankCost> out(static_cast<std::size_t>(world_));
+  for (std::size_t a = 0; a < rows_.size(); ++a) {  // a rank's row sums its blocks'
+    RankCost& sum = out[a % out.size()];
+    sum += rows_[a].cost;
+    sum.bytes_in += rows_[a].pushed_in.load(std::memory_order_relaxed);
   }
   return out;
 }

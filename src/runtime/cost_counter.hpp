@@ -19,7 +19,9 @@ namespace anyp::runtime {
 
 class CostCounter final : public AccessObserver {
  public:
-  explicit CostCounter(std::int64_t world_size);
+  // `agents`: Executable::agents (a row each; a rank's blocks sum into its
+  // card).
+  CostCounter(std::int64_t world_size, std::int64_t agents);
 
   void on_access(const Access& access) override;
   void on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
@@ -31,13 +33,14 @@ class CostCounter final : public AccessObserver {
   std::vector<RankCost> costs() const;
 
  private:
-  // A rank's row is written only by the worker running that rank; bytes
-  // pushed into it by others arrive through `pushed_in`.
+  // An agent's row is written only by the worker running that agent;
+  // bytes pushed into it by others arrive through `pushed_in`.
   struct alignas(64) Row {
     RankCost cost;
     std::atomic<std::int64_t> pushed_in{0};
   };
-  std::vector<Row> rows_;
+  std::int64_t world_;
+  std::vector<Row> rows_;  // per agent
 };
 
 }  // namespace anyp::runtime

@@ -85,7 +85,8 @@ std::string notifiers_text(const std::vector<NotifierTally>& notifiers) {
 }
 
 std::string deadlock_report(std::span<const ParkedWait* const> parked,
-                            const std::string& unfinished_collectives) {
+                            const std::string& unfinished_collectives,
+                            std::span<const BlockWait> blocks) {
   Grouper waiting;
   std::vector<std::int64_t> finished;
   for (std::size_t r = 0; r < parked.size(); ++r) {
@@ -107,6 +108,8 @@ std::string deadlock_report(std::span<const ParkedWait* const> parked,
            " ranks): " + text;
     }
   };
+  for (const BlockWait& b : blocks)
+    waiting.add(b.rank, "block " + std::to_string(b.block) + ": " + wait_text(*b.wait));
   for (const Group& g : waiting.groups()) line(g.ranks, g.text);
   if (!finished.empty()) line(finished, "finished");
   if (!unfinished_collectives.empty()) {

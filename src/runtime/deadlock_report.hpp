@@ -36,11 +36,20 @@ struct ParkedWait {
   std::vector<std::int64_t> data_writers;  // sorted: ranks that wrote the cell as data
 };
 
-// parked[r] is rank r's wait, or nullptr if rank r finished.
-// `unfinished_collectives`: CollectiveTracker::unfinished_calls (may be "").
-// The text has no final newline.
+// The wait of a block other than 0 of a rank, in a multi-block launch.
+struct BlockWait {
+  std::int64_t rank = 0;
+  std::int64_t block = 0;
+  const ParkedWait* wait = nullptr;
+};
+
+// parked[r] is rank r's wait (its block 0's), or nullptr if rank r
+// finished. `unfinished_collectives`: CollectiveTracker::unfinished_calls
+// (may be ""). `blocks`: the waits of other blocks, shown as "rank r: block
+// b: ..." after the ranks'. The text has no final newline.
 std::string deadlock_report(std::span<const ParkedWait* const> parked,
-                            const std::string& unfinished_collectives);
+                            const std::string& unfinished_collectives,
+                            std::span<const BlockWait> blocks = {});
 
 // "rank 0 (AtomicAdd -1), rank 1 (AtomicAdd +1)",
 // "ranks 0-10 (11 ranks, each AtomicAdd +1)": ranks whose notifies did the

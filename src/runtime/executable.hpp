@@ -32,6 +32,16 @@ struct Executable {
   std::int64_t window_bytes = 0;      // per rank
   std::vector<LoweredCode> codes;
   std::vector<std::vector<Dispatch>> ranks;  // ranks[r]: its dispatches, in host order
+  // Multi-block launches (pl::blocks): every rank runs `blocks` agents (VM
+  // contexts; the largest launch's count, 1 without launches), agent
+  // block * world_size + rank for block `block` of `rank`. Their launch and
+  // join cells are the window buffer `block_buffer` (-1: none): cell b
+  // (b >= 1) starts block b, cell 0 counts the blocks that finished.
+  std::int64_t blocks = 1;
+  std::int32_t block_buffer = -1;
+  std::int64_t agents() const { return blocks * world_size; }
+  std::int64_t rank_of_agent(std::int64_t agent) const { return agent % world_size; }
+  std::int64_t block_of_agent(std::int64_t agent) const { return agent / world_size; }
 };
 
 }  // namespace anyp::runtime

@@ -25,6 +25,9 @@ enum class Opcode : std::uint8_t {
 const char* opcode_name(Opcode op);     // "load.flat"
 const char* opcode_meaning(Opcode op);  // its one-line meaning
 
+// The most blocks one kernel launch may have (pl::blocks(n)).
+inline constexpr std::int64_t kMaxBlocks = 256;
+
 // Where an instruction came from, for diagnostics.
 struct Site {
   std::string function;  // the user function ("get_step")

@@ -24,8 +24,20 @@ bool is_atomic(const Instr& in) {
 
 }  // namespace
 
-RankVm::RankVm(std::int64_t rank, const RunContext* ctx)
-    : rank_(rank), ctx_(ctx), dispatches_(&ctx->exec->ranks[static_cast<std::size_t>(rank)]) {}
+RankVm::RankVm(std::int64_t agent, const RunContext* ctx)
+    : agent_(agent),
+      rank_(ctx->exec->rank_of_agent(agent)),
+      block_(ctx->exec->block_of_agent(agent)),
+      ctx_(ctx),
+      dispatches_(&ctx->exec->ranks[static_cast<std::size_t>(rank_)]) {
+  ANYP_CHECK(block_ == 0 || ctx->launches != nullptr, "a block agent without launch slots");
+}
+
+std::string agent_text(const Executable& exec, std::int64_t agent) {
+  const std::int64_t block = exec.block_of_agent(agent);
+  return "rank " + std::to_string(exec.rank_of_agent(agent)) +
+         (block > 0 ? " block " + std::to_string(block) : "");
+}
 
 std::string run_error_where(const Executable& exec, std::int64_t rank, SiteRef site) {
   std::string where = "run error: rank " + std::to_string(rank) + " (device " +
@@ -38,7 +50,81 @@ std::string run_error_where(const Executable& exec, std::int64_t rank, SiteRef s
 }
 
 void RankVm::fail(const Instr& in, const std::string& what) const {
-  throw VmFailure{run_error_where(*ctx_->exec, rank_, site(in)) + ": " + what};
+  std::string where = run_error_where(*ctx_->exec, rank_, site(in));
+  if (launch_blocks_ > 1) {  // "run error: rank 1 (device 1), block 2 of 4, function ..."
+    const std::size_t at = where.find(')') + 1;
+    where.insert(at, ", block " + std::to_string(launch_index_) + " of " +
+                         std::to_string(launch_blocks_));
+  }
+  throw VmFailure{where + ": " + what};
+}
+
+RankVm::LaunchEntry RankVm::enter_launch() {
+  const Cell cell = launch_cell(block_);
+  auto describe = [this] {
+    return "block " + std::to_string(block_) + " is idle: waits for a launch (the block launch "
+           "cells)";
+  };
+  if (!ctx_->fabric->wait(agent_, SiteRef{}, cell, ir::WaitKind::Ge, 1, describe))
+    return LaunchEntry::Parked;
+  const LaunchSlot& slot = ctx_->launches[static_cast<std::size_t>(rank_)];
+  // The cell back to 0 (self-clearing): the next launch sets it again.
+  ctx_->fabric->notify(agent_, slot.quit ? SiteRef{} : slot.site, cell, ir::NotifyKind::Set, 0);
+  if (slot.quit) return LaunchEntry::Quit;
+  code_index_ = slot.code;
+  code_ = &ctx_->exec->codes[static_cast<std::size_t>(slot.code)];
+  s_ = slot.s;
+  v_ = slot.v;
+  t_.resize(static_cast<std::size_t>(code_->num_tiles));
+  pc_ = slot.pc;
+  in_dispatch_ = true;
+  launch_index_ = block_;
+  launch_blocks_ = slot.blocks;
+  return LaunchEntry::Entered;
+}
+
+void RankVm::block_launch(const Instr& in) {
+  LaunchSlot& slot = ctx_->launches[static_cast<std::size_t>(rank_)];
+  slot.code = code_index_;
+  slot.pc = static_cast<std::size_t>(&in - code_->instrs.data()) + 1;
+  slot.blocks = in.imm;
+  slot.site = site(in);
+  slot.quit = false;
+  slot.s = s_;
+  slot.v = v_;
+  for (std::int64_t b = 1; b < in.imm; ++b)
+    ctx_->fabric->notify(agent_, site(in), launch_cell(b), ir::NotifyKind::Set, 1);
+  launch_index_ = 0;
+  launch_blocks_ = in.imm;
+}
+
+bool RankVm::block_end(const Instr& in) {
+  const Cell joined = launch_cell(0);
+  if (block_ != 0) {
+    ctx_->fabric->notify(agent_, site(in), joined, ir::NotifyKind::AtomicAdd, 1);
+    in_dispatch_ = false;
+    launch_index_ = 0;
+    launch_blocks_ = 1;
+    return true;
+  }
+  auto describe = [this, &in] {
+    const Site& s = code_->sites[in.site];
+    return "function '" + s.function + "', op " + s.op + ": waits for blocks 1-" +
+           std::to_string(in.imm - 1) + " of its launch to finish (the block join cell)";
+  };
+  if (!ctx_->fabric->wait(agent_, site(in), joined, ir::WaitKind::Ge, in.imm - 1, describe))
+    return false;
+  ctx_->fabric->notify(agent_, site(in), joined, ir::NotifyKind::Set, 0);
+  launch_blocks_ = 1;
+  return true;
+}
+
+void RankVm::release_blocks() {
+  released_ = true;
+  if (ctx_->exec->blocks <= 1) return;
+  ctx_->launches[static_cast<std::size_t>(rank_)].quit = true;
+  for (std::int64_t b = 1; b < ctx_->exec->blocks; ++b)
+    ctx_->fabric->notify(agent_, SiteRef{}, launch_cell(b), ir::NotifyKind::Set, 1);
 }
 
 bool RankVm::enter_dispatch() {
@@ -101,7 +187,15 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
   };
   try {
     for (;;) {
-      if (!in_dispatch_ && !enter_dispatch()) return Outcome::Done;
+      if (!in_dispatch_ && block_ == 0 && !enter_dispatch()) {
+        if (!released_) release_blocks();
+        return Outcome::Done;
+      }
+      if (!in_dispatch_) {  // a block other than 0, between launches
+        const LaunchEntry entry = enter_launch();
+        if (entry == LaunchEntry::Parked) return Outcome::Parked;
+        if (entry == LaunchEntry::Quit) return Outcome::Done;
+      }
       const Instr* const code = code_->instrs.data();
       const std::size_t size = code_->instrs.size();
       ScalarValue* const s = s_.data();  // not resized within a dispatch
@@ -226,6 +320,27 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
                                ? domain_of(v_[in.a]).index_of[static_cast<std::size_t>(rank_)]
                                : rank_);
             break;
+          case Opcode::BlockIdx:
+            s[in.dst] = int_scalar(launch_index_);
+            break;
+          case Opcode::BlockNum:
+            s[in.dst] = int_scalar(launch_blocks_);
+            break;
+          case Opcode::BlockLaunch:
+            block_launch(in);
+            visible = true;
+            break;
+          case Opcode::BlockEnd:
+            // Block 0 parks until the others are done (pc stays on the
+            // end, which re-checks); another block's part is over.
+            save();
+            if (!block_end(in)) return Outcome::Parked;
+            if (block_ != 0) {
+              if (stop_after_visible) return Outcome::Yield;
+              goto next_launch;
+            }
+            visible = true;
+            break;
           case Opcode::NRanks:
             s[in.dst] =
                 int_scalar(in.a >= 0 && v_[in.a].domain >= 0 ? domain_of(v_[in.a]).group_size
@@ -292,6 +407,7 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
       }
       save();
       end_dispatch();
+    next_launch:;
     }
   } catch (const VmFailure& f) {
     save();
@@ -485,14 +601,14 @@ void RankVm::load(const Instr& in) {
     check_region(in, v, owner, at, in.valid, "source");
     const Region r = region(in, v, owner, at, in.valid);
     scratch_.resize(static_cast<std::size_t>(r.nbytes));
-    ctx_->fabric->read(rank_, site(in), r, scratch_.data());
+    ctx_->fabric->read(agent_, site(in), r, scratch_.data());
     std::byte* out = shape_tile(t_[in.dst], v.dtype, in.shape, element_count(in.shape));
     tile_embed(in.shape, dtype_bytes(v.dtype), in.valid, scratch_.data(), out);
     return;
   }
   check_region(in, v, owner, at, in.shape, "source");
   const Region r = region(in, v, owner, at, in.shape);
-  ctx_->fabric->read(rank_, site(in), r, shape_tile(t_[in.dst], v.dtype, in.shape, r.elements()));
+  ctx_->fabric->read(agent_, site(in), r, shape_tile(t_[in.dst], v.dtype, in.shape, r.elements()));
 }
 
 void RankVm::store(const Instr& in) {
@@ -512,13 +628,13 @@ void RankVm::store(const Instr& in) {
     const std::vector<std::int64_t> origin(t.shape.size(), 0);
     runtime::tile_slice(t.shape, dtype_bytes(t.dtype), origin, in.valid, t.data.data(),
                         scratch_.data());
-    ctx_->fabric->write(rank_, site(in), r, scratch_.data(), remote && is_atomic(in));
+    ctx_->fabric->write(agent_, site(in), r, scratch_.data(), remote && is_atomic(in));
     return;
   }
   check_region(in, v, owner, at, t.shape, "target");
   const Region r = region(in, v, owner, at, t.shape);
   if (owner == rank_) guard_sources(in, r);
-  ctx_->fabric->write(rank_, site(in), r, t.data.data(), remote && is_atomic(in));
+  ctx_->fabric->write(agent_, site(in), r, t.data.data(), remote && is_atomic(in));
 }
 
 void RankVm::read_or_write(const Instr& in) {
@@ -532,7 +648,7 @@ void RankVm::read_or_write(const Instr& in) {
   const Region r = region(in, v, rank_, at, one);
   std::byte cell[8];
   if (in.op == Opcode::Read) {
-    ctx_->fabric->read(rank_, site(in), r, cell);
+    ctx_->fabric->read(agent_, site(in), r, cell);
     s_[in.dst] = dtype_is_float(v.dtype) ? float_scalar(decode_element(cell, v.dtype))
                                          : int_scalar(decode_integer(cell, v.dtype));
   } else {
@@ -543,7 +659,7 @@ void RankVm::read_or_write(const Instr& in) {
     } else {
       encode_integer(cell, v.dtype, x.i);
     }
-    ctx_->fabric->write(rank_, site(in), r, cell, false);
+    ctx_->fabric->write(agent_, site(in), r, cell, false);
   }
 }
 
@@ -558,7 +674,7 @@ void RankVm::transfer(const Instr& in, bool is_put) {
         "a whole-view put/get between views of different shapes");
     const Region d = whole_region(in, dst, dst_owner);
     if (dst_owner == rank_) guard_sources(in, d);
-    ctx_->fabric->copy(rank_, site(in), d, whole_region(in, src, src_owner), is_atomic(in));
+    ctx_->fabric->copy(agent_, site(in), d, whole_region(in, src, src_owner), is_atomic(in));
     return;
   }
   const std::size_t nd = dst.shape.size(), ns = src.shape.size();
@@ -568,7 +684,7 @@ void RankVm::transfer(const Instr& in, bool is_put) {
   check_region(in, src, src_owner, sat, in.shape, "source");
   const Region d = region(in, dst, dst_owner, dat, in.shape);
   if (dst_owner == rank_) guard_sources(in, d);
-  ctx_->fabric->copy(rank_, site(in), d, region(in, src, src_owner, sat, in.shape), is_atomic(in));
+  ctx_->fabric->copy(agent_, site(in), d, region(in, src, src_owner, sat, in.shape), is_atomic(in));
 }
 
 void RankVm::check_no_puts_in_flight() {
@@ -620,7 +736,7 @@ void RankVm::wait_async(const Instr& in) {
   // put's name.
   const auto [dst, src] = put_regions(p, false);
   if (p.peer == rank_) guard_sources(*p.issued, dst);  // the source of another put in flight
-  ctx_->fabric->copy(rank_, site(*p.issued), dst, src, false);
+  ctx_->fabric->copy(agent_, site(*p.issued), dst, src, false);
 }
 
 std::pair<Region, Region> RankVm::put_regions(const PendingPut& p, bool check) const {
@@ -669,7 +785,7 @@ void RankVm::flat_op(const Instr& in) {
       const std::array<std::int64_t, 1> len{s_[in.idx[1]].as_int()};
       check_flat(in, v, peer, offset[0], len[0]);
       const Region r = flat_region(in, v, peer, flat_shape, offset, len);
-      ctx_->fabric->read(rank_, site(in), r, shape_tile(t_[in.dst], v.dtype, len, len[0]));
+      ctx_->fabric->read(agent_, site(in), r, shape_tile(t_[in.dst], v.dtype, len, len[0]));
       return;
     }
     case Opcode::StoreFlat: {
@@ -679,7 +795,7 @@ void RankVm::flat_op(const Instr& in) {
       check_flat(in, v, peer, offset[0], len[0]);
       const Region r = flat_region(in, v, peer, flat_shape, offset, len);
       if (peer == rank_) guard_sources(in, r);
-      ctx_->fabric->write(rank_, site(in), r, t.data.data(), false);
+      ctx_->fabric->write(agent_, site(in), r, t.data.data(), false);
       return;
     }
     case Opcode::PutFlat: {
@@ -692,7 +808,7 @@ void RankVm::flat_op(const Instr& in) {
       const Region d = flat_region(in, v, peer, flat_shape, offset, len);
       const Region s = flat_region(in, src, rank_, src_shape, src_offset, len);
       if (peer == rank_) guard_sources(in, d);
-      ctx_->fabric->copy(rank_, site(in), d, s, false);
+      ctx_->fabric->copy(agent_, site(in), d, s, false);
       return;
     }
     default:
@@ -714,7 +830,7 @@ void RankVm::notify(const Instr& in) {
     fail(in, "notify value " + std::to_string(value) +
                  " does not fit the INT32 signal cell (range [-2147483648, 2147483647])");
   }
-  ctx_->fabric->notify(rank_, site(in), cell, static_cast<ir::NotifyKind>(in.sub),
+  ctx_->fabric->notify(agent_, site(in), cell, static_cast<ir::NotifyKind>(in.sub),
                        static_cast<std::int32_t>(value));
 }
 
@@ -729,7 +845,7 @@ bool RankVm::wait(const Instr& in) {
     return "function '" + s.function + "', op " + s.op + ": waits for " +
            cell_text(v_[in.a], std::vector<std::int64_t>(idx.begin(), idx.begin() + in.idx.size()));
   };
-  return ctx_->fabric->wait(rank_, site(in), cell, static_cast<ir::WaitKind>(in.sub),
+  return ctx_->fabric->wait(agent_, site(in), cell, static_cast<ir::WaitKind>(in.sub),
                             s_[in.b].as_int(), describe);
 }
 
@@ -767,6 +883,7 @@ void RankVm::enter_collective(const Instr& in) {
     if (is_signal && v.base == 0) continue;  // the signal buffer keys the call sequence
     windows.add(CallWindows::Operand{static_cast<std::int32_t>(i), v.id, v.base});
   }
+  if (launch_index_ != 0) return;  // a multi-block collective is one call of block 0's
   const std::string mismatch = ctx_->collectives->enter(rank_, signal.id, d, windows, site(in));
   if (!mismatch.empty()) fail(in, mismatch);
 }

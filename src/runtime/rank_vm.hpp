@@ -95,12 +95,33 @@ struct ViewReg {
   bool sliced = false;
 };
 
+// What block 0 of a multi-block launch hands the rank's other blocks: the
+// code and first instruction of the launched kernel, its block count, and
+// a copy of block 0's scalar and view registers. Written by block 0 before
+// it notifies the blocks' launch cells, read by each block after its wait
+// on its cell, rewritten only after every block has joined.
+struct LaunchSlot {
+  std::int32_t code = -1;
+  std::size_t pc = 0;
+  std::int64_t blocks = 1;
+  SiteRef site;       // the launch instruction's
+  bool quit = false;  // the rank's run is over: the blocks finish
+  std::vector<ScalarValue> s;
+  std::vector<ViewReg> v;
+};
+
 // What the ranks of one run share.
 struct RunContext {
   const Executable* exec = nullptr;
   Fabric* fabric = nullptr;
   CollectiveTracker* collectives = nullptr;
+  // Per rank, when exec->blocks > 1 (the engine owns them).
+  LaunchSlot* launches = nullptr;
 };
+
+// "rank 1" or, for an agent of a multi-block program that is not block 0,
+// "rank 1 block 2": an agent (Executable::agents) in reports.
+std::string agent_text(const Executable& exec, std::int64_t agent);
 
 // "run error: rank 1 (device 1), function 'f', op pld.tensor.put": where a
 // rank's run error happened (the site may be {-1, -1}: no op).
@@ -110,15 +131,30 @@ class RankVm {
  public:
   enum class Outcome { Done, Parked, Yield, Failed };
 
-  RankVm(std::int64_t rank, const RunContext* ctx);
+  // `agent`: block * world_size + rank (Executable::agents). Block 0 runs
+  // the rank's dispatches; another block idles until block 0 launches a
+  // kernel over it, runs its part of the launch, and idles again.
+  RankVm(std::int64_t agent, const RunContext* ctx);
   Outcome run(std::int64_t budget, bool stop_after_visible = false);
   const std::string& error() const { return error_; }
+  // A block other than 0 between launches (its wait is for the next one).
+  bool idle() const { return block_ != 0 && !in_dispatch_; }
   std::int64_t instructions() const { return executed_; }
 
  private:
   using Index = std::array<std::int64_t, kMaxRank>;
 
   bool enter_dispatch();
+  // Multi-block launches (a block other than 0 waits in enter_launch).
+  enum class LaunchEntry { Entered, Parked, Quit };
+  LaunchEntry enter_launch();
+  void block_launch(const Instr& in);
+  // False: block 0 is parked until the other blocks have finished.
+  bool block_end(const Instr& in);
+  void release_blocks();  // block 0, after its last dispatch: the others finish
+  Cell launch_cell(std::int64_t block) const {
+    return Cell{rank_, ctx_->exec->block_buffer, 4 * block};
+  }
   [[noreturn, gnu::cold]] void fail(const Instr& in, const std::string& what) const;
   SiteRef site(const Instr& in) const { return SiteRef{code_index_, in.site}; }
   // The world rank of the peer in scalar register `reg`, addressed through
@@ -235,8 +271,15 @@ class RankVm {
   std::byte* shape_tile(TileReg& t, DType dtype, std::span<const std::int64_t> shape,
                         std::int64_t n);
 
-  std::int64_t rank_;
+  std::int64_t agent_;  // the issuer at the door
+  std::int64_t rank_;   // whose memory, dispatches and rank this is
+  std::int64_t block_;  // this agent's block (0: the rank's dispatches)
   const RunContext* ctx_;
+  // The launch being run: this block's index in it and its block count
+  // (0 and 1 outside a launch).
+  std::int64_t launch_index_ = 0;
+  std::int64_t launch_blocks_ = 1;
+  bool released_ = false;  // block 0: release_blocks() done
   const std::vector<Dispatch>* dispatches_;
   std::size_t dispatch_ = 0;
   const LoweredCode* code_ = nullptr;

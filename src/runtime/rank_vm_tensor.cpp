@@ -29,7 +29,7 @@ void RankVm::slice_view(const Instr& in) {
 const std::byte* RankVm::read_view(const Instr& in, const ViewReg& v, TileBytes& into) {
   const Region r = whole_region(in, v, rank_);
   into.resize(static_cast<std::size_t>(r.nbytes));
-  ctx_->fabric->read(rank_, site(in), r, into.data());
+  ctx_->fabric->read(agent_, site(in), r, into.data());
   return into.data();
 }
 
@@ -43,12 +43,12 @@ void RankVm::copy_view(const Instr& in) {
     const auto n = static_cast<std::size_t>(dst.elements);
     tensor_out_.resize(n * dtype_bytes(dst.dtype));
     convert_elements(bytes, src.dtype, tensor_out_.data(), dst.dtype, n);
-    ctx_->fabric->compute(rank_, site(in), ComputeClass::Cast, dst.dtype, dst.elements);
+    ctx_->fabric->compute(agent_, site(in), ComputeClass::Cast, dst.dtype, dst.elements);
     bytes = tensor_out_.data();
   }
   const Region w = whole_region(in, dst, rank_);
   guard_sources(in, w);
-  ctx_->fabric->write(rank_, site(in), w, bytes, false);
+  ctx_->fabric->write(agent_, site(in), w, bytes, false);
 }
 
 void RankVm::tensor_binary(const Instr& in) {
@@ -78,10 +78,10 @@ void RankVm::tensor_binary(const Instr& in) {
   }
   tensor_out_.resize(n * dtype_bytes(a.dtype));
   tile_elementwise(op, a.dtype, x, y, scalar, tensor_out_.data(), n);
-  ctx_->fabric->compute(rank_, site(in), compute_class_of(op), a.dtype, a.elements);
+  ctx_->fabric->compute(agent_, site(in), compute_class_of(op), a.dtype, a.elements);
   const Region w = whole_region(in, dst, rank_);
   guard_sources(in, w);
-  ctx_->fabric->write(rank_, site(in), w, tensor_out_.data(), false);
+  ctx_->fabric->write(agent_, site(in), w, tensor_out_.data(), false);
 }
 
 }  // namespace anyp::runtime

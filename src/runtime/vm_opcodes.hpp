@@ -43,6 +43,13 @@
   X(ConcatTile, "concat.tile", "t[dst] = t[a]'s columns, then t[b]'s")                             \
   X(Arange, "arange.tile",                                                                         \
     "t[dst] = tile of dtype and shape, element i = s[a] + i (s[a] - i when imm is 1)")             \
+  X(BlockLaunch, "block.launch",                                                                   \
+    "start blocks 1 .. imm - 1 of this rank at the next instruction, each with a copy of this "    \
+    "block's registers; this block is block 0 of the launch")                                      \
+  X(BlockEnd, "block.end",                                                                         \
+    "the end of a launch: a block other than 0 finishes; block 0 waits until they all have")       \
+  X(BlockIdx, "block.idx", "s[dst] = this block's index in its launch (0 outside a launch)")       \
+  X(BlockNum, "block.num", "s[dst] = its launch's block count (1 outside a launch)")               \
   X(Rank, "rank", "s[dst] = this rank (its index in v[a]'s group when a >= 0 names a group view)") \
   X(NRanks, "nranks", "s[dst] = P (v[a]'s group size when a >= 0 names a group view)")             \
   X(Notify, "notify", "cell idx of peer s[b]'s signal v[a] <sub: NotifyKind> s[c]")                \

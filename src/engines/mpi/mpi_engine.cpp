@@ -266,6 +266,11 @@ std::unique_ptr<runtime::PersistentWindows> MpiEngine::make_persistent_windows(
 
 std::string MpiEngine::check(const runtime::Executable& exec) const {
   const World& world = World::get();
+  if (exec.blocks > 1) {
+    return "engine 'mpi': '" + exec.program + "' launches a kernel over " +
+           std::to_string(exec.blocks) +
+           " blocks (pl::blocks); multi-block kernels run on the threads engine";
+  }
   if (world.size() == exec.world_size) return "";
   return "engine 'mpi': '" + exec.program +
          "' was compiled for P = " + std::to_string(exec.world_size) +

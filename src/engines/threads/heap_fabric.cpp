@@ -212,10 +212,11 @@ void HeapFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runti
 bool HeapFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
                          ir::WaitKind cmp, std::int64_t expected,
                          const std::function<std::string()>& describe) {
-  // A rank waits only on its own window (the scheduler's stripes rely on it).
-  ANYP_CHECK(cell.owner == rank, "a wait on another rank's cell");
+  // A rank waits only on its own window (the scheduler's stripes rely on
+  // it); `rank` is the waiting agent, one of the rank's blocks.
+  ANYP_CHECK(cell.owner == exec_.rank_of_agent(rank), "a wait on another rank's cell");
   std::int32_t* at = cell_address(cell);
-  return scheduler_->wait_or_park(rank, at, cmp, expected, describe,
+  return scheduler_->wait_or_park(rank, cell.owner, at, cmp, expected, describe,
                                   [&] { observe_wait(rank, site, cell, cmp, expected, *at); });
 }
 

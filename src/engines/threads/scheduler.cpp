@@ -11,11 +11,12 @@
 
 namespace anyp::threads {
 
-Scheduler::Scheduler(std::vector<runtime::RankVm*> ranks, std::unique_ptr<SchedulePolicy> policy,
-                     int workers, std::int64_t budget, const std::byte* heap,
-                     std::int64_t window_bytes, std::uint32_t* notify_slots,
+Scheduler::Scheduler(std::vector<runtime::RankVm*> ranks, std::int64_t world,
+                     std::unique_ptr<SchedulePolicy> policy, int workers, std::int64_t budget,
+                     const std::byte* heap, std::int64_t window_bytes, std::uint32_t* notify_slots,
                      ReportExtra report_extra)
     : ranks_(std::move(ranks)),
+      world_(world),
       policy_(std::move(policy)),
       workers_(std::max(1, workers)),
       // Polling for work pays only when every worker has a core of its own.
@@ -25,7 +26,7 @@ Scheduler::Scheduler(std::vector<runtime::RankVm*> ranks, std::unique_ptr<Schedu
       heap_(heap),
       window_bytes_(window_bytes),
       notify_slots_(notify_slots),
-      stripes_(std::bit_ceil(std::clamp<std::size_t>(ranks_.size(), 1, kMaxStripes))),
+      stripes_(std::bit_ceil(std::clamp<std::size_t>(static_cast<std::size_t>(world), 1, kMaxStripes))),
       stripe_mask_(stripes_.size() - 1),
       parked_(ranks_.size()),
       is_parked_(ranks_.size(), 0),
@@ -96,7 +97,7 @@ void Scheduler::note_notify(Stripe& stripe, const std::int32_t* cell, std::int64
     return;
   }
   // A tally's key in the index: (word, rank) as word * P + rank + 1 (never 0).
-  const std::uint64_t key0 = word * ranks_.size() + 1;
+  const std::uint64_t key0 = word * static_cast<std::uint64_t>(world_) + 1;
   // Puts a new tally for `r` at the head of the cell's chain. The one that
   // this pushes to depth kScanned enters the index.
   auto push_tally = [&](std::int32_t r) -> Tally& {
@@ -287,8 +288,8 @@ void Scheduler::worker() {
   }
 }
 
-bool Scheduler::release_if_satisfied(std::int64_t owner, const std::int32_t* cell) {
-  const auto r = static_cast<std::size_t>(owner);
+bool Scheduler::release_if_satisfied(std::int64_t agent, const std::int32_t* cell) {
+  const auto r = static_cast<std::size_t>(agent);
   if (!is_parked_[r] || parked_[r].cell != cell ||
       !runtime::compare(parked_[r].cmp, *cell, parked_[r].expected))
     return false;
@@ -315,37 +316,65 @@ void Scheduler::on_signal_write_locked(std::int64_t writer, std::int64_t owner,
                                        const std::byte* begin, const std::byte* end) {
   // Every cell the write touches (even in part) records its writer.
   Stripe& stripe = stripe_of(owner);
+  writer %= world_;  // the rank, in reports
   const auto first = (begin - heap_) / 4, last = (end - heap_ + 3) / 4;
   for (auto word = first; word < last; ++word) {
     auto& writers = stripe.data_writers[reinterpret_cast<const std::int32_t*>(heap_ + word * 4)];
     if (std::find(writers.begin(), writers.end(), writer) == writers.end())
       writers.push_back(writer);
   }
-  const auto r = static_cast<std::size_t>(owner);
-  if (!is_parked_[r]) return;
-  const auto* at = reinterpret_cast<const std::byte*>(parked_[r].cell);
-  if (at + 4 <= begin || at >= end) return;  // the write does not touch the cell
-  if (release_if_satisfied(owner, parked_[r].cell)) make_ready(owner);
+  for (auto agent = static_cast<std::size_t>(owner); agent < ranks_.size();
+       agent += static_cast<std::size_t>(world_)) {
+    if (!is_parked_[agent]) continue;
+    const auto* at = reinterpret_cast<const std::byte*>(parked_[agent].cell);
+    if (at + 4 <= begin || at >= end) continue;  // the write does not touch the cell
+    if (release_if_satisfied(static_cast<std::int64_t>(agent), parked_[agent].cell))
+      make_ready(static_cast<std::int64_t>(agent));
+  }
+}
+
+std::int64_t Scheduler::release_parked_on(std::int64_t owner, const std::int32_t* cell) {
+  if (static_cast<std::int64_t>(ranks_.size()) == world_)  // one agent per rank
+    return release_if_satisfied(owner, cell) ? owner : -1;
+  std::int64_t first = -1;
+  for (auto agent = owner; agent < static_cast<std::int64_t>(ranks_.size()); agent += world_) {
+    if (!release_if_satisfied(agent, cell)) continue;
+    if (first < 0) {
+      first = agent;
+    } else {
+      make_ready(agent);
+    }
+  }
+  return first;
 }
 
 std::string Scheduler::deadlock_report() const {
   std::vector<runtime::ParkedWait> waits(ranks_.size());
-  std::vector<const runtime::ParkedWait*> parked(ranks_.size(), nullptr);
-  for (std::size_t r = 0; r < ranks_.size(); ++r) {
-    if (done_[r]) continue;
-    const Parked& p = parked_[r];
-    const auto rank = static_cast<std::int64_t>(r);
-    waits[r] =
+  std::vector<const runtime::ParkedWait*> parked(static_cast<std::size_t>(world_), nullptr);
+  std::vector<runtime::BlockWait> blocks;
+  for (std::size_t a = 0; a < ranks_.size(); ++a) {
+    const auto agent = static_cast<std::int64_t>(a);
+    const std::int64_t rank = agent % world_, block = agent / world_;
+    // A finished agent, or a block idle between launches, waits for nothing.
+    if (done_[a] || (block > 0 && ranks_[a]->idle())) continue;
+    const Parked& p = parked_[a];
+    waits[a] =
         runtime::ParkedWait{p.where, p.cmp, p.expected, *p.cell, notifiers(rank, p.cell), {}};
     const auto& data_writers = stripe_of(rank).data_writers;
     auto it = data_writers.find(p.cell);
     if (it != data_writers.end()) {
-      waits[r].data_writers = it->second;
-      std::sort(waits[r].data_writers.begin(), waits[r].data_writers.end());
+      waits[a].data_writers = it->second;
+      std::sort(waits[a].data_writers.begin(), waits[a].data_writers.end());
     }
-    parked[r] = &waits[r];
+    if (block == 0) {
+      parked[a] = &waits[a];
+    } else {
+      blocks.push_back(runtime::BlockWait{rank, block, &waits[a]});
+    }
   }
-  return runtime::deadlock_report(parked, report_extra_ ? report_extra_(done_) : std::string());
+  const std::span<const char> finished(done_.data(), static_cast<std::size_t>(world_));
+  return runtime::deadlock_report(parked, report_extra_ ? report_extra_(finished) : std::string(),
+                                  blocks);
 }
 
 }  // namespace anyp::threads

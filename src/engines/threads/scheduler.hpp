@@ -54,9 +54,14 @@ class Scheduler {
   // window at r * window_bytes). `notify_slots`: one zeroed 32-bit slot per
   // 4-byte word of the heap, the notify record (see below); the fabric owns
   // it and zeroes what the run wrote.
-  Scheduler(std::vector<runtime::RankVm*> ranks, std::unique_ptr<SchedulePolicy> policy,
-            int workers, std::int64_t budget, const std::byte* heap, std::int64_t window_bytes,
-            std::uint32_t* notify_slots, ReportExtra report_extra);
+  // `ranks`: one VM per agent (Executable::agents: block * world + rank;
+  // world agents when no kernel runs on several blocks). Cells, stripes
+  // and the notify record are the ranks'; parking, readiness and the
+  // deadlock report are the agents'.
+  Scheduler(std::vector<runtime::RankVm*> ranks, std::int64_t world,
+            std::unique_ptr<SchedulePolicy> policy, int workers, std::int64_t budget,
+            const std::byte* heap, std::int64_t window_bytes, std::uint32_t* notify_slots,
+            ReportExtra report_extra);
 
   // Runs every rank to completion. Returns "" or the failure text (a rank's
   // run-time error or the deadlock report).
@@ -67,12 +72,13 @@ class Scheduler {
   std::int64_t steps() const { return policy_->steps(); }
   int workers_used() const { return workers_used_; }
 
-  // Applies a notify to `cell` of `owner`'s window; on_applied(new value)
-  // runs under the owner's stripe lock.
+  // Applies a notify by agent `from` to `cell` of `owner`'s window;
+  // on_applied(new value) runs under the owner's stripe lock.
   template <class OnApplied>
-  void notify(std::int64_t from_rank, std::int64_t owner, std::int32_t* cell, ir::NotifyKind op,
+  void notify(std::int64_t from, std::int64_t owner, std::int32_t* cell, ir::NotifyKind op,
               std::int32_t value, OnApplied&& on_applied) {
-    bool wake = false;
+    const std::int64_t from_rank = from % world_;
+    std::int64_t wake = -1;
     {
       Stripe& stripe = stripe_of(owner);
       std::lock_guard<std::mutex> lock(stripe.mutex);
@@ -84,24 +90,25 @@ class Scheduler {
       }
       on_applied(*cell);
       note_notify(stripe, cell, from_rank, op, value);
-      wake = release_if_satisfied(owner, cell);
+      wake = release_parked_on(owner, cell);
     }
-    if (wake) make_ready(owner);
+    if (wake >= 0) make_ready(wake);
   }
 
-  // True if the wait on `rank`'s own cell holds now (on_satisfied runs under
-  // the rank's stripe lock); otherwise parks `rank` with describe()'s text
-  // and returns false.
+  // True if agent `agent`'s wait on a cell of its rank `owner` holds now
+  // (on_satisfied runs under the rank's stripe lock); otherwise parks the
+  // agent with describe()'s text and returns false.
   template <class OnSatisfied>
-  bool wait_or_park(std::int64_t rank, std::int32_t* cell, ir::WaitKind cmp, std::int64_t expected,
-                    const std::function<std::string()>& describe, OnSatisfied&& on_satisfied) {
-    std::lock_guard<std::mutex> lock(stripe_of(rank).mutex);
+  bool wait_or_park(std::int64_t agent, std::int64_t owner, std::int32_t* cell, ir::WaitKind cmp,
+                    std::int64_t expected, const std::function<std::string()>& describe,
+                    OnSatisfied&& on_satisfied) {
+    std::lock_guard<std::mutex> lock(stripe_of(owner).mutex);
     if (runtime::compare(cmp, *cell, expected)) {
       on_satisfied();
       return true;
     }
-    parked_[static_cast<std::size_t>(rank)] = Parked{cell, cmp, expected, describe()};
-    is_parked_[static_cast<std::size_t>(rank)] = 1;
+    parked_[static_cast<std::size_t>(agent)] = Parked{cell, cmp, expected, describe()};
+    is_parked_[static_cast<std::size_t>(agent)] = 1;
     return false;
   }
 
@@ -188,9 +195,13 @@ class Scheduler {
   Poll poll_for_work() const;
   // Under the run lock: the oldest rank of `worker`'s local queue, removed.
   std::int64_t take_local(int worker);
-  // Under the owner's stripe lock: if `owner` is parked on `cell` and its
+  // Under the owner's stripe lock: if `agent` is parked on `cell` and its
   // wait now holds, unparks it and returns true (the caller makes it ready).
-  bool release_if_satisfied(std::int64_t owner, const std::int32_t* cell);
+  bool release_if_satisfied(std::int64_t agent, const std::int32_t* cell);
+  // The same for every agent of `owner`: the one unparked agent is
+  // returned (-1: none) for the caller to make ready after the lock; any
+  // further ones are made ready here (a stripe, then the run lock).
+  std::int64_t release_parked_on(std::int64_t owner, const std::int32_t* cell);
   void make_ready(std::int64_t rank);  // takes the run lock
   // Notify bookkeeping for deadlock reports (see Tally).
   void note_notify(Stripe& stripe, const std::int32_t* cell, std::int64_t from_rank,
@@ -199,7 +210,8 @@ class Scheduler {
                                                 const std::int32_t* cell) const;  // by rank
   std::string deadlock_report() const;
 
-  std::vector<runtime::RankVm*> ranks_;
+  std::vector<runtime::RankVm*> ranks_;  // per agent
+  std::int64_t world_;                   // ranks
   std::unique_ptr<SchedulePolicy> policy_;
   int workers_;
   int workers_used_ = 1;
@@ -211,7 +223,7 @@ class Scheduler {
   std::uint32_t* notify_slots_;
   std::vector<Stripe> stripes_;
   std::size_t stripe_mask_;
-  // Per rank, under the rank's stripe lock: its wait while parked.
+  // Per agent, under its rank's stripe lock: its wait while parked.
   std::vector<Parked> parked_;
   std::vector<char> is_parked_;
 

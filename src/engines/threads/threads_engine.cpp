@@ -48,15 +48,19 @@ runtime::EngineResult ThreadsEngine::run(const runtime::Executable& exec,
   HeapFabric fabric(exec, host_args, persistent);
   fabric.set_observers(observers);
   runtime::CollectiveTracker collectives(exec);
-  const runtime::RunContext ctx{&exec, &fabric, &collectives};
+  // One VM per agent: a rank's blocks share its window (exec.blocks > 1).
+  std::vector<runtime::LaunchSlot> launches(
+      exec.blocks > 1 ? static_cast<std::size_t>(exec.world_size) : 0);
+  const runtime::RunContext ctx{&exec, &fabric, &collectives,
+                                launches.empty() ? nullptr : launches.data()};
   std::vector<runtime::RankVm> vms;
-  vms.reserve(static_cast<std::size_t>(exec.world_size));
-  for (std::int64_t r = 0; r < exec.world_size; ++r) vms.emplace_back(r, &ctx);
+  vms.reserve(static_cast<std::size_t>(exec.agents()));
+  for (std::int64_t a = 0; a < exec.agents(); ++a) vms.emplace_back(a, &ctx);
   std::vector<runtime::RankVm*> ranks;
   for (auto& vm : vms) ranks.push_back(&vm);
   const bool free = options.schedule.kind == runtime::Schedule::Kind::Free;
   const int workers = free ? options.workers : 1;
-  Scheduler scheduler(ranks, make_policy(options.schedule, exec.world_size), workers,
+  Scheduler scheduler(ranks, exec.world_size, make_policy(options.schedule, exec.agents()), workers,
                       options.preempt_budget, fabric.heap(), exec.window_bytes,
                       fabric.notify_slots(), [&collectives](std::span<const char> finished) {
                         return collectives.unfinished_calls(finished);

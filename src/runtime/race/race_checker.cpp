@@ -9,9 +9,9 @@ namespace anyp::runtime::race {
 RaceChecker::RaceChecker(const Executable& exec)
     : exec_(exec),
       world_(exec.world_size),
-      clocks_(static_cast<std::size_t>(exec.world_size),
-              Clock(static_cast<std::size_t>(exec.world_size), 0)),
-      releases_(static_cast<std::size_t>(exec.world_size)),
+      agents_(exec.agents()),
+      clocks_(static_cast<std::size_t>(agents_), Clock(static_cast<std::size_t>(agents_), 0)),
+      releases_(static_cast<std::size_t>(agents_)),
       window_granule_(exec.buffers.size()),
       window_shadow_(exec.buffers.size() * static_cast<std::size_t>(exec.world_size)),
       host_shadow_(exec.host_args.size()) {
@@ -35,6 +35,8 @@ RaceChecker::RaceChecker(const Executable& exec)
       sites_.emplace_back(static_cast<std::int32_t>(c), static_cast<std::int32_t>(s));
     base += static_cast<std::uint32_t>(exec.codes[c].sites.size());
   }
+  no_site_ = base;  // the block launch protocol's own notifies and waits
+  sites_.emplace_back(-1, -1);
 }
 
 Shadow& RaceChecker::shadow(Space space, std::int32_t id, std::int64_t owner) {
@@ -254,13 +256,13 @@ void RaceChecker::on_wait(std::int64_t rank, SiteRef, const Cell& cell, ir::Wait
 
 std::int64_t RaceChecker::memory_bytes() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::int64_t bytes = world_ * world_ * static_cast<std::int64_t>(sizeof(std::uint32_t));
+  std::int64_t bytes = agents_ * agents_ * static_cast<std::int64_t>(sizeof(std::uint32_t));
   for (const auto& s : window_shadow_)
     if (s) bytes += static_cast<std::int64_t>(s->words.size() * sizeof(ShadowWord));
   for (const auto& s : host_shadow_)
     if (s) bytes += static_cast<std::int64_t>(s->words.size() * sizeof(ShadowWord));
   for (const auto& [key, cell] : cells_)
-    bytes += cell.clocks_held() * world_ * static_cast<std::int64_t>(sizeof(std::uint32_t));
+    bytes += cell.clocks_held() * agents_ * static_cast<std::int64_t>(sizeof(std::uint32_t));
   for (const auto& r : releases_)
     bytes += static_cast<std::int64_t>(r.size() * sizeof(std::uint32_t));
   bytes += sets_.entries() * static_cast<std::int64_t>(sizeof(SetEntry));

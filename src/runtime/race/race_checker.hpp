@@ -18,7 +18,7 @@
 //
 // Cost: O(elements accessed) per access with FastTrack epochs
 // (shadow_memory.hpp), O(P) per notify and satisfied wait; memory 36 bytes
-// per element touched, P^2 clock entries, P entries per notified cell.
+// per element touched, A^2 clock entries (A agents: P ranks times their blocks), P entries per notified cell.
 #pragma once
 
 #include <cstdint>
@@ -91,6 +91,7 @@ class RaceChecker final : public AccessObserver {
 
   Shadow& shadow(Space space, std::int32_t id, std::int64_t owner);
   std::uint32_t global_site(SiteRef s) const {
+    if (s.code < 0) return no_site_;
     return site_base_[static_cast<std::size_t>(s.code)] + static_cast<std::uint32_t>(s.site);
   }
   // Checks and records one access of `rank` to granules [lo, hi) of `sh`.
@@ -112,9 +113,12 @@ class RaceChecker final : public AccessObserver {
 
   const Executable& exec_;
   const std::int64_t world_;
+  // Clocks are per agent (Executable::agents: a rank's blocks run
+  // concurrently and race like ranks); memory is per rank.
+  const std::int64_t agents_;
   mutable std::mutex mutex_;
-  std::vector<Clock> clocks_;                         // per rank
-  std::vector<std::vector<std::uint32_t>> releases_;  // per rank: site of its k-th release
+  std::vector<Clock> clocks_;                         // per agent
+  std::vector<std::vector<std::uint32_t>> releases_;  // per agent: site of its k-th release
   std::unordered_map<CellKey, CellCredits, CellKeyHash> cells_;
   std::vector<std::int64_t> window_granule_;            // per buffer
   std::vector<std::unique_ptr<Shadow>> window_shadow_;  // buffer * P + owner
@@ -122,6 +126,7 @@ class RaceChecker final : public AccessObserver {
   SetPool sets_;
   std::vector<std::uint32_t> site_base_;                      // per code: first global site id
   std::vector<std::pair<std::int32_t, std::int32_t>> sites_;  // global id -> (code, site)
+  std::uint32_t no_site_ = 0;  // the id of "no instruction" (code -1)
   std::vector<Race> races_;
   std::map<RaceKey, std::size_t> race_index_;
   std::uint64_t access_serial_ = 0;

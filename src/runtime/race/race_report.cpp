@@ -6,6 +6,7 @@
 
 #include "runtime/diagnostic_text.hpp"
 #include "runtime/race/race_checker.hpp"
+#include "runtime/rank_vm.hpp"
 
 namespace anyp::runtime::race {
 namespace {
@@ -32,6 +33,7 @@ std::string elements_text(std::int64_t first, std::int64_t end,
 
 std::string RaceChecker::site_text(std::uint32_t site) const {
   const auto [code, index] = sites_[site];
+  if (code < 0) return "the block launch protocol";
   const Site& s =
       exec_.codes[static_cast<std::size_t>(code)].sites[static_cast<std::size_t>(index)];
   return "function '" + s.function + "', op " + s.op;
@@ -59,15 +61,15 @@ std::string RaceChecker::memory_text(const Race& r) const {
 }
 
 std::string RaceChecker::missing_edge_text(const Race& r) const {
-  const std::string a = std::to_string(r.first.rank), b = std::to_string(r.second.rank);
+  const std::string a = agent_text(exec_, r.first.rank), b = agent_text(exec_, r.second.rank);
   const std::string kind = access_kind_name(r.first.kind);
-  std::string s = "no wait on rank " + b + " observed a notify that rank " + a +
-                  " issued after its " + kind + "; ";
-  if (r.synced == 0) return s + "rank " + b + " never synchronised with rank " + a;
+  std::string s = "no wait on " + b + " observed a notify that " + a + " issued after its " +
+                  kind + "; ";
+  if (r.synced == 0) return s + b + " never synchronised with " + a;
   const std::uint32_t release =
       releases_[static_cast<std::size_t>(r.first.rank)][static_cast<std::size_t>(r.synced - 1)];
-  return s + "rank " + b + " last synchronised with rank " + a + " through its " +
-         site_text(release) + ", which came before the " + kind;
+  return s + b + " last synchronised with " + a + " through its " + site_text(release) +
+         ", which came before the " + kind;
 }
 
 std::string RaceChecker::report() const {
@@ -78,9 +80,10 @@ std::string RaceChecker::report() const {
                   " the same elements from two ranks with no happens-before order (at least "
                   "one writes)\n";
   auto who = [&](const Stamped& x) {
-    return std::string(access_kind_name(x.kind)) + " by rank " + std::to_string(x.rank) +
-           " (device " + std::to_string(exec_.device_ids[static_cast<std::size_t>(x.rank)]) +
-           "), " + site_text(x.site);
+    const std::int64_t rank = exec_.rank_of_agent(x.rank), block = exec_.block_of_agent(x.rank);
+    return std::string(access_kind_name(x.kind)) + " by rank " + std::to_string(rank) +
+           " (device " + std::to_string(exec_.device_ids[static_cast<std::size_t>(rank)]) + ")" +
+           (block > 0 ? " block " + std::to_string(block) : "") + ", " + site_text(x.site);
   };
   for (std::size_t i = 0; i < n && i < kShown; ++i) {
     const Race& r = races_[i];

@@ -9,6 +9,7 @@
 
 #include "common/internal_check.hpp"
 #include "runtime/diagnostic_text.hpp"
+#include "runtime/rank_vm.hpp"
 #include "runtime/scalar_math.hpp"
 
 namespace anyp::runtime {
@@ -46,7 +47,7 @@ struct CellState {
   std::int32_t value = 0;
   std::vector<Applied> history;
   bool data_written = false;
-  std::int64_t waiter = -1;  // the owner, blocked on this cell
+  std::vector<std::size_t> waiters;  // the owner's agents blocked on this cell
 };
 
 struct RankState {
@@ -157,7 +158,8 @@ class Simulation {
     const TimelineEvent& e = events_[r][st.next];
     const std::size_t index = first_op_[r] + st.next;
     TimelineOp& op = t_.ops[index];
-    op.rank = static_cast<std::int64_t>(r);
+    op.rank = exec_.rank_of_agent(static_cast<std::int64_t>(r));
+    op.block = exec_.block_of_agent(static_cast<std::int64_t>(r));
     op.start_ns = st.t;
     if (e.site.code >= 0 && e.site.site >= 0) {
       const Site& s = exec_.codes[static_cast<std::size_t>(e.site.code)].sites[e.site.site];
@@ -167,7 +169,7 @@ class Simulation {
     double cost = 0;
     switch (e.kind) {
       case TimelineEvent::Kind::Access: {
-        const bool local = e.space == Space::Host || e.owner == static_cast<std::int64_t>(r);
+        const bool local = e.space == Space::Host || e.owner == op.rank;
         const bool read = static_cast<AccessKind>(e.sub) == AccessKind::Read;
         op.kind = local ? (read ? TimelineOp::Kind::LocalRead : TimelineOp::Kind::LocalWrite)
                         : (read ? TimelineOp::Kind::RemoteRead : TimelineOp::Kind::RemoteWrite);
@@ -207,10 +209,10 @@ class Simulation {
           if (!cell.data_written) {
             st.blocked = true;
             st.wait_start = st.t;
-            cell.waiter = static_cast<std::int64_t>(r);
+            cell.waiters.push_back(r);
             return false;
           }
-          assumed("rank " + std::to_string(r) + "'s wait on " + t_.names[op.memory] +
+          assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " + t_.names[op.memory] +
                   " was satisfied by a data write into the cell, not a notify: it ends when "
                   "that write is done");
         } else if (const std::size_t i = enabler_of(cell, cmp, e.amount); i != kNone) {
@@ -252,20 +254,26 @@ class Simulation {
                                                    static_cast<std::uint32_t>(a.value));
       cell.history.push_back(Applied{a.op, cell.value, a.from, a.depth});
     }
-    if (cell.waiter < 0) return;
-    const auto r = static_cast<std::size_t>(cell.waiter);
-    RankState& st = states_[r];
-    const TimelineEvent& e = events_[r][st.next];
-    const auto cmp = static_cast<ir::WaitKind>(e.sub);
-    if (!a.data && !compare(cmp, cell.value, e.amount)) return;
-    if (a.data) {
-      assumed("rank " + std::to_string(r) + "'s wait on " +
-              t_.names[t_.ops[first_op_[r] + st.next].memory] +
-              " was satisfied by a data write into the cell, not a notify: it ends when that "
-              "write is done");
+    // Every blocked agent whose wait now holds is released, in the order
+    // they blocked.
+    for (std::size_t k = 0; k < cell.waiters.size();) {
+      const std::size_t r = cell.waiters[k];
+      RankState& st = states_[r];
+      const TimelineEvent& e = events_[r][st.next];
+      const auto cmp = static_cast<ir::WaitKind>(e.sub);
+      if (!a.data && !compare(cmp, cell.value, e.amount)) {
+        ++k;
+        continue;
+      }
+      if (a.data) {
+        assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " +
+                t_.names[t_.ops[first_op_[r] + st.next].memory] +
+                " was satisfied by a data write into the cell, not a notify: it ends when that "
+                "write is done");
+      }
+      cell.waiters.erase(cell.waiters.begin() + static_cast<std::ptrdiff_t>(k));
+      release(r, at, a.data ? kNone : cell.history.size() - 1, cell);
     }
-    cell.waiter = -1;
-    release(r, at, a.data ? kNone : cell.history.size() - 1, cell);
   }
 
   // The arrival that made `cmp expected` true and kept it so (kNone: none
@@ -317,11 +325,11 @@ class Simulation {
     RankState& st = states_[stuck];
     const TimelineEvent& e = events_[stuck][st.next];
     CellState& cell = cells_[CellKey{e.owner, e.id, e.first}];
-    assumed("rank " + std::to_string(stuck) + "'s wait on " +
+    assumed(agent_text(exec_, static_cast<std::int64_t>(stuck)) + "'s wait on " +
             t_.names[t_.ops[first_op_[stuck] + st.next].memory] +
             " is never satisfied in the modeled order of the notifies (the run's order "
             "satisfied it): it ends when it begins");
-    cell.waiter = -1;
+    std::erase(cell.waiters, stuck);
     release(stuck, st.wait_start, kNone, cell);
     return true;
   }
@@ -333,11 +341,12 @@ class Simulation {
 
   void finish() {
     if (notes_ > kNotes) t_.note += "\n(and " + std::to_string(notes_ - kNotes) + " more)";
-    t_.ranks.resize(events_.size());
+    // A rank's figures cover all its blocks (events_ is per agent).
+    t_.ranks.resize(static_cast<std::size_t>(exec_.world_size));
     for (std::size_t r = 0; r < events_.size(); ++r) {
-      RankTimeline& rt = t_.ranks[r];
-      rt.finish_ns = states_[r].t;
-      rt.rounds = states_[r].depth;
+      RankTimeline& rt = t_.ranks[r % t_.ranks.size()];
+      rt.finish_ns = std::max(rt.finish_ns, states_[r].t);
+      rt.rounds = std::max(rt.rounds, states_[r].depth);
       for (std::size_t i = 0; i < events_[r].size(); ++i) {
         const TimelineOp& op = t_.ops[first_op_[r] + i];
         rt.wait_ns += op.blocked_ns;
@@ -368,7 +377,7 @@ class Simulation {
       const TimelineOp& op = t_.ops[cur];
       if (op.kind == TimelineOp::Kind::Wait && op.blocked_ns > 0 && enabler_[cur] != kNone) {
         cur = enabler_[cur];
-      } else if (cur > first_op_[static_cast<std::size_t>(op.rank)]) {
+      } else if (cur > first_op_[static_cast<std::size_t>(op.block * exec_.world_size + op.rank)]) {
         --cur;
       } else {
         cur = kNone;
