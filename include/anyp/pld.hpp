@@ -104,6 +104,19 @@ void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expec
 void wait_async(const AsyncEvent& event);
 }  // namespace system
 
+// Multi-block host collectives (PyPTO's core_num=): at the host level,
+// pld::tensor::allreduce(data, signal, pld::core_num(n)) and all_to_all_v
+// run on n blocks of every rank (pl::blocks), each with its own signal
+// lane: the signal is [NR, S] INT32 with S >= n, and block b's credits use
+// column b. A Mesh allreduce splits the data into 256-element tiles dealt
+// out block-cyclically (tile j to block j mod n); all_to_all_v deals out
+// the destination ranks the same way. Every lane is self-clearing, like the
+// one-block forms.
+struct CoreNum {
+  pl::ScalarArg count;
+};
+inline CoreNum core_num(const pl::ScalarArg& count) { return CoreNum{count}; }
+
 namespace tensor {
 // Push local `src` (window or tensor) into `peer`'s window `dst`, whole.
 void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
@@ -180,6 +193,11 @@ pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value
 // (its counts have no read-done handshake).
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
                        const pl::Value& recv_counts, const pl::Value& signal);
+
+pl::Value allreduce(const pl::Value& data, const pl::Value& signal, CoreNum cores,
+                    ReduceOp op = ReduceOp::Sum);
+pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
+                       const pl::Value& recv_counts, const pl::Value& signal, CoreNum cores);
 }  // namespace tensor
 
 namespace tile {

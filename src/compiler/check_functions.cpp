@@ -290,6 +290,33 @@ class FunctionChecker {
     }
   }
 
+  // The block count of a launch or a core_num, in [1, kMaxBlocks]:
+  // "<before>4<after> 1 to 256 blocks" names a bad one.
+  std::int64_t block_count(const ir::Op& op, const std::string& before, const std::string& after) {
+    const ir::EvalResult n = ir::evaluate(op.blocks, bindings_);
+    if (!n.value) fail(op, before + ir::to_string(op.blocks) + after.substr(0, 1) + " " + n.error);
+    if (*n.value < 1 || *n.value > runtime::kMaxBlocks) {
+      fail(op, before + std::to_string(*n.value) + after + " 1 to " +
+                   std::to_string(runtime::kMaxBlocks) + " blocks");
+    }
+    return *n.value;
+  }
+
+  // A multi-block collective's signal: [P, S] with S >= core_num, a lane
+  // (column) per block. Returns the block count.
+  std::int64_t check_lanes(const ir::Op& op, std::size_t arg, const std::string& n,
+                           const std::string& role) {
+    const std::int64_t blocks = block_count(op, "core_num ", ": a collective runs on");
+    const auto& got = shape_of(op.args[arg]);
+    if (got.size() != 2 || got[0] != world() || got[1] < blocks) {
+      fail(op, role + " of a collective over core_num = " + std::to_string(blocks) +
+                   " blocks must be [" + n + ", S] INT32 with S >= " + std::to_string(blocks) +
+                   " (a lane per block), which is [" + std::to_string(world()) + ", >= " +
+                   std::to_string(blocks) + "] at " + count_text() + ", got " + shape_text(got));
+    }
+    return blocks;
+  }
+
   static std::int64_t numel(const std::vector<std::int64_t>& shape) {
     std::int64_t n = 1;
     for (auto e : shape) n *= e;
@@ -315,6 +342,8 @@ class FunctionChecker {
           if (world() < 2) fail(op, "a Ring allreduce needs " + n + " >= 2, got " + count_text());
           check_signal(op, 1, {2 * (world() - 1), world()}, "[2 * (" + n + " - 1), " + n + "]",
                        "the Ring signal");
+        } else if (op.blocks) {
+          check_lanes(op, 1, n, "the Mesh signal");
         } else {
           check_signal(op, 1, mesh_signal(), cells, "the Mesh signal");
         }
@@ -349,7 +378,11 @@ class FunctionChecker {
       case ir::OpKind::AllToAllV: {
         const bool v = op.kind == ir::OpKind::AllToAllV;
         const std::size_t src = 0, dst = v ? 2 : 1, sig = v ? 4 : 2;
-        check_signal(op, sig, mesh_signal(), cells);
+        if (op.blocks) {
+          check_lanes(op, sig, n, "the signal");
+        } else {
+          check_signal(op, sig, mesh_signal(), cells);
+        }
         expect_rows(op, src, "the source");
         if (shape_of(op.args[src]) != shape_of(op.args[dst])) {
           fail(op, "the source " + shape_text(shape_of(op.args[src])) + " and the target " +
@@ -386,13 +419,7 @@ class FunctionChecker {
                      std::string(dtype_name(got.dtype)));
       }
     }
-    if (op.blocks) {
-      const std::int64_t n = eval_shape({op.blocks}, bindings_, where() + ", pl::blocks(n)")[0];
-      if (n < 1 || n > runtime::kMaxBlocks) {
-        fail(op, "pl::blocks(" + std::to_string(n) + "): a launch has 1 to " +
-                     std::to_string(runtime::kMaxBlocks) + " blocks");
-      }
-    }
+    if (op.blocks) block_count(op, "pl::blocks(", "): a launch has");
     check_once(callee, bindings_, scope_, callee_domains, checked_);
   }
 

@@ -480,6 +480,20 @@ class Lowerer {
     r.op = Opcode::NRanks;
     r.dst = regs.nranks;
     e_.emit(r);
+    // core_num > 1: the collective runs on that many blocks, lane b each.
+    const std::int64_t blocks = op.blocks ? eval(op.blocks) : 1;
+    if (blocks > 1) {
+      Instr launch;
+      launch.op = Opcode::BlockLaunch;
+      launch.imm = blocks;
+      e_.emit(launch);
+      regs.block = e_.scalar_reg();
+      regs.blocks = blocks;
+      Instr idx;
+      idx.op = Opcode::BlockIdx;
+      idx.dst = regs.block;
+      e_.emit(idx);
+    }
     CollectiveCall call;
     call.kind = op.kind;
     call.reduce = static_cast<ir::ReduceKind>(op.attr);
@@ -503,6 +517,12 @@ class Lowerer {
     }
     describe_collective(f, op, call);
     lower_collective(e_, regs, call);
+    if (blocks > 1) {
+      Instr end;
+      end.op = Opcode::BlockEnd;
+      end.imm = blocks;
+      e_.emit(end);
+    }
   }
 
   // The Collective instruction that opens a call: its descriptor names the

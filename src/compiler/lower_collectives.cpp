@@ -61,9 +61,12 @@ class CollectiveEmitter {
     return i.dst;
   }
 
-  // Cells of an [NR, 1] signal: rank s's credits sit in row s.
+  // Cells of an [NR, 1] signal: rank s's credits sit in row s (column b,
+  // the block's lane, in a multi-block collective).
   CellOf mesh_cells() {
-    return [this](std::int32_t who) { return std::make_pair(who, c(0)); };
+    return [this](std::int32_t who) {
+      return std::make_pair(who, regs_.block >= 0 ? regs_.block : c(0));
+    };
   }
   void notify(std::int32_t signal, std::int32_t peer, std::pair<std::int32_t, std::int32_t> cell,
               std::int32_t value, ir::NotifyKind kind = ir::NotifyKind::AtomicAdd) {
@@ -98,9 +101,25 @@ class CollectiveEmitter {
 
   // Gives back the `total` credits of one call: every cell returns to 0.
   void epilogue(std::int32_t signal, const CellOf& cell, std::int64_t total) {
-    const std::int32_t minus = c(-total);
+    epilogue_minus(signal, cell, c(-total));
+  }
+  // The same, with -total in a register (a block's barrier count is known
+  // at run time).
+  void epilogue_minus(std::int32_t signal, const CellOf& cell, std::int32_t minus) {
     e_.for_range(c(0), regs_.nranks, regs_.rank,
                  [&](std::int32_t s) { notify(signal, regs_.rank, cell(s), minus); });
+  }
+  // This block's share of `count` items dealt out block-cyclically:
+  // ceil((count - b) / blocks) (0 when b >= count).
+  std::int32_t share_of(std::int64_t count) {
+    using ir::BinaryOp;
+    return op(BinaryOp::Div, op(BinaryOp::Sub, c(count + regs_.blocks - 1), regs_.block),
+              c(regs_.blocks));
+  }
+  // Item k of this block's share: b + k * blocks.
+  std::int32_t item(std::int32_t k) {
+    using ir::BinaryOp;
+    return op(BinaryOp::Add, regs_.block, op(BinaryOp::Mul, k, c(regs_.blocks)));
   }
 
   std::int32_t load_flat(std::int32_t view, std::int32_t rank, std::int32_t offset,
@@ -208,6 +227,33 @@ void lower_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   ce.epilogue(signal, cells, 1 + chunks);
 }
 
+// Mesh over core_num blocks: block b on lane b: barrier 1; per tile j of
+// its share (256 elements, j = b, b + B, ...): pull every peer's tile and
+// reduce, read-done barrier, overwrite my tile; 1 + share barriers.
+void lower_block_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
+  using ir::BinaryOp;
+  const std::int32_t data = call.views[0], signal = call.views[1];
+  const std::int64_t n = call.numel[0];
+  const std::int64_t tiles = (n + kBlockTileElements - 1) / kBlockTileElements;
+  const CellOf cells = ce.mesh_cells();
+  ce.barrier(signal, cells, ce.c(1));
+  const std::int32_t share = ce.share_of(tiles);
+  const std::int32_t acc = ce.e_.tile_reg(), part = ce.e_.tile_reg();
+  ce.e_.for_range(ce.c(0), share, -1, [&](std::int32_t k) {
+    const std::int32_t off = ce.op(BinaryOp::Mul, ce.item(k), ce.c(kBlockTileElements));
+    const std::int32_t len =
+        ce.op(BinaryOp::Min, ce.c(kBlockTileElements), ce.op(BinaryOp::Sub, ce.c(n), off));
+    ce.load_flat_into(acc, data, ce.c(0), off, len);  // rank order 0..P-1, as one block does
+    ce.e_.for_range(ce.c(1), ce.regs_.nranks, -1, [&](std::int32_t peer) {
+      ce.load_flat_into(part, data, peer, off, len);
+      ce.reduce_into(acc, part, call.reduce);
+    });
+    ce.barrier(signal, cells, ce.op(BinaryOp::Add, k, ce.c(2)));  // read-done: barrier 2 + k
+    ce.store_flat(data, ce.regs_.rank, off, acc);
+  });
+  ce.epilogue_minus(signal, cells, ce.op(BinaryOp::Sub, ce.c(-1), share));
+}
+
 // Ring: 2(P-1) rounds with neighbour handshakes only (collectives.md §3.3).
 // Round g pulls segment k = (r - g - 1) mod P from the left neighbour
 // (reduce-scatter: accumulate; all-gather: overwrite) once the left
@@ -286,6 +332,7 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
       return;
     case ir::OpKind::Allreduce:
       if (call.mode == ir::AllreduceKind::Ring) return lower_ring_allreduce(ce, call);
+      if (regs.block >= 0) return lower_block_mesh_allreduce(ce, call);
       return lower_mesh_allreduce(ce, call);
     case ir::OpKind::Broadcast: {
       const std::int32_t data = call.views[0], signal = call.views[1];
@@ -333,7 +380,10 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
                          signal = call.views[v ? 4 : 2];
       const std::int64_t row = call.numel[0] / regs.world;
       const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, r, ce.c(row));
-      e.for_range(ce.c(0), regs.nranks, -1, [&](std::int32_t d) {
+      // Every destination, or this block's share of them (d = b mod B).
+      const std::int32_t count = regs.block >= 0 ? ce.share_of(regs.world) : regs.nranks;
+      e.for_range(ce.c(0), count, -1, [&](std::int32_t k) {
+        const std::int32_t d = regs.block >= 0 ? ce.item(k) : k;
         const std::int32_t their_row = ce.op(ir::BinaryOp::Mul, d, ce.c(row));
         std::int32_t len = ce.c(row);
         if (v) {

@@ -6,7 +6,12 @@
 //   a one-dim [NR] signal.)
 // Data moves with flat (element-range) VM ops whose offsets may depend on the
 // rank at run time. Chunks of at most 16 KiB get a read-done barrier before
-// their owner overwrites them.
+// their owner overwrites them. Over core_num blocks (CollectiveRegs::block),
+// block b runs the same protocol on its own lane, column b of the signal,
+// over its share of the work: every tile j = b (mod core_num) of a Mesh
+// allreduce, each with its read-done barrier; the destinations d = b (mod
+// core_num) of an all_to_all(_v). After the launch's join every rank has
+// seen every lane's barrier, so the whole collective is done.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +29,16 @@ struct CollectiveRegs {
   std::int32_t rank = -1;    // this rank (scalar reg)
   std::int32_t nranks = -1;  // P (scalar reg)
   std::int64_t world = 0;    // P, known at compile time
+  // A multi-block collective (core_num): this block's index (scalar reg,
+  // -1: one block) and the block count. Block b's credits use column b of
+  // the [P, S] signal.
+  std::int32_t block = -1;
+  std::int64_t blocks = 1;
 };
+
+// The elements per tile of a multi-block Mesh allreduce (tile j goes to
+// block j mod core_num).
+inline constexpr std::int64_t kBlockTileElements = 256;
 
 // One collective call: its op, and per argument its view register (or -1),
 // element count and dtype (from the bound types).

@@ -451,20 +451,54 @@ void expect_same_dtype(Trace& t, ir::VarId src, ir::VarId dst, const char* op) {
 }
 
 pl::Value emit_collective(Trace& t, ir::OpKind kind, std::vector<ir::Operand> args,
-                          ir::VarId result, int attr = 0, int count = 0) {
+                          ir::VarId result, int attr = 0, int count = 0,
+                          ir::Expr blocks = nullptr) {
   ir::Op op;
   op.kind = kind;
   op.args = std::move(args);
   op.attr = attr;
   op.count = count;
   op.result = result;
+  op.blocks = std::move(blocks);
   t.emit(std::move(op));
   return pl::Value(t.ref(result));
 }
 
 ir::Operand var(ir::VarId v) { return ir::Operand::of_var(v); }
 
+// The block count of a host collective's core_num (PyPTO's core_num=):
+// an integer or Dim expression, at the host level only.
+ir::Expr core_num_blocks(Trace& t, const char* name, const CoreNum& cores) {
+  if (t.function().level != ir::Level::Host) {
+    t.fail(std::string(name) + " with core_num is a host-level form (the host launches the "
+                               "collective over core_num blocks of every rank); in a kernel, "
+                               "launch the kernel over pl::blocks(n) instead");
+  }
+  if (cores.count.kind() != pl::ScalarArg::Kind::Int)
+    t.fail(std::string(name) + ": core_num must be an integer or a Dim expression");
+  return cores.count.int_expr();
+}
+
 }  // namespace
+
+pl::Value allreduce(const pl::Value& data, const pl::Value& signal, CoreNum cores, ReduceOp op) {
+  const char* name = "pld.tensor.allreduce";
+  Trace& t = Trace::current(name);
+  ir::Expr blocks = core_num_blocks(t, name, cores);
+  ir::VarId d = expect_data_window(t, data, name, "the data");
+  ir::VarId s = expect_signal_window(t, signal, name);
+  return emit_collective(t, ir::OpKind::Allreduce, {var(d), var(s)}, d, static_cast<int>(op),
+                         static_cast<int>(AllreduceMode::Mesh), std::move(blocks));
+}
+
+pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
+                       const pl::Value& recv_counts, const pl::Value& signal, CoreNum cores) {
+  const char* name = "pld.tensor.all_to_all_v";
+  ir::Expr blocks = core_num_blocks(Trace::current(name), name, cores);
+  pl::Value out = all_to_all_v(src, send_counts, dst, recv_counts, signal);
+  Trace::current(name).set_last_op_blocks(std::move(blocks));
+  return out;
+}
 
 pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op,
                     AllreduceMode mode) {

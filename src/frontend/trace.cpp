@@ -84,6 +84,9 @@ ir::Operand Trace::operand(const pl::ScalarArg& arg, std::string_view op) const 
 }
 
 void Trace::emit(ir::Op op) { blocks_.back().push_back(ir::Stmt{std::move(op)}); }
+void Trace::set_last_op_blocks(ir::Expr blocks) {
+  std::get<ir::Op>(blocks_.back().back().node).blocks = std::move(blocks);
+}
 void Trace::emit_stmt(ir::Stmt stmt) { blocks_.back().push_back(std::move(stmt)); }
 void Trace::push_block() { blocks_.emplace_back(); }
 

@@ -36,6 +36,8 @@ class Trace {
   void add_param(ir::VarId var, ir::Intent intent) { fn_.params.push_back({var, intent}); }
   const ir::Function& function() const { return fn_; }
   void emit(ir::Op op);
+  // Sets the block count of the op just emitted (a host collective's core_num).
+  void set_last_op_blocks(ir::Expr blocks);
   void emit_stmt(ir::Stmt stmt);
   void push_block();
   ir::Block pop_block();

@@ -39,6 +39,11 @@ class Printer {
     return to_string(e);
   }
 
+  // " core_num=4" for a multi-block host collective.
+  std::string core_num(const Op& op) const {
+    return op.blocks ? " core_num=" + expr(op.blocks) : "";
+  }
+
   std::string shape(const std::vector<Expr>& s) const {
     std::string t = "[";
     for (std::size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + expr(s[i]);
@@ -220,7 +225,7 @@ class Printer {
       case OpKind::Allreduce:
         return res + "pld.tensor.allreduce " + operands(a, 0, n) + " " +
                reduce_name(static_cast<ReduceKind>(op.attr)) + " " +
-               allreduce_mode_name(static_cast<AllreduceKind>(op.count));
+               allreduce_mode_name(static_cast<AllreduceKind>(op.count)) + core_num(op);
       case OpKind::ReduceScatter:
         return res + "pld.tensor.reduce_scatter " + operands(a, 0, n) + " " +
                reduce_name(static_cast<ReduceKind>(op.attr));
@@ -229,7 +234,7 @@ class Printer {
       case OpKind::Allgather:
       case OpKind::AllToAll:
       case OpKind::AllToAllV:
-        return res + op_kind_name(op.kind) + " " + operands(a, 0, n);
+        return res + op_kind_name(op.kind) + " " + operands(a, 0, n) + core_num(op);
     }
     return "?";
   }
