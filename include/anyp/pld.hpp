@@ -108,9 +108,10 @@ void wait_async(const AsyncEvent& event);
 // pld::tensor::allreduce(data, signal, pld::core_num(n)) and all_to_all_v
 // run on n blocks of every rank (pl::blocks), each with its own signal
 // lane: the signal is [NR, S] INT32 with S >= n, and block b's credits use
-// column b. A Mesh allreduce splits the data into 256-element tiles dealt
-// out block-cyclically (tile j to block j mod n); all_to_all_v deals out
-// the destination ranks the same way. Every lane is self-clearing, like the
+// column b. A Mesh allreduce cuts the data into max(its 16 KiB chunks,
+// min(n, elements)) near-equal chunks dealt out block-cyclically (chunk j
+// to block j mod n); all_to_all_v deals out the destination ranks the same
+// way. Every lane is self-clearing, like the
 // one-block forms.
 struct CoreNum {
   pl::ScalarArg count;

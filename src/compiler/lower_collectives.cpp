@@ -201,6 +201,14 @@ std::int64_t chunks_for(std::int64_t elements, DType dtype) {
   return std::max<std::int64_t>(1, (bytes + kCollectiveChunkBytes - 1) / kCollectiveChunkBytes);
 }
 
+}  // namespace
+
+std::int64_t block_chunks(std::int64_t elements, DType dtype, std::int64_t blocks) {
+  return std::max(chunks_for(elements, dtype), std::min(blocks, elements));
+}
+
+namespace {
+
 // Mesh: barrier 1 (all staged); per chunk: pull every peer's chunk and reduce,
 // read-done barrier, overwrite my chunk. B = 1 + K.
 void lower_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
@@ -227,22 +235,21 @@ void lower_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   ce.epilogue(signal, cells, 1 + chunks);
 }
 
-// Mesh over core_num blocks: block b on lane b: barrier 1; per tile j of
-// its share (256 elements, j = b, b + B, ...): pull every peer's tile and
-// reduce, read-done barrier, overwrite my tile; 1 + share barriers.
+// Mesh over core_num blocks B: the data in K = max(16 KiB chunks, min(B,
+// n)) near-equal chunks, chunk j to block j mod B. Block b on lane b:
+// barrier 1; per chunk of its share: pull every peer's chunk and reduce,
+// read-done barrier, overwrite my chunk; 1 + share barriers.
 void lower_block_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   using ir::BinaryOp;
   const std::int32_t data = call.views[0], signal = call.views[1];
   const std::int64_t n = call.numel[0];
-  const std::int64_t tiles = (n + kBlockTileElements - 1) / kBlockTileElements;
+  const std::int64_t chunks = block_chunks(n, call.dtypes[0], ce.regs_.blocks);
   const CellOf cells = ce.mesh_cells();
   ce.barrier(signal, cells, ce.c(1));
-  const std::int32_t share = ce.share_of(tiles);
+  const std::int32_t share = ce.share_of(chunks);
   const std::int32_t acc = ce.e_.tile_reg(), part = ce.e_.tile_reg();
   ce.e_.for_range(ce.c(0), share, -1, [&](std::int32_t k) {
-    const std::int32_t off = ce.op(BinaryOp::Mul, ce.item(k), ce.c(kBlockTileElements));
-    const std::int32_t len =
-        ce.op(BinaryOp::Min, ce.c(kBlockTileElements), ce.op(BinaryOp::Sub, ce.c(n), off));
+    const auto [off, len] = ce.part(ce.c(0), ce.c(n), ce.item(k), chunks);
     ce.load_flat_into(acc, data, ce.c(0), off, len);  // rank order 0..P-1, as one block does
     ce.e_.for_range(ce.c(1), ce.regs_.nranks, -1, [&](std::int32_t peer) {
       ce.load_flat_into(part, data, peer, off, len);

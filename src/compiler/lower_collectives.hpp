@@ -8,8 +8,8 @@
 // rank at run time. Chunks of at most 16 KiB get a read-done barrier before
 // their owner overwrites them. Over core_num blocks (CollectiveRegs::block),
 // block b runs the same protocol on its own lane, column b of the signal,
-// over its share of the work: every tile j = b (mod core_num) of a Mesh
-// allreduce, each with its read-done barrier; the destinations d = b (mod
+// over its share of the work: every chunk j = b (mod core_num) of a Mesh
+// allreduce (block_chunks), each with its read-done barrier; the destinations d = b (mod
 // core_num) of an all_to_all(_v). After the launch's join every rank has
 // seen every lane's barrier, so the whole collective is done.
 #pragma once
@@ -36,9 +36,10 @@ struct CollectiveRegs {
   std::int64_t blocks = 1;
 };
 
-// The elements per tile of a multi-block Mesh allreduce (tile j goes to
-// block j mod core_num).
-inline constexpr std::int64_t kBlockTileElements = 256;
+// The chunks of a Mesh allreduce of `elements` over `blocks` blocks: the
+// 16 KiB chunks of one block, and at least one per block (as many as there
+// are elements); chunk j goes to block j mod blocks.
+std::int64_t block_chunks(std::int64_t elements, DType dtype, std::int64_t blocks);
 
 // One collective call: its op, and per argument its view register (or -1),
 // element count and dtype (from the bound types).

@@ -33,7 +33,8 @@ constexpr std::int64_t N = anyp_test::kStep07Size;  // elements per row, as step
 // kernel gets (x, y, data window [ROWS, N], signal [sig]) and does `body`.
 pl::HostFunction make_program(
     const std::string& name, pl::DType dtype, std::int64_t rows, pl::Shape sig,
-    std::function<void(pl::Value&, pl::Value&, pl::Value&, pl::Value&)> body) {
+    std::function<void(pl::Value&, pl::Value&, pl::Value&, pl::Value&)> body,
+    std::int64_t blocks = 1) {
   const std::vector<pl::Param> params = {
       pl::In("x", pl::Tensor({rows, N}, dtype)), pl::Out("y", pl::Tensor({rows, N}, dtype)),
       pl::InOut("data", pld::DistributedTensor({rows, N}, dtype)),
@@ -42,7 +43,9 @@ pl::HostFunction make_program(
       name + "_kernel", params, [body](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
         body(x, y, data, signal);
       });
-  const auto per_rank = pl::jit::orchestration_for(name + "_per_rank", kernel);
+  const auto per_rank = blocks > 1
+                            ? pl::jit::orchestration_for(name + "_per_rank", kernel, pl::blocks(blocks))
+                            : pl::jit::orchestration_for(name + "_per_rank", kernel);
   return pl::jit::host(name,
                        {pl::In("x", pl::Tensor({NR, rows, N}, dtype)),
                         pl::Out("y", pl::Tensor({NR, rows, N}, dtype))},
@@ -131,6 +134,25 @@ std::vector<Case> cases() {
                       }),
          pl::FP32, 2});
   }
+  // A kernel over 4 blocks: block b puts row b to the right neighbour and
+  // meets the left neighbour's block b on lane b (its blocks run
+  // round-robin in the process, with non-blocking waits).
+  all.push_back({"multi_block",
+                 make_program(
+                     "multi_block", pl::FP32, 4, {NR, 4},
+                     [](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {
+                       auto ctx = pld::get_comm_ctx(data);
+                       const pl::Scalar me = pld::rank(ctx), p = pld::nranks(ctx);
+                       const pl::Scalar right = (me + 1) % p, left = (me + p - 1) % p;
+                       const pl::Scalar b = pl::get_block_idx();
+                       pld::tensor::put(data, right, x, {b, 0}, {b, 0}, {1, N});
+                       pld::system::notify(signal, right, {me, b}, 1, NotifyOp::AtomicAdd);
+                       pld::system::wait(signal, {left, b}, 1, WaitCmp::Ge);
+                       pld::system::notify(signal, me, {left, b}, -1, NotifyOp::AtomicAdd);
+                       y = pl::store(pl::load(data, {b, 0}, {1, N}), {b, 0}, y);
+                     },
+                     4),
+                 pl::FP32, 4});
   // Two sub-windows of one buffer (pld::window's element offset): each
   // rank puts its row into the second half of its right neighbour's buffer.
   all.push_back(

@@ -1,6 +1,6 @@
 // multi_block_collectives_test.cpp — host collectives over core_num blocks
-// (PyPTO's core_num=; issue 12, item 3): a Mesh allreduce whose 256-element
-// tiles are dealt out to the blocks, and an all_to_all_v whose destinations
+// (PyPTO's core_num=; issue 12, item 3): a Mesh allreduce whose chunks are
+// dealt out to the blocks, and an all_to_all_v whose destinations
 // are, each block on its own lane (column) of an [NR, S] signal. At PyPTO's
 // cases (P = 2 with 2 blocks and one element, 2 with 4 blocks and 4127
 // elements on a 6-wide signal, 4 with 2 blocks and 1041 elements) and at odd
@@ -9,6 +9,7 @@
 // core_num and core_num in a kernel are compile errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <anyp/anyp.hpp>
 #include <cstdint>
 #include <string>
@@ -93,10 +94,11 @@ TEST_P(MultiBlockAllreduce, EveryBlockReducesItsTilesOnItsOwnLane) {
         ASSERT_EQ(lanes.get(r * P * stride + j), 0) << "rank " << r << " cell " << j;
     }
     // Per rank and round: block b waits for P - 1 credits at each of its
-    // 1 + share(b) barriers, where share(b) = ceil((tiles - b) / cores); a
-    // block other than 0 waits for its launch (and, once, for the end of
-    // the run), block 0 for the join.
-    const std::int64_t tiles = (size + 255) / 256;
+    // 1 + share(b) barriers, where share(b) = ceil((chunks - b) / cores)
+    // and chunks = max(16 KiB chunks, min(cores, size)); a block other than
+    // 0 waits for its launch (and, once, for the end of the run), block 0
+    // for the join.
+    const std::int64_t tiles = std::max((4 * size + 16383) / 16384, std::min(cores, size));
     std::int64_t barrier_waits = 0;
     for (std::int64_t b = 0; b < cores; ++b) barrier_waits += (P - 1) * (1 + (tiles - b + cores - 1) / cores);
     const std::int64_t per_round = barrier_waits + (cores - 1) + 1;

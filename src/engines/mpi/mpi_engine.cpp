@@ -101,60 +101,89 @@ std::string failure_text(MPI_Comm comm, const std::string& mine) {
   return "run error: a rank failed without a message";
 }
 
-// Every rank's wait (or none: finished), with every rank's notifies to it.
+// This rank's waits when the run stopped, by block: its one VM's, or each
+// block's last refused wait (a block idle between launches waits for
+// nothing).
+std::vector<std::pair<std::int64_t, BlockedWait>> stopped_waits(const runtime::Executable& exec,
+                                                                const MpiFabric& fabric) {
+  std::vector<std::pair<std::int64_t, BlockedWait>> out;
+  if (!fabric.has_blocks()) {
+    if (fabric.blocked()) out.emplace_back(0, *fabric.blocked());
+    return out;
+  }
+  for (std::size_t b = 0; b < fabric.block_waits().size(); ++b) {
+    const std::optional<BlockedWait>& w = fabric.block_waits()[b];
+    if (!w || (b > 0 && w->cell.buffer == exec.block_buffer)) continue;
+    out.emplace_back(static_cast<std::int64_t>(b), *w);
+  }
+  return out;
+}
+
+// Every rank's waits (or none: finished), with every rank's notifies to them.
 std::string deadlock_text(const runtime::Executable& exec, MPI_Comm comm, const MpiFabric& fabric,
                           const CollectiveTracker& all) {
   Packer mine;
-  const std::optional<BlockedWait>& b = fabric.blocked();
-  mine.put<std::uint8_t>(b.has_value());
-  if (b) {
-    mine.put_string(b->where).put(b->cmp).put(b->expected).put(b->current);
-    mine.put(b->cell.owner).put(b->cell.buffer).put(b->cell.offset);
+  const auto stopped = stopped_waits(exec, fabric);
+  mine.put<std::int64_t>(static_cast<std::int64_t>(stopped.size()));
+  for (const auto& [block, b] : stopped) {
+    mine.put(block).put_string(b.where).put(b.cmp).put(b.expected).put(b.current);
+    mine.put(b.cell.owner).put(b.cell.buffer).put(b.cell.offset);
   }
   const auto world = static_cast<std::size_t>(exec.world_size);
-  std::vector<std::optional<BlockedWait>> waits(world);
+  struct Waiting {
+    std::int64_t rank = 0, block = 0;
+    BlockedWait wait;
+  };
+  std::vector<Waiting> waits;  // in rank order, then block order
   std::vector<std::string> blobs = allgather(comm, mine.bytes());
   for (std::size_t r = 0; r < world; ++r) {
     Unpacker in(blobs[r]);
-    if (!in.get<std::uint8_t>()) continue;
-    BlockedWait w;
-    w.where = in.get_string();
-    w.cmp = in.get<ir::WaitKind>();
-    w.expected = in.get<std::int64_t>();
-    w.current = in.get<std::int32_t>();
-    w.cell.owner = in.get<std::int64_t>();
-    w.cell.buffer = in.get<std::int32_t>();
-    w.cell.offset = in.get<std::int64_t>();
-    waits[r] = std::move(w);
+    const auto n = in.get<std::int64_t>();
+    for (std::int64_t k = 0; k < n; ++k) {
+      Waiting w;
+      w.rank = static_cast<std::int64_t>(r);
+      w.block = in.get<std::int64_t>();
+      w.wait.where = in.get_string();
+      w.wait.cmp = in.get<ir::WaitKind>();
+      w.wait.expected = in.get<std::int64_t>();
+      w.wait.current = in.get<std::int32_t>();
+      w.wait.cell.owner = in.get<std::int64_t>();
+      w.wait.cell.buffer = in.get<std::int32_t>();
+      w.wait.cell.offset = in.get<std::int64_t>();
+      waits.push_back(std::move(w));
+    }
   }
   // What this rank did to each waited cell.
   Packer tallies;
-  for (const auto& w : waits) {
-    if (!w) continue;
-    tallies.put(fabric.notified(w->cell)).put<std::uint8_t>(fabric.wrote_as_data(w->cell));
-  }
-  std::vector<runtime::ParkedWait> parked(world);
-  std::vector<const runtime::ParkedWait*> report(world, nullptr);
-  std::vector<char> finished(world, 0);
-  for (std::size_t r = 0; r < world; ++r) {
-    finished[r] = !waits[r];
-    if (waits[r]) {
-      parked[r] = runtime::ParkedWait{
-          waits[r]->where, waits[r]->cmp, waits[r]->expected, waits[r]->current, {}, {}};
-      report[r] = &parked[r];
-    }
+  for (const auto& w : waits)
+    tallies.put(fabric.notified(w.wait.cell)).put<std::uint8_t>(fabric.wrote_as_data(w.wait.cell));
+  std::vector<runtime::ParkedWait> parked(waits.size());
+  for (std::size_t i = 0; i < waits.size(); ++i) {
+    const BlockedWait& b = waits[i].wait;
+    parked[i] = runtime::ParkedWait{b.where, b.cmp, b.expected, b.current, {}, {}};
   }
   blobs = allgather(comm, tallies.bytes());
   for (std::size_t q = 0; q < world; ++q) {  // notifier q, in rank order
     Unpacker in(blobs[q]);
-    for (std::size_t r = 0; r < world; ++r) {
-      if (!waits[r]) continue;
+    for (std::size_t i = 0; i < waits.size(); ++i) {
       const auto t = in.get<runtime::NotifierTally>();
-      if (t.adds_up + t.adds_down + t.sets > 0) parked[r].notifiers.push_back(t);
-      if (in.get<std::uint8_t>()) parked[r].data_writers.push_back(static_cast<std::int64_t>(q));
+      if (t.adds_up + t.adds_down + t.sets > 0) parked[i].notifiers.push_back(t);
+      if (in.get<std::uint8_t>()) parked[i].data_writers.push_back(static_cast<std::int64_t>(q));
     }
   }
-  return runtime::deadlock_report(report, all.unfinished_calls(finished));
+  std::vector<const runtime::ParkedWait*> report(world, nullptr);
+  std::vector<runtime::BlockWait> blocks;
+  std::vector<char> finished(world, 1);
+  for (std::size_t i = 0; i < waits.size(); ++i) {
+    const auto r = static_cast<std::size_t>(waits[i].rank);
+    finished[r] = 0;
+    if (waits[i].block == 0) {
+      report[r] = &parked[i];
+    } else {
+      blocks.push_back(runtime::BlockWait{waits[i].rank, waits[i].block, &parked[i]});
+    }
+  }
+  return runtime::deadlock_report(report, all.unfinished_calls(finished), blocks);
 }
 
 // "host tensor 'y' (element [1, 0, 3] on)": where a host byte range starts.
@@ -266,11 +295,6 @@ std::unique_ptr<runtime::PersistentWindows> MpiEngine::make_persistent_windows(
 
 std::string MpiEngine::check(const runtime::Executable& exec) const {
   const World& world = World::get();
-  if (exec.blocks > 1) {
-    return "engine 'mpi': '" + exec.program + "' launches a kernel over " +
-           std::to_string(exec.blocks) +
-           " blocks (pl::blocks); multi-block kernels run on the threads engine";
-  }
   if (world.size() == exec.world_size) return "";
   return "engine 'mpi': '" + exec.program +
          "' was compiled for P = " + std::to_string(exec.world_size) +
@@ -288,6 +312,76 @@ void MpiEngine::sum_over_processes(std::span<std::int64_t> counters) const {
                           MPI_INT64_T, MPI_SUM, World::get().control()),
             "MPI_Allreduce");
 }
+
+namespace {
+
+// How this process's rank ended: all its VMs done, one failed (its error),
+// or stopped in a wait because the waves ended the run.
+struct RankOutcome {
+  runtime::RankVm::Outcome outcome = runtime::RankVm::Outcome::Done;
+  std::string error;
+  std::int64_t instructions = 0;
+  std::int64_t preemptions = 0;
+};
+
+// Runs the rank: one VM whose waits block in the fabric, or, for a
+// multi-block program, one VM per block, round-robin, whose waits return at
+// once; when no block can move the fabric stalls (and may end the run).
+RankOutcome run_rank(const runtime::Executable& exec, const runtime::RunContext& ctx,
+                     MpiFabric& fabric, std::int64_t rank, std::int64_t budget) {
+  using Outcome = runtime::RankVm::Outcome;
+  RankOutcome out;
+  std::vector<runtime::RankVm> vms;
+  vms.reserve(static_cast<std::size_t>(exec.blocks));
+  for (std::int64_t b = 0; b < exec.blocks; ++b) vms.emplace_back(b * exec.world_size + rank, &ctx);
+  if (exec.blocks > 1) fabric.set_blocks(exec.blocks);
+  std::vector<char> done(vms.size(), 0);
+  std::size_t finished = 0;
+  auto total = [&] {
+    for (const auto& vm : vms) out.instructions += vm.instructions();
+    return out;
+  };
+  for (;;) {
+    bool moved = false;
+    for (std::size_t b = 0; b < vms.size(); ++b) {
+      if (done[b]) continue;
+      const std::uint64_t progress = fabric.progress();
+      const std::int64_t before = vms[b].instructions();
+      const Outcome o = vms[b].run(budget);
+      // A parked VM resumed re-runs its wait: one instruction, no progress.
+      moved = moved || o != Outcome::Parked || fabric.progress() != progress ||
+              vms[b].instructions() - before > 1;
+      if (o == Outcome::Failed) {
+        out.outcome = Outcome::Failed;
+        out.error = vms[b].error();
+        return total();
+      }
+      if (o == Outcome::Yield) {
+        ++out.preemptions;
+        fabric.flush_outstanding();
+        fabric.poke();
+      }
+      if (o == Outcome::Done) {
+        done[b] = 1;
+        ++finished;
+      }
+      // One VM blocks in the fabric: Parked means the waves ended the run.
+      if (o == Outcome::Parked && vms.size() == 1) {
+        out.outcome = Outcome::Parked;
+        return total();
+      }
+    }
+    if (finished == vms.size()) return total();
+    if (moved) {
+      fabric.unstalled();
+    } else if (fabric.stalled() != Quiescence::Verdict::Continue) {
+      out.outcome = Outcome::Parked;
+      return total();
+    }
+  }
+}
+
+}  // namespace
 
 runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
                                      std::span<const HostTensor* const> host_args,
@@ -333,15 +427,13 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
   settings.heartbeat = &heartbeat;
   MpiFabric fabric(exec, host_args, world.rank(), window.win(), window.base(), waves, settings);
   fabric.set_observers(observers);
-  const runtime::RunContext ctx{&exec, &fabric, &collectives};
-  runtime::RankVm vm(world.rank(), &ctx);
-
-  runtime::RankVm::Outcome outcome;
-  while ((outcome = vm.run(options.preempt_budget)) == runtime::RankVm::Outcome::Yield) {
-    ++result.preemptions;
-    fabric.flush_outstanding();
-    fabric.poke();
-  }
+  std::vector<runtime::LaunchSlot> launches(
+      exec.blocks > 1 ? static_cast<std::size_t>(exec.world_size) : 0);
+  const runtime::RunContext ctx{&exec, &fabric, &collectives,
+                                launches.empty() ? nullptr : launches.data()};
+  const RankOutcome ran = run_rank(exec, ctx, fabric, world.rank(), options.preempt_budget);
+  const runtime::RankVm::Outcome outcome = ran.outcome;
+  result.preemptions = ran.preemptions;
   fabric.flush_all();
   Verdict verdict = fabric.verdict();
   if (outcome == runtime::RankVm::Outcome::Parked) {
@@ -362,7 +454,7 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
   const std::string failed =
       verdict == Verdict::Failed
           ? failure_text(control,
-                         outcome == runtime::RankVm::Outcome::Failed ? vm.error() : std::string())
+                         outcome == runtime::RankVm::Outcome::Failed ? ran.error : std::string())
           : std::string();
   if (!mismatch.empty()) {
     result.failure = mismatch;
@@ -376,7 +468,7 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
     if (!unbalanced.empty()) result.failure = "run error: " + unbalanced;
   }
   if (result.failure.empty()) result.failure = merge_host_tensors(exec, control, fabric, host_args);
-  result.instructions = vm.instructions();
+  result.instructions = ran.instructions;
   result.parks = fabric.blocked_waits();
   return result;
 }

@@ -427,7 +427,7 @@ void MpiFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtim
   }
   observe_notify(rank, site, cell, kind, value, std::nullopt);
   runtime::NotifierTally& t = notified_[CellKey{cell.owner, cell.buffer, cell.offset}];
-  t.rank = rank;
+  t.rank = rank_;  // every block's notifies count as the rank's
   if (kind == ir::NotifyKind::Set) {
     ++t.sets;
     t.last_set = value;
@@ -458,8 +458,18 @@ bool MpiFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime:
     return true;
   };
   std::int32_t v = 0;
-  if (holds(v)) return satisfied(v);
+  if (holds(v)) {
+    if (has_blocks()) forget_block_wait(exec_.block_of_agent(rank));
+    return satisfied(v);
+  }
   flush_outstanding();  // before blocking: a peer may be waiting for these
+  if (has_blocks()) {  // the engine runs the other blocks, and polls again
+    // The text only once the stall is long (a deadlock report needs it).
+    block_waits_[static_cast<std::size_t>(exec_.block_of_agent(rank))] = BlockedWait{
+        in_waves_ ? describe() : std::string(), cmp, expected, v,
+        CellKey{cell.owner, cell.buffer, cell.offset}};
+    return false;
+  }
   ++blocked_waits_;
   const auto since = std::chrono::steady_clock::now();
   bool in_waves = false;
@@ -481,6 +491,28 @@ bool MpiFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime:
     }
     if (settings_.oversubscribed) sched_yield();
   }
+}
+
+Quiescence::Verdict MpiFabric::stalled() {
+  flush_outstanding();
+  if (stall_polls_++ == 0) {
+    ++blocked_waits_;
+    stall_since_ = std::chrono::steady_clock::now();
+  }
+  if (stall_polls_ % kPollsPerProbe == 0) {
+    poke();
+    in_waves_ =
+        in_waves_ || std::chrono::steady_clock::now() - stall_since_ >= settings_.grace;
+  }
+  if (in_waves_ && stall_polls_ % kPollsPerWave == 0) {
+    const Quiescence::Verdict verdict = waves_.tick(Quiescence::State::Blocked, progress_);
+    if (verdict != Quiescence::Verdict::Continue) {
+      verdict_ = verdict;
+      return verdict;
+    }
+  }
+  if (settings_.oversubscribed) sched_yield();
+  return Quiescence::Verdict::Continue;
 }
 
 runtime::NotifierTally MpiFabric::notified(const CellKey& cell) const {

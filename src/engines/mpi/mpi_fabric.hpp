@@ -110,6 +110,27 @@ class MpiFabric final : public runtime::Fabric {
   Quiescence::Verdict verdict() const { return verdict_; }
   const std::optional<BlockedWait>& blocked() const { return blocked_; }
   std::int64_t blocked_waits() const { return blocked_waits_; }
+
+  // A rank of a multi-block program runs its blocks (agents) round-robin in
+  // this process: a wait that does not hold returns false at once, so the
+  // engine can run the rank's other blocks, and each block's last such
+  // wait is kept for a deadlock report.
+  void set_blocks(std::int64_t blocks) { block_waits_.resize(static_cast<std::size_t>(blocks)); }
+  bool has_blocks() const { return !block_waits_.empty(); }
+  // Every unfinished block of this rank waits: one round of what a blocked
+  // wait does (flush, drive MPI progress, past the grace period a
+  // quiescence wave). Returns the verdict (Continue: go on polling).
+  Quiescence::Verdict stalled();
+  // A block moved on: the next stall starts its grace period afresh.
+  void unstalled() {
+    stall_polls_ = 0;
+    in_waves_ = false;
+  }
+  // The wait each block was last refused, by block (empty: none).
+  const std::vector<std::optional<BlockedWait>>& block_waits() const { return block_waits_; }
+  void forget_block_wait(std::int64_t block) {
+    block_waits_[static_cast<std::size_t>(block)].reset();
+  }
   // What this rank's notifies did to `cell` (rank = this rank).
   runtime::NotifierTally notified(const CellKey& cell) const;
   // True when this rank wrote `cell`'s bytes as data (a put, a store).
@@ -218,6 +239,12 @@ class MpiFabric final : public runtime::Fabric {
   std::int64_t blocked_waits_ = 0;
   Quiescence::Verdict verdict_ = Quiescence::Verdict::Continue;
   std::optional<BlockedWait> blocked_;
+  // Multi-block runs (set_blocks): per block, its last refused wait; the
+  // current stall's polls, start, and whether it joined the waves.
+  std::vector<std::optional<BlockedWait>> block_waits_;
+  std::uint64_t stall_polls_ = 0;
+  std::chrono::steady_clock::time_point stall_since_{};
+  bool in_waves_ = false;
   std::unordered_map<CellKey, runtime::NotifierTally, CellKeyHash> notified_;
   std::set<CellKey> data_writes_;
   HostRanges host_writes_, host_reads_;
