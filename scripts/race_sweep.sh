@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/race_sweep.sh — no false race reports: every ladder example (01-16)
-# and every kernel of the second ladder (k1-k5), every mode and --op, at
+# and every kernel of the second ladder (k1-k7), every mode and --op, at
 # P = 2 .. 16 (steps 09/10 and k1: the P that divide 120),
 # under --check-races --explore N (the calibration schedule plus N PCT
 # schedules, depth 3), and every pitfall's --fixed mode the same way. Every
@@ -23,7 +23,7 @@ declare -A MODES=(
   [13_allgather]="hand builtin" [14_reduce_scatter]="hand builtin" [15_all_to_all]="hand builtin"
   [16_putting_it_together]="shared separate" [k1_tp_mlp]="mesh ring"
   [k2_allgather_gemm]="overlap bulk" [k3_gemm_reduce_scatter]="overlap bulk"
-  [k6_tp_dp_allreduce]="2d flat")
+  [k6_tp_dp_allreduce]="2d flat" [k7_multi_block]="blocks one")
 declare -A OPS=([11_allreduce_reveal]="sum max min prod" [14_reduce_scatter]="sum max min prod")
 
 runs=0

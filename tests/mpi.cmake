@@ -146,9 +146,19 @@ anyp_add_mpi_test(mpi.pitfall.05_eq_on_monotonic_cell.fixed NP 3 EXIT 0 STDOUT "
 set(ANYP_MPI_PITFALL_STDERR_13_unsliced_host_store [=[
 run error: engine 'mpi': ranks 0 and 1 both wrote host tensor 'y' (from element [0, 0]); on the MPI engine each process holds its own copy of the host tensors during a run, so which write survives would not follow the program's order: give each rank its own part of a host output (slice it by rank, y[r])
 ]=])
+# Blocks of a rank run round-robin in its process: the same report as on threads.
+set(ANYP_MPI_PITFALL_STDERR_15_block_count_hard_coded [=[
+deadlock: no rank can make progress (3 of 3 ranks waiting)
+  rank 0: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 0 (2 AtomicAdds totalling +2)
+  rank 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 1 (2 AtomicAdds totalling +2)
+  rank 2: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
+  rank 0: block 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 0 (2 AtomicAdds totalling +2)
+  rank 1: block 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 1 (2 AtomicAdds totalling +2)
+  rank 2: block 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
+]=])
 foreach(name 06_negative_peer 08_collectives_out_of_order
              09_collective_on_some_ranks 11_host_nr_disagrees 12_wait_never_notified
-             13_unsliced_host_store)
+             13_unsliced_host_store 15_block_count_hard_coded)
   anyp_add_mpi_test(mpi.pitfall.${name} NP 3 EXIT 1 STDOUT "" STDERR "${ANYP_MPI_PITFALL_STDERR_${name}}"
     COMMAND $<TARGET_FILE:pitfall_${name}> --engine mpi)
   anyp_add_mpi_test(mpi.pitfall.${name}.fixed NP 3 EXIT 0 STDOUT "OK\\n"

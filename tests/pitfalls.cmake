@@ -25,6 +25,7 @@ set(ANYP_PITFALLS
   12_wait_never_notified
   13_unsliced_host_store
   14_atomic_and_plain_store
+  15_block_count_hard_coded
 )
 
 # anyp_add_pitfall_diagnostic_test(<name> <expected_stderr>)
@@ -196,4 +197,16 @@ race report: 2 op pairs access the same elements from two ranks with no happens-
     second: atomic add by rank 1 (device 1), function 'accumulate', op pld.tile.remote_store
     missing: no wait on rank 1 observed a notify that rank 0 issued after its write; rank 1 never synchronised with rank 0
 
+]=])
+
+# 15_block_count_hard_coded: the deadlock report: every block of every rank waits
+# (block 1's waits on the lines "rank r: block 1: ...").
+anyp_add_pitfall_diagnostic_test(15_block_count_hard_coded [=[
+deadlock: no rank can make progress (3 of 3 ranks waiting)
+  rank 0: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 0 (2 AtomicAdds totalling +2)
+  rank 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 1 (2 AtomicAdds totalling +2)
+  rank 2: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
+  rank 0: block 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 0 (2 AtomicAdds totalling +2)
+  rank 1: block 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 1 (2 AtomicAdds totalling +2)
+  rank 2: block 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
 ]=])
