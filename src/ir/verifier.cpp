@@ -58,14 +58,14 @@ void check_call(const Function& fn, const Op& op) {
                    "(device dispatch of a non-orchestration function); wrap the kernel in a " +
                    "pl::jit::orchestration function and dispatch that");
     }
-    if (!op.has_device) {
-      fail(fn, "the dispatch of '" + callee.name +
-                   "' has no pl::device(r): the host runs orchestration functions on a device");
-    }
     if (op.blocks) {
       fail(fn, "the dispatch of '" + callee.name +
                    "' passes pl::blocks(n); blocks launch an incore kernel, from an "
-                   "orchestration function");
+                   "orchestration function (the host dispatches with pl::device(r))");
+    }
+    if (!op.has_device) {
+      fail(fn, "the dispatch of '" + callee.name +
+                   "' has no pl::device(r): the host runs orchestration functions on a device");
     }
   } else if (fn.level == Level::Orchestration) {
     if (op.has_device) {

@@ -216,6 +216,53 @@ TEST(MultiBlockJoin, TheNextKernelSeesEveryBlocksWrites) {
   }
 }
 
+// Modeled time gives every block a core of its own: 64 tiles of tile math
+// on 4 blocks finish well before the same tiles on one block, and the
+// timeline has every block's ops, under its rank.
+TEST(MultiBlockTimeline, BlocksOverlapTheirTileMath) {
+  constexpr std::int64_t kWide = 65536, kChunk = 1024;
+  const auto square = pl::jit::incore(
+      "square",
+      {pl::In("x", pl::Tensor({1, kWide}, pl::FP32)), pl::Out("y", pl::Tensor({1, kWide}, pl::FP32))},
+      [](pl::Value x, pl::Value y) {
+        pl::range(pl::get_block_idx(), kWide / kChunk, pl::get_block_num(), [&](pl::Scalar j) {
+          const pl::Tile t = pl::load(x, {0, j * kChunk}, {1, kChunk});
+          y = pl::store(pl::add(pl::mul(t, t), 1.0), {0, j * kChunk}, y);
+        });
+      });
+  auto modeled = [&](std::int64_t blocks, std::int64_t P) {
+    const auto orch = pl::jit::orchestration_for("square_rank", square, pl::blocks(blocks));
+    const auto host = pl::jit::host(
+        "timeline_blocks",
+        {pl::In("x", pl::Tensor({NR, 1, kWide}, pl::FP32)),
+         pl::Out("y", pl::Tensor({NR, 1, kWide}, pl::FP32))},
+        [&](pl::Value x, pl::Value y) {
+          pl::range(pld::world_size(), [&](pl::Scalar r) { orch(x[r], y[r], pl::device(r)); });
+        });
+    anyp::InputGenerator gen(3);
+    anyp::HostTensor x = gen.uniform({P, 1, kWide});
+    anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, kWide}, pl::FP32);
+    anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+    config.timeline = true;
+    return *host.compile({x, y}, config)(x, y).timeline;
+  };
+  for (std::int64_t P : {2, 3}) {
+    const anyp::Timeline one = modeled(1, P), four = modeled(4, P);
+    ASSERT_EQ(four.ranks.size(), static_cast<std::size_t>(P));
+    std::vector<std::vector<int>> seen(P, std::vector<int>(4, 0));
+    for (const anyp::TimelineOp& op : four.ops) seen[op.rank][op.block] = 1;
+    for (std::int64_t r = 0; r < P; ++r)
+      EXPECT_EQ(seen[r], std::vector<int>({1, 1, 1, 1})) << "rank " << r;
+    for (const anyp::TimelineOp& op : one.ops) EXPECT_EQ(op.block, 0);
+    // The same work (a rank's busy time sums its blocks'), done sooner:
+    // the launch's two notifies cost less than the three blocks' tiles.
+    EXPECT_LT(four.makespan_ns, 0.75 * one.makespan_ns)
+        << "4 blocks: " << four.makespan_ns << " ns, 1 block: " << one.makespan_ns << " ns";
+    for (std::int64_t r = 0; r < P; ++r)
+      EXPECT_GE(four.ranks[r].busy_ns, one.ranks[r].busy_ns) << "rank " << r;
+  }
+}
+
 std::string failure(const pl::HostFunction& host, std::int64_t P) {
   try {
     run(host, P);
