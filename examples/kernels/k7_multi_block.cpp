@@ -42,37 +42,39 @@ const pl::Function square_plus_one = pl::jit::incore(
       });
     });
 
-const pl::Function copy_out = pl::jit::incore(
-    "copy_out",
-    {pl::In("data", pld::DistributedTensor({1, N}, pl::FP32)),
-     pl::Out("y", pl::Tensor({1, N}, pl::FP32))},
-    [](pl::Value data, pl::Value y) { y = pl::store(pl::load(data, {0, 0}, {1, N}), {0, 0}, y); });
+const pl::Function copy_out =
+    pl::jit::incore("copy_out",
+                    {pl::In("data", pld::DistributedTensor({1, N}, pl::FP32)),
+                     pl::Out("y", pl::Tensor({1, N}, pl::FP32))},
+                    [](pl::Value data, pl::Value y) {
+                      y = pl::store(pl::load(data, {0, 0}, {1, N}), {0, 0}, y);
+                    });
 
 pl::HostFunction make_program(std::int64_t blocks) {
   const pl::Function compute = pl::jit::orchestration_for(
       blocks > 1 ? "compute_blocks" : "compute_one", square_plus_one, pl::blocks(blocks));
   const pl::Function finish = pl::jit::orchestration_for("finish", copy_out);
-  return pl::jit::host(
-      blocks > 1 ? "multi_block" : "one_block",
-      {pl::In("x", pl::Tensor({NR, 1, N}, pl::FP32)), pl::Out("y", pl::Tensor({NR, 1, N}, pl::FP32))},
-      [=](pl::Value x, pl::Value y) {
-        auto data = pld::alloc_window_buffer("data", {1, N}, pl::FP32);
-        // A lane (column) per block.
-        auto signal = pld::alloc_window_buffer("signal", {NR, blocks}, pl::INT32);
-        pl::range(pld::world_size(), [&](pl::Scalar r) {
-          compute(x[r], pld::window(data, {1, N}, pl::FP32), pl::device(r));
-        });
-        const pl::Value view = pld::window(data, {1, N}, pl::FP32);
-        const pl::Value lanes = pld::window(signal, {NR, blocks}, pl::INT32);
-        if (blocks > 1) {
-          pld::tensor::allreduce(view, lanes, pld::core_num(blocks));
-        } else {
-          pld::tensor::allreduce(view, lanes);
-        }
-        pl::range(pld::world_size(), [&](pl::Scalar r) {
-          finish(pld::window(data, {1, N}, pl::FP32), y[r], pl::device(r));
-        });
-      });
+  return pl::jit::host(blocks > 1 ? "multi_block" : "one_block",
+                       {pl::In("x", pl::Tensor({NR, 1, N}, pl::FP32)),
+                        pl::Out("y", pl::Tensor({NR, 1, N}, pl::FP32))},
+                       [=](pl::Value x, pl::Value y) {
+                         auto data = pld::alloc_window_buffer("data", {1, N}, pl::FP32);
+                         // A lane (column) per block.
+                         auto signal = pld::alloc_window_buffer("signal", {NR, blocks}, pl::INT32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           compute(x[r], pld::window(data, {1, N}, pl::FP32), pl::device(r));
+                         });
+                         const pl::Value view = pld::window(data, {1, N}, pl::FP32);
+                         const pl::Value lanes = pld::window(signal, {NR, blocks}, pl::INT32);
+                         if (blocks > 1) {
+                           pld::tensor::allreduce(view, lanes, pld::core_num(blocks));
+                         } else {
+                           pld::tensor::allreduce(view, lanes);
+                         }
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           finish(pld::window(data, {1, N}, pl::FP32), y[r], pl::device(r));
+                         });
+                       });
 }
 
 int run(const anyp::cli::Options& opt) {

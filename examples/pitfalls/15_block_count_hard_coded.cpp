@@ -37,8 +37,7 @@ pl::HostFunction make_program(bool fixed) {
   // y's half b is x's other half: block b stages half b, and, once every
   // block has, copies the other half.
   const auto kernel = pl::jit::incore(
-      "swap_halves", kParams,
-      [fixed](pl::Value x, pl::Value y, pl::Value stage, pl::Value sync) {
+      "swap_halves", kParams, [fixed](pl::Value x, pl::Value y, pl::Value stage, pl::Value sync) {
         const pl::Scalar me = pld::rank(pld::get_comm_ctx(stage));
         const pl::Scalar b = pl::get_block_idx();
         const pl::Scalar other = (b + 1) % pl::get_block_num();

@@ -425,16 +425,16 @@ struct CallArg {
   VarRef var;
   pl::ScalarArg imm = 0;
   std::string name;
-  CallArg(const pl::NamedArg& named);                                // NOLINT
-  CallArg(const pl::Value& v) : kind(Kind::Var), var(v.var()) {}     // NOLINT
-  CallArg(const pl::Scalar& s) : kind(Kind::Var), var(s.var()) {}    // NOLINT
-  CallArg(const pl::Tile& t) : kind(Kind::Var), var(t.var()) {}      // NOLINT
-  CallArg(const pl::Device& d) : kind(Kind::Device), imm(d.rank) {}  // NOLINT
-  CallArg(const pl::Blocks& b) : kind(Kind::Blocks), imm(b.count) {} // NOLINT
-  CallArg(int v) : kind(Kind::Immediate), imm(v) {}                  // NOLINT
-  CallArg(std::int64_t v) : kind(Kind::Immediate), imm(v) {}         // NOLINT
-  CallArg(double v) : kind(Kind::Immediate), imm(v) {}               // NOLINT
-  CallArg(const pl::Dim& d) : kind(Kind::Immediate), imm(d) {}       // NOLINT
+  CallArg(const pl::NamedArg& named);                                 // NOLINT
+  CallArg(const pl::Value& v) : kind(Kind::Var), var(v.var()) {}      // NOLINT
+  CallArg(const pl::Scalar& s) : kind(Kind::Var), var(s.var()) {}     // NOLINT
+  CallArg(const pl::Tile& t) : kind(Kind::Var), var(t.var()) {}       // NOLINT
+  CallArg(const pl::Device& d) : kind(Kind::Device), imm(d.rank) {}   // NOLINT
+  CallArg(const pl::Blocks& b) : kind(Kind::Blocks), imm(b.count) {}  // NOLINT
+  CallArg(int v) : kind(Kind::Immediate), imm(v) {}                   // NOLINT
+  CallArg(std::int64_t v) : kind(Kind::Immediate), imm(v) {}          // NOLINT
+  CallArg(double v) : kind(Kind::Immediate), imm(v) {}                // NOLINT
+  CallArg(const pl::Dim& d) : kind(Kind::Immediate), imm(d) {}        // NOLINT
 };
 
 enum class Level { Host, Orchestration, Incore };

@@ -1,9 +1,8 @@
 // function_def.cpp — lazy tracing of pl::jit functions and call recording.
 #include "frontend/function_def.hpp"
 
-#include <optional>
-
 #include <atomic>
+#include <optional>
 
 #include "anyp/errors.hpp"
 #include "frontend/trace.hpp"
@@ -142,7 +141,8 @@ std::vector<CallArg> by_parameter_name(Trace& t, const std::string& what,
   for (std::size_t i = 0; i < args.size(); ++i) {
     const CallArg& a = args[i];
     if ((a.kind == CallArg::Kind::Device || a.kind == CallArg::Kind::Blocks) && a.name.empty()) {
-      if (i + 1 != args.size()) t.fail(what + ": " + launch_option_name(a) + " must be the last argument");
+      if (i + 1 != args.size())
+        t.fail(what + ": " + launch_option_name(a) + " must be the last argument");
       device = &a;
       continue;
     }
@@ -185,7 +185,8 @@ void record_call(const FunctionDef& callee_def, const std::vector<CallArg>& give
   std::size_t n = args.size();
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].kind == CallArg::Kind::Device || args[i].kind == CallArg::Kind::Blocks) {
-      if (i + 1 != args.size()) t.fail(what + ": " + launch_option_name(args[i]) + " must be the last argument");
+      if (i + 1 != args.size())
+        t.fail(what + ": " + launch_option_name(args[i]) + " must be the last argument");
       op.has_device = args[i].kind == CallArg::Kind::Device;
       n = i;
     }
@@ -202,8 +203,9 @@ void record_call(const FunctionDef& callee_def, const std::vector<CallArg>& give
     }
     if (a.kind == CallArg::Kind::Blocks) {
       if (a.imm.kind() != pl::ScalarArg::Kind::Int) {
-        t.fail(what + ": the block count of pl::blocks(n) must be an integer or a Dim "
-                      "expression, known when the program is compiled (got a " +
+        t.fail(what +
+               ": the block count of pl::blocks(n) must be an integer or a Dim "
+               "expression, known when the program is compiled (got a " +
                (a.imm.kind() == pl::ScalarArg::Kind::Var ? "traced scalar" : "floating value") +
                ")");
       }

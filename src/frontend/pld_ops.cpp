@@ -470,9 +470,10 @@ ir::Operand var(ir::VarId v) { return ir::Operand::of_var(v); }
 // an integer or Dim expression, at the host level only.
 ir::Expr core_num_blocks(Trace& t, const char* name, const CoreNum& cores) {
   if (t.function().level != ir::Level::Host) {
-    t.fail(std::string(name) + " with core_num is a host-level form (the host launches the "
-                               "collective over core_num blocks of every rank); in a kernel, "
-                               "launch the kernel over pl::blocks(n) instead");
+    t.fail(std::string(name) +
+           " with core_num is a host-level form (the host launches the "
+           "collective over core_num blocks of every rank); in a kernel, "
+           "launch the kernel over pl::blocks(n) instead");
   }
   if (cores.count.kind() != pl::ScalarArg::Kind::Int)
     t.fail(std::string(name) + ": core_num must be an integer or a Dim expression");

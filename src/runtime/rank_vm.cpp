@@ -53,8 +53,8 @@ void RankVm::fail(const Instr& in, const std::string& what) const {
   std::string where = run_error_where(*ctx_->exec, rank_, site(in));
   if (launch_blocks_ > 1) {  // "run error: rank 1 (device 1), block 2 of 4, function ..."
     const std::size_t at = where.find(')') + 1;
-    where.insert(at, ", block " + std::to_string(launch_index_) + " of " +
-                         std::to_string(launch_blocks_));
+    where.insert(
+        at, ", block " + std::to_string(launch_index_) + " of " + std::to_string(launch_blocks_));
   }
   throw VmFailure{where + ": " + what};
 }
@@ -62,7 +62,8 @@ void RankVm::fail(const Instr& in, const std::string& what) const {
 RankVm::LaunchEntry RankVm::enter_launch() {
   const Cell cell = launch_cell(block_);
   auto describe = [this] {
-    return "block " + std::to_string(block_) + " is idle: waits for a launch (the block launch "
+    return "block " + std::to_string(block_) +
+           " is idle: waits for a launch (the block launch "
            "cells)";
   };
   if (!ctx_->fabric->wait(agent_, SiteRef{}, cell, ir::WaitKind::Ge, 1, describe))
@@ -109,8 +110,7 @@ bool RankVm::block_end(const Instr& in) {
   }
   auto describe = [this, &in] {
     const Site& s = code_->sites[in.site];
-    const std::string others =
-        in.imm == 2 ? "block 1" : "blocks 1-" + std::to_string(in.imm - 1);
+    const std::string others = in.imm == 2 ? "block 1" : "blocks 1-" + std::to_string(in.imm - 1);
     return "function '" + s.function + "', op " + s.op + ": waits for " + others +
            " of its launch to finish (the block join cell)";
   };

@@ -43,9 +43,9 @@ pl::HostFunction make_program(
       name + "_kernel", params, [body](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
         body(x, y, data, signal);
       });
-  const auto per_rank = blocks > 1
-                            ? pl::jit::orchestration_for(name + "_per_rank", kernel, pl::blocks(blocks))
-                            : pl::jit::orchestration_for(name + "_per_rank", kernel);
+  const auto per_rank =
+      blocks > 1 ? pl::jit::orchestration_for(name + "_per_rank", kernel, pl::blocks(blocks))
+                 : pl::jit::orchestration_for(name + "_per_rank", kernel);
   return pl::jit::host(name,
                        {pl::In("x", pl::Tensor({NR, rows, N}, dtype)),
                         pl::Out("y", pl::Tensor({NR, rows, N}, dtype))},

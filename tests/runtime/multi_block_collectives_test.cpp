@@ -23,46 +23,47 @@ const pl::Dim SZ = pl::dynamic("SZ");
 const pl::Dim STRIDE = pl::dynamic("STRIDE");
 
 // stage: data = x; consume: y = data, lanes = the signal (read back).
-const auto stage = pl::jit::incore(
-    "stage",
-    {pl::In("x", pl::Tensor({1, SZ}, pl::FP32)),
-     pl::InOut("data", pld::DistributedTensor({1, SZ}, pl::FP32))},
-    [](pl::Value x, pl::Value data) { pl::tensor::copy(data, x); });
-const auto consume = pl::jit::incore(
-    "consume",
-    {pl::In("data", pld::DistributedTensor({1, SZ}, pl::FP32)),
-     pl::In("signal", pld::DistributedTensor({NR, STRIDE}, pl::INT32)),
-     pl::Out("y", pl::Tensor({1, SZ}, pl::FP32)), pl::Out("lanes", pl::Tensor({NR, STRIDE}, pl::INT32))},
-    [](pl::Value data, pl::Value signal, pl::Value y, pl::Value lanes) {
-      pl::tensor::copy(y, data);  // memory to memory: any width
-      pl::tensor::copy(lanes, signal);
-    });
+const auto stage = pl::jit::incore("stage",
+                                   {pl::In("x", pl::Tensor({1, SZ}, pl::FP32)),
+                                    pl::InOut("data", pld::DistributedTensor({1, SZ}, pl::FP32))},
+                                   [](pl::Value x, pl::Value data) { pl::tensor::copy(data, x); });
+const auto consume =
+    pl::jit::incore("consume",
+                    {pl::In("data", pld::DistributedTensor({1, SZ}, pl::FP32)),
+                     pl::In("signal", pld::DistributedTensor({NR, STRIDE}, pl::INT32)),
+                     pl::Out("y", pl::Tensor({1, SZ}, pl::FP32)),
+                     pl::Out("lanes", pl::Tensor({NR, STRIDE}, pl::INT32))},
+                    [](pl::Value data, pl::Value signal, pl::Value y, pl::Value lanes) {
+                      pl::tensor::copy(y, data);  // memory to memory: any width
+                      pl::tensor::copy(lanes, signal);
+                    });
 const auto stage_on = pl::jit::orchestration_for("stage_on_rank", stage);
 const auto consume_on = pl::jit::orchestration_for("consume_on_rank", consume);
 
 // `rounds` host allreduces over `cores` blocks through one signal, each
 // after a fresh stage of x (so round 2 sums x again, not round 1's sum).
 pl::HostFunction allreduce_program(std::int64_t cores, int rounds) {
-  return pl::jit::host(
-      "multicore_allreduce",
-      {pl::In("x", pl::Tensor({NR, 1, SZ}, pl::FP32)), pl::Out("y", pl::Tensor({NR, 1, SZ}, pl::FP32)),
-       pl::Out("lanes", pl::Tensor({NR, NR, STRIDE}, pl::INT32))},
-      [cores, rounds](pl::Value x, pl::Value y, pl::Value lanes) {
-        auto data = pld::alloc_window_buffer("data", {1, SZ}, pl::FP32);
-        auto signal = pld::alloc_window_buffer("signal", {NR, STRIDE}, pl::INT32);
-        for (int round = 0; round < rounds; ++round) {
-          pl::range(pld::world_size(), [&](pl::Scalar r) {
-            stage_on(x[r], pld::window(data, {1, SZ}, pl::FP32), pl::device(r));
-          });
-          pld::tensor::allreduce(pld::window(data, {1, SZ}, pl::FP32),
-                                 pld::window(signal, {NR, STRIDE}, pl::INT32),
-                                 pld::core_num(cores));
-        }
-        pl::range(pld::world_size(), [&](pl::Scalar r) {
-          consume_on(pld::window(data, {1, SZ}, pl::FP32),
-                     pld::window(signal, {NR, STRIDE}, pl::INT32), y[r], lanes[r], pl::device(r));
-        });
-      });
+  return pl::jit::host("multicore_allreduce",
+                       {pl::In("x", pl::Tensor({NR, 1, SZ}, pl::FP32)),
+                        pl::Out("y", pl::Tensor({NR, 1, SZ}, pl::FP32)),
+                        pl::Out("lanes", pl::Tensor({NR, NR, STRIDE}, pl::INT32))},
+                       [cores, rounds](pl::Value x, pl::Value y, pl::Value lanes) {
+                         auto data = pld::alloc_window_buffer("data", {1, SZ}, pl::FP32);
+                         auto signal = pld::alloc_window_buffer("signal", {NR, STRIDE}, pl::INT32);
+                         for (int round = 0; round < rounds; ++round) {
+                           pl::range(pld::world_size(), [&](pl::Scalar r) {
+                             stage_on(x[r], pld::window(data, {1, SZ}, pl::FP32), pl::device(r));
+                           });
+                           pld::tensor::allreduce(pld::window(data, {1, SZ}, pl::FP32),
+                                                  pld::window(signal, {NR, STRIDE}, pl::INT32),
+                                                  pld::core_num(cores));
+                         }
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           consume_on(pld::window(data, {1, SZ}, pl::FP32),
+                                      pld::window(signal, {NR, STRIDE}, pl::INT32), y[r], lanes[r],
+                                      pl::device(r));
+                         });
+                       });
 }
 
 struct Case {
@@ -100,7 +101,8 @@ TEST_P(MultiBlockAllreduce, EveryBlockReducesItsTilesOnItsOwnLane) {
     // for the join.
     const std::int64_t tiles = std::max((4 * size + 16383) / 16384, std::min(cores, size));
     std::int64_t barrier_waits = 0;
-    for (std::int64_t b = 0; b < cores; ++b) barrier_waits += (P - 1) * (1 + (tiles - b + cores - 1) / cores);
+    for (std::int64_t b = 0; b < cores; ++b)
+      barrier_waits += (P - 1) * (1 + (tiles - b + cores - 1) / cores);
     const std::int64_t per_round = barrier_waits + (cores - 1) + 1;
     for (std::int64_t r = 0; r < P; ++r)
       EXPECT_EQ(stats.cost[r].waits, rounds * per_round + (cores - 1)) << "rank " << r;
@@ -111,6 +113,28 @@ INSTANTIATE_TEST_SUITE_P(PyptoAndOddP, MultiBlockAllreduce,
                          testing::Values(Case{2, 2, 1, 2}, Case{2, 4, 4127, 6}, Case{4, 2, 1041, 2},
                                          Case{3, 3, 700, 3}, Case{5, 4, 2000, 4},
                                          Case{7, 2, 513, 5}));
+
+// On persistent windows that are never reset, run after run: the signal's
+// lanes and the launch cells are all back at 0 when a run ends.
+TEST(MultiBlockAllreduceSession, PersistentWindowsRunAfterRun) {
+  const std::int64_t P = 3, cores = 3, size = 700, stride = 3;
+  anyp::HostTensor x = anyp::HostTensor::zeros({P, 1, size}, pl::FP32);
+  for (std::int64_t r = 0; r < P; ++r)
+    for (std::int64_t i = 0; i < size; ++i) x.set_at({r, 0, i}, static_cast<double>(r + i));
+  anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, size}, pl::FP32);
+  anyp::HostTensor lanes = anyp::HostTensor::zeros({P, P, stride}, pl::INT32);
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+  config.check_races = true;
+  anyp::CompiledProgram compiled = allreduce_program(cores, 1).compile({x, y, lanes}, config);
+  anyp::Session session = compiled.prepare({.persistent_windows = true, .reset_windows = false});
+  for (int run = 0; run < 3; ++run) {
+    session.run({x, y, lanes});
+    for (std::int64_t r = 0; r < P; ++r)
+      for (std::int64_t i = 0; i < size; ++i)
+        ASSERT_EQ(y.at({r, 0, i}), static_cast<double>(P * i + P * (P - 1) / 2))
+            << "run " << run << " rank " << r << " element " << i;
+  }
+}
 
 // ---- all_to_all_v over core_num blocks ------------------------------------------------
 
@@ -140,8 +164,8 @@ const auto copy_v = pl::jit::incore(
       pl::range(NR, [&](pl::Scalar s) { pl::write(n, {s, 0}, pl::read(recv_counts, {s, 0})); });
     });
 
-class MultiBlockAllToAllV
-    : public testing::TestWithParam<std::tuple<std::int64_t, std::int64_t>> {};
+class MultiBlockAllToAllV : public testing::TestWithParam<std::tuple<std::int64_t, std::int64_t>> {
+};
 
 TEST_P(MultiBlockAllToAllV, TwoRoundsThroughOneSignalDealDestinationsToBlocks) {
   const auto [P, cores] = GetParam();
@@ -158,8 +182,8 @@ TEST_P(MultiBlockAllToAllV, TwoRoundsThroughOneSignalDealDestinationsToBlocks) {
         auto recv = pld::alloc_window_buffer("recv_counts", {NR, 1}, pl::INT32);
         auto sig = pld::alloc_window_buffer("sig", {NR, cores}, pl::INT32);
         for (int round = 0; round < 2; ++round) {
-          const auto stage_on = pl::jit::orchestration_for(
-              "stage_v_on_rank" + std::to_string(round), stage_v(round));
+          const auto stage_on =
+              pl::jit::orchestration_for("stage_v_on_rank" + std::to_string(round), stage_v(round));
           pl::range(pld::world_size(), [&](pl::Scalar r) {
             stage_on(x[round][r], pld::window(src, {NR, C}, pl::FP32),
                      pld::window(counts, {NR, 1}, pl::INT32), pl::device(r));
@@ -226,13 +250,13 @@ TEST(MultiBlockCollectiveMistakes, ASignalNarrowerThanCoreNumIsRefused) {
 
 TEST(MultiBlockCollectiveMistakes, CoreNumIsAHostLevelForm) {
   try {
-    const auto k = pl::jit::incore(
-        "in_kernel",
-        {pl::InOut("data", pld::DistributedTensor({1, 8}, pl::FP32)),
-         pl::InOut("signal", pld::DistributedTensor({NR, 2}, pl::INT32))},
-        [](pl::Value data, pl::Value signal) {
-          pld::tensor::allreduce(data, signal, pld::core_num(2));
-        });
+    const auto k =
+        pl::jit::incore("in_kernel",
+                        {pl::InOut("data", pld::DistributedTensor({1, 8}, pl::FP32)),
+                         pl::InOut("signal", pld::DistributedTensor({NR, 2}, pl::INT32))},
+                        [](pl::Value data, pl::Value signal) {
+                          pld::tensor::allreduce(data, signal, pld::core_num(2));
+                        });
     FAIL() << "traced: " << k.ir_text();
   } catch (const anyp::CompileError& e) {
     EXPECT_NE(std::string(e.what()).find("pld.tensor.allreduce with core_num is a host-level form"),

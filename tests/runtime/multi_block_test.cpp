@@ -96,8 +96,10 @@ struct Result {
 
 Result run(const pl::HostFunction& host, std::int64_t P, int workers = 1, bool races = true) {
   anyp::InputGenerator gen(5);
-  Result r{gen.uniform({P, 1, N}), anyp::HostTensor::zeros({P, 1, N}, pl::FP32),
-           anyp::HostTensor::zeros({P, 1, 16}, pl::INT32), {}};
+  Result r{gen.uniform({P, 1, N}),
+           anyp::HostTensor::zeros({P, 1, N}, pl::FP32),
+           anyp::HostTensor::zeros({P, 1, 16}, pl::INT32),
+           {}};
   anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
   config.check_races = races;
   config.workers = workers;
@@ -105,8 +107,7 @@ Result run(const pl::HostFunction& host, std::int64_t P, int workers = 1, bool r
   return r;
 }
 
-class MultiBlock
-    : public testing::TestWithParam<std::tuple<std::int64_t, std::int64_t, int>> {};
+class MultiBlock : public testing::TestWithParam<std::tuple<std::int64_t, std::int64_t, int>> {};
 
 TEST_P(MultiBlock, EveryBlockScalesItsBlockCyclicTiles) {
   const auto [P, blocks, workers] = GetParam();
@@ -172,37 +173,40 @@ TEST(MultiBlockConcurrency, TwoBlocksOfOneRankHandshake) {
 // A launch returns when all its blocks have finished: the next kernel of
 // the orchestration function reads what every block wrote.
 TEST(MultiBlockJoin, TheNextKernelSeesEveryBlocksWrites) {
-  const auto stage = pl::jit::incore(
-      "stage",
-      {pl::In("x", pl::Tensor({1, N}, pl::FP32)),
-       pl::InOut("inbox", pld::DistributedTensor({1, N}, pl::FP32))},
-      [](pl::Value x, pl::Value inbox) {
-        my_tiles([&](pl::Scalar j) {
-          inbox = pl::store(pl::add(pl::load(x, {0, j * kTile}, {1, kTile}), 1.0), {0, j * kTile},
-                            inbox);
-        });
-      });
-  const auto drain = pl::jit::incore(
-      "drain",
-      {pl::In("inbox", pld::DistributedTensor({1, N}, pl::FP32)),
-       pl::Out("y", pl::Tensor({1, N}, pl::FP32))},
-      [](pl::Value inbox, pl::Value y) { y = pl::store(pl::load(inbox, {0, 0}, {1, N}), {0, 0}, y); });
-  const std::vector<pl::Param> params = {pl::In("x", pl::Tensor({1, N}, pl::FP32)),
-                                         pl::Out("y", pl::Tensor({1, N}, pl::FP32)),
-                                         pl::InOut("inbox", pld::DistributedTensor({1, N}, pl::FP32))};
-  const auto orch = pl::jit::orchestration(
-      "stage_then_drain", params, [&](pl::Value x, pl::Value y, pl::Value inbox) {
-        stage(x, inbox, pl::blocks(3));
-        drain(inbox, y);
-      });
-  const auto host = pl::jit::host(
-      "join", {pl::In("x", pl::Tensor({NR, 1, N}, pl::FP32)), pl::Out("y", pl::Tensor({NR, 1, N}, pl::FP32))},
-      [&](pl::Value x, pl::Value y) {
-        auto inbox = pld::alloc_window_buffer("inbox", {1, N}, pl::FP32);
-        pl::range(pld::world_size(), [&](pl::Scalar r) {
-          orch(x[r], y[r], pld::window(inbox, {1, N}, pl::FP32), pl::device(r));
-        });
-      });
+  const auto stage =
+      pl::jit::incore("stage",
+                      {pl::In("x", pl::Tensor({1, N}, pl::FP32)),
+                       pl::InOut("inbox", pld::DistributedTensor({1, N}, pl::FP32))},
+                      [](pl::Value x, pl::Value inbox) {
+                        my_tiles([&](pl::Scalar j) {
+                          inbox = pl::store(pl::add(pl::load(x, {0, j * kTile}, {1, kTile}), 1.0),
+                                            {0, j * kTile}, inbox);
+                        });
+                      });
+  const auto drain = pl::jit::incore("drain",
+                                     {pl::In("inbox", pld::DistributedTensor({1, N}, pl::FP32)),
+                                      pl::Out("y", pl::Tensor({1, N}, pl::FP32))},
+                                     [](pl::Value inbox, pl::Value y) {
+                                       y = pl::store(pl::load(inbox, {0, 0}, {1, N}), {0, 0}, y);
+                                     });
+  const std::vector<pl::Param> params = {
+      pl::In("x", pl::Tensor({1, N}, pl::FP32)), pl::Out("y", pl::Tensor({1, N}, pl::FP32)),
+      pl::InOut("inbox", pld::DistributedTensor({1, N}, pl::FP32))};
+  const auto orch = pl::jit::orchestration("stage_then_drain", params,
+                                           [&](pl::Value x, pl::Value y, pl::Value inbox) {
+                                             stage(x, inbox, pl::blocks(3));
+                                             drain(inbox, y);
+                                           });
+  const auto host =
+      pl::jit::host("join",
+                    {pl::In("x", pl::Tensor({NR, 1, N}, pl::FP32)),
+                     pl::Out("y", pl::Tensor({NR, 1, N}, pl::FP32))},
+                    [&](pl::Value x, pl::Value y) {
+                      auto inbox = pld::alloc_window_buffer("inbox", {1, N}, pl::FP32);
+                      pl::range(pld::world_size(), [&](pl::Scalar r) {
+                        orch(x[r], y[r], pld::window(inbox, {1, N}, pl::FP32), pl::device(r));
+                      });
+                    });
   for (std::int64_t P : {2, 5}) {
     anyp::InputGenerator gen(9);
     anyp::HostTensor x = gen.uniform({P, 1, N});
@@ -223,7 +227,8 @@ TEST(MultiBlockTimeline, BlocksOverlapTheirTileMath) {
   constexpr std::int64_t kWide = 65536, kChunk = 1024;
   const auto square = pl::jit::incore(
       "square",
-      {pl::In("x", pl::Tensor({1, kWide}, pl::FP32)), pl::Out("y", pl::Tensor({1, kWide}, pl::FP32))},
+      {pl::In("x", pl::Tensor({1, kWide}, pl::FP32)),
+       pl::Out("y", pl::Tensor({1, kWide}, pl::FP32))},
       [](pl::Value x, pl::Value y) {
         pl::range(pl::get_block_idx(), kWide / kChunk, pl::get_block_num(), [&](pl::Scalar j) {
           const pl::Tile t = pl::load(x, {0, j * kChunk}, {1, kChunk});
@@ -295,8 +300,9 @@ TEST(MultiBlockMistakes, TwoBlocksWritingOneTileIsARaceEvenWhenTheValuesAgree) {
 
 TEST(MultiBlockMistakes, ABlockThatWaitsForeverIsNamedInTheDeadlockReport) {
   const Body stuck = [](pl::Value&, pl::Value&, pl::Value&, pl::Value&, pl::Value& lanes) {
-    pl::if_(pl::get_block_idx() == 2,
-            [&] { pld::system::wait(lanes, {0, 3}, 1, pld::WaitCmp::Ge); });
+    pl::if_(pl::get_block_idx() == 2, [&] {
+      pld::system::wait(lanes, {0, 3}, 1, pld::WaitCmp::Ge);
+    });
   };
   const std::string report = failure(program("stuck", 3, stuck), 2);
   EXPECT_NE(report.find("deadlock: no rank can make progress (2 of 2 ranks waiting)"),

@@ -27,11 +27,10 @@ const pl::Function tag_blocks = pl::jit::incore("tag_blocks", kParams, [](pl::Va
 });
 
 pl::HostFunction program(const pl::Function& per_rank) {
-  return pl::jit::host("host", {pl::InOut("y", pl::Tensor({NR, 1, S}, pl::INT32))},
-                       [per_rank](pl::Value y) {
-                         pl::range(pld::world_size(),
-                                   [&](pl::Scalar r) { per_rank(y[r], pl::device(r)); });
-                       });
+  return pl::jit::host(
+      "host", {pl::InOut("y", pl::Tensor({NR, 1, S}, pl::INT32))}, [per_rank](pl::Value y) {
+        pl::range(pld::world_size(), [&](pl::Scalar r) { per_rank(y[r], pl::device(r)); });
+      });
 }
 
 std::string compile_error(const pl::HostFunction& host, std::int64_t P = 2) {
@@ -72,8 +71,9 @@ TEST(MultiBlockIr, TheLoweredCodeLaunchesBeforeTheBodyAndJoinsAfterIt) {
   EXPECT_LT(at_idx, at_write) << code;
   EXPECT_LT(at_write, at_end) << code;
   // The launch cells: one INT32 per block (cell 0 counts the joined blocks).
-  EXPECT_NE(compiled.window_layout().find("(block launches): offset 0, slot 32 B, used 12 B, signal"),
-            std::string::npos)
+  EXPECT_NE(
+      compiled.window_layout().find("(block launches): offset 0, slot 32 B, used 12 B, signal"),
+      std::string::npos)
       << compiled.window_layout();
 }
 
@@ -87,11 +87,10 @@ TEST(MultiBlockErrors, ABlockCountOutOfRange) {
 }
 
 TEST(MultiBlockErrors, ABlockCountKnownOnlyAtRunTime) {
-  const pl::Function launch =
-      pl::jit::orchestration("launch", kParams, [](pl::Value y) {
-        const pl::Scalar n = pl::read(y, {0, 0});
-        tag_blocks(y, pl::blocks(n));
-      });
+  const pl::Function launch = pl::jit::orchestration("launch", kParams, [](pl::Value y) {
+    const pl::Scalar n = pl::read(y, {0, 0});
+    tag_blocks(y, pl::blocks(n));
+  });
   const std::string error = compile_error(program(launch));
   EXPECT_NE(error.find("call of 'tag_blocks': the block count of pl::blocks(n) must be an integer "
                        "or a Dim expression, known when the program is compiled (got a traced "
@@ -102,10 +101,9 @@ TEST(MultiBlockErrors, ABlockCountKnownOnlyAtRunTime) {
 
 TEST(MultiBlockErrors, BlocksOnAHostDispatch) {
   const pl::Function per_rank = pl::jit::orchestration_for("per_rank", tag_blocks);
-  const pl::HostFunction host = pl::jit::host(
-      "host", {pl::InOut("y", pl::Tensor({NR, 1, S}, pl::INT32))}, [per_rank](pl::Value y) {
-        per_rank(y[0], pl::blocks(2));
-      });
+  const pl::HostFunction host =
+      pl::jit::host("host", {pl::InOut("y", pl::Tensor({NR, 1, S}, pl::INT32))},
+                    [per_rank](pl::Value y) { per_rank(y[0], pl::blocks(2)); });
   const std::string error = compile_error(host);
   EXPECT_EQ(error,
             "compile error: function 'host' (host): the dispatch of 'per_rank' passes "
@@ -117,8 +115,8 @@ TEST(MultiBlockErrors, BlocksMustBeTheLastArgument) {
   const pl::Function two = pl::jit::incore(
       "two", {pl::InOut("y", pl::Tensor({1, S}, pl::INT32)), pl::In("k", pl::INT32)},
       [](pl::Value, pl::Scalar) {});
-  const pl::Function launch = pl::jit::orchestration(
-      "launch", kParams, [two](pl::Value y) { two(y, pl::blocks(2), 1); });
+  const pl::Function launch =
+      pl::jit::orchestration("launch", kParams, [two](pl::Value y) { two(y, pl::blocks(2), 1); });
   const std::string error = compile_error(program(launch));
   EXPECT_NE(error.find("call of 'two': pl::blocks(n) must be the last argument"), std::string::npos)
       << error;

@@ -463,11 +463,11 @@ bool MpiFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime:
     return satisfied(v);
   }
   flush_outstanding();  // before blocking: a peer may be waiting for these
-  if (has_blocks()) {  // the engine runs the other blocks, and polls again
+  if (has_blocks()) {   // the engine runs the other blocks, and polls again
     // The text only once the stall is long (a deadlock report needs it).
-    block_waits_[static_cast<std::size_t>(exec_.block_of_agent(rank))] = BlockedWait{
-        in_waves_ ? describe() : std::string(), cmp, expected, v,
-        CellKey{cell.owner, cell.buffer, cell.offset}};
+    block_waits_[static_cast<std::size_t>(exec_.block_of_agent(rank))] =
+        BlockedWait{in_waves_ ? describe() : std::string(), cmp, expected, v,
+                    CellKey{cell.owner, cell.buffer, cell.offset}};
     return false;
   }
   ++blocked_waits_;
@@ -501,8 +501,7 @@ Quiescence::Verdict MpiFabric::stalled() {
   }
   if (stall_polls_ % kPollsPerProbe == 0) {
     poke();
-    in_waves_ =
-        in_waves_ || std::chrono::steady_clock::now() - stall_since_ >= settings_.grace;
+    in_waves_ = in_waves_ || std::chrono::steady_clock::now() - stall_since_ >= settings_.grace;
   }
   if (in_waves_ && stall_polls_ % kPollsPerWave == 0) {
     const Quiescence::Verdict verdict = waves_.tick(Quiescence::State::Blocked, progress_);

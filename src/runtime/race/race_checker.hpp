@@ -18,7 +18,8 @@
 //
 // Cost: O(elements accessed) per access with FastTrack epochs
 // (shadow_memory.hpp), O(P) per notify and satisfied wait; memory 36 bytes
-// per element touched, A^2 clock entries (A agents: P ranks times their blocks), P entries per notified cell.
+// per element touched, A^2 clock entries (A agents: P ranks times their blocks), P entries per
+// notified cell.
 #pragma once
 
 #include <cstdint>

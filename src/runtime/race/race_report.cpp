@@ -63,8 +63,8 @@ std::string RaceChecker::memory_text(const Race& r) const {
 std::string RaceChecker::missing_edge_text(const Race& r) const {
   const std::string a = agent_text(exec_, r.first.rank), b = agent_text(exec_, r.second.rank);
   const std::string kind = access_kind_name(r.first.kind);
-  std::string s = "no wait on " + b + " observed a notify that " + a + " issued after its " +
-                  kind + "; ";
+  std::string s =
+      "no wait on " + b + " observed a notify that " + a + " issued after its " + kind + "; ";
   if (r.synced == 0) return s + b + " never synchronised with " + a;
   const std::uint32_t release =
       releases_[static_cast<std::size_t>(r.first.rank)][static_cast<std::size_t>(r.synced - 1)];

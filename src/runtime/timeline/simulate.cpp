@@ -212,7 +212,8 @@ class Simulation {
             cell.waiters.push_back(r);
             return false;
           }
-          assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " + t_.names[op.memory] +
+          assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " +
+                  t_.names[op.memory] +
                   " was satisfied by a data write into the cell, not a notify: it ends when "
                   "that write is done");
         } else if (const std::size_t i = enabler_of(cell, cmp, e.amount); i != kNone) {
