@@ -268,6 +268,40 @@ TEST(MultiBlockTimeline, BlocksOverlapTheirTileMath) {
   }
 }
 
+// Two launches of different sizes in one orchestration function, in a
+// loop: the rank has 4 agents, and the 2-block launch leaves 2 of them idle.
+TEST(MultiBlockJoin, LaunchesOfTwoSizesInALoop) {
+  const auto tag = pl::jit::incore(
+      "tag", {pl::InOut("tags", pl::Tensor({1, 16}, pl::INT32)), pl::In("row", pl::INT32)},
+      [](pl::Value tags, pl::Scalar row) {
+        const pl::Scalar b = pl::get_block_idx();
+        pl::write(tags, {0, row * 4 + b}, pl::read(tags, {0, row * 4 + b}) + pl::get_block_num());
+      });
+  const std::vector<pl::Param> params = {pl::InOut("tags", pl::Tensor({1, 16}, pl::INT32))};
+  const auto orch = pl::jit::orchestration("two_sizes", params, [&](pl::Value tags) {
+    pl::range(3, [&](pl::Scalar) {
+      tag(tags, 0, pl::blocks(2));
+      tag(tags, 1, pl::blocks(4));
+    });
+  });
+  const auto host = pl::jit::host(
+      "two_sizes", {pl::InOut("tags", pl::Tensor({NR, 1, 16}, pl::INT32))}, [&](pl::Value tags) {
+        pl::range(pld::world_size(), [&](pl::Scalar r) { orch(tags[r], pl::device(r)); });
+      });
+  for (std::int64_t P : {1, 3}) {
+    anyp::HostTensor tags = anyp::HostTensor::zeros({P, 1, 16}, pl::INT32);
+    anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+    config.check_races = true;
+    config.workers = 2;
+    host.compile({tags}, config)(tags);
+    for (std::int64_t r = 0; r < P; ++r)
+      for (std::int64_t j = 0; j < 16; ++j) {
+        const std::int64_t want = j < 2 ? 3 * 2 : (j >= 4 && j < 8) ? 3 * 4 : 0;
+        EXPECT_EQ(tags.at_int({r, 0, j}), want) << "rank " << r << " cell " << j;
+      }
+  }
+}
+
 std::string failure(const pl::HostFunction& host, std::int64_t P) {
   try {
     run(host, P);
