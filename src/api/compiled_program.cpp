@@ -73,16 +73,18 @@ std::vector<const HostTensor*> check_run_args(const detail::Plan& plan,
   return tensors;
 }
 
-runtime::EngineOptions engine_options(const RunConfig& config, std::int64_t world_size) {
+// `agents`: the VMs of the run (Executable::agents: the ranks, times their
+// blocks in a multi-block program), the most workers that can be busy.
+runtime::EngineOptions engine_options(const RunConfig& config, std::int64_t agents) {
   runtime::EngineOptions options;
   const int cores = machine_cores();
   // The race checker serialises every access under its one lock, so by
   // default a checked run uses one worker: a second would only contend
   // (2-2.6x slower at P = 256, bench/run_race_checker.sh).
   const int automatic =
-      config.check_races ? 1 : static_cast<int>(std::min<std::int64_t>(world_size, cores));
+      config.check_races ? 1 : static_cast<int>(std::min<std::int64_t>(agents, cores));
   options.workers = static_cast<int>(
-      std::min<std::int64_t>(config.workers > 0 ? config.workers : automatic, world_size));
+      std::min<std::int64_t>(config.workers > 0 ? config.workers : automatic, agents));
   options.preempt_budget = config.preempt_budget;
   if (config.pct.enabled) {
     options.schedule = runtime::Schedule{runtime::Schedule::Kind::Pct, config.pct.seed,
@@ -162,7 +164,7 @@ RunStats CompiledProgram::run_with(runtime::Engine& engine, runtime::PersistentW
     recorder = std::make_unique<runtime::TimelineRecorder>(exec.agents());
     observers.attach(recorder.get());
   }
-  runtime::EngineOptions options = engine_options(config_, exec.world_size);
+  runtime::EngineOptions options = engine_options(config_, exec.agents());
   options.windows = windows;
   const runtime::EngineResult result = engine.run(exec, host_args, options, observers);
   if (races && races->found()) {
