@@ -73,6 +73,9 @@ std::vector<const HostTensor*> check_run_args(const detail::Plan& plan,
   return tensors;
 }
 
+// The most the race checker's vector clocks may take (A² entries of 4 B).
+constexpr double kMaxRaceClockBytes = 8.0 * (1 << 30);
+
 // `agents`: the VMs of the run (Executable::agents: the ranks, times their
 // blocks in a multi-block program), the most workers that can be busy.
 runtime::EngineOptions engine_options(const RunConfig& config, std::int64_t agents) {
@@ -148,6 +151,18 @@ RunStats CompiledProgram::run_with(runtime::Engine& engine, runtime::PersistentW
   observers.attach(&cost);
   std::unique_ptr<runtime::race::RaceChecker> races;
   if (config_.check_races) {
+    // Its clocks: one entry per agent (rank, or rank and block) for every agent.
+    const double clock_bytes =
+        4.0 * static_cast<double>(exec.agents()) * static_cast<double>(exec.agents());
+    if (clock_bytes > kMaxRaceClockBytes) {
+      throw ConfigError(
+          "check_races: the race checker keeps a vector clock per agent, with an entry per "
+          "agent; P = " +
+          std::to_string(exec.world_size) + " ranks × " + std::to_string(exec.blocks) +
+          " blocks = " + std::to_string(exec.agents()) + " agents need " +
+          std::to_string(static_cast<std::int64_t>(clock_bytes / (1 << 30))) +
+          " GiB of clocks (at most 8 GiB); check the program at a smaller P or with fewer blocks");
+    }
     races = std::make_unique<runtime::race::RaceChecker>(exec);
     observers.attach(races.get());
   }

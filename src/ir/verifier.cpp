@@ -76,6 +76,12 @@ void check_call(const Function& fn, const Op& op) {
       fail(fn, "calls '" + callee.name + "' (" + level_name(callee.level) +
                    "); an orchestration function calls incore kernels only");
     }
+    if (op.blocks && contains_op(callee.body, OpKind::PutAsync)) {
+      fail(fn, "the launch of '" + callee.name +
+                   "' over pl::blocks(n) runs pld.tensor.put_async, whose source guard covers "
+                   "one block (another block could write the source while the put is in "
+                   "flight): use pld::tensor::put in a multi-block kernel");
+    }
     if (op.blocks) {
       for (OpKind k : {OpKind::Barrier, OpKind::Allreduce, OpKind::Broadcast, OpKind::Allgather,
                        OpKind::ReduceScatter, OpKind::AllToAll, OpKind::AllToAllV}) {

@@ -72,6 +72,7 @@ RankVm::LaunchEntry RankVm::enter_launch() {
   // The cell back to 0 (self-clearing): the next launch sets it again.
   ctx_->fabric->notify(agent_, slot.quit ? SiteRef{} : slot.site, cell, ir::NotifyKind::Set, 0);
   if (slot.quit) return LaunchEntry::Quit;
+  ANYP_CHECK(slot.code >= 0, "a block launched without a launch slot");
   code_index_ = slot.code;
   code_ = &ctx_->exec->codes[static_cast<std::size_t>(slot.code)];
   s_ = slot.s;
@@ -417,7 +418,7 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
     return Outcome::Failed;
   } catch (const std::bad_alloc&) {
     save();
-    error_ = "run error: rank " + std::to_string(rank_) +
+    error_ = "run error: " + agent_text(*ctx_->exec, agent_) +
              ": out of memory (std::bad_alloc); the run (or its race checker) needs more memory "
              "than this machine has at this P";
     return Outcome::Failed;

@@ -143,6 +143,50 @@ TEST(MultiBlockErrors, ABuiltinCollectiveInAMultiBlockKernel) {
       << error;
 }
 
+TEST(MultiBlockErrors, APutAsyncInAMultiBlockKernel) {
+  const pl::Function shift =
+      pl::jit::incore("async_shift",
+                      {pl::In("x", pl::Tensor({1, S}, pl::INT32)),
+                       pl::InOut("inbox", pld::DistributedTensor({1, S}, pl::INT32))},
+                      [](pl::Value x, pl::Value inbox) {
+                        const pld::AsyncEvent e = pld::tensor::put_async(inbox, 0, x);
+                        pld::system::wait_async(e);
+                      });
+  const pl::Function launch = pl::jit::orchestration_for("launch_async", shift, pl::blocks(2));
+  const pl::HostFunction host = pl::jit::host(
+      "host", {pl::InOut("y", pl::Tensor({NR, 1, S}, pl::INT32))}, [launch](pl::Value y) {
+        auto inbox = pld::alloc_window_buffer("inbox", {1, S}, pl::INT32);
+        pl::range(pld::world_size(), [&](pl::Scalar r) {
+          launch(y[r], pld::window(inbox, {1, S}, pl::INT32), pl::device(r));
+        });
+      });
+  EXPECT_EQ(compile_error(host),
+            "compile error: function 'launch_async' (orchestration): the launch of 'async_shift' "
+            "over pl::blocks(n) runs pld.tensor.put_async, whose source guard covers one block "
+            "(another block could write the source while the put is in flight): use "
+            "pld::tensor::put in a multi-block kernel");
+}
+
+// The race checker's clocks grow with the square of the agents (ranks ×
+// blocks): a run that would need more than 8 GiB of them is refused.
+TEST(MultiBlockErrors, TooManyAgentsToRaceCheck) {
+  const std::int64_t P = 8192;
+  const pl::Function launch = pl::jit::orchestration_for("launch", tag_blocks, pl::blocks(8));
+  anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, S}, pl::INT32);
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+  config.check_races = true;
+  const anyp::CompiledProgram compiled = program(launch).compile({y}, config);
+  try {
+    compiled(y);
+    FAIL() << "ran";
+  } catch (const anyp::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "check_races: the race checker keeps a vector clock per agent, with an entry per "
+              "agent; P = 8192 ranks × 8 blocks = 65536 agents need 16 GiB of clocks (at most 8 "
+              "GiB); check the program at a smaller P or with fewer blocks");
+  }
+}
+
 TEST(MultiBlockErrors, TheBlockQueriesBelongToIncoreKernels) {
   const pl::Function orch = pl::jit::orchestration("orch_queries", kParams, [](pl::Value y) {
     const pl::Scalar b = pl::get_block_idx();

@@ -426,6 +426,7 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
   settings.oversubscribed = world.oversubscribed();
   settings.heartbeat = &heartbeat;
   MpiFabric fabric(exec, host_args, world.rank(), window.win(), window.base(), waves, settings);
+  if (kept != nullptr && exec.block_buffer >= 0) fabric.zero_own_buffer(exec.block_buffer);
   fabric.set_observers(observers);
   std::vector<runtime::LaunchSlot> launches(
       exec.blocks > 1 ? static_cast<std::size_t>(exec.world_size) : 0);

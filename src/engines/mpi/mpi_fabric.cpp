@@ -493,6 +493,12 @@ bool MpiFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime:
   }
 }
 
+void MpiFabric::zero_own_buffer(std::int32_t id) {
+  const runtime::WindowBuffer& b = exec_.buffers[static_cast<std::size_t>(id)];
+  std::memset(local_ + b.offset, 0, static_cast<std::size_t>(b.used));
+  check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");  // the stores, before any accumulate on them
+}
+
 Quiescence::Verdict MpiFabric::stalled() {
   flush_outstanding();
   if (stall_polls_++ == 0) {

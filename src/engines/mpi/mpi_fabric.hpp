@@ -104,6 +104,10 @@ class MpiFabric final : public runtime::Fabric {
   void flush_outstanding();
   // Completes every put, atomic add and notify this rank issued.
   void flush_all();
+  // Sets this rank's copy of window buffer `id` to 0 (the launch cells of a
+  // multi-block program, before its VMs run: only this rank's blocks use
+  // them, and a failed run of a session may have left them set).
+  void zero_own_buffer(std::int32_t id);
   // Bumped whenever a wait of this rank is satisfied.
   std::uint64_t progress() const { return progress_; }
   // Set when a wait gave up because the waves ended the run.

@@ -105,6 +105,12 @@ void HeapFabric::mark_written(std::int64_t owner, std::int32_t id, std::int64_t 
   }
 }
 
+void HeapFabric::zero_buffer(std::int32_t id) {
+  const runtime::WindowBuffer& b = exec_.buffers[static_cast<std::size_t>(id)];
+  for (std::int64_t r = 0; r < exec_.world_size; ++r)
+    std::memset(heap_ + r * exec_.window_bytes + b.offset, 0, static_cast<std::size_t>(b.used));
+}
+
 std::byte* HeapFabric::memory(const Region& r) const {
   if (r.space == Space::Host) {
     const HostTensor* t = host_args_[static_cast<std::size_t>(r.id)];

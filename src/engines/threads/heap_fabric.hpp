@@ -48,6 +48,10 @@ class HeapFabric final : public runtime::Fabric {
   ~HeapFabric() override;
 
   const std::byte* heap() const { return heap_; }
+  // Sets every rank's copy of window buffer `id` to 0 (before any VM runs:
+  // the launch cells of a multi-block program, which a failed run of a
+  // session with persistent windows may have left set).
+  void zero_buffer(std::int32_t id);
   // One 32-bit slot per 4-byte word of the heap, zero (Scheduler's record).
   std::uint32_t* notify_slots() const { return notify_slots_; }
   void set_scheduler(Scheduler* scheduler) { scheduler_ = scheduler; }

@@ -46,6 +46,7 @@ runtime::EngineResult ThreadsEngine::run(const runtime::Executable& exec,
     persistent = heap->data();
   }
   HeapFabric fabric(exec, host_args, persistent);
+  if (persistent != nullptr && exec.block_buffer >= 0) fabric.zero_buffer(exec.block_buffer);
   fabric.set_observers(observers);
   runtime::CollectiveTracker collectives(exec);
   // One VM per agent: a rank's blocks share its window (exec.blocks > 1).

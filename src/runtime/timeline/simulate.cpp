@@ -350,6 +350,11 @@ class Simulation {
       rt.rounds = std::max(rt.rounds, states_[r].depth);
       for (std::size_t i = 0; i < events_[r].size(); ++i) {
         const TimelineOp& op = t_.ops[first_op_[r] + i];
+        // A block other than 0 waiting for its next launch is idle: neither
+        // busy nor waiting for a signal of the program.
+        const TimelineEvent& e = events_[r][i];
+        if (op.block > 0 && e.kind == TimelineEvent::Kind::Wait && e.id == exec_.block_buffer)
+          continue;
         rt.wait_ns += op.blocked_ns;
         rt.busy_ns += op.end_ns - op.start_ns - op.blocked_ns;
       }
