@@ -55,6 +55,8 @@
 //   k6 2d             two mesh allreduces of 4 KiB, over the TP-rank row group then the
 //                     DP-rank column group: as 11 mesh with P-1 -> (TP-1) + (DP-1)
 //   k6 flat           one mesh allreduce of 4 KiB over the world (11 mesh)
+//   k7 one, blocks    a mesh allreduce of 256 KiB, on one block or over core_num 4
+//                     blocks (plus the launch protocol's own-window notifies and waits)
 //
 // The examples directory comes from ANYP_EXAMPLES_DIR (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
@@ -300,6 +302,25 @@ std::vector<Case> all_cases() {
   add("k6_tp_dp_allreduce", "flat", "", kAnyP, [](std::int64_t P, std::int64_t) {
     const std::int64_t K = chunks(k6_row);
     return cost((P - 1) * k6_row, 0, (P - 1) * K, (1 + K) * (P - 1), P - 1, (1 + K) * (P - 1));
+  });
+  // k7: a mesh allreduce of [1, 65536] FP32 (K = 16 chunks), one block or
+  // core_num B = 4 blocks (each with K / B chunks: (B + K)(P - 1) credits to
+  // peers, B (P - 1) back to itself). A multi-block program also counts its
+  // launch protocol, all own-window: per launch (two: the kernel and the
+  // allreduce) B - 1 launch Sets, B - 1 consumes, B - 1 join adds and the
+  // join reset, waits B - 1 + 1; at the end B - 1 Sets and B - 1 consumes
+  // for the idle blocks, and their B - 1 waits.
+  constexpr std::int64_t k7_row = 4 * 65536, k7_blocks = 4;
+  add("k7_multi_block", "one", "", kAnyP, [](std::int64_t P, std::int64_t) {
+    const std::int64_t K = chunks(k7_row);
+    return cost((P - 1) * k7_row, 0, (P - 1) * K, (1 + K) * (P - 1), P - 1, (1 + K) * (P - 1));
+  });
+  add("k7_multi_block", "blocks", "", kAnyP, [](std::int64_t P, std::int64_t) {
+    const std::int64_t K = chunks(k7_row), B = k7_blocks;
+    const std::int64_t launch_notifies = 2 * (3 * (B - 1) + 1) + 2 * (B - 1);
+    const std::int64_t launch_waits = 2 * B + (B - 1);
+    return cost((P - 1) * k7_row, 0, (P - 1) * K, (B + K) * (P - 1), B * (P - 1) + launch_notifies,
+                (B + K) * (P - 1) + launch_waits);
   });
   return cases;
 }
