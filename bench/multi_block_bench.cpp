@@ -15,7 +15,12 @@
 #include <functional>
 #include <vector>
 
+#include "timing.hpp"
+
 namespace {
+
+using anyp_bench::median_of;
+using anyp_bench::seconds;
 
 constexpr std::int64_t kTile = 4096, kTiles = 64, N = kTile * kTiles;
 constexpr std::int64_t kLaunches = 200;
@@ -51,19 +56,6 @@ pl::HostFunction launch_program(std::int64_t blocks) {
       "launch", {pl::InOut("y", pl::Tensor({NR, 1, 16}, pl::INT32))}, [orch](pl::Value y) {
         pl::range(pld::world_size(), [&](pl::Scalar r) { orch(y[r], pl::device(r)); });
       });
-}
-
-double seconds(const std::function<void()>& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median_of(int rounds, const std::function<double()>& f) {
-  std::vector<double> v;
-  for (int i = 0; i < rounds; ++i) v.push_back(f());
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace

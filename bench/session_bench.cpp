@@ -16,7 +16,12 @@
 #include <functional>
 #include <vector>
 
+#include "timing.hpp"
+
 namespace {
+
+using anyp_bench::median_of;
+using anyp_bench::seconds;
 
 constexpr std::int64_t S = 4096;
 const pl::Dim NR = pl::dynamic("NR");
@@ -45,19 +50,6 @@ const pl::HostFunction program = [] {
                          });
                        });
 }();
-
-double seconds(const std::function<void()>& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median_of(int rounds, const std::function<double()>& f) {
-  std::vector<double> v;
-  for (int i = 0; i < rounds; ++i) v.push_back(f());
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // Host work of about `s` seconds (a spin, so it needs a core).
 void host_work(double s) {

@@ -481,12 +481,8 @@ class Lowerer {
     r.dst = regs.nranks;
     e_.emit(r);
     // core_num > 1: the collective runs on that many blocks, lane b each.
-    const std::int64_t blocks = op.blocks ? eval(op.blocks) : 1;
+    const std::int64_t blocks = begin_launch(op);
     if (blocks > 1) {
-      Instr launch;
-      launch.op = Opcode::BlockLaunch;
-      launch.imm = blocks;
-      e_.emit(launch);
       regs.block = e_.scalar_reg();
       regs.blocks = blocks;
       Instr idx;
@@ -517,12 +513,28 @@ class Lowerer {
     }
     describe_collective(f, op, call);
     lower_collective(e_, regs, call);
+    end_launch(blocks);
+  }
+
+  // A launch over op.blocks (pl::blocks, core_num) > 1 blocks: block 0
+  // starts the others at the next instruction, with its registers as they
+  // are; end_launch(blocks) closes it. Returns the block count (1: none).
+  std::int64_t begin_launch(const ir::Op& op) {
+    const std::int64_t blocks = op.blocks ? eval(op.blocks) : 1;
     if (blocks > 1) {
-      Instr end;
-      end.op = Opcode::BlockEnd;
-      end.imm = blocks;
-      e_.emit(end);
+      Instr launch;
+      launch.op = Opcode::BlockLaunch;
+      launch.imm = blocks;
+      e_.emit(launch);
     }
+    return blocks;
+  }
+  void end_launch(std::int64_t blocks) {
+    if (blocks <= 1) return;
+    Instr end;
+    end.op = Opcode::BlockEnd;
+    end.imm = blocks;
+    e_.emit(end);
   }
 
   // The Collective instruction that opens a call: its descriptor names the
@@ -582,29 +594,16 @@ class Lowerer {
       }
       e_.emit(i);
     }
-    // A launch over n > 1 blocks: block 0 starts the others here, with the
-    // parameters bound, and they all run the body.
-    const std::int64_t blocks = op.blocks ? eval(op.blocks) : 1;
-    if (blocks > 1) {
-      Instr launch;
-      launch.op = Opcode::BlockLaunch;
-      launch.imm = blocks;
-      e_.emit(launch);
-    }
+    // The blocks start with the parameters bound, and all run the body.
+    const std::int64_t blocks = begin_launch(op);
     block(g, callee.body);
     if (ir::contains_op(callee.body, ir::OpKind::PutAsync)) {  // its puts end with it
       Instr check;
       check.op = Opcode::CheckAsync;
       e_.emit(check);
     }
-    if (blocks > 1) {
-      e_.set_site(f.fn->name, ir::op_display_name(op));
-      Instr end;
-      end.op = Opcode::BlockEnd;
-      end.imm = blocks;
-      e_.emit(end);
-    }
     e_.set_site(f.fn->name, ir::op_display_name(op));
+    end_launch(blocks);
   }
 
   Emitter e_;

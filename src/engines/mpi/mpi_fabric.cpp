@@ -470,26 +470,20 @@ bool MpiFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime:
                     CellKey{cell.owner, cell.buffer, cell.offset}};
     return false;
   }
-  ++blocked_waits_;
-  const auto since = std::chrono::steady_clock::now();
-  bool in_waves = false;
-  for (std::uint64_t polls = 1;; ++polls) {
-    if (holds(v)) return satisfied(v);
-    if (polls % kPollsPerProbe == 0) {
-      poke();
-      in_waves = in_waves || std::chrono::steady_clock::now() - since >= settings_.grace;
+  // Poll until the cell holds, or the waves end the run.
+  unstalled();
+  for (;;) {
+    if (holds(v)) {
+      unstalled();
+      return satisfied(v);
     }
-    if (in_waves && polls % kPollsPerWave == 0) {
-      const Quiescence::Verdict verdict = waves_.tick(Quiescence::State::Blocked, progress_);
-      if (verdict != Quiescence::Verdict::Continue) {
-        holds(v);
-        verdict_ = verdict;
-        blocked_ = BlockedWait{describe(), cmp, expected, v,
-                               CellKey{cell.owner, cell.buffer, cell.offset}};
-        return false;
-      }
+    if (stalled() != Quiescence::Verdict::Continue) {
+      holds(v);
+      unstalled();
+      blocked_ =
+          BlockedWait{describe(), cmp, expected, v, CellKey{cell.owner, cell.buffer, cell.offset}};
+      return false;
     }
-    if (settings_.oversubscribed) sched_yield();
   }
 }
 

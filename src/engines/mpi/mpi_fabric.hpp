@@ -121,9 +121,10 @@ class MpiFabric final : public runtime::Fabric {
   // wait is kept for a deadlock report.
   void set_blocks(std::int64_t blocks) { block_waits_.resize(static_cast<std::size_t>(blocks)); }
   bool has_blocks() const { return !block_waits_.empty(); }
-  // Every unfinished block of this rank waits: one round of what a blocked
-  // wait does (flush, drive MPI progress, past the grace period a
-  // quiescence wave). Returns the verdict (Continue: go on polling).
+  // One round of a stall, between two polls of the waited cells (a blocked
+  // wait's, or every unfinished block's of a multi-block rank): flush,
+  // drive MPI progress, past the grace period a quiescence wave. Returns
+  // the verdict (Continue: go on polling).
   Quiescence::Verdict stalled();
   // A block moved on: the next stall starts its grace period afresh.
   void unstalled() {
@@ -243,8 +244,8 @@ class MpiFabric final : public runtime::Fabric {
   std::int64_t blocked_waits_ = 0;
   Quiescence::Verdict verdict_ = Quiescence::Verdict::Continue;
   std::optional<BlockedWait> blocked_;
-  // Multi-block runs (set_blocks): per block, its last refused wait; the
-  // current stall's polls, start, and whether it joined the waves.
+  // Multi-block runs (set_blocks): per block, its last refused wait. Any
+  // stall (stalled()): its polls, its start, and whether it joined the waves.
   std::vector<std::optional<BlockedWait>> block_waits_;
   std::uint64_t stall_polls_ = 0;
   std::chrono::steady_clock::time_point stall_since_{};
