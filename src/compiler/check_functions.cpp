@@ -1,6 +1,7 @@
 // check_functions.cpp — shape, tile-alignment and call checks after binding.
 #include "compiler/check_functions.hpp"
 
+#include <cstdint>
 #include <set>
 
 #include "anyp/errors.hpp"
@@ -67,11 +68,33 @@ class FunctionChecker {
       if (const auto* op = std::get_if<ir::Op>(&s.node)) {
         this->op(*op);
       } else if (const auto* f = std::get_if<ir::ForStmt>(&s.node)) {
+        check_immediate("pl.range", "the start", f->start);
+        check_immediate("pl.range", "the stop", f->stop);
+        check_immediate("pl.range", "the step", f->step);
         block(f->body);
       } else if (const auto* c = std::get_if<ir::IfStmt>(&s.node)) {
+        check_immediate("pl.if_", "the condition", c->cond);
         block(c->then_body);
         block(c->else_body);
       }
+    }
+  }
+
+  // An integer immediate (a constant, or an extent of dims) must evaluate to
+  // an INT64 for this P ("op pl.range: the stop 9223372036854775806 + NR:
+  // 9223372036854775806 + 2 overflows INT64"), and one that mentions a dim,
+  // an INT32 value, must fit in INT32 (else arithmetic on it would wrap).
+  void check_immediate(const std::string& op, const std::string& role, const ir::Operand& o,
+                       bool converted = false) const {
+    if (o.is_var() || o.is_float_imm || !o.int_imm) return;
+    const ir::EvalResult r = ir::evaluate(o.int_imm, bindings_);
+    const std::string what =
+        "compile error: " + where() + ", op " + op + ": " + role + " " + ir::to_string(o.int_imm);
+    if (!r.value) throw CompileError(what + ": " + r.error);
+    if (!converted && !ir::is_const(o.int_imm) && (*r.value < INT32_MIN || *r.value > INT32_MAX)) {
+      throw CompileError(what + " is " + std::to_string(*r.value) +
+                         " here, outside INT32 (an extent of dims is an INT32 value); make it "
+                         "INT64 with pl::cast(..., pl::INT64)");
     }
   }
 
@@ -97,6 +120,11 @@ class FunctionChecker {
   }
 
   void op(const ir::Op& op) {
+    // pl.cast and pl.full convert their value (pl.full checks its range itself).
+    const bool converted = op.kind == ir::OpKind::ScalarCast || op.kind == ir::OpKind::Full;
+    for (std::size_t i = 0; i < op.args.size(); ++i)
+      check_immediate(ir::op_display_name(op), "operand " + std::to_string(i), op.args[i],
+                      converted);
     track_domain(op);
     if (op.result >= 0) {
       const ir::Type& t = fn_.vars[op.result].type;

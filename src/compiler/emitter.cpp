@@ -95,7 +95,7 @@ void Emitter::for_range(std::int32_t start, std::int32_t stop, std::int32_t skip
   inc.dst = v;
   inc.a = v;
   inc.b = int_constant(1);
-  inc.dtype = DType::INT32;
+  inc.dtype = DType::INT64;  // v < stop <= INT64_MAX before it, so v + 1 cannot wrap
   emit(inc);
   Instr back;
   back.op = Opcode::Jump;

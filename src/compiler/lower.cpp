@@ -147,7 +147,8 @@ class Lowerer {
   // pl.range with a step other than the constant 1. The bound and the step
   // are read once, at entry; a step read at run time is checked to be non-zero
   // (check.step) and its sign picks the exit test on every iteration. The
-  // counter adds in INT64, so it cannot wrap around past the bound.
+  // counter adds in INT64 (loop.step), and an add that would overflow INT64
+  // leaves the loop instead of wrapping around past the bound.
   void stepped_loop(Frame& f, const ir::ForStmt& loop) {
     const std::int32_t counter = e_.scalar_reg();
     e_.mov(counter, scalar(f, loop.start));
@@ -196,19 +197,17 @@ class Lowerer {
     e_.mov(f.regs[loop.iv], counter);
     block(f, loop.body);
     e_.set_site(f.fn->name, "pl.range");
-    Instr inc;
-    inc.op = Opcode::ScalarBin;
-    inc.sub = op(ir::BinaryOp::Add);
-    inc.dst = counter;
+    Instr inc;  // an increment past INT64 leaves the loop: it is past every bound
+    inc.op = Opcode::LoopStep;
     inc.a = counter;
     inc.b = step;
-    inc.dtype = DType::INT64;
-    e_.emit(inc);
+    const std::size_t overflow_jump = e_.emit(inc);
     Instr back;
     back.op = Opcode::Jump;
     back.imm = static_cast<std::int64_t>(top);
     e_.emit(back);
     e_.patch(exit_jump, e_.here());
+    e_.patch(overflow_jump, e_.here());
   }
 
   void lower_op(Frame& f, const ir::Op& op) {

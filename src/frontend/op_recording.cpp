@@ -48,14 +48,4 @@ std::string dtype_with_article(DType dtype) {
   return (dtype == DType::BF16 ? "a " : "an ") + name;  // "eff-", "int-" read with "an"
 }
 
-void expect_writable(Trace& t, ir::VarId v, std::string_view op) {
-  const ir::Function& fn = t.function();
-  v = t.sliced_root(v);  // a slice of an In tensor is read-only too
-  if (static_cast<std::size_t>(v) < fn.params.size() && fn.params[v].intent == ir::Intent::In &&
-      fn.vars[v].type.kind == ir::TypeKind::Tensor) {
-    t.fail(std::string(op) + " writes parameter '" + fn.vars[v].name +
-           "', which is declared pl::In; declare it pl::Out or pl::InOut");
-  }
-}
-
 }  // namespace anyp::detail

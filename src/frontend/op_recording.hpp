@@ -21,7 +21,5 @@ std::vector<ir::Operand> index_operands(Trace& t, const pl::Index& index, std::s
 std::vector<ir::Expr> shape_exprs(const pl::Shape& shape);
 // "an FP32", "an INT32", "a BF16": a dtype name with its indefinite article.
 std::string dtype_with_article(DType dtype);
-// A parameter declared pl::In may not be written.
-void expect_writable(Trace& t, ir::VarId v, std::string_view op);
 
 }  // namespace anyp::detail

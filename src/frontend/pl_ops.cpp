@@ -54,7 +54,6 @@ Value store_tile(const Tile& tile, Index offsets, const Value& tensor, const Sha
   Trace& t = Trace::current("pl.store");
   ir::VarId tv = expect_kind(t, tile, "pl.store", "the stored value", {ir::TypeKind::Tile});
   ir::VarId dst = expect_kind(t, tensor, "pl.store", "the target", kMemory);
-  anyp::detail::expect_writable(t, dst, "pl.store");
   const ir::Type& tt = t.type_of(tv);
   const ir::Type& dt = t.type_of(dst);
   if (tt.dtype != dt.dtype) {
@@ -110,7 +109,6 @@ Scalar read(const Value& tensor, Index indices) {
 void write(const Value& tensor, Index indices, const ScalarArg& value) {
   Trace& t = Trace::current("pl.write");
   ir::VarId dst = expect_kind(t, tensor, "pl.write", "the target", kMemory);
-  anyp::detail::expect_writable(t, dst, "pl.write");
   const ir::Type& dt = t.type_of(dst);
   ir::Op op;
   op.kind = ir::OpKind::Write;
@@ -156,7 +154,14 @@ void range(const ScalarArg& start, const ScalarArg& stop, const ScalarArg& step,
         "pl.range: the step is 0; use a positive step to count up or a negative one to count "
         "down");
   }
-  f.iv = t.new_var(ir::scalar_type(DType::INT32));
+  // The loop variable takes the bounds' type: INT64 when a bound or the step
+  // is INT64 (an INT64 scalar, or a constant outside INT32), else INT32. Its
+  // values lie between start and stop, so they always fit; the counter
+  // behind it counts in INT64 and never wraps (lower.cpp).
+  const bool wide = t.operand_type(f.start).dtype == DType::INT64 ||
+                    t.operand_type(f.stop).dtype == DType::INT64 ||
+                    t.operand_type(f.step).dtype == DType::INT64;
+  f.iv = t.new_var(ir::scalar_type(wide ? DType::INT64 : DType::INT32));
   t.push_block();
   t.enter_loop();
   body(Scalar(t.ref(f.iv)));

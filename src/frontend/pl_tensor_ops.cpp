@@ -28,7 +28,6 @@ void record_binary(ir::BinaryOp kind, const Value& dst, const Value& a, const ir
   const std::string name = binary_name(kind);
   const ir::VarId d = expect_kind(t, dst, name, "the destination", kMemory);
   const ir::VarId av = expect_kind(t, a, name, "the first operand", kMemory);
-  anyp::detail::expect_writable(t, d, name);
   const ir::Type& dt = t.type_of(d);
   const ir::Type& at = t.type_of(av);
   const ir::Type bt = t.operand_type(b);
@@ -89,7 +88,6 @@ Value slice(const Value& src, Index offsets, Shape shape) {
   op.shape = anyp::detail::shape_exprs(shape);
   op.result = t.new_var(ir::shaped_type(st.kind, op.shape, st.dtype));
   const ir::VarId res = op.result;
-  t.note_slice(res, s);  // a slice of an In tensor stays read-only
   t.emit(std::move(op));
   return Value(t.ref(res));
 }
@@ -99,7 +97,6 @@ void copy(const Value& dst, const Value& src) {
   Trace& t = Trace::current(name);
   const ir::VarId d = expect_kind(t, dst, name, "the destination", kMemory);
   const ir::VarId s = expect_kind(t, src, name, "the source", kMemory);
-  anyp::detail::expect_writable(t, d, name);
   if (t.type_of(d).shape.size() != t.type_of(s).shape.size()) {
     t.fail(std::string(name) + ": the destination " + ir::to_string(t.type_of(d)) +
            " and the source " + ir::to_string(t.type_of(s)) + " differ in rank");

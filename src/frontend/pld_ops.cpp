@@ -259,7 +259,6 @@ ir::VarId transfer(ir::OpKind kind, const pl::Value& dst, const pl::ScalarArg& p
   Trace& t = Trace::current(name);
   ir::VarId d = expect_kind(t, dst, name, "the destination", is_put ? kWindow : kMemory);
   ir::VarId s = expect_kind(t, src, name, "the source", is_put ? kMemory : kWindow);
-  anyp::detail::expect_writable(t, d, name);
   const ir::Type& dt = t.type_of(d);
   const ir::Type& st = t.type_of(s);
   if (dt.dtype != st.dtype) {

@@ -52,7 +52,11 @@ ir::VarId Trace::id_of(VarRef v, std::string_view op) const {
 
 ir::Type Trace::operand_type(const ir::Operand& o) const {
   if (o.is_var()) return type_of(o.var);
-  return ir::scalar_type(o.is_float_imm ? DType::FP32 : DType::INT32);
+  if (o.is_float_imm) return ir::scalar_type(DType::FP32);
+  // An integer constant is INT32 unless it does not fit in 32 bits.
+  const bool wide =
+      ir::is_const(o.int_imm) && (o.int_imm->value < INT32_MIN || o.int_imm->value > INT32_MAX);
+  return ir::scalar_type(wide ? DType::INT64 : DType::INT32);
 }
 
 ir::Operand Trace::operand(const pl::ScalarArg& arg, std::string_view op) const {

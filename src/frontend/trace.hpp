@@ -49,20 +49,9 @@ class Trace {
   [[noreturn]] void fail(const std::string& what) const;
   ir::Function finish();
 
-  // pl::tensor::slice: `slice` views part of `of`. The variable a view
-  // ultimately slices (itself when it is no slice), for the In check.
-  void note_slice(ir::VarId slice, ir::VarId of) {
-    if (static_cast<std::size_t>(slice) >= slice_of_.size()) slice_of_.resize(slice + 1, -1);
-    slice_of_[slice] = of;
-  }
-  ir::VarId sliced_root(ir::VarId v) const {
-    while (static_cast<std::size_t>(v) < slice_of_.size() && slice_of_[v] >= 0) v = slice_of_[v];
-    return v;
-  }
 
  private:
   ir::Function fn_;
-  std::vector<ir::VarId> slice_of_;  // per variable: the view it slices, or -1
   std::vector<ir::Block> blocks_;
   int loop_depth_ = 0;
 };

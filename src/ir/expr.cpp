@@ -2,8 +2,10 @@
 // expressions.
 #include "ir/expr.hpp"
 
+#include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "common/internal_check.hpp"
@@ -79,25 +81,40 @@ Expr world_size_dim() {
   return ws;
 }
 
+namespace {
+
+// x <kind> y in INT64, or nullopt when it overflows, divides by zero or is
+// an inexact division (evaluate() names which).
+std::optional<std::int64_t> fold(ExprKind kind, std::int64_t x, std::int64_t y) {
+  std::int64_t r = 0;
+  switch (kind) {
+    case ExprKind::Add:
+      if (__builtin_add_overflow(x, y, &r)) return std::nullopt;
+      return r;
+    case ExprKind::Sub:
+      if (__builtin_sub_overflow(x, y, &r)) return std::nullopt;
+      return r;
+    case ExprKind::Mul:
+      if (__builtin_mul_overflow(x, y, &r)) return std::nullopt;
+      return r;
+    case ExprKind::Div:
+      if (y == 0 || (x == INT64_MIN && y == -1) || x % y != 0) return std::nullopt;
+      return x / y;
+    case ExprKind::Mod:
+      if (y == 0) return std::nullopt;
+      return y == -1 ? 0 : x % y;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
 Expr make_binary(ExprKind kind, Expr a, Expr b) {
+  // Constants fold unless the result is not an INT64 (kept symbolic, so
+  // that evaluate() reports the overflow or the inexact division).
   if (is_const(a) && is_const(b)) {
-    const std::int64_t x = a->value, y = b->value;
-    switch (kind) {
-      case ExprKind::Add:
-        return make_const(x + y);
-      case ExprKind::Sub:
-        return make_const(x - y);
-      case ExprKind::Mul:
-        return make_const(x * y);
-      case ExprKind::Div:
-        if (y != 0 && x % y == 0) return make_const(x / y);
-        break;  // keep it symbolic: evaluate() reports the inexact division
-      case ExprKind::Mod:
-        if (y != 0) return make_const(x % y);
-        break;
-      default:
-        break;
-    }
+    if (const auto v = fold(kind, a->value, b->value)) return make_const(*v);
   }
   auto n = std::make_shared<ExprNode>();
   n->kind = kind;
@@ -160,23 +177,19 @@ EvalResult evaluate(const Expr& e, const DimBindings& bindings) {
   EvalResult r = evaluate(e->rhs, bindings);
   if (!r.value) return r;
   const std::int64_t x = *l.value, y = *r.value;
+  if (const auto v = fold(e->kind, x, y)) return {*v, {}};
+  const std::string text = std::to_string(x) + op_text(e->kind) + std::to_string(y);
   switch (e->kind) {
     case ExprKind::Add:
-      return {x + y, {}};
     case ExprKind::Sub:
-      return {x - y, {}};
     case ExprKind::Mul:
-      return {x * y, {}};
+      return {std::nullopt, text + " overflows INT64"};
     case ExprKind::Div:
-      if (y == 0) return {std::nullopt, std::to_string(x) + " / 0 divides by zero"};
-      if (x % y != 0) {
-        return {std::nullopt,
-                std::to_string(x) + " / " + std::to_string(y) + " is not an exact integer"};
-      }
-      return {x / y, {}};
+      if (y == 0) return {std::nullopt, text + " divides by zero"};
+      if (y == -1) return {std::nullopt, text + " overflows INT64"};
+      return {std::nullopt, text + " is not an exact integer"};
     case ExprKind::Mod:
-      if (y == 0) return {std::nullopt, std::to_string(x) + " % 0 divides by zero"};
-      return {x % y, {}};
+      return {std::nullopt, text + " divides by zero"};
     default:
       ANYP_UNREACHABLE("evaluate: expression kind " + std::to_string(static_cast<int>(e->kind)));
   }

@@ -78,4 +78,56 @@ const std::vector<std::string>& collective_roles(OpKind k) {
   return it == kRoles.end() ? kNone : it->second;
 }
 
+std::vector<std::size_t> written_memory_operands(const Op& op) {
+  switch (op.kind) {
+    case OpKind::Store:
+    case OpKind::RemoteStore:
+      return {1};
+    case OpKind::Write:
+    case OpKind::TensorCopy:
+    case OpKind::TensorBinary:
+    case OpKind::Get:
+    case OpKind::Put:
+    case OpKind::PutAsync:
+    case OpKind::Notify:
+    case OpKind::Barrier:
+      return op.args.empty() ? std::vector<std::size_t>{} : std::vector<std::size_t>{0};
+    case OpKind::Allreduce:
+    case OpKind::Broadcast:
+    case OpKind::ReduceScatter:
+      return op.args.size() > 1 ? std::vector<std::size_t>{0, 1} : std::vector<std::size_t>{0};
+    case OpKind::Allgather:
+    case OpKind::AllToAll:
+      return {1, 2};
+    case OpKind::AllToAllV:
+      return {2, 3, 4};
+    default:
+      return {};
+  }
+}
+
+int result_view_operand(const Op& op) {
+  switch (op.kind) {
+    case OpKind::Assign:
+    case OpKind::Index:
+    case OpKind::TensorSlice:
+      return 0;
+    case OpKind::Store:
+      return 1;
+    case OpKind::Barrier:
+      return op.args.empty() ? -1 : 0;
+    case OpKind::Allreduce:
+    case OpKind::Broadcast:
+    case OpKind::ReduceScatter:
+      return 0;
+    case OpKind::Allgather:
+    case OpKind::AllToAll:
+      return 1;
+    case OpKind::AllToAllV:
+      return 2;
+    default:
+      return -1;
+  }
+}
+
 }  // namespace anyp::ir

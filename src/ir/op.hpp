@@ -194,4 +194,14 @@ struct Op {
 // The name shown in diagnostics ("pl.add", "pld.system.wait", "call @k").
 std::string op_display_name(const Op& op);
 
+// The memory operands (tensor or window views) that `op` writes, on this rank
+// or on a peer, as indices into op.args: a store's target, a get's
+// destination, a collective's in-place data, destination and signal, ...
+// Calls are not listed: what a callee writes is its parameters' intents.
+std::vector<std::size_t> written_memory_operands(const Op& op);
+// The operand that `op.result` is a view of (an assignment's source, a
+// slice's tensor, a host index's tensor, a store's target, a collective's
+// in-place window), or -1 when the result is a new value.
+int result_view_operand(const Op& op);
+
 }  // namespace anyp::ir

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "anyp/errors.hpp"
+#include "ir/intent_check.hpp"
 
 namespace anyp::ir {
 namespace {
@@ -151,6 +152,7 @@ void verify_function(const Function& fn) {
     if (fn.params[i].var != static_cast<VarId>(i)) fail(fn, "parameter variables out of order");
   }
   verify_block(fn, fn.body);
+  check_intents(fn);
 }
 
 void verify_program(const Program& program) {

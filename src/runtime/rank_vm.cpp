@@ -394,6 +394,15 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
           case Opcode::CheckCount:
             check_count(in);
             break;
+          case Opcode::LoopStep: {
+            std::int64_t next = 0;
+            if (__builtin_add_overflow(s[in.a].i, s[in.b].i, &next)) {
+              pc = static_cast<std::size_t>(in.imm);
+              continue;
+            }
+            s[in.a] = int_scalar(next);
+            break;
+          }
           case Opcode::CheckStep:
             if (s[in.a].as_int() == 0) fail(in, "the step is 0 (read at run time)");
             break;

@@ -77,6 +77,8 @@
     "this rank's v[a] = v[b] <sub: BinaryOp> v[c] (count 0) or s[c] (count 1)")                    \
   X(CheckCount, "check.count", "fail unless 0 <= s[a] <= s[b] (all_to_all_v send counts)")         \
   X(CheckStep, "check.step", "fail if s[a] == 0 (a pl.range step read at run time)")               \
+  X(LoopStep, "loop.step",                                                                         \
+    "s[a] = s[a] + s[b] in INT64; if that overflows: pc = imm (the loop's exit), s[a] unchanged")  \
   X(Collective, "collective",                                                                      \
     "entry of builtin collective imm (code.collectives[imm]): its windows must be distinct "       \
     "buffers, and every rank's n-th call on signal v[a] must be the same call")

@@ -7,9 +7,9 @@
 // programs cover each path of the MPI fabric: step 07's put and get, strided
 // sub-tile puts and gets (derived datatypes), atomic adds into one window in
 // FP32, FP16 and BF16 (compare-and-swap) and INT32, and the builtin
-// collectives (mesh and ring allreduce, broadcast), a put_async, and sub-windows of one
-// buffer. Then a program compiled for another P must be refused. Process 0
-// prints "OK", or each difference; the exit code says which.
+// collectives (mesh and ring allreduce, broadcast), a put_async, sub-windows of one
+// buffer, and loops that count across 2^31 and up to INT64's maximum. Then a program compiled for
+// another P must be refused. Process 0 prints "OK", or each difference; the exit code says which.
 #include <anyp/anyp.hpp>
 #include <cstdint>
 #include <cstring>
@@ -202,6 +202,32 @@ std::vector<Case> cases() {
                                 signal = pld::tensor::barrier(signal);
                               }),
                  pl::FP32, 1});
+  // Loops that count across 2^31 and end next to INT64's maximum (the last
+  // increment would overflow): one notify to the right per iteration, and
+  // the counts written out.
+  all.push_back(
+      {"int64_loops",
+       make_program("int64_loops", pl::INT32, 1, {NR, 1},
+                    [](pl::Value&, pl::Value& y, pl::Value& data, pl::Value& signal) {
+                      auto ctx = pld::get_comm_ctx(data);
+                      pl::Scalar me = pld::rank(ctx);
+                      pl::Scalar right = (me + 1) % pld::nranks(ctx);
+                      pl::Scalar start = pl::cast(me, pl::INT64) + 2147483645;
+                      pl::Scalar count = 0;
+                      pl::range(start, 2147483650, [&](pl::Scalar) {
+                        pld::system::notify(signal, right, {0, 0}, 1, NotifyOp::AtomicAdd);
+                        count = count + 1;
+                      });
+                      pl::Scalar big = 0;
+                      pl::range(pl::cast(9223372036854775797, pl::INT64), 9223372036854775807, 4,
+                                [&](pl::Scalar) { big = big + 1; });
+                      pl::write(y, {0, 0}, count);
+                      pl::write(y, {0, 1}, big);
+                      pl::Scalar left = (me + pld::nranks(ctx) - 1) % pld::nranks(ctx);
+                      pld::system::wait(signal, {0, 0}, 5 - left, WaitCmp::Ge);
+                      pl::write(y, {0, 2}, pl::read(signal, {0, 0}));
+                    }),
+       pl::INT32, 1});
   all.push_back({"broadcast",
                  make_program("broadcast", pl::FP16, 1, {NR, 1},
                               [](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {

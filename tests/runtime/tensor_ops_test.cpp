@@ -187,8 +187,9 @@ TEST(TensorOpErrors, EachMistakeByItsMessage) {
   EXPECT_EQ(probe([](pl::Value& x, pl::Value&, pl::Value&, pl::Value&) {
               pl::tensor::add(pl::tensor::slice(x, {0, 0}, {1, 8}), x, 1.0);
             }),
-            "compile error: function 'probe' (incore): pl.tensor.add writes parameter 'x', which "
-            "is declared pl::In; declare it pl::Out or pl::InOut");
+            "compile error: function 'probe' (incore): pl.tensor.add writes parameter 'x' "
+            "(through a copy or view of its handle), which is declared pl::In; declare it "
+            "pl::Out or pl::InOut");
   EXPECT_EQ(
       probe([](pl::Value&, pl::Value& y, pl::Value& w, pl::Value&) { pl::tensor::copy(y, w); }),
       "compile error: function 'probe' (incore), op pl.tensor.copy: the source [2, 16] and "
