@@ -49,7 +49,6 @@ class Trace {
   [[noreturn]] void fail(const std::string& what) const;
   ir::Function finish();
 
-
  private:
   ir::Function fn_;
   std::vector<ir::Block> blocks_;
