@@ -287,3 +287,22 @@ foreach(P 7 16)
   anyp_add_cli_error_test(cli.k1_tp_mlp.compile_only.P${P} k1_tp_mlp
     "-d;${devices};--compile-only" 2 "${message}")
 endforeach()
+
+# Out of memory, refused before the run (issue 22): the builtin ring
+# allreduce at P = 1024 under a 4 GiB address-space limit needs 16 GiB (its
+# [2(P - 1), P] signal on every rank, and the notify record beside it). Not
+# under the sanitizers, whose shadow memory needs more address space than
+# the limit leaves.
+if(NOT ANYP_SANITIZE)
+  anyp_device_list(1024 devices_1024)
+  add_test(NAME example.11_allreduce_reveal.ring.address_limit_4GiB.P1024
+    COMMAND ${CMAKE_COMMAND}
+      -DEXPECT_EXIT=1
+      -DEXPECT_STDOUT=
+      "-DEXPECT_STDERR_REGEX=^run error: out of memory: this run needs about 16\\.0 GiB and 4\\.0 GiB is available \\(the address-space limit \\(ulimit -v: 4\\.0 GiB\\) less the process's size \\([0-9.]+ MiB\\)\\); it needs 16\\.0 GiB: windows 8\\.0 GiB \\(1024 ranks × 8\\.0 MiB; largest buffer 'signal' \\[2046, 1024\\] INT32, 8\\.0 MiB per rank\\), notify record 8\\.0 GiB .*; run at a smaller P\n$"
+      -P ${ANYP_EXPECT_OUTPUT_SCRIPT}
+      -- sh -c "ulimit -v 4194304 && exec \"$0\" \"$@\""
+         $<TARGET_FILE:11_allreduce_reveal> --mode ring -d ${devices_1024})
+  set_tests_properties(example.11_allreduce_reveal.ring.address_limit_4GiB.P1024 PROPERTIES
+    LABELS examples TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT})
+endif()

@@ -12,6 +12,7 @@
 #   EXPECT_STDOUT    if defined, stdout must equal it exactly (defined but
 #                    empty: stdout must be empty).
 #   EXPECT_STDERR    if defined, stderr must equal it exactly.
+#   EXPECT_STDOUT_REGEX  if defined, stdout must match this regex.
 #   EXPECT_STDERR_REGEX  if defined, stderr must match this regex.
 # In EXPECT_STDOUT / EXPECT_STDERR the two characters `\n` stand for a
 # newline, so "OK\n" is written -DEXPECT_STDOUT=OK\\n in CMake code.
@@ -67,6 +68,11 @@ if(DEFINED EXPECT_STDERR)
   _unescape_newlines(EXPECT_STDERR)
   if(NOT "${actual_stderr}" STREQUAL "${EXPECT_STDERR}")
     string(APPEND problems "  stderr differs: expected [${EXPECT_STDERR}]\n")
+  endif()
+endif()
+if(DEFINED EXPECT_STDOUT_REGEX)
+  if(NOT "${actual_stdout}" MATCHES "${EXPECT_STDOUT_REGEX}")
+    string(APPEND problems "  stdout does not match regex [${EXPECT_STDOUT_REGEX}]\n")
   endif()
 endif()
 if(DEFINED EXPECT_STDERR_REGEX)

@@ -34,7 +34,7 @@ set(ANYP_MPI_TMP ${CMAKE_CURRENT_BINARY_DIR}/mpi_tmp)
 #   expect_output.cmake. STDOUT/STDERR: the exact text (newlines as \n);
 #   STDERR_REGEX: a regex stderr must match.
 function(anyp_add_mpi_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NP;EXIT;STDOUT;STDERR;STDERR_REGEX;MCA;ENV" "COMMAND")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NP;EXIT;STDOUT;STDOUT_REGEX;STDERR;STDERR_REGEX;MCA;ENV" "COMMAND")
   set(checks -DEXPECT_EXIT=${arg_EXIT})
   if(DEFINED arg_STDOUT)
     list(APPEND checks "-DEXPECT_STDOUT=${arg_STDOUT}")
@@ -43,6 +43,9 @@ function(anyp_add_mpi_test name)
     string(REPLACE "\n" "\\n" stderr "${arg_STDERR}")
     string(REPLACE ";" "\\;" stderr "${stderr}")
     list(APPEND checks "-DEXPECT_STDERR=${stderr}")
+  endif()
+  if(DEFINED arg_STDOUT_REGEX)
+    list(APPEND checks "-DEXPECT_STDOUT_REGEX=${arg_STDOUT_REGEX}")
   endif()
   if(DEFINED arg_STDERR_REGEX)
     list(APPEND checks "-DEXPECT_STDERR_REGEX=${arg_STDERR_REGEX}")
@@ -187,12 +190,12 @@ anyp_add_mpi_test(mpi.cli.unknown_engine_printed_once NP 2 EXIT 2 STDOUT ""
   STDERR "--engine: engine 'bogus' is not available; supported engines: threads, mpi\n"
   COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine bogus)
 anyp_add_mpi_test(mpi.cli.cost_card NP 3 EXIT 0
-  STDOUT "OK\\ncost card (P=3)\\n  rank   bytes_in  bytes_out    RMA  notify    +E   wait    time_us  rounds\\n     0        256        256      1       1     0      1      4.202       1\\n     1        256        256      1       1     0      1      4.202       1\\n     2        256        256      1       1     0      1      4.202       1\\n total        768        768      3       3     0      3      4.202       1\\n(time: modeled on a2a3sim, the total is the makespan)\\n"
+  STDOUT_REGEX "^OK\ncost card \\(P=3\\)\n  rank   bytes_in  bytes_out    RMA  notify    \\+E   wait    time_us  rounds\n     0        256        256      1       1     0      1      4\\.202       1\n     1        256        256      1       1     0      1      4\\.202       1\n     2        256        256      1       1     0      1      4\\.202       1\n total        768        768      3       3     0      3      4\\.202       1\n\\(time: modeled on a2a3sim, the total is the makespan\\)\nmemory \\(this process, planned before the run\\): [0-9.]+ KiB\n  windows                           544 B  1 rank × 544 B; largest buffer 'src_buf' \\[1, 64\\] FP32, 256 B per rank\n  rank VMs  +[0-9.]+ KiB  1 × [0-9.]+ KiB\n$"
   COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --cost)
 # A rank's blocks run round-robin in its process: k7's cost card, modeled time
 # included, is the threads engine's (the blocks' rows summed per rank).
 anyp_add_mpi_test(mpi.cli.cost_card_multi_block NP 3 EXIT 0
-  STDOUT "OK\\ncost card (P=3)\\n  rank   bytes_in  bytes_out    RMA  notify    +E   wait    time_us  rounds\\n     0     524288          0     32      40    34     51     50.031       5\\n     1     524288          0     32      40    34     51     50.131       5\\n     2     524288          0     32      40    34     51     50.131       5\\n total    1572864          0     96     120   102    153     50.131       5\\n(time: modeled on a2a3sim, the total is the makespan)\\n"
+  STDOUT_REGEX "^OK\ncost card \\(P=3\\)\n  rank   bytes_in  bytes_out    RMA  notify    \\+E   wait    time_us  rounds\n     0     524288          0     32      40    34     51     50\\.031       5\n     1     524288          0     32      40    34     51     50\\.131       5\n     2     524288          0     32      40    34     51     50\\.131       5\n total    1572864          0     96     120   102    153     50\\.131       5\n\\(time: modeled on a2a3sim, the total is the makespan\\)\nmemory \\(this process, planned before the run\\): [0-9.]+ [KM]iB\n  windows  +[0-9.]+ [KM]iB  1 rank × [0-9.]+ [KM]iB; largest buffer [^\n]*\n  rank VMs  +[0-9.]+ [KM]iB  4 × [0-9.]+ [KM]iB\n$"
   COMMAND $<TARGET_FILE:k7_multi_block> --engine mpi --cost)
 # The timeline, printed once: the same text as on the threads engine.
 anyp_add_mpi_test(mpi.cli.timeline NP 3 EXIT 0

@@ -27,6 +27,7 @@ struct Plan;
 namespace runtime {
 class Engine;
 class PersistentWindows;
+struct EngineOptions;
 }  // namespace runtime
 class Session;
 struct SessionOptions;
@@ -74,6 +75,18 @@ struct RunStats {
   int workers = 0;
   // With RunConfig::timeline: the run on the cost model's clock.
   std::shared_ptr<const Timeline> timeline;
+  // The run's memory as computed from the plan before it ran (in each
+  // process, on the MPI engine): windows, the engine's book-keeping, the rank
+  // VMs and, when checked, the race checker. `--cost` prints it.
+  struct MemoryPart {
+    std::string what;  // "windows", "race checker: cell credits", ...
+    double bytes = 0;
+    std::string detail;  // "4 ranks × 5.8 KiB; largest buffer ..."
+  };
+  std::vector<MemoryPart> memory;
+  // The memory block of the cost card: "memory (this process, planned before the run): 46.4 KiB",
+  // then a line per part; "" without parts.
+  std::string memory_text() const;
 };
 
 // Drops every cached plan (compile() caches one per program, bound dims,
@@ -113,6 +126,10 @@ class CompiledProgram {
   // A run on `engine`, its windows `windows` (a session's) or fresh ones.
   RunStats run_with(runtime::Engine& engine, runtime::PersistentWindows* windows,
                     const std::vector<ArgRef>& args) const;
+  // The run after its footprint was accepted; the race checker may hold
+  // `race_budget` bytes (<= 0: no limit).
+  RunStats run_planned(runtime::Engine& engine, const runtime::EngineOptions& options,
+                       const std::vector<const HostTensor*>& host_args, double race_budget) const;
 
   std::shared_ptr<const detail::Plan> plan_;
   RunConfig config_;  // scheduling options for runs

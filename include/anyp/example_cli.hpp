@@ -58,6 +58,7 @@ struct Options {
   std::string model;                   // --model FILE: the cost model (default: the platform's)
   bool check_races = false;            // --check-races
   std::int64_t preempt_budget = 4096;  // --preempt-budget N
+  std::int64_t memory_limit = 0;       // --memory-limit SIZE (0: what the machine has)
   int explore = 0;                     // --explore N: run N PCT schedules
   int explore_depth = 3;               // --explore-depth D (PCT depth)
   bool pct = false;                    // --pct-seed given: replay one PCT schedule

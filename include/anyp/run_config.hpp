@@ -53,6 +53,13 @@ struct RunConfig {
   // model file `model_file` when it is non-empty.
   bool timeline = false;
   std::string model_file;
+  // At most this many bytes for a run (0: what the machine has). A run
+  // whose footprint, computed from the plan before it starts (windows, the
+  // engine's book-keeping, rank VMs, the race checker), needs more is
+  // refused with a RunError naming the parts; the race checker stops the
+  // run when it would hold more than what is left beside the rest. Each
+  // process of the MPI engine applies it to its own part.
+  std::int64_t memory_limit = 0;
   // Non-empty: compile() writes the artifact into this directory.
   std::string output_dir;
 

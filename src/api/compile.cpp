@@ -33,6 +33,10 @@ void validate_config(const RunConfig& config) {
     throw ConfigError("preempt_budget must be positive, got " +
                       std::to_string(config.preempt_budget));
   }
+  if (config.memory_limit < 0) {
+    throw ConfigError("memory_limit must be 0 (what the machine has) or positive, got " +
+                      std::to_string(config.memory_limit));
+  }
   if (config.workers < 0) {
     throw ConfigError("workers must be 0 (automatic) or positive, got " +
                       std::to_string(config.workers));

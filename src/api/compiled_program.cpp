@@ -7,13 +7,17 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iomanip>
+#include <sstream>
 
 #include "anyp/errors.hpp"
 #include "common/machine.hpp"
+#include "common/memory_available.hpp"
 #include "compiler/artifact.hpp"
 #include "compiler/plan.hpp"
 #include "engines/engine_registry.hpp"
 #include "runtime/cost_counter.hpp"
+#include "runtime/footprint.hpp"
 #include "runtime/race/race_checker.hpp"
 #include "runtime/timeline/cost_model.hpp"
 #include "runtime/timeline/simulate.hpp"
@@ -75,6 +79,20 @@ std::vector<const HostTensor*> check_run_args(const detail::Plan& plan,
 
 // The most the race checker's vector clocks may take (A² entries of 4 B).
 constexpr double kMaxRaceClockBytes = 8.0 * (1 << 30);
+
+// Its clocks: one entry per agent (rank, or rank and block) for every agent.
+void check_race_clocks(const runtime::Executable& exec) {
+  const double clock_bytes =
+      4.0 * static_cast<double>(exec.agents()) * static_cast<double>(exec.agents());
+  if (clock_bytes <= kMaxRaceClockBytes) return;
+  throw ConfigError(
+      "check_races: the race checker keeps a vector clock per agent, with an entry per "
+      "agent; P = " +
+      std::to_string(exec.world_size) + " ranks × " + std::to_string(exec.blocks) +
+      " blocks = " + std::to_string(exec.agents()) + " agents need " +
+      std::to_string(static_cast<std::int64_t>(clock_bytes / (1 << 30))) +
+      " GiB of clocks (at most 8 GiB); check the program at a smaller P or with fewer blocks");
+}
 
 // `agents`: the VMs of the run (Executable::agents: the ranks, times their
 // blocks in a multi-block program), the most workers that can be busy.
@@ -141,29 +159,94 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
   return run_with(*engine, nullptr, args);
 }
 
+namespace {
+
+// Refuses a run whose footprint exceeds the memory available, in every
+// process of the engine alike (a process that ran on while another refused
+// would wait for it forever).
+void refuse_if_too_large(const runtime::Engine& engine, const runtime::Footprint& footprint,
+                         const std::optional<MemoryAvailable>& available, bool checked) {
+  const bool too_large = available && footprint.total() > static_cast<double>(available->bytes);
+  std::int64_t refusing[1] = {too_large ? 1 : 0};
+  engine.sum_over_processes(refusing);
+  if (refusing[0] == 0) return;
+  const std::string fix =
+      std::string("run at a smaller P") + (checked ? ", or without the race checker" : "");
+  if (!too_large) {
+    throw RunError("run error: out of memory: " + std::to_string(refusing[0]) +
+                   " of the run's processes have less memory available than this run needs "
+                   "in each (" +
+                   footprint.text() + "); " + fix);
+  }
+  throw RunError("run error: out of memory: this run needs about " + bytes_text(footprint.total()) +
+                 " and " + bytes_text(static_cast<double>(available->bytes)) + " is available (" +
+                 available->source + "); it needs " + footprint.text() + "; " + fix);
+}
+
+}  // namespace
+
 RunStats CompiledProgram::run_with(runtime::Engine& engine, runtime::PersistentWindows* windows,
                                    const std::vector<ArgRef>& args) const {
   const runtime::Executable& exec = plan_->exec;
   const std::vector<const HostTensor*> host_args = check_run_args(*plan_, args);
   if (const std::string why = engine.check(exec); !why.empty()) throw ConfigError(why);
+  runtime::EngineOptions options = engine_options(config_, exec.agents());
+  options.windows = windows;
+  runtime::Footprint footprint;
+  engine.add_footprint(exec, options, footprint);
+  const double beside_checker = footprint.total();
+  if (config_.check_races) runtime::race::RaceChecker::add_footprint(exec, footprint);
+  std::optional<MemoryAvailable> available = memory_available();
+  if (config_.memory_limit > 0 && (!available || config_.memory_limit < available->bytes)) {
+    available = MemoryAvailable{config_.memory_limit,
+                                "the run's memory limit, RunConfig::memory_limit (--memory-limit)"};
+  }
+  if (config_.check_races) check_race_clocks(exec);
+  refuse_if_too_large(engine, footprint, available, config_.check_races);
+  try {
+    RunStats stats =
+        run_planned(engine, options, host_args,
+                    available ? static_cast<double>(available->bytes) - beside_checker : 0);
+    for (const runtime::MemoryPart& p : footprint.parts)
+      stats.memory.push_back(RunStats::MemoryPart{p.what, p.bytes, p.detail});
+    return stats;
+  } catch (const std::bad_alloc&) {
+    throw RunError(
+        "run error: out of memory (std::bad_alloc) during the run, which was planned "
+        "to need " +
+        footprint.text() +
+        " (the modeled timeline's events are not "
+        "counted there); run at a smaller P" +
+        (config_.check_races ? ", or without the race checker" : ""));
+  }
+}
+
+std::string RunStats::memory_text() const {
+  if (memory.empty()) return "";
+  double sum = 0;
+  for (const MemoryPart& part : memory) sum += part.bytes;
+  std::ostringstream out;
+  out << "memory (this process, planned before the run): " << bytes_text(sum) << '\n';
+  for (const MemoryPart& part : memory) {
+    out << "  " << std::left << std::setw(28) << part.what << std::right << std::setw(11)
+        << bytes_text(part.bytes);
+    if (!part.detail.empty()) out << "  " << part.detail;
+    out << '\n';
+  }
+  return out.str();
+}
+
+RunStats CompiledProgram::run_planned(runtime::Engine& engine,
+                                      const runtime::EngineOptions& options,
+                                      const std::vector<const HostTensor*>& host_args,
+                                      double race_budget) const {
+  const runtime::Executable& exec = plan_->exec;
   runtime::CostCounter cost(exec.world_size, exec.agents());
   runtime::Observers observers;
   observers.attach(&cost);
   std::unique_ptr<runtime::race::RaceChecker> races;
   if (config_.check_races) {
-    // Its clocks: one entry per agent (rank, or rank and block) for every agent.
-    const double clock_bytes =
-        4.0 * static_cast<double>(exec.agents()) * static_cast<double>(exec.agents());
-    if (clock_bytes > kMaxRaceClockBytes) {
-      throw ConfigError(
-          "check_races: the race checker keeps a vector clock per agent, with an entry per "
-          "agent; P = " +
-          std::to_string(exec.world_size) + " ranks × " + std::to_string(exec.blocks) +
-          " blocks = " + std::to_string(exec.agents()) + " agents need " +
-          std::to_string(static_cast<std::int64_t>(clock_bytes / (1 << 30))) +
-          " GiB of clocks (at most 8 GiB); check the program at a smaller P or with fewer blocks");
-    }
-    races = std::make_unique<runtime::race::RaceChecker>(exec);
+    races = std::make_unique<runtime::race::RaceChecker>(exec, race_budget);
     observers.attach(races.get());
   }
   std::unique_ptr<runtime::TimelineRecorder> recorder;
@@ -179,8 +262,6 @@ RunStats CompiledProgram::run_with(runtime::Engine& engine, runtime::PersistentW
     recorder = std::make_unique<runtime::TimelineRecorder>(exec.agents());
     observers.attach(recorder.get());
   }
-  runtime::EngineOptions options = engine_options(config_, exec.agents());
-  options.windows = windows;
   const runtime::EngineResult result = engine.run(exec, host_args, options, observers);
   if (races && races->found()) {
     std::string report = races->report();

@@ -204,6 +204,7 @@ RunConfig Options::config() const {
   config.deterministic = deterministic;
   config.schedule_seed = schedule_seed;
   config.preempt_budget = preempt_budget;
+  config.memory_limit = memory_limit;
   config.check_races = check_races;
   config.pct.enabled = pct;
   config.pct.seed = pct_seed;
@@ -316,6 +317,12 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
       ->capture_default_str()
       ->transform(decimal_integer(INT64_MAX))
       ->check(at_least_one());
+  app.add_option("--memory-limit", options.memory_limit,
+                 "Refuse a run that would need more memory than SIZE (bytes, or with a unit: "
+                 "512MiB, 4GiB); its footprint is computed from the plan before it runs")
+      ->type_name("SIZE")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::NonNegativeNumber);
   CLI::Option* explore_opt =
       app.add_option("--explore", options.explore,
                      "Run N PCT schedules on one worker; stop at the first failure and print "
@@ -598,6 +605,7 @@ std::string cost_card(const RunStats& stats) {
   }
   row("total", stats.total(), t ? t->makespan_ns : 0, t ? t->rounds : 0);
   if (t) out << "(time: modeled on " << t->model << ", the total is the makespan)\n";
+  out << stats.memory_text();
   return out.str();
 }
 

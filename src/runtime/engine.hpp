@@ -18,6 +18,7 @@
 #include "anyp/host_tensor.hpp"
 #include "runtime/access_observer.hpp"
 #include "runtime/executable.hpp"
+#include "runtime/footprint.hpp"
 
 namespace anyp::runtime {
 
@@ -77,6 +78,11 @@ class Engine {
   // e.g. an MPI world whose size is not the program's P). Every process
   // gets the same answer.
   virtual std::string check(const Executable& /*exec*/) const { return ""; }
+  // What a run of `exec` holds in this process on this engine: its windows
+  // (unless options.windows persist them) and their book-keeping, and the
+  // rank VMs (runtime/footprint.hpp).
+  virtual void add_footprint(const Executable& exec, const EngineOptions& options,
+                             Footprint& out) const = 0;
   // Window memory for runs of `exec` that persists between them, zeroed.
   // Collective on a multi-process engine (every process makes it, and
   // destroys it, together).

@@ -9,6 +9,7 @@
 #include "common/element_codec.hpp"
 #include "common/internal_check.hpp"
 #include "runtime/diagnostic_text.hpp"
+#include "runtime/out_of_memory.hpp"
 #include "runtime/tile_structured.hpp"
 
 namespace anyp::runtime {
@@ -425,11 +426,17 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
     save();
     error_ = f.message;
     return Outcome::Failed;
-  } catch (const std::bad_alloc&) {
+  } catch (const std::bad_alloc& e) {
     save();
-    error_ = "run error: " + agent_text(*ctx_->exec, agent_) +
-             ": out of memory (std::bad_alloc); the run (or its race checker) needs more memory "
-             "than this machine has at this P";
+    // Name the instruction that needed the memory when there is one.
+    std::string where = "run error: " + agent_text(*ctx_->exec, agent_);
+    if (in_dispatch_ && code_ && pc_ < code_->instrs.size())
+      where = run_error_where(*ctx_->exec, rank_, site(code_->instrs[pc_]));
+    const auto* refused = dynamic_cast<const OutOfMemory*>(&e);
+    error_ = where + ": " +
+             (refused ? std::string(refused->what())
+                      : "out of memory (std::bad_alloc); the run (or its race checker) needs more "
+                        "memory than this machine has at this P");
     return Outcome::Failed;
   } catch (const std::exception& e) {  // an InternalError, or anything else unexpected
     save();

@@ -380,7 +380,20 @@ std::string card_mismatch(const std::string& out, std::int64_t P, const Formula&
   }
   if (!std::getline(lines, line) || line != "(time: modeled on a2a3sim, the total is the makespan)")
     return "expected the time note after the total: '" + line + "'";
-  if (std::getline(lines, line)) return "unexpected line after the note: '" + line + "'";
+  // The memory block: the total, then the windows of P ranks, the threads
+  // engine's notify record and the rank VMs (footprint.hpp).
+  if (!std::getline(lines, line) ||
+      line.rfind("memory (this process, planned before the run): ", 0) != 0)
+    return "expected the memory block after the note: '" + line + "'";
+  const std::string windows = " ranks × ";
+  if (!std::getline(lines, line) || line.rfind("  windows ", 0) != 0 ||
+      line.find("  " + std::to_string(P) + windows) == std::string::npos)
+    return "expected the windows of " + std::to_string(P) + " ranks: '" + line + "'";
+  if (!std::getline(lines, line) || line.rfind("  notify record ", 0) != 0)
+    return "expected the notify record: '" + line + "'";
+  if (!std::getline(lines, line) || line.rfind("  rank VMs ", 0) != 0)
+    return "expected the rank VMs: '" + line + "'";
+  if (std::getline(lines, line)) return "unexpected line after the memory block: '" + line + "'";
   return mismatches;
 }
 

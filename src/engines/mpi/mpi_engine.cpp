@@ -307,6 +307,13 @@ std::vector<std::string> MpiEngine::gather_over_processes(const std::string& min
   return allgather(World::get().control(), mine);
 }
 
+void MpiEngine::add_footprint(const runtime::Executable& exec,
+                              const runtime::EngineOptions& options,
+                              runtime::Footprint& out) const {
+  if (options.windows == nullptr) runtime::add_window_footprint(exec, 1, out);
+  runtime::add_vm_footprint(exec, exec.blocks, out);  // this process's rank's blocks
+}
+
 void MpiEngine::sum_over_processes(std::span<std::int64_t> counters) const {
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, counters.data(), static_cast<int>(counters.size()),
                           MPI_INT64_T, MPI_SUM, World::get().control()),

@@ -22,6 +22,8 @@ class MpiEngine final : public runtime::Engine {
                             const runtime::EngineOptions& options,
                             const runtime::Observers& observers) override;
   std::string check(const runtime::Executable& exec) const override;
+  void add_footprint(const runtime::Executable& exec, const runtime::EngineOptions& options,
+                     runtime::Footprint& out) const override;
   void sum_over_processes(std::span<std::int64_t> counters) const override;
   std::vector<std::string> gather_over_processes(const std::string& mine) const override;
   // A window of the session's own (not the process's kept one, which other

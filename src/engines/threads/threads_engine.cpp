@@ -34,6 +34,19 @@ std::unique_ptr<runtime::PersistentWindows> ThreadsEngine::make_persistent_windo
   return std::make_unique<PersistentHeap>(exec);
 }
 
+void ThreadsEngine::add_footprint(const runtime::Executable& exec,
+                                  const runtime::EngineOptions& options,
+                                  runtime::Footprint& out) const {
+  if (options.windows == nullptr) {
+    runtime::add_window_footprint(exec, exec.world_size, out);
+    const double heap =
+        static_cast<double>(exec.world_size) * static_cast<double>(exec.window_bytes);
+    out.add("notify record", static_cast<double>(HeapFabric::block_bytes(exec)) - heap,
+            "a 4-byte slot per 4-byte word of the windows, a bit per 64-byte line");
+  }
+  runtime::add_vm_footprint(exec, exec.agents(), out);
+}
+
 runtime::EngineResult ThreadsEngine::run(const runtime::Executable& exec,
                                          std::span<const HostTensor* const> host_args,
                                          const runtime::EngineOptions& options,

@@ -15,6 +15,8 @@ class ThreadsEngine final : public runtime::Engine {
                             const runtime::Observers& observers) override;
   std::unique_ptr<runtime::PersistentWindows> make_persistent_windows(
       const runtime::Executable& exec) const override;
+  void add_footprint(const runtime::Executable& exec, const runtime::EngineOptions& options,
+                     runtime::Footprint& out) const override;
 };
 
 }  // namespace anyp::threads

@@ -98,7 +98,11 @@ class CellCredits {
     if (need > 0) join(into, all_);
   }
 
-  std::int64_t clocks_held() const { return static_cast<std::int64_t>(runs_.size()) + 2; }
+  // The clocks the cell holds (each of one entry per agent).
+  std::int64_t clocks_held() const {
+    return static_cast<std::int64_t>(runs_.size()) + (all_.empty() ? 0 : 1) +
+           (settled_.empty() ? 0 : 1);
+  }
 
  private:
   struct Run {

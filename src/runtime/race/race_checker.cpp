@@ -4,30 +4,105 @@
 
 #include <algorithm>
 
+#include "common/memory_available.hpp"
+#include "runtime/footprint.hpp"
+#include "runtime/out_of_memory.hpp"
+
 namespace anyp::runtime::race {
 
-RaceChecker::RaceChecker(const Executable& exec)
+namespace {
+
+constexpr double kClockEntry = sizeof(std::uint32_t);
+constexpr double kCellNode = 96;       // a cell's map node and CellCredits, without clocks
+constexpr int kClocksPerLiveCell = 3;  // all_, settled_ and one run in a cell in use
+
+}  // namespace
+
+std::vector<std::int64_t> RaceChecker::granules(const Executable& exec) {
+  std::vector<std::int64_t> g(exec.buffers.size());
+  for (std::size_t b = 0; b < exec.buffers.size(); ++b)
+    g[b] = static_cast<std::int64_t>(dtype_bytes(exec.buffers[b].dtype));
+  for (const auto& rank : exec.ranks) {
+    for (const auto& d : rank) {
+      for (const auto& a : d.args) {
+        if (a.kind != ArgBinding::Kind::Window) continue;
+        auto& gb = g[static_cast<std::size_t>(a.buffer)];
+        gb = std::min(gb, static_cast<std::int64_t>(dtype_bytes(a.dtype)));
+      }
+    }
+  }
+  return g;
+}
+
+void RaceChecker::add_footprint(const Executable& exec, Footprint& out) {
+  const double agents = static_cast<double>(exec.agents());
+  const double P = static_cast<double>(exec.world_size);
+  out.add(
+      "race checker: clocks", agents * agents * kClockEntry,
+      std::to_string(exec.agents()) + " agents × " + std::to_string(exec.agents()) + " entries");
+  const std::vector<std::int64_t> g = granules(exec);
+  double words = 0, cells = 0;
+  for (std::size_t b = 0; b < exec.buffers.size(); ++b) {
+    const WindowBuffer& buf = exec.buffers[b];
+    words += P * static_cast<double>((buf.bytes + g[b] - 1) / g[b]);
+    if (!buf.signal) continue;
+    const double group =
+        buf.domain < 0
+            ? P
+            : static_cast<double>(exec.domains[static_cast<std::size_t>(buf.domain)].group_size);
+    cells += P * std::min(static_cast<double>(buf.used) / 4, group);
+  }
+  for (const HostArgSpec& a : exec.host_args) {
+    if (!a.is_tensor) continue;
+    double n = 1;
+    for (auto e : a.shape) n *= static_cast<double>(e);
+    words += n;
+  }
+  out.add("race checker: shadow", words * sizeof(ShadowWord),
+          "36 B per granule of every window on every rank and of the host tensors");
+  if (cells > 0) {
+    out.add("race checker: cell credits",
+            cells * (kCellNode + kClocksPerLiveCell * agents * kClockEntry),
+            "about one cell per peer in each signal buffer, 3 clocks of " +
+                std::to_string(exec.agents()) + " entries each");
+  }
+}
+
+void RaceChecker::hold(double bytes) {
+  held_ += bytes;
+  if (budget_ <= 0 || held_ <= budget_) return;
+  throw OutOfMemory(
+      "out of memory: the race checker's clocks, shadow words and cell credits need more than " +
+      bytes_text(budget_) +
+      " (what is available to the run beside its windows); each signal "
+      "cell in use holds vector clocks of " +
+      std::to_string(agents_) +
+      " entries (one per agent), so its memory grows with P: check the program at a smaller P");
+}
+
+CellCredits& RaceChecker::credits_of(const CellKey& key) {
+  auto [it, made] = cells_.try_emplace(key);
+  if (made) hold(kCellNode);
+  return it->second;
+}
+
+void RaceChecker::held_clocks(const CellCredits& cell, std::int64_t before) {
+  hold(static_cast<double>(cell.clocks_held() - before) * static_cast<double>(agents_) *
+       kClockEntry);
+}
+
+RaceChecker::RaceChecker(const Executable& exec, double budget)
     : exec_(exec),
       world_(exec.world_size),
       agents_(exec.agents()),
       clocks_(static_cast<std::size_t>(agents_), Clock(static_cast<std::size_t>(agents_), 0)),
       releases_(static_cast<std::size_t>(agents_)),
-      window_granule_(exec.buffers.size()),
+      window_granule_(granules(exec)),
       window_shadow_(exec.buffers.size() * static_cast<std::size_t>(exec.world_size)),
-      host_shadow_(exec.host_args.size()) {
+      host_shadow_(exec.host_args.size()),
+      budget_(budget) {
   for (std::size_t r = 0; r < clocks_.size(); ++r) clocks_[r][r] = 1;
-  // A buffer's granule: the smallest element any view of it uses.
-  for (std::size_t b = 0; b < exec.buffers.size(); ++b)
-    window_granule_[b] = static_cast<std::int64_t>(dtype_bytes(exec.buffers[b].dtype));
-  for (const auto& rank : exec.ranks) {
-    for (const auto& d : rank) {
-      for (const auto& a : d.args) {
-        if (a.kind != ArgBinding::Kind::Window) continue;
-        auto& g = window_granule_[static_cast<std::size_t>(a.buffer)];
-        g = std::min(g, static_cast<std::int64_t>(dtype_bytes(a.dtype)));
-      }
-    }
-  }
+  hold(static_cast<double>(agents_) * static_cast<double>(agents_) * kClockEntry);
   std::uint32_t base = 0;
   for (std::size_t c = 0; c < exec.codes.size(); ++c) {
     site_base_.push_back(base);
@@ -57,7 +132,9 @@ Shadow& RaceChecker::shadow(Space space, std::int32_t id, std::int64_t owner) {
       bytes = slot->granule;
       for (auto e : a.shape) bytes *= e;
     }
-    slot->words.resize(static_cast<std::size_t>((bytes + slot->granule - 1) / slot->granule));
+    const auto words = static_cast<std::size_t>((bytes + slot->granule - 1) / slot->granule);
+    hold(static_cast<double>(words) * sizeof(ShadowWord));
+    slot->words.resize(words);
   }
   return *slot;
 }
@@ -220,8 +297,12 @@ void RaceChecker::on_access(const Access& a) {
   // (an atomic add like an AtomicAdd of unknown value).
   const Clock& mine = clocks_[static_cast<std::size_t>(a.rank)];
   region.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
-    for (std::int64_t at = offset / 4 * 4; at < offset + bytes; at += 4)
-      cells_[CellKey{region.owner, region.id, at}].data_write(mine, a.kind == AccessKind::Write);
+    for (std::int64_t at = offset / 4 * 4; at < offset + bytes; at += 4) {
+      CellCredits& cell = credits_of(CellKey{region.owner, region.id, at});
+      const std::int64_t before = cell.clocks_held();
+      cell.data_write(mine, a.kind == AccessKind::Write);
+      held_clocks(cell, before);
+    }
   });
   release(a.rank, site);
 }
@@ -237,12 +318,14 @@ void RaceChecker::on_notify(std::int64_t rank, SiteRef site, const Cell& cell, i
   access_words(sh, cell.offset / g, (cell.offset + 4 + g - 1) / g, rank, gsite,
                AccessKind::AtomicAdd, where);
   sets_.flush();
-  CellCredits& credits = cells_[CellKey{cell.owner, cell.buffer, cell.offset}];
+  CellCredits& credits = credits_of(CellKey{cell.owner, cell.buffer, cell.offset});
+  const std::int64_t before = credits.clocks_held();
   if (kind == ir::NotifyKind::Set) {
     credits.set(clocks_[static_cast<std::size_t>(rank)], value);
   } else {
     credits.add(clocks_[static_cast<std::size_t>(rank)], value);
   }
+  held_clocks(credits, before);
   release(rank, gsite);
 }
 

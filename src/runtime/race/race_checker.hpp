@@ -33,6 +33,7 @@
 
 #include "runtime/access_observer.hpp"
 #include "runtime/executable.hpp"
+#include "runtime/footprint.hpp"
 #include "runtime/race/cell_credits.hpp"
 #include "runtime/race/shadow_memory.hpp"
 #include "runtime/race/vector_clock.hpp"
@@ -41,7 +42,14 @@ namespace anyp::runtime::race {
 
 class RaceChecker final : public AccessObserver {
  public:
-  explicit RaceChecker(const Executable& exec);
+  // `budget`: the bytes the checker may hold (0: no limit); past it, the
+  // access that needed more throws OutOfMemory (a run error naming it).
+  explicit RaceChecker(const Executable& exec, double budget = 0);
+  // What a checked run of `exec` adds to its footprint: the agents' clocks,
+  // the shadow words of every window buffer on every rank and of the host
+  // arguments, and the cell credits (about one cell per peer in each
+  // signal buffer, holding three clocks of A entries each).
+  static void add_footprint(const Executable& exec, Footprint& out);
 
   void on_access(const Access& access) override;
   void on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
@@ -91,6 +99,14 @@ class RaceChecker final : public AccessObserver {
   };
 
   Shadow& shadow(Space space, std::int32_t id, std::int64_t owner);
+  // Per window buffer: its granule (the smallest element any view uses).
+  static std::vector<std::int64_t> granules(const Executable& exec);
+  // Adds `bytes` to what the checker holds; past the budget, throws.
+  void hold(double bytes);
+  // A cell's credits changed from `before` clocks to what it holds now.
+  void held_clocks(const CellCredits& cell, std::int64_t before);
+  // The cell's credits, made (and counted against the budget) on first use.
+  CellCredits& credits_of(const CellKey& key);
   std::uint32_t global_site(SiteRef s) const {
     if (s.code < 0) return no_site_;
     return site_base_[static_cast<std::size_t>(s.code)] + static_cast<std::uint32_t>(s.site);
@@ -132,6 +148,8 @@ class RaceChecker final : public AccessObserver {
   std::map<RaceKey, std::size_t> race_index_;
   std::uint64_t access_serial_ = 0;
   std::vector<std::size_t> word_races_;  // races found at the word being checked
+  const double budget_;                  // 0: no limit
+  double held_ = 0;                      // clocks, shadow words and cell credits
 };
 
 }  // namespace anyp::runtime::race
