@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <variant>
@@ -92,6 +93,15 @@ struct RunStats {
 // Drops every cached plan (compile() caches one per program, bound dims,
 // devices and platform); CompiledPrograms already returned stay valid.
 void clear_compile_cache();
+
+// Called after every run that succeeds, of any CompiledProgram or Session in
+// this process, with the RunConfig it ran under and its stats; an empty
+// function removes it. The example command line (anyp::cli::run_example)
+// listens, so that --cost, --timeline, --trace and --explore see the runs of
+// a program body without the body handing its stats over. The listener is
+// called on the thread that ran (a Session's worker for submits).
+using RunListener = std::function<void(const RunConfig& config, const RunStats& stats)>;
+void set_run_listener(RunListener listener);
 
 class CompiledProgram {
  public:

@@ -2,6 +2,8 @@
 // validate the RunConfig (platform, devices, engine, schedule), then run the
 // cached pipeline (compiler/pipeline.hpp) and wrap the plan.
 #include <algorithm>
+#include <memory>
+#include <new>
 #include <set>
 
 #include "anyp/errors.hpp"
@@ -87,7 +89,16 @@ namespace pl {
 anyp::CompiledProgram HostFunction::compile(const std::vector<anyp::ArgRef>& args,
                                             const anyp::RunConfig& config) const {
   anyp::validate_config(config);
-  anyp::CompiledProgram compiled(anyp::compiler::compile_plan(*def(), args, config), config);
+  std::shared_ptr<const anyp::detail::Plan> plan;
+  try {
+    plan = anyp::compiler::compile_plan(*def(), args, config);
+  } catch (const std::bad_alloc&) {
+    throw anyp::CompileError(
+        "compile error: out of memory (std::bad_alloc) while compiling '" + def()->name() +
+        "' for P = " + std::to_string(config.distributed.device_ids.size()) +
+        "; the plan (its dispatch lists and lowered code) does not fit: compile at a smaller P");
+  }
+  anyp::CompiledProgram compiled(std::move(plan), config);
   if (!config.output_dir.empty()) compiled.write_artifact(config.output_dir);
   return compiled;
 }

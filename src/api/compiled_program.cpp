@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iomanip>
+#include <mutex>
 #include <sstream>
 
 #include "anyp/errors.hpp"
@@ -161,6 +162,23 @@ RunStats CompiledProgram::run(const std::vector<ArgRef>& args) const {
 
 namespace {
 
+std::mutex g_listener_mutex;
+RunListener g_listener;
+
+void tell_listener(const RunConfig& config, const RunStats& stats) {
+  std::lock_guard<std::mutex> lock(g_listener_mutex);
+  if (g_listener) g_listener(config, stats);
+}
+
+}  // namespace
+
+void set_run_listener(RunListener listener) {
+  std::lock_guard<std::mutex> lock(g_listener_mutex);
+  g_listener = std::move(listener);
+}
+
+namespace {
+
 // Refuses a run whose footprint exceeds the memory available, in every
 // process of the engine alike (a process that ran on while another refused
 // would wait for it forever).
@@ -209,6 +227,7 @@ RunStats CompiledProgram::run_with(runtime::Engine& engine, runtime::PersistentW
                     available ? static_cast<double>(available->bytes) - beside_checker : 0);
     for (const runtime::MemoryPart& p : footprint.parts)
       stats.memory.push_back(RunStats::MemoryPart{p.what, p.bytes, p.detail});
+    tell_listener(config_, stats);
     return stats;
   } catch (const std::bad_alloc&) {
     throw RunError(

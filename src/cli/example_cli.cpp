@@ -13,6 +13,8 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -424,6 +426,53 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
 
 namespace {
 
+// The program body that run_example is running: its options, and the last
+// run it made (from the run listener, compiled_program.hpp), so that the
+// flags that print or check a run take effect without the body's help.
+struct BodyRun {
+  const Options* options = nullptr;
+  std::mutex mutex;
+  std::optional<RunConfig> config;  // the last run's
+  std::optional<RunStats> stats;
+};
+BodyRun* g_body = nullptr;
+
+// "" when the body's last run took the command line's configuration in
+// everything a flag sets, else why a flag given would not take effect.
+std::string flags_not_honoured(const Options& options) {
+  if (g_body == nullptr) return "";
+  std::lock_guard<std::mutex> lock(g_body->mutex);
+  const RunConfig want = options.config();
+  const bool printing = options.cost || options.timeline || !options.trace.empty();
+  if (!g_body->config) {
+    if (!printing) return "";
+    return std::string(options.cost ? "--cost" : options.timeline ? "--timeline" : "--trace") +
+           ": the program reported its outcome, but no anyp run finished (no CompiledProgram or "
+           "Session run), so there is no run to print";
+  }
+  const RunConfig& got = *g_body->config;
+  std::string flag;
+  if (got.check_races != want.check_races) flag = "--check-races";
+  else if (got.timeline != want.timeline) flag = "--cost, --timeline or --trace";
+  else if (got.model_file != want.model_file) flag = "--model";
+  else if (got.pct.enabled != want.pct.enabled || got.pct.seed != want.pct.seed ||
+           got.pct.depth != want.pct.depth || got.pct.steps != want.pct.steps)
+    flag = "--explore or --pct-seed";
+  else if (got.deterministic != want.deterministic || got.schedule_seed != want.schedule_seed)
+    flag = "--schedule-seed";
+  else if (got.workers != want.workers) flag = "--workers";
+  else if (got.preempt_budget != want.preempt_budget) flag = "--preempt-budget";
+  else if (got.memory_limit != want.memory_limit) flag = "--memory-limit";
+  else if (got.engine != want.engine) flag = "--engine";
+  else if (got.platform != want.platform) flag = "--platform";
+  else if (got.distributed.device_ids != want.distributed.device_ids) flag = "-d";
+  if (flag.empty()) return "";
+  return flag +
+         ": the program ran with a RunConfig of its own, not the command line's, so the flag "
+         "would not take effect; compile with opt.config() (anyp::cli::Options::config()), or "
+         "start from it and change only what the flags do not set";
+}
+
 // Runs `body`, mapping exceptions to messages and exit codes (see the header).
 int guarded(const std::function<int()>& body) {
   try {
@@ -477,10 +526,35 @@ std::string replay_command(int argc, const char* const* argv, std::uint64_t seed
          " --pct-steps " + std::to_string(steps);
 }
 
+// The body under `options`, its runs told to g_body (run_example's
+// listener) and its outcome reported through it.
+int run_body(const Options& options, const std::function<int(const Options&)>& body) {
+  BodyRun run;
+  run.options = &options;
+  g_body = &run;
+  set_run_listener([&run](const RunConfig& config, const RunStats& stats) {
+    std::lock_guard<std::mutex> lock(run.mutex);
+    run.config = config;
+    run.stats = stats;
+  });
+  struct Clear {
+    ~Clear() {
+      set_run_listener({});
+      g_body = nullptr;
+    }
+  } clear;
+  return guarded([&] { return body(options); });
+}
+
 // --explore N: a calibration run (PCT depth 1, seed 0) counts the steps K,
 // then PCT seeds 1..N with depth D over K steps.
 // After OK: the cost card, the timeline and the trace that were asked for.
 void print_extras(const Options& options, const RunStats& stats) {
+  if (!stats.timeline && (options.timeline || !options.trace.empty())) {
+    err() << (options.timeline ? "--timeline" : "--trace")
+          << ": the run has no modeled timeline (RunConfig::timeline was off)\n";
+    return;
+  }
   if (options.cost) out() << cost_card(stats);
   if (stats.timeline && options.timeline) out() << timeline_text(*stats.timeline);
   if (stats.timeline && !options.trace.empty() && g_process_rank == 0)
@@ -497,17 +571,18 @@ int explore(int argc, const char* const* argv, const Options& options,
   run.pct_steps = 0;
   run.explore_depth = 1;
   auto failed = [&](int code, const std::string& which) {
+    if (code == 2) return code;  // a usage error: no schedule to replay
     err() << "explore: " << which << " failed; replay it with:\n  "
           << replay_command(argc, argv, run.pct_seed, run.explore_depth, run.pct_steps) << '\n';
     return code;
   };
-  int code = guarded([&] { return body(run); });
+  int code = run_body(run, body);
   if (code != 0) return failed(code, "the calibration schedule (PCT seed 0, depth 1)");
   run.pct_steps = options.last_run->schedule_steps;
   run.explore_depth = options.explore_depth;
   for (int i = 1; i <= options.explore; ++i) {
     run.pct_seed = static_cast<std::uint64_t>(i);
-    code = guarded([&] { return body(run); });
+    code = run_body(run, body);
     if (code != 0) {
       return failed(code, "schedule " + std::to_string(i) + " of " +
                               std::to_string(options.explore) + " (PCT seed " + std::to_string(i) +
@@ -553,7 +628,7 @@ int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
     err() << details << '\n';
   }
   if (options.explore > 0 && !options.compile_only) return explore(argc, argv, options, body);
-  return guarded([&] { return body(options); });
+  return run_body(options, body);
 }
 
 bool check_exact(std::string_view name, const HostTensor& out, const HostTensor& golden,
@@ -566,18 +641,37 @@ bool check_close(std::string_view name, const HostTensor& out, const HostTensor&
   return check(name, allclose(out, golden, 1e-5, 1e-5), out, golden, world_size);
 }
 
-int report(const std::vector<bool>& checks) {
+namespace {
+
+int print_outcome(const std::vector<bool>& checks) {
   if (!std::all_of(checks.begin(), checks.end(), [](bool ok) { return ok; })) return 1;
   out() << "OK\n";
   return 0;
 }
 
+}  // namespace
+
+int report(const std::vector<bool>& checks) {
+  if (g_body == nullptr) return print_outcome(checks);
+  // Inside run_example: the flags apply to the body's last run.
+  std::optional<RunStats> stats;
+  {
+    std::lock_guard<std::mutex> lock(g_body->mutex);
+    stats = g_body->stats;
+  }
+  return report(checks, *g_body->options, stats ? *stats : RunStats{});
+}
+
 int report(const std::vector<bool>& checks, const Options& options, const RunStats& stats) {
   if (options.last_run) *options.last_run = stats;
+  if (const std::string why = flags_not_honoured(options); !why.empty()) {
+    err() << why << '\n';
+    return 2;
+  }
   if (options.quiet) {
     return std::all_of(checks.begin(), checks.end(), [](bool ok) { return ok; }) ? 0 : 1;
   }
-  const int code = report(checks);
+  const int code = print_outcome(checks);
   if (code == 0) print_extras(options, stats);
   return code;
 }

@@ -30,6 +30,7 @@ class FunctionChecker {
         checked_(checked),
         shapes_(fn.vars.size()),
         domains_(fn.vars.size(), -1),
+        view_of_(fn.vars.size(), -1),
         assigned_(fn.vars.size(), 0) {
     for (std::size_t i = 0; i < fn.params.size() && i < params.size(); ++i)
       domains_[fn.params[i].var] = params[i];
@@ -119,7 +120,17 @@ class FunctionChecker {
     assigned_[op.result] = 1;
   }
 
+  // "'x'", or for a temporary the variable it is a view of: "(a view of 'x')".
+  std::string var_text(ir::VarId v) const {
+    if (!fn_.vars[v].name.empty()) return "'" + fn_.vars[v].name + "'";
+    const ir::VarId of = view_of_[v];
+    return of >= 0 && of != v ? "(a view of " + var_text(of) + ")" : "%" + std::to_string(v);
+  }
+
   void op(const ir::Op& op) {
+    if (const int from = ir::result_view_operand(op);
+        op.result >= 0 && from >= 0 && op.args[from].is_var() && op.args[from].var != op.result)
+      view_of_[op.result] = op.args[from].var;
     // pl.cast and pl.full convert their value (pl.full checks its range itself).
     const bool converted = op.kind == ir::OpKind::ScalarCast || op.kind == ir::OpKind::Full;
     for (std::size_t i = 0; i < op.args.size(); ++i)
@@ -246,7 +257,7 @@ class FunctionChecker {
     const auto& shape = shape_of(tensor);
     // "the source 'data' [1, 64]": the role, the variable and its shape.
     const std::string what = std::string(role) +
-                             (tensor.is_var() ? " '" + fn_.vars[tensor.var].name + "'" : "") + " " +
+                             (tensor.is_var() ? " " + var_text(tensor.var) : "") + " " +
                              shape_text(shape);
     for (std::size_t d = 0; d < shape.size(); ++d) {
       if (extent[d] > shape[d]) {
@@ -256,7 +267,8 @@ class FunctionChecker {
       const ir::Operand& o = op.args[first + d];
       if (o.is_var()) continue;
       ir::EvalResult r = ir::evaluate(o.int_imm, bindings_);
-      if (r.value && (*r.value < 0 || *r.value + extent[d] > shape[d])) {
+      // offset + extent > shape, without overflow for offsets near INT64's limit
+      if (r.value && (*r.value < 0 || *r.value > shape[d] - extent[d])) {
         fail(op, "region out of bounds in dim " + std::to_string(d) + ": offset " +
                      std::to_string(*r.value) + " + extent " + std::to_string(extent[d]) +
                      " exceeds the " + what);
@@ -457,6 +469,7 @@ class FunctionChecker {
   CheckedSet& checked_;
   std::vector<std::vector<std::int64_t>> shapes_;
   std::vector<std::int32_t> domains_;    // per window variable: its domain (-1: the world)
+  std::vector<ir::VarId> view_of_;       // per variable: the one it was last made a view of
   std::vector<char> assigned_;           // per variable: has it held a view yet?
   std::int32_t collective_domain_ = -1;  // of the collective being checked
 };

@@ -188,11 +188,11 @@ std::string CollectiveTracker::unfinished_calls(std::span<const char> finished) 
       }
       if (out_finished.empty() && out_waiting.empty()) continue;
       out += "  collective call #" + std::to_string(sig.retired + (i - sig.head) + 1) +
-             " on signal " + sig.label + ", " + call_text(c) + ": entered by " + ranks_text(in);
+             " on signal " + sig.label + ", " + call_text(c) + ": entered by " + rank_set_text(in);
       if (!out_finished.empty())
-        out += "; never entered by " + ranks_text(out_finished) + " (finished)";
+        out += "; never entered by " + rank_set_text(out_finished) + " (finished)";
       if (!out_waiting.empty())
-        out += "; not entered by " + ranks_text(out_waiting) + " (waiting elsewhere)";
+        out += "; not entered by " + rank_set_text(out_waiting) + " (waiting elsewhere)";
       out += "\n";
     }
   }

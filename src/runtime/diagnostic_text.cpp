@@ -9,15 +9,6 @@ std::string list_text(std::span<const std::int64_t> values) {
   return s + "]";
 }
 
-std::string ranks_text(const std::vector<std::int64_t>& ranks) {
-  constexpr std::size_t kShown = 8;
-  std::string s = ranks.size() == 1 ? "rank " : "ranks ";
-  for (std::size_t i = 0; i < ranks.size() && i < kShown; ++i)
-    s += (i ? ", " : "") + std::to_string(ranks[i]);
-  if (ranks.size() > kShown) s += " and " + std::to_string(ranks.size() - kShown) + " more";
-  return s;
-}
-
 std::string rank_ranges_text(std::span<const std::int64_t> ranks, std::size_t max_pieces) {
   std::string s;
   std::size_t pieces = 0;

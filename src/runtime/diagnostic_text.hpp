@@ -12,8 +12,6 @@ namespace anyp::runtime {
 
 // "[1, 2, 3]"
 std::string list_text(std::span<const std::int64_t> values);
-// "rank 3", "ranks 0, 1, 2", "ranks 0, 1, 2, 3, 4, 5, 6, 7 and 9 more"
-std::string ranks_text(const std::vector<std::int64_t>& ranks);
 // Sorted, distinct ranks as ranges: "0-3, 5, 7-9". A run of three or more
 // consecutive ranks is one range; a run of two is "4, 5". After `max_pieces`
 // pieces (a range or a single rank) the rest is cut: "0, 2, 4 and 97 more".

@@ -279,7 +279,7 @@ TEST(Timeline, UnreadableModelFileIsAConfigError) {
     step07_timeline(3, config);
     FAIL() << "no error";
   } catch (const anyp::ConfigError& e) {
-    EXPECT_STREQ(e.what(), "cost model '/nonexistent/dir/my.model': cannot be read");
+    EXPECT_STREQ(e.what(), "cost model '/nonexistent/dir/my.model': cannot be read: no such file");
   }
 }
 

@@ -140,7 +140,18 @@ TEST(CostModel, EveryMistakeIsNamed) {
     anyp::runtime::load_cost_model("/nonexistent/dir/x.model");
     FAIL() << "an unreadable file";
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "cost model '/nonexistent/dir/x.model': cannot be read");
+    EXPECT_STREQ(e.what(), "cost model '/nonexistent/dir/x.model': cannot be read: no such file");
+  }
+  // A directory opens as a stream on Linux, and used to read as an empty
+  // model ("missing name, ..."): it is named for what it is.
+  const std::string dir = ::testing::TempDir();
+  try {
+    anyp::runtime::load_cost_model(dir);
+    FAIL() << "a directory";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "cost model '" + dir +
+                                         "': cannot be read: it is a directory; give the model "
+                                         "file itself");
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "anyp/errors.hpp"
+#include "support/step07_program.hpp"
 
 namespace anyp::cli {
 namespace {
@@ -522,6 +523,66 @@ TEST(Explore, GoldenMismatchIsAFailure) {
   EXPECT_EQ(r.err,
             "explore: schedule 2 of 3 (PCT seed 2, depth 3, 0 steps) failed; replay it with:\n"
             "  example --mode get --pct-seed 2 --explore-depth 3 --pct-steps 0\n");
+}
+
+// ---- flags take effect without the body's help (issue 22) --------------------------
+
+// Step 07 in put mode on x = arange, reported as the README's program does:
+// report(checks), no stats handed over; `own` compiles with a RunConfig of
+// its own instead of opt.config().
+int step07_body(const Options& opt, bool own) {
+  const std::int64_t P = opt.world_size();
+  HostTensor x = HostTensor::arange({P, 1, anyp_test::kStep07Size}, pl::FP32);
+  HostTensor y = HostTensor::zeros({P, 1, anyp_test::kStep07Size}, pl::FP32);
+  const RunConfig config = own ? RunConfig::for_world_size(P) : opt.config();
+  anyp_test::ring_put().compile({x, y}, config)(x, y);
+  return report({y.at({1, 0, 0}) == x.at({0, 0, 0})});
+}
+
+TEST(RunListener, CostIsPrintedWhenTheBodyReportsWithoutStats) {
+  const RunResult r =
+      run({"-d", "0,1,2", "--cost"}, [](const Options& o) { return step07_body(o, false); });
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("OK\ncost card (P=3)\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\nmemory (this process, planned before the run): "), std::string::npos)
+      << r.out;
+}
+
+TEST(RunListener, ExplorePrintsOkOnceWhenTheBodyReportsWithoutStats) {
+  const RunResult r = run({"-d", "0,1,2", "--explore", "10"},
+                          [](const Options& o) { return step07_body(o, false); });
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "OK\n");
+}
+
+TEST(RunListener, AFlagTheProgramsOwnConfigWouldIgnoreIsRefused) {
+  const std::string why =
+      ": the program ran with a RunConfig of its own, not the command line's, so the flag would "
+      "not take effect; compile with opt.config() (anyp::cli::Options::config()), or start from "
+      "it and change only what the flags do not set\n";
+  for (const auto& [flag, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"--check-races", {"-d", "0,1", "--check-races"}},
+           {"--cost, --timeline or --trace", {"-d", "0,1", "--cost"}},
+           {"--explore or --pct-seed", {"-d", "0,1", "--explore", "3"}},
+           {"--workers", {"-d", "0,1", "--workers", "1"}},
+           {"--memory-limit", {"-d", "0,1", "--memory-limit", "1GiB"}}}) {
+    const RunResult r = run(args, [](const Options& o) { return step07_body(o, true); });
+    EXPECT_EQ(r.rc, 2) << flag;
+    EXPECT_EQ(r.err, flag + why) << flag;
+    EXPECT_EQ(r.out, "") << flag;
+  }
+  // Without such a flag the program's own config is its business.
+  const RunResult r = run({"-d", "0,1"}, [](const Options& o) { return step07_body(o, true); });
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "OK\n");
+}
+
+TEST(RunListener, CostWithoutAnyRunIsRefused) {
+  const RunResult r = run({"-d", "0,1", "--cost"}, [](const Options&) { return report({true}); });
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err,
+            "--cost: the program reported its outcome, but no anyp run finished (no "
+            "CompiledProgram or Session run), so there is no run to print\n");
 }
 
 }  // namespace

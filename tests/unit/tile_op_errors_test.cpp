@@ -880,4 +880,30 @@ TEST(TileOpErrors, AFloatingArangeMustBeExact) {
             "magnitude)");
 }
 
+// ---- regions: overflow-safe bounds, and the tensor named (issue 22) ----------------------------
+
+TEST(TileOpErrors, AnOffsetNearInt64MaxIsOutOfBoundsAtCompileTime) {
+  // offset + extent overflows INT64; the check must not wrap to a negative end.
+  EXPECT_EQ(compile_k([](pl::Value y) {
+              y = pl::store(pl::zeros({1, 8}, pl::FP32), {0, 9223372036854775804}, y);
+            }),
+            "compile error: function 'k' (incore), op pl.store: region out of bounds in dim 1: "
+            "offset 9223372036854775804 + extent 8 exceeds the target 'y' [1, 32]");
+  EXPECT_EQ(compile_k([](pl::Value y) {
+              y = pl::store(pl::load(y, {0, 9223372036854775807}, {1, 8}), {0, 0}, y);
+            }),
+            "compile error: function 'k' (incore), op pl.load: region out of bounds in dim 1: "
+            "offset 9223372036854775807 + extent 8 exceeds the source 'y' [1, 32]");
+}
+
+TEST(TileOpErrors, ASliceOfASliceOutOfBoundsNamesTheTensorItViews) {
+  EXPECT_EQ(
+      compile_k([](pl::Value y) {
+        pl::Value s = pl::tensor::slice(pl::tensor::slice(y, {0, 0}, {1, 16}), {0, 12}, {1, 8});
+        s = pl::store(pl::zeros({1, 8}, pl::FP32), {0, 0}, s);
+      }),
+      "compile error: function 'k' (incore), op pl.tensor.slice: region out of bounds in "
+      "dim 1: offset 12 + extent 8 exceeds the tensor (a view of 'y') [1, 16]");
+}
+
 }  // namespace

@@ -75,10 +75,21 @@ std::string RaceChecker::missing_edge_text(const Race& r) const {
 std::string RaceChecker::report() const {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::size_t n = races_.size();
+  // Who the two sides are: ranks, blocks of one rank (a multi-block
+  // kernel's agents), or some of each.
+  bool across_ranks = false, within_a_rank = false;
+  for (const Race& r : races_) {
+    const bool same = exec_.rank_of_agent(r.first.rank) == exec_.rank_of_agent(r.second.rank);
+    within_a_rank = within_a_rank || same;
+    across_ranks = across_ranks || !same;
+  }
+  const char* sides = !within_a_rank  ? "two ranks"
+                      : !across_ranks ? "two blocks of one rank"
+                                      : "two ranks, or two blocks of one rank,";
   std::string s = "race report: " + std::to_string(n) +
                   (n == 1 ? " op pair accesses" : " op pairs access") +
-                  " the same elements from two ranks with no happens-before order (at least "
-                  "one writes)\n";
+                  " the same elements from " + sides +
+                  " with no happens-before order (at least one writes)\n";
   auto who = [&](const Stamped& x) {
     const std::int64_t rank = exec_.rank_of_agent(x.rank), block = exec_.block_of_agent(x.rank);
     return std::string(access_kind_name(x.kind)) + " by rank " + std::to_string(rank) +

@@ -1,8 +1,11 @@
 // cost_model.cpp — parsing model texts, and the shipped platform models.
 #include "runtime/timeline/cost_model.hpp"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -178,10 +181,18 @@ const CostModel& platform_cost_model(const std::string& platform) {
 }
 
 CostModel load_cost_model(const std::string& path) {
+  const std::string cannot = "cost model '" + path + "': cannot be read: ";
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found)
+    throw ConfigError(cannot + "no such file");
+  if (status.type() == std::filesystem::file_type::directory)
+    throw ConfigError(cannot + "it is a directory; give the model file itself");
   std::ifstream file(path);
-  if (!file) throw ConfigError("cost model '" + path + "': cannot be read");
+  if (!file) throw ConfigError(cannot + std::strerror(errno));
   std::ostringstream text;
   text << file.rdbuf();
+  if (file.bad()) throw ConfigError(cannot + std::strerror(errno));
   return parse_cost_model(text.str(), path);
 }
 
