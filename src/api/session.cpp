@@ -94,17 +94,19 @@ void Session::execute(Job& job) {
 }
 
 void Session::finish(Job& job, bool queued) {
+  // The handle is done before the slot is freed: a submit that the free
+  // slot lets return must find the oldest run ready (the kMaxInFlight bound).
+  {
+    std::lock_guard<std::mutex> lock(job.result->mutex);
+    job.result->done = true;
+  }
+  job.result->ended.notify_all();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (queued) queue_.pop_front();
     if (!job.reset) ++done_;
   }
   changed_.notify_all();
-  {
-    std::lock_guard<std::mutex> lock(job.result->mutex);
-    job.result->done = true;
-  }
-  job.result->ended.notify_all();
 }
 
 void Session::worker_loop() {

@@ -161,6 +161,34 @@ TEST_P(Sessions, SubmittedRunsEndInOrderAndHandlesGiveTheirStats) {
   EXPECT_EQ(s.runs_done(), 6);
 }
 
+// The bound: when the (k + kMaxInFlight)-th submit returns, run k has
+// ended and its handle says so. Many repetitions, free and PCT schedules of
+// the ranks inside each run (they move when the worker finishes).
+TEST_P(Sessions, ASubmitReturnsOnlyAfterTheOldestRunIsReady) {
+  const std::int64_t P = GetParam();
+  auto [x, y] = rows(P, 45);
+  for (const bool pct : {false, true}) {
+    anyp::RunConfig config = config_for(P);
+    config.pct.enabled = pct;
+    config.pct.seed = 7;
+    const anyp::CompiledProgram prog = anyp_test::accumulate_program().compile({x, y}, config);
+    anyp::Session s = prog.prepare({.persistent_windows = true, .reset_windows = true});
+    constexpr int kRuns = 200;
+    std::vector<anyp::RunHandle> handles;
+    std::vector<anyp::HostTensor> outs;
+    int late = 0;
+    for (int k = 0; k < kRuns; ++k) {
+      outs.push_back(anyp::HostTensor::zeros({P, 1, kSessionRow}, pl::FP32));
+      handles.push_back(s.submit({x, outs.back()}));
+      const int oldest = k - static_cast<int>(anyp::Session::kMaxInFlight);
+      if (oldest >= 0 && !handles[static_cast<std::size_t>(oldest)].ready()) ++late;
+    }
+    for (auto& h : handles) h.wait();
+    EXPECT_EQ(late, 0) << (pct ? "PCT" : "free") << ": " << late << " of " << kRuns
+                       << " submits returned while the run kMaxInFlight before was not ready";
+  }
+}
+
 TEST_P(Sessions, ASubmittedRunsErrorIsRethrownByWaitAndTheSessionGoesOn) {
   const std::int64_t P = GetParam();
   auto [x, y] = rows(P, 47);
