@@ -94,8 +94,13 @@ void Session::execute(Job& job) {
 }
 
 void Session::finish(Job& job, bool queued) {
-  // The handle is done before the slot is freed: a submit that the free
-  // slot lets return must find the oldest run ready (the kMaxInFlight bound).
+  // Counted, then the handle done, then the slot freed: a waiter on the
+  // handle sees the run counted, and a submit that the free slot lets return
+  // finds the oldest run ready (the kMaxInFlight bound).
+  if (!job.reset) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++done_;
+  }
   {
     std::lock_guard<std::mutex> lock(job.result->mutex);
     job.result->done = true;
@@ -104,7 +109,6 @@ void Session::finish(Job& job, bool queued) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (queued) queue_.pop_front();
-    if (!job.reset) ++done_;
   }
   changed_.notify_all();
 }

@@ -85,7 +85,18 @@ std::string lowered_code_text(const detail::Plan& plan) {
            "): " + plan.exec.codes[d.code].function + "(";
       for (std::size_t i = 0; i < d.args.size(); ++i)
         s += (i ? ", " : "") + arg_text(d.args[i], plan);
-      s += ")\n";
+      s += ")";
+      // The dispatch order across ranks (compiler/order_dispatches.hpp).
+      for (const auto& w : d.waits) {
+        s += ", after rank " + std::to_string(w.source_rank) + "'s dispatch " +
+             std::to_string(w.source_dispatch) + " (order cell " + std::to_string(w.cell) +
+             " Ge " + std::to_string(w.count) + ")";
+      }
+      for (const auto& rel : d.releases) {
+        s += ", then releases rank " + std::to_string(rel.peer) + " (order cell " +
+             std::to_string(rel.cell) + ")";
+      }
+      s += "\n";
     }
   }
   return s;

@@ -13,6 +13,7 @@
 #include "compiler/layout_windows.hpp"
 #include "compiler/lower.hpp"
 #include "compiler/mark_signal_buffers.hpp"
+#include "compiler/order_dispatches.hpp"
 #include "compiler/specialize_host.hpp"
 #include "ir/verifier.hpp"
 
@@ -44,13 +45,14 @@ std::string cache_key(const detail::FunctionDef& host, const std::vector<ArgRef>
   return key;
 }
 
-// The launch and join cells of multi-block launches (Executable::blocks).
-runtime::WindowBuffer block_cells(std::int64_t blocks) {
+// `count` INT32 cells the runtime itself uses: the launch and join cells of
+// multi-block launches (Executable::blocks), the dispatch order's cells.
+runtime::WindowBuffer engine_cells(const char* name, std::int64_t count) {
   runtime::WindowBuffer b;
-  b.name = "(block launches)";
+  b.name = name;
   b.dtype = DType::INT32;
-  b.shape = {blocks};
-  b.used = 4 * blocks;
+  b.shape = {count};
+  b.used = 4 * count;
   return b;
 }
 
@@ -97,25 +99,39 @@ std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host
   check_functions(plan->program, plan->bindings, scope, dispatched);
   for (const auto& [fn, domains] : dispatched)
     exec.codes.push_back(lower_orchestration(*fn, plan->bindings, scope, domains));
+  DispatchOrder order = order_dispatches(spec.ranks);
   exec.ranks.resize(spec.ranks.size());
   for (std::size_t r = 0; r < spec.ranks.size(); ++r) {
-    for (HostDispatch& d : spec.ranks[r]) {
+    for (std::size_t i = 0; i < spec.ranks[r].size(); ++i) {
+      HostDispatch& d = spec.ranks[r][i];
       const std::int32_t code =
           code_of.at(DispatchedFunction{d.callee, dispatch_domains(d.args, spec.buffers)});
-      exec.ranks[r].push_back(runtime::Dispatch{code, std::move(d.args)});
+      exec.ranks[r].push_back(runtime::Dispatch{code, std::move(d.args),
+                                                std::move(order.waits[r][i]),
+                                                std::move(order.releases[r][i])});
     }
   }
   for (const runtime::LoweredCode& code : exec.codes)
     for (const runtime::Instr& i : code.instrs)
       if (i.op == runtime::Opcode::BlockLaunch) exec.blocks = std::max(exec.blocks, i.imm);
-  if (exec.blocks > 1) spec.buffers.push_back(block_cells(exec.blocks));
+  const auto next_buffer = [&] { return static_cast<std::int32_t>(spec.buffers.size()); };
+  if (exec.blocks > 1) {
+    exec.block_buffer = next_buffer();
+    spec.buffers.push_back(engine_cells("(block launches)", exec.blocks));
+  }
+  if (order.cells > 0) {
+    exec.order_buffer = next_buffer();
+    spec.buffers.push_back(engine_cells("(dispatch order)", order.cells));
+  }
   exec.window_bytes = layout_windows(spec.buffers);
   exec.buffers = std::move(spec.buffers);
   mark_signal_buffers(exec);
-  if (exec.blocks > 1) {
-    exec.block_buffer = static_cast<std::int32_t>(exec.buffers.size() - 1);
-    exec.buffers.back().signal = true;
+  for (std::int32_t b : {exec.block_buffer, exec.order_buffer}) {
+    if (b >= 0) exec.buffers[static_cast<std::size_t>(b)].signal = true;
   }
+  // The order cells take AtomicAdd +1 releases and Ge waits only.
+  if (exec.order_buffer >= 0)
+    exec.buffers[static_cast<std::size_t>(exec.order_buffer)].credit_only = true;
   check_collective_windows(plan->program, exec);
   std::lock_guard<std::mutex> lock(cache_mutex);
   return plan_cache.emplace(key, std::move(plan)).first->second;

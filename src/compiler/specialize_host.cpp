@@ -492,7 +492,7 @@ class HostEvaluator {
     // Every rank of the domain runs it (the pipeline checks it with the rest).
     for (std::size_t r = 0; r < result_.ranks.size(); ++r) {
       if (domain < 0 || result_.domains[static_cast<std::size_t>(domain)].group_of[r] >= 0)
-        result_.ranks[r].push_back(HostDispatch{fn.get(), bindings});
+        result_.ranks[r].push_back(HostDispatch{fn.get(), bindings, issued_++});
     }
   }
 
@@ -533,6 +533,7 @@ class HostEvaluator {
     }
     HostDispatch d;
     d.callee = &callee;
+    d.issued = issued_++;
     for (std::size_t i = 0; i < nargs; ++i) {
       const ir::Var& param = callee.vars[callee.params[i].var];
       const std::string arg_what =
@@ -586,6 +587,7 @@ class HostEvaluator {
     result_.ranks[static_cast<std::size_t>(rank)].push_back(std::move(d));
   }
 
+  std::int64_t issued_ = 0;  // dispatches issued so far (HostDispatch::issued)
   const ir::Function& host_;
   const ir::DimBindings& bindings_;
   std::int64_t world_size_;

@@ -22,6 +22,7 @@ namespace anyp::compiler {
 struct HostDispatch {
   const ir::Function* callee = nullptr;
   std::vector<runtime::ArgBinding> args;
+  std::int64_t issued = 0;  // its place among all ranks' dispatches, in host order
 };
 
 struct HostSpecialization {

@@ -39,6 +39,9 @@ struct Executable {
   // (b >= 1) starts block b, cell 0 counts the blocks that finished.
   std::int64_t blocks = 1;
   std::int32_t block_buffer = -1;
+  // The cells of the dispatch order across ranks (Dispatch::waits; -1: no
+  // dispatch waits for another rank's).
+  std::int32_t order_buffer = -1;
   std::int64_t agents() const { return blocks * world_size; }
   std::int64_t rank_of_agent(std::int64_t agent) const { return agent % world_size; }
   std::int64_t block_of_agent(std::int64_t agent) const { return agent / world_size; }

@@ -113,9 +113,29 @@ struct ArgBinding {
   double float_value = 0;
 };
 
+// The dispatch order across ranks (compiler/order_dispatches.hpp): before a
+// dispatch runs, its rank waits for the dispatches of other ranks it
+// depends on; after one ends, its rank releases the ranks that wait for it.
+// Each pair of ranks (source, waiter) has one cell on the waiter, in the
+// window buffer Executable::order_buffer, that counts the source's releases.
+struct DispatchWait {
+  std::int64_t cell = 0;   // element of the waiter's order buffer
+  std::int64_t count = 0;  // Ge this: the source's count-th release
+  std::int64_t source_rank = 0;
+  std::int64_t source_dispatch = 0;  // the last one waited for (for messages)
+  std::int32_t host_param = -1;      // through this host tensor ...
+  std::int64_t byte_offset = 0;      // ... view (the dependency's key)
+};
+struct DispatchRelease {
+  std::int64_t peer = 0;  // the waiting rank
+  std::int64_t cell = 0;  // its cell for this rank
+};
+
 struct Dispatch {
   std::int32_t code = -1;  // index into Plan codes
   std::vector<ArgBinding> args;
+  std::vector<DispatchWait> waits;        // before it runs
+  std::vector<DispatchRelease> releases;  // after it ends
 };
 
 }  // namespace anyp::runtime

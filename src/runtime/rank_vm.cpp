@@ -131,9 +131,35 @@ void RankVm::release_blocks() {
     ctx_->fabric->notify(agent_, SiteRef{}, launch_cell(b), ir::NotifyKind::Set, 1);
 }
 
-bool RankVm::enter_dispatch() {
-  if (dispatch_ >= dispatches_->size()) return false;
+RankVm::DispatchEntry RankVm::enter_dispatch() {
+  if (dispatch_ >= dispatches_->size()) return DispatchEntry::Done;
   const Dispatch& d = (*dispatches_)[dispatch_];
+  // PyPTO's task dependencies (compiler/order_dispatches.hpp): wait for the
+  // other ranks' dispatches that last wrote what this one reads.
+  while (order_waits_done_ < d.waits.size()) {
+    const DispatchWait w = d.waits[order_waits_done_];
+    const std::size_t me = dispatch_;
+    auto describe = [this, w, me] {
+      const Executable& exec = *ctx_->exec;
+      const auto& source = exec.ranks[static_cast<std::size_t>(w.source_rank)]
+                                     [static_cast<std::size_t>(w.source_dispatch)];
+      const auto& mine = exec.ranks[static_cast<std::size_t>(rank_)][me];
+      return "dispatch " + std::to_string(me) + " (" +
+             exec.codes[static_cast<std::size_t>(mine.code)].function + ") waits for dispatch " +
+             std::to_string(w.source_dispatch) + " of rank " + std::to_string(w.source_rank) +
+             " (" + exec.codes[static_cast<std::size_t>(source.code)].function +
+             "), the last writer of host tensor '" +
+             exec.host_args[static_cast<std::size_t>(w.host_param)].name + "' at byte " +
+             std::to_string(w.byte_offset) +
+             ", which it takes as In or InOut (the dispatch order cells: PyPTO's task "
+             "dependencies; give each rank its own view of the tensor, or pass it Out)";
+    };
+    if (!ctx_->fabric->wait(agent_, SiteRef{}, order_cell(rank_, w.cell), ir::WaitKind::Ge, w.count,
+                            describe))
+      return DispatchEntry::Parked;
+    ++order_waits_done_;
+  }
+  order_waits_done_ = 0;
   code_index_ = d.code;
   code_ = &ctx_->exec->codes[static_cast<std::size_t>(d.code)];
   s_.assign(static_cast<std::size_t>(code_->num_scalars), ScalarValue{});
@@ -174,7 +200,13 @@ bool RankVm::enter_dispatch() {
   ctx_->fabric->begin_dispatch(rank_, dispatch_);
   pc_ = 0;
   in_dispatch_ = true;
-  return true;
+  return DispatchEntry::Entered;
+}
+
+void RankVm::release_dispatch(const Dispatch& d) {
+  for (const DispatchRelease& r : d.releases)
+    ctx_->fabric->notify(agent_, SiteRef{}, order_cell(r.peer, r.cell), ir::NotifyKind::AtomicAdd,
+                         1);
 }
 
 RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
@@ -191,9 +223,14 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
   };
   try {
     for (;;) {
-      if (!in_dispatch_ && block_ == 0 && !enter_dispatch()) {
-        if (!released_) release_blocks();
-        return Outcome::Done;
+      if (!in_dispatch_ && block_ == 0) {
+        save();  // a wait for another rank's dispatch may park the rank
+        const DispatchEntry entry = enter_dispatch();
+        if (entry == DispatchEntry::Parked) return Outcome::Parked;
+        if (entry == DispatchEntry::Done) {
+          if (!released_) release_blocks();
+          return Outcome::Done;
+        }
       }
       if (!in_dispatch_) {  // a block other than 0, between launches
         const LaunchEntry entry = enter_launch();
@@ -718,6 +755,7 @@ void RankVm::check_no_puts_in_flight() {
 void RankVm::end_dispatch() {
   check_no_puts_in_flight();
   in_dispatch_ = false;
+  if (block_ == 0) release_dispatch((*dispatches_)[dispatch_]);
   ++dispatch_;
 }
 

@@ -144,7 +144,15 @@ class RankVm {
  private:
   using Index = std::array<std::int64_t, kMaxRank>;
 
-  bool enter_dispatch();
+  // Starts the rank's next dispatch once the dispatches of other ranks it
+  // depends on have ended (Dispatch::waits); Done when there is none left.
+  enum class DispatchEntry { Entered, Parked, Done };
+  DispatchEntry enter_dispatch();
+  // After a dispatch: releases the ranks whose dispatches wait for it.
+  void release_dispatch(const Dispatch& d);
+  Cell order_cell(std::int64_t owner, std::int64_t cell) const {
+    return Cell{owner, ctx_->exec->order_buffer, 4 * cell};
+  }
   // Multi-block launches (a block other than 0 waits in enter_launch).
   enum class LaunchEntry { Entered, Parked, Quit };
   LaunchEntry enter_launch();
@@ -282,6 +290,7 @@ class RankVm {
   bool released_ = false;  // block 0: release_blocks() done
   const std::vector<Dispatch>* dispatches_;
   std::size_t dispatch_ = 0;
+  std::size_t order_waits_done_ = 0;  // of the next dispatch's waits
   const LoweredCode* code_ = nullptr;
   std::int32_t code_index_ = -1;
   std::size_t pc_ = 0;

@@ -8,7 +8,8 @@
 // sub-tile puts and gets (derived datatypes), atomic adds into one window in
 // FP32, FP16 and BF16 (compare-and-swap) and INT32, and the builtin
 // collectives (mesh and ring allreduce, broadcast), a put_async, sub-windows of one
-// buffer, and loops that count across 2^31 and up to INT64's maximum. Then a program compiled for
+// buffer, loops that count across 2^31 and up to INT64's maximum, and the
+// dispatch order across ranks (a dispatch waiting for another rank's). Then a program compiled for
 // another P must be refused. Process 0 prints "OK", or each difference; the exit code says which.
 #include <anyp/anyp.hpp>
 #include <cstdint>
@@ -58,6 +59,41 @@ pl::HostFunction make_program(
                            pl::Value signal = pld::window(signal_buf, sig, pl::INT32);
                            per_rank(pl::arg("x") = xr, pl::arg("y") = yr, pl::arg("data") = data,
                                     pl::arg("signal") = signal, pl::device(r));
+                         });
+                       });
+}
+
+// Two rounds: rank r writes y[r], then dispatches a kernel that takes
+// y[(r + 1) % P] as In (PyPTO's rule: it waits for rank r + 1's first
+// dispatch, through the dispatch order cells) but reads only its window.
+pl::HostFunction dispatch_order_program() {
+  const auto write = pl::jit::incore(
+      "order_write",
+      {pl::In("x", pl::Tensor({1, N}, pl::FP32)), pl::Out("y", pl::Tensor({1, N}, pl::FP32))},
+      [](pl::Value x, pl::Value y) {
+        y = pl::store(pl::load(x, {0, 0}, {1, N}), {0, 0}, y);
+      });
+  const auto after =
+      pl::jit::incore("order_after",
+                      {pl::In("next", pl::Tensor({1, N}, pl::FP32)),
+                       pl::InOut("data", pld::DistributedTensor({1, N}, pl::FP32))},
+                      [](pl::Value, pl::Value data) {
+                        data = pl::store(pl::full({1, N}, 1.0, pl::FP32), {0, 0}, data);
+                      });
+  const auto write_orch = pl::jit::orchestration_for("order_write_orch", write);
+  const auto after_orch = pl::jit::orchestration_for("order_after_orch", after);
+  return pl::jit::host("dispatch_order",
+                       {pl::In("x", pl::Tensor({NR, 1, N}, pl::FP32)),
+                        pl::Out("y", pl::Tensor({NR, 1, N}, pl::FP32))},
+                       [=](pl::Value x, pl::Value y) {
+                         auto data_buf = pld::alloc_window_buffer("data", {1, N}, pl::FP32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           pl::Value xr = x[r], yr = y[r];
+                           write_orch(xr, yr, pl::device(r));
+                         });
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           pl::Value next = y[(r + 1) % pld::world_size()];
+                           after_orch(next, pld::window(data_buf, {1, N}, pl::FP32), pl::device(r));
                          });
                        });
 }
@@ -228,6 +264,7 @@ std::vector<Case> cases() {
                       pl::write(y, {0, 2}, pl::read(signal, {0, 0}));
                     }),
        pl::INT32, 1});
+  all.push_back({"dispatch_order", dispatch_order_program(), pl::FP32, 1});
   all.push_back({"broadcast",
                  make_program("broadcast", pl::FP16, 1, {NR, 1},
                               [](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {
@@ -395,7 +432,9 @@ int compare_engines(const anyp::ProcessWorld& world) {
   // engine) gets a run error, not the stale value.
   {
     const std::vector<pl::Param> params = {
-        pl::In("x", pl::Tensor({1, N}, pl::FP32)), pl::InOut("t", pl::Tensor({NR, N}, pl::FP32)),
+        // t is Out: as InOut, every rank's dispatch would wait for the last
+        // writer of t (PyPTO's dispatch order), which waits in the barrier.
+        pl::In("x", pl::Tensor({1, N}, pl::FP32)), pl::Out("t", pl::Tensor({NR, N}, pl::FP32)),
         pl::Out("y", pl::Tensor({1, N}, pl::FP32)),
         pl::InOut("signal", pld::DistributedTensor({NR, 1}, pl::INT32))};
     const auto kernel = pl::jit::incore(

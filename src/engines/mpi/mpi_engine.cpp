@@ -433,7 +433,12 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
   settings.oversubscribed = world.oversubscribed();
   settings.heartbeat = &heartbeat;
   MpiFabric fabric(exec, host_args, world.rank(), window.win(), window.base(), waves, settings);
-  if (kept != nullptr && exec.block_buffer >= 0) fabric.zero_own_buffer(exec.block_buffer);
+  if (kept != nullptr) {
+    for (std::int32_t b : {exec.block_buffer, exec.order_buffer})
+      if (b >= 0) fabric.zero_own_buffer(b);
+    // Peers notify the order cells: none may before every process zeroed its own.
+    if (exec.order_buffer >= 0) check_mpi(MPI_Barrier(world.windows()), "MPI_Barrier");
+  }
   fabric.set_observers(observers);
   std::vector<runtime::LaunchSlot> launches(
       exec.blocks > 1 ? static_cast<std::size_t>(exec.world_size) : 0);

@@ -59,7 +59,12 @@ runtime::EngineResult ThreadsEngine::run(const runtime::Executable& exec,
     persistent = heap->data();
   }
   HeapFabric fabric(exec, host_args, persistent);
-  if (persistent != nullptr && exec.block_buffer >= 0) fabric.zero_buffer(exec.block_buffer);
+  // The engine's own cells start every run at 0, also on persistent windows
+  // (a failed run may have left them set).
+  if (persistent != nullptr) {
+    for (std::int32_t b : {exec.block_buffer, exec.order_buffer})
+      if (b >= 0) fabric.zero_buffer(b);
+  }
   fabric.set_observers(observers);
   runtime::CollectiveTracker collectives(exec);
   // One VM per agent: a rank's blocks share its window (exec.blocks > 1).

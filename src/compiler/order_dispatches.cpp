@@ -1,0 +1,97 @@
+// order_dispatches.cpp — PyPTO's task dependencies between host dispatches
+// of different ranks (order_dispatches.hpp).
+#include "compiler/order_dispatches.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+namespace anyp::compiler {
+namespace {
+
+struct TaskRef {
+  std::int64_t rank = 0;
+  std::int64_t index = 0;  // in its rank's dispatch list
+};
+
+// One dependency: waiter (rank, index) on source (rank, index) through a key.
+struct Edge {
+  TaskRef waiter, source;
+  std::int32_t host_param = -1;
+  std::int64_t byte_offset = 0;
+};
+
+}  // namespace
+
+DispatchOrder order_dispatches(const std::vector<std::vector<HostDispatch>>& ranks) {
+  const std::size_t P = ranks.size();
+  DispatchOrder order;
+  order.waits.resize(P);
+  order.releases.resize(P);
+  std::vector<TaskRef> issued;  // every dispatch, in host order
+  for (std::size_t r = 0; r < P; ++r) {
+    order.waits[r].resize(ranks[r].size());
+    order.releases[r].resize(ranks[r].size());
+    for (std::size_t i = 0; i < ranks[r].size(); ++i)
+      issued.push_back(TaskRef{static_cast<std::int64_t>(r), static_cast<std::int64_t>(i)});
+  }
+  std::sort(issued.begin(), issued.end(), [&](const TaskRef& a, const TaskRef& b) {
+    return ranks[a.rank][a.index].issued < ranks[b.rank][b.index].issued;
+  });
+  // The TensorMap: (host tensor, view offset) -> its last writer.
+  std::map<std::pair<std::int32_t, std::int64_t>, TaskRef> last_writer;
+  std::vector<Edge> edges;
+  for (const TaskRef& t : issued) {
+    const HostDispatch& d = ranks[t.rank][t.index];
+    for (std::size_t k = 0; k < d.args.size() && k < d.callee->params.size(); ++k) {
+      const runtime::ArgBinding& a = d.args[k];
+      if (a.kind != runtime::ArgBinding::Kind::HostTensor) continue;
+      const ir::Intent intent = d.callee->params[k].intent;
+      const std::pair<std::int32_t, std::int64_t> key{a.host_param, a.byte_offset};
+      if (intent != ir::Intent::Out) {
+        const auto it = last_writer.find(key);
+        if (it != last_writer.end() && it->second.rank != t.rank)
+          edges.push_back(Edge{t, it->second, a.host_param, a.byte_offset});
+      }
+      if (intent != ir::Intent::In) last_writer[key] = t;
+    }
+  }
+  // Per (source, waiter) pair: the source's dispatches that release it, in
+  // order, and the waiter's cell for the source.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::int64_t>> released_by;
+  for (const Edge& e : edges) released_by[{e.source.rank, e.waiter.rank}].push_back(e.source.index);
+  std::vector<std::map<std::int64_t, std::int64_t>> cell_of(P);  // waiter -> source -> cell
+  for (auto& [pair, sources] : released_by) {
+    std::sort(sources.begin(), sources.end());
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    auto& cells = cell_of[static_cast<std::size_t>(pair.second)];
+    const std::int64_t cell = static_cast<std::int64_t>(cells.size());
+    cells.emplace(pair.first, cell);
+    order.cells = std::max(order.cells, cell + 1);
+    for (std::int64_t j : sources)
+      order.releases[static_cast<std::size_t>(pair.first)][static_cast<std::size_t>(j)].push_back(
+          runtime::DispatchRelease{pair.second, cell});
+  }
+  for (const Edge& e : edges) {
+    const auto& sources = released_by.at({e.source.rank, e.waiter.rank});
+    const std::int64_t count =
+        std::lower_bound(sources.begin(), sources.end(), e.source.index) - sources.begin() + 1;
+    const std::int64_t cell =
+        cell_of[static_cast<std::size_t>(e.waiter.rank)].at(e.source.rank);
+    auto& waits = order.waits[static_cast<std::size_t>(e.waiter.rank)]
+                             [static_cast<std::size_t>(e.waiter.index)];
+    // One wait per cell: the latest release it needs.
+    auto same = std::find_if(waits.begin(), waits.end(),
+                             [&](const runtime::DispatchWait& w) { return w.cell == cell; });
+    const runtime::DispatchWait w{cell,           count,         e.source.rank,
+                                  e.source.index, e.host_param, e.byte_offset};
+    if (same == waits.end()) {
+      waits.push_back(w);
+    } else if (same->count < count) {
+      *same = w;
+    }
+  }
+  return order;
+}
+
+}  // namespace anyp::compiler
