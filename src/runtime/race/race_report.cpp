@@ -87,9 +87,8 @@ std::string RaceChecker::report() const {
                       : !across_ranks ? "two blocks of one rank"
                                       : "two ranks, or two blocks of one rank,";
   std::string s = "race report: " + std::to_string(n) +
-                  (n == 1 ? " op pair accesses" : " op pairs access") +
-                  " the same elements from " + sides +
-                  " with no happens-before order (at least one writes)\n";
+                  (n == 1 ? " op pair accesses" : " op pairs access") + " the same elements from " +
+                  sides + " with no happens-before order (at least one writes)\n";
   auto who = [&](const Stamped& x) {
     const std::int64_t rank = exec_.rank_of_agent(x.rank), block = exec_.block_of_agent(x.rank);
     return std::string(access_kind_name(x.kind)) + " by rank " + std::to_string(rank) +
