@@ -106,9 +106,8 @@ std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host
       HostDispatch& d = spec.ranks[r][i];
       const std::int32_t code =
           code_of.at(DispatchedFunction{d.callee, dispatch_domains(d.args, spec.buffers)});
-      exec.ranks[r].push_back(runtime::Dispatch{code, std::move(d.args),
-                                                std::move(order.waits[r][i]),
-                                                std::move(order.releases[r][i])});
+      exec.ranks[r].push_back(runtime::Dispatch{
+          code, std::move(d.args), std::move(order.waits[r][i]), std::move(order.releases[r][i])});
     }
   }
   for (const runtime::LoweredCode& code : exec.codes)
