@@ -140,7 +140,7 @@ run error: rank 0 (device 0), function 'get_step', op pld.system.notify: peer -1
 
 # 07_mesh_signal_to_ring: a compile error: the ring's signal shape.
 anyp_add_pitfall_diagnostic_test(07_mesh_signal_to_ring [=[
-compile error: function 'ring_allreduce' (incore), op pld.tensor.allreduce: the Ring signal must be [2 * (P - 1), P] INT32, which is [4, 3] at P = 3, got [3, 1]
+compile error: function 'ring_allreduce' (incore), op pld.tensor.allreduce: the Ring signal must be [2 * (P - 1), P] (or PyPTO's [2 * (P - 1) + 1, P]) INT32, which is [4, 3] at P = 3, got [3, 1]
 ]=])
 
 # 08_collectives_out_of_order: a run error: collective mismatch on the shared signal.

@@ -205,6 +205,10 @@ namespace tile {
 // Read a tile from `peer`'s window (peer == rank is a local read).
 pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
                      pl::Shape shape);
+// A partial tile (as pl::load's): only the top-left `valid_shape` region is
+// read, the rest of the tile is 0; a store of it writes only that region.
+pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
+                     pl::Shape shape, pl::Shape valid_shape);
 // Write (or, with AtomicType::Add, accumulate) a tile into `peer`'s window.
 void remote_store(const pl::Tile& tile, const pl::Value& window_view, const pl::ScalarArg& peer,
                   pl::Index offsets, AtomicType atomic = AtomicType::None);

@@ -102,26 +102,27 @@ std::string shape_text(const Shape& shape) {
 std::string tile_row_error(const Shape& shape, DType dtype, TileUse use) {
   const std::int64_t width = static_cast<std::int64_t>(dtype_bytes(dtype));
   const std::int64_t per_unit = kTileRowAlign / width;  // elements in 32 bytes
-  const bool column_vector = shape.size() >= 2 && shape.back() == 1;
-  const bool column = use == TileUse::Computed && column_vector;
+  // A column vector [.., M, 1] (PyPTO's column tiles: a [8, 1] FP32 tile
+  // for one element with valid_shape [1, 1]) counts its column instead.
+  const bool column = shape.size() >= 2 && shape.back() == 1;
   const std::int64_t extent = column ? shape[shape.size() - 2] : shape.back();
   const std::int64_t bytes = extent * width;
   if (bytes % kTileRowAlign == 0) return "";
   const std::string type = std::string(dtype_name(dtype));
-  if (use == TileUse::Stored && column_vector) {
-    Shape row = {1, shape[shape.size() - 2]};
-    return "the tile " + shape_text(shape) +
-           " is a column vector and memory takes whole 32-byte rows; pl::reshape it to " +
-           shape_text(row) + " before storing";
-  }
   const std::string what = std::string(column ? "a column vector of " : "a tile row of ") +
                            std::to_string(extent) + " x " + type + " = " + std::to_string(bytes) +
                            " B is not a whole number of 32-byte units (tile " + shape_text(shape) +
                            ")";
-  if (use == TileUse::Loaded)
-    return what + "; read narrow INT32 windows cell by cell with pl::read";
-  return what + "; use a multiple of " + std::to_string(per_unit) + " " + type +
-         (column ? " rows" : " elements per row");
+  const std::string whole = std::to_string(per_unit) + (column ? " rows" : " elements per row");
+  if (use == TileUse::Computed)
+    return what + "; use a multiple of " + std::to_string(per_unit) + " " + type +
+           (column ? " rows" : " elements per row");
+  // Memory moves whole units: a smaller part is a partial tile.
+  return what + "; " + (use == TileUse::Loaded ? "load" : "store") + " a tile of a multiple of " +
+         whole + " with a valid_shape of the part " +
+         (use == TileUse::Loaded ? "you need (only that part is read), or pl::read one element"
+                                 : "to write (only that part is written), or pl::write one "
+                                   "element");
 }
 
 namespace {

@@ -440,6 +440,7 @@ class Lowerer {
         i.b = scalar(f, a[1]);
         i.idx = scalars(f, a, 2, n);
         i.shape = eval_shape(op.shape);
+        i.valid = eval_shape(op.valid);
         break;
       case ir::OpKind::RemoteStore:
         i.op = Opcode::RemoteStore;
@@ -448,6 +449,7 @@ class Lowerer {
         i.a = reg(f, a[1]);
         i.b = scalar(f, a[2]);
         i.idx = scalars(f, a, 3, n);
+        i.valid = eval_shape(op.valid);
         break;
       case ir::OpKind::Barrier:
       case ir::OpKind::Allreduce:

@@ -7,6 +7,7 @@
 #include "anyp/errors.hpp"
 #include "frontend/trace.hpp"
 #include "ir/printer.hpp"
+#include "ir/tile_valid.hpp"
 #include "ir/verifier.hpp"
 
 namespace anyp::detail {
@@ -109,6 +110,7 @@ std::shared_ptr<const ir::Function> FunctionDef::trace() const {
   }
   body_(refs);
   auto fn = std::make_shared<ir::Function>(trace.finish());
+  ir::infer_store_valid(*fn);
   ir::verify_function(*fn);
   return fn;
 }

@@ -43,6 +43,15 @@ std::vector<ir::Expr> shape_exprs(const pl::Shape& shape) {
   return out;
 }
 
+std::vector<ir::Expr> valid_exprs(Trace& t, std::string_view op, const pl::Shape& valid,
+                                  std::size_t rank) {
+  if (valid.size() != rank) {
+    t.fail(std::string(op) + ": valid_shape has " + std::to_string(valid.size()) +
+           " extents, but the tile has " + std::to_string(rank) + " dims");
+  }
+  return shape_exprs(valid);
+}
+
 std::string dtype_with_article(DType dtype) {
   const std::string name(anyp::dtype_name(dtype));
   return (dtype == DType::BF16 ? "a " : "an ") + name;  // "eff-", "int-" read with "an"

@@ -19,6 +19,10 @@ ir::VarId expect_kind(Trace& t, const pl::Handle& h, std::string_view op, std::s
 std::vector<ir::Operand> index_operands(Trace& t, const pl::Index& index, std::size_t rank,
                                         std::string_view op, std::string_view role);
 std::vector<ir::Expr> shape_exprs(const pl::Shape& shape);
+// A partial tile's valid_shape: one extent per dim of the tile (else a
+// failure naming `op`).
+std::vector<ir::Expr> valid_exprs(Trace& t, std::string_view op, const pl::Shape& valid,
+                                  std::size_t rank);
 // "an FP32", "an INT32", "a BF16": a dtype name with its indefinite article.
 std::string dtype_with_article(DType dtype);
 

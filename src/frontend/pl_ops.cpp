@@ -20,15 +20,6 @@ const auto kMemory = {ir::TypeKind::Tensor, ir::TypeKind::DistTensor};
 
 namespace {
 
-// A partial tile's valid_shape: one extent per dim of the tile.
-std::vector<ir::Expr> valid_exprs(Trace& t, const char* op, const Shape& valid, std::size_t rank) {
-  if (valid.size() != rank) {
-    t.fail(std::string(op) + ": valid_shape has " + std::to_string(valid.size()) +
-           " extents, but the tile has " + std::to_string(rank) + " dims");
-  }
-  return anyp::detail::shape_exprs(valid);
-}
-
 Tile load_tile(const Value& tensor, Index offsets, Shape shape, const Shape* valid) {
   Trace& t = Trace::current("pl.load");
   ir::VarId src = expect_kind(t, tensor, "pl.load", "the source", kMemory);
@@ -43,7 +34,7 @@ Tile load_tile(const Value& tensor, Index offsets, Shape shape, const Shape* val
   for (auto& o : index_operands(t, offsets, st.shape.size(), "pl.load", "offsets"))
     op.args.push_back(o);
   op.shape = anyp::detail::shape_exprs(shape);
-  if (valid) op.valid = valid_exprs(t, "pl.load", *valid, shape.size());
+  if (valid) op.valid = anyp::detail::valid_exprs(t, "pl.load", *valid, shape.size());
   op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tile, op.shape, st.dtype));
   ir::VarId res = op.result;
   t.emit(std::move(op));
@@ -70,7 +61,7 @@ Value store_tile(const Tile& tile, Index offsets, const Value& tensor, const Sha
   op.args = {ir::Operand::of_var(tv), ir::Operand::of_var(dst)};
   for (auto& o : index_operands(t, offsets, dt.shape.size(), "pl.store", "offsets"))
     op.args.push_back(o);
-  if (valid) op.valid = valid_exprs(t, "pl.store", *valid, tt.shape.size());
+  if (valid) op.valid = anyp::detail::valid_exprs(t, "pl.store", *valid, tt.shape.size());
   op.result = dst;
   t.emit(std::move(op));
   return Value(t.ref(dst));

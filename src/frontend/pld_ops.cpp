@@ -347,8 +347,10 @@ void barrier() {
 
 namespace tile {
 
-pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
-                     pl::Shape shape) {
+namespace {
+
+pl::Tile remote_load_tile(const pl::Value& window_view, const pl::ScalarArg& peer,
+                          pl::Index offsets, pl::Shape shape, const pl::Shape* valid) {
   const char* name = "pld.tile.remote_load";
   Trace& t = Trace::current(name);
   ir::VarId w = expect_kind(t, window_view, name, "the source", kWindow);
@@ -362,10 +364,22 @@ pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl
   op.args = {ir::Operand::of_var(w), peer_operand(t, peer, name)};
   for (auto& o : index_operands(t, offsets, wt.shape.size(), name, "offsets")) op.args.push_back(o);
   op.shape = anyp::detail::shape_exprs(shape);
+  if (valid) op.valid = anyp::detail::valid_exprs(t, name, *valid, shape.size());
   op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tile, op.shape, wt.dtype));
   ir::VarId res = op.result;
   t.emit(std::move(op));
   return pl::Tile(t.ref(res));
+}
+
+}  // namespace
+
+pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
+                     pl::Shape shape) {
+  return remote_load_tile(window_view, peer, std::move(offsets), std::move(shape), nullptr);
+}
+pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
+                     pl::Shape shape, pl::Shape valid_shape) {
+  return remote_load_tile(window_view, peer, std::move(offsets), std::move(shape), &valid_shape);
 }
 
 void remote_store(const pl::Tile& tile, const pl::Value& window_view, const pl::ScalarArg& peer,

@@ -215,11 +215,11 @@ class Printer {
       }
       case OpKind::RemoteLoad:
         return res + "pld.tile.remote_load " + indexed(a, 0, 2, n) + " peer=" + operand(a[1]) +
-               " " + shape(op.shape) + result_type(op);
+               " " + shape(op.shape) + valid(op) + result_type(op);
       case OpKind::RemoteStore:
         return "pld.tile.remote_store " + operand(a[0]) + " -> " + indexed(a, 1, 3, n) +
                " peer=" + operand(a[2]) +
-               " atomic=" + atomic_name(static_cast<AtomicKind>(op.attr));
+               " atomic=" + atomic_name(static_cast<AtomicKind>(op.attr)) + valid(op);
       case OpKind::Barrier:  // the host form may have no signal (synthesized)
         return res + "pld.tensor.barrier" + (n ? " " + operand(a[0]) : "");
       case OpKind::Allreduce:

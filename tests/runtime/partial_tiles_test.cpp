@@ -63,39 +63,49 @@ TEST_P(PartialTiles, ARaggedRowAllreducesWithoutStaging) {
 
 INSTANTIATE_TEST_SUITE_P(P, PartialTiles, testing::Values(2, 3, 5, 8));
 
-// x [5, 20] -> an [8, 24] tile (zero padded) -> 2x + 1 -> a full [8, 24]
-// store (the padding shows) and a partial [5, 20] store back.
+// x [5, 20] -> an [8, 24] tile (zero padded) -> a store of the partial tile
+// (its valid [5, 20] part: the rest of `full` keeps its -7), a store with the
+// whole tile as its valid_shape (the padding shows), and 2x + 1 stored back
+// (a tile computed elementwise from a partial one is partial too).
 TEST(PartialTiles2D, ARaggedBlockRoundTripsAndThePaddingIsZero) {
   const auto kernel = pl::jit::incore(
       "ragged_block",
-      {pl::In("x", pl::Tensor({5, 20}, pl::FP32)), pl::Out("full", pl::Tensor({8, 24}, pl::FP32)),
+      {pl::In("x", pl::Tensor({5, 20}, pl::FP32)), pl::InOut("full", pl::Tensor({8, 24}, pl::FP32)),
+       pl::Out("padded", pl::Tensor({8, 24}, pl::FP32)),
        pl::Out("back", pl::Tensor({5, 20}, pl::FP32))},
-      [](pl::Value x, pl::Value full, pl::Value back) {
+      [](pl::Value x, pl::Value full, pl::Value padded, pl::Value back) {
         const pl::Tile t = pl::load(x, {0, 0}, {8, 24}, {5, 20});
         full = pl::store(t, {0, 0}, full);
-        back = pl::store(pl::add(pl::mul(t, 2.0), 1.0), {0, 0}, back, {5, 20});
+        padded = pl::store(t, {0, 0}, padded, {8, 24});
+        back = pl::store(pl::add(pl::mul(t, 2.0), 1.0), {0, 0}, back);
       });
   const auto per_rank = pl::jit::orchestration_for("per_rank", kernel);
-  const auto host = pl::jit::host("host",
-                                  {pl::In("x", pl::Tensor({NR, 5, 20}, pl::FP32)),
-                                   pl::Out("full", pl::Tensor({NR, 8, 24}, pl::FP32)),
-                                   pl::Out("back", pl::Tensor({NR, 5, 20}, pl::FP32))},
-                                  [per_rank](pl::Value x, pl::Value full, pl::Value back) {
-                                    pl::range(pld::world_size(), [&](pl::Scalar r) {
-                                      per_rank(x[r], full[r], back[r], pl::device(r));
-                                    });
-                                  });
+  const auto host =
+      pl::jit::host("host",
+                    {pl::In("x", pl::Tensor({NR, 5, 20}, pl::FP32)),
+                     pl::InOut("full", pl::Tensor({NR, 8, 24}, pl::FP32)),
+                     pl::Out("padded", pl::Tensor({NR, 8, 24}, pl::FP32)),
+                     pl::Out("back", pl::Tensor({NR, 5, 20}, pl::FP32))},
+                    [per_rank](pl::Value x, pl::Value full, pl::Value padded, pl::Value back) {
+                      pl::range(pld::world_size(), [&](pl::Scalar r) {
+                        per_rank(x[r], full[r], padded[r], back[r], pl::device(r));
+                      });
+                    });
   const std::int64_t P = 3;
   anyp::HostTensor x = anyp::HostTensor::arange({P, 5, 20}, pl::FP32);
   anyp::HostTensor full = anyp::HostTensor::zeros({P, 8, 24}, pl::FP32);
+  anyp::HostTensor padded = anyp::HostTensor::zeros({P, 8, 24}, pl::FP32);
   anyp::HostTensor back = anyp::HostTensor::zeros({P, 5, 20}, pl::FP32);
-  for (std::int64_t i = 0; i < full.numel(); ++i) full.set(i, -7);  // overwritten by the store
-  host.compile({x, full, back}, anyp::RunConfig::for_world_size(P))(x, full, back);
+  for (std::int64_t i = 0; i < full.numel(); ++i) full.set(i, -7);      // kept outside [5, 20]
+  for (std::int64_t i = 0; i < padded.numel(); ++i) padded.set(i, -7);  // overwritten
+  host.compile({x, full, padded, back}, anyp::RunConfig::for_world_size(P))(x, full, padded, back);
   for (std::int64_t r = 0; r < P; ++r) {
     for (std::int64_t i = 0; i < 8; ++i)
-      for (std::int64_t j = 0; j < 24; ++j)
-        EXPECT_EQ(full.at({r, i, j}), i < 5 && j < 20 ? x.at({r, i, j}) : 0.0)
-            << r << " " << i << " " << j;
+      for (std::int64_t j = 0; j < 24; ++j) {
+        const bool valid = i < 5 && j < 20;
+        EXPECT_EQ(full.at({r, i, j}), valid ? x.at({r, i, j}) : -7.0) << r << " " << i << " " << j;
+        EXPECT_EQ(padded.at({r, i, j}), valid ? x.at({r, i, j}) : 0.0) << r << " " << i << " " << j;
+      }
     for (std::int64_t i = 0; i < 5; ++i)
       for (std::int64_t j = 0; j < 20; ++j) EXPECT_EQ(back.at({r, i, j}), 2 * x.at({r, i, j}) + 1);
   }
@@ -144,10 +154,21 @@ TEST(PartialTilesErrors, TheMistakesAreNamed) {
               pl::load(x, {0, 0}, {1, L}, {1, L});
             }),
             "compile error: function 'k' (incore), op pl.load: a tile row of 17 x FP32 = 68 B is "
-            "not a whole number of 32-byte units (tile [1, 17]); read narrow INT32 windows cell "
-            "by cell with pl::read");
+            "not a whole number of 32-byte units (tile [1, 17]); load a tile of a multiple of 8 "
+            "elements per row with a valid_shape of the part you need (only that part is read), "
+            "or pl::read one element");
+  // A store of a partial tile writes its valid part (PyPTO's tiles carry
+  // their valid_shape): the [1, 24] tile with [1, 17] valid fits y [1, 17].
   EXPECT_EQ(compile_error([](pl::Value x, pl::Value y) {
               y = pl::store(pl::load(x, {0, 0}, {1, 24}, {1, L}), {0, 0}, y);
+            }),
+            "compiled without error");
+  // A tile computed from it is not partial once it is defined twice (which
+  // value reaches the store depends on the run): the whole tile is stored.
+  EXPECT_EQ(compile_error([](pl::Value x, pl::Value y) {
+              pl::Tile t = pl::load(x, {0, 0}, {1, 24}, {1, L});
+              t = pl::add(t, 1.0);
+              y = pl::store(t, {0, 0}, y);
             }),
             "compile error: function 'k' (incore), op pl.store: the region [1, 24] is larger than "
             "the target 'y' [1, 17] in dim 1");

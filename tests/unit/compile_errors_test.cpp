@@ -604,8 +604,9 @@ TEST(CompileErrors, TileRowNotAWholeNumberOf32ByteUnits) {
       });
   EXPECT_EQ(compile_error(host, 2),
             "compile error: function 'kernel' (incore), op pl.load: a tile row of 4 x FP32 = 16 B "
-            "is not a whole number of 32-byte units (tile [1, 4]); read narrow INT32 windows cell "
-            "by cell with pl::read");
+            "is not a whole number of 32-byte units (tile [1, 4]); load a tile of a multiple of 8 "
+            "elements per row with a valid_shape of the part you need (only that part is read), "
+            "or pl::read one element");
 }
 
 // A tile load of a narrow INT32 signal window (ladder step 04's reason for pl::read).
@@ -616,9 +617,10 @@ TEST(CompileErrors, TileLoadOfANarrowSignal) {
         copy_body(x, y, data, signal);
       });
   EXPECT_EQ(compile_error(host, 2),
-            "compile error: function 'kernel' (incore), op pld.tile.remote_load: a tile row of 1 x "
-            "INT32 = 4 B is not a whole number of 32-byte units (tile [1, 1]); read narrow INT32 "
-            "windows cell by cell with pl::read");
+            "compile error: function 'kernel' (incore), op pld.tile.remote_load: a column vector "
+            "of 1 x INT32 = 4 B is not a whole number of 32-byte units (tile [1, 1]); load a tile "
+            "of a multiple of 8 rows with a valid_shape of the part you need (only that part is "
+            "read), or pl::read one element");
 }
 
 TEST(CompileErrors, StoreFp32TileIntoInt32Tensor) {

@@ -807,7 +807,9 @@ TEST(TileOpErrors, ArangeWithAConstantStartMustFitItsDtype) {
             "tile [1, 32] do not fit INT8 (range [-128, 127])");
 }
 
-TEST(TileOpErrors, AComputedColumnVectorIsReshapedBeforeItIsStored) {
+// A column vector [M, 1] moves as a column (PyPTO's column tiles): into a
+// [1, N] row it does not fit, reshaped it does.
+TEST(TileOpErrors, AComputedColumnVectorIsReshapedBeforeItIsStoredIntoARow) {
   EXPECT_EQ(compile_k([](pl::Value y) {
               const pl::Tile v = pl::row_sum(pl::zeros({32, 8}, pl::FP32));  // [32, 1]
               y = pl::store(pl::reshape(v, {1, 32}), {0, 0}, y);
@@ -817,8 +819,8 @@ TEST(TileOpErrors, AComputedColumnVectorIsReshapedBeforeItIsStored) {
               const pl::Tile v = pl::row_sum(pl::zeros({8, 32}, pl::FP32));  // [8, 1]
               y = pl::store(v, {0, 0}, y);
             }),
-            "compile error: function 'k' (incore), op pl.store: the tile [8, 1] is a column "
-            "vector and memory takes whole 32-byte rows; pl::reshape it to [1, 8] before storing");
+            "compile error: function 'k' (incore), op pl.store: the region [8, 1] is larger than "
+            "the target 'y' [1, 32] in dim 0");
 }
 
 // ---- a variable keeps its shape; constants the dtype cannot hold --------------------------------
