@@ -76,14 +76,13 @@ DispatchOrder order_dispatches(const std::vector<std::vector<HostDispatch>>& ran
     const auto& sources = released_by.at({e.source.rank, e.waiter.rank});
     const std::int64_t count =
         std::lower_bound(sources.begin(), sources.end(), e.source.index) - sources.begin() + 1;
-    const std::int64_t cell =
-        cell_of[static_cast<std::size_t>(e.waiter.rank)].at(e.source.rank);
+    const std::int64_t cell = cell_of[static_cast<std::size_t>(e.waiter.rank)].at(e.source.rank);
     auto& waits = order.waits[static_cast<std::size_t>(e.waiter.rank)]
                              [static_cast<std::size_t>(e.waiter.index)];
     // One wait per cell: the latest release it needs.
     auto same = std::find_if(waits.begin(), waits.end(),
                              [&](const runtime::DispatchWait& w) { return w.cell == cell; });
-    const runtime::DispatchWait w{cell,           count,         e.source.rank,
+    const runtime::DispatchWait w{cell,           count,        e.source.rank,
                                   e.source.index, e.host_param, e.byte_offset};
     if (same == waits.end()) {
       waits.push_back(w);
