@@ -48,21 +48,31 @@ double median_seconds(int reps, const std::function<void()>& body) {
   return t[t.size() / 2];
 }
 
+// n values in [-1, 1], spread by a multiplicative hash of the index (the
+// remainder is taken unsigned, the offset signed: an unsigned subtraction
+// once wrapped half of them to about 1.8e16, and exp of those was inf).
 std::vector<float> values(std::size_t n, unsigned seed) {
   std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i)
-    v[i] = static_cast<float>(((i * 2654435761u + seed) % 2001) - 1000) / 1000.0f;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto spread = static_cast<std::int64_t>((i * 2654435761u + seed) % 2001);
+    v[i] = static_cast<float>(spread - 1000) / 1000.0f;
+  }
   return v;
 }
 
 void matmul_rows() {
   std::printf("FP32 matmul [n, n] @ [n, n] (sgemm kernel: %s), median of 50\n",
               rt::sgemm_kernel_name());
-  std::printf("  %5s  %12s  %12s  %12s  %12s  %s\n", "n", "anyp us", "anyp GF/s", "OpenBLAS us",
-              "OpenBLAS GF/s", "OpenBLAS/anyp");
 #ifdef ANYP_HAVE_OPENBLAS
   openblas_set_num_threads(1);
+  // The baseline is only as good as the kernel OpenBLAS picked: on a CPU it
+  // does not recognise (a virtual "Intel Xeon Processor") it falls back to a
+  // generic one (Prescott, SSE3) about 5x slower than its AVX-512 kernel;
+  // OPENBLAS_CORETYPE=SkylakeX picks that (bench/run_compute.sh does).
+  std::printf("  OpenBLAS %s, core %s, 1 thread\n", openblas_get_config(), openblas_get_corename());
 #endif
+  std::printf("  %5s  %12s  %12s  %12s  %12s  %s\n", "n", "anyp us", "anyp GF/s", "OpenBLAS us",
+              "OpenBLAS GF/s", "OpenBLAS/anyp");
   for (std::int64_t n : {64, 128, 256}) {
     const auto a = values(static_cast<std::size_t>(n * n), 1),
                b = values(static_cast<std::size_t>(n * n), 2);
