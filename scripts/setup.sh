@@ -12,6 +12,8 @@ set -euo pipefail
 # gnuplot-nox: the figures of bench/run_model_sweep.sh (docs/timeline.md).
 # libopenblas-dev, libeigen3-dev: the sgemm baselines of bench/compute_bench
 # (the matmul kernel itself is anyp's own; neither links into anyp).
+# python3, python3-pytest: the docs checks (tests/docs/, Debian's
+# /usr/bin/python3, never the first python3 on PATH).
 PACKAGES=(
   cmake
   ninja-build
@@ -28,6 +30,8 @@ PACKAGES=(
   gnuplot-nox
   libopenblas-dev
   libeigen3-dev
+  python3
+  python3-pytest
 )
 
 is_installed() {
