@@ -1,5 +1,5 @@
 # tests/examples.cmake — ctest registrations for the ladder examples
-# (ladder.md A.5): every step and mode at several P, plus the command-line
+# (docs/ladder-steps.md §4): every step and mode at several P, plus the command-line
 # error cases. Each test runs through tests/expect_output.cmake, which checks
 # the exit code and the exact stdout/stderr. Label: `examples`.
 #
@@ -111,7 +111,7 @@ function(anyp_add_compile_only_test example mode P)
 endfunction()
 
 # ---- every step and mode at several P ------------------------------------------
-# Steps 01-07 run at any P >= 2 (ladder.md A.4, E.8) and are cheap, so each
+# Steps 01-07 run at any P >= 2 (docs/ladder-steps.md §3) and are cheap, so each
 # also runs at P = 256.
 set(ANYP_EXAMPLE_MODES_01_hello_rank -)
 set(ANYP_EXAMPLE_MODES_02_programming_model -)
@@ -129,7 +129,7 @@ foreach(example ${ANYP_ANY_P_EXAMPLES})
       anyp_add_example_test(${example} ${mode} ${P})
     endforeach()
   endforeach()
-  # Every step exits 2 at P = 1 (ladder.md A.5).
+  # Every step exits 2 at P = 1 (docs/ladder-steps.md §4).
   anyp_add_cli_error_test(cli.${example}.P1 ${example} "-d;0" 2
     "need at least 2 devices, got [0]")
 endforeach()
@@ -167,11 +167,12 @@ anyp_add_compile_only_test(07_dynamic_rank_count put 3)
 
 # ---- steps 08-16 ------------------------------------------------------------------
 # Every step, mode and (steps 11, 14) --op at P = 2, 3, 4, 5, 8, plus large P.
-# Steps 09 and 10 need SIZE % (8*P) == 0, i.e. P divides 120 (ladder.md A.4):
+# Steps 09 and 10 need SIZE % (8*P) == 0, i.e. P divides 120 (docs/ladder-steps.md §3):
 # they run at P = 2, 3, 4, 5, 6, 8 and, as their large P, at 24 and 120
 # (64 does not divide 120). The others also run at 64 and 256, except the
-# builtin ring of step 11 at 256: its 4(P-1)^2 notifies per rank take about a
-# minute there (by design, ladder.md step 11), so it stops at 64.
+# builtin ring of step 11, which stops at 64: a limit set when the builtin ring
+# ran a full-mesh barrier every round (4(P-1)^2 notifies per rank, about a
+# minute at 256); it now sends 2P-1 (docs/collectives.md §3.3).
 set(ANYP_EXAMPLE_MODES_08_allreduce_mesh -)
 set(ANYP_EXAMPLE_MODES_09_allreduce_two_phase -)
 set(ANYP_EXAMPLE_MODES_10_allreduce_ring -)
@@ -208,13 +209,13 @@ foreach(example ${ANYP_COLLECTIVE_EXAMPLES})
       endif()
     endforeach()
   endforeach()
-  # Every step exits 2 at P = 1 (ladder.md A.5).
+  # Every step exits 2 at P = 1 (docs/ladder-steps.md §4).
   anyp_add_cli_error_test(cli.${example}.P1 ${example} "-d;0" 2
     "need at least 2 devices, got [0]")
 endforeach()
 
 # Steps 09 and 10: P must divide 120, checked before compiling, so also under
-# --compile-only (ladder.md A.4). P = 7 and P = 16 do not divide 120.
+# --compile-only (docs/ladder-steps.md §3). P = 7 and P = 16 do not divide 120.
 foreach(example 09_allreduce_two_phase 10_allreduce_ring)
   foreach(P 7 16)
     anyp_device_list(${P} devices)

@@ -12,7 +12,7 @@
  *            neighbour's chunk, add it into mine, add 1 to the right
  *            neighbour's {s + 1, r}); P - 1 all-gather steps (the same,
  *            overwriting; no notify after the last); then anyp's builtin
- *            credit barrier (ladder C): +1 into every peer's cell {r}, wait
+ *            credit barrier (design.md §11): +1 into every peer's cell {r}, wait
  *            for every cell {s} >= 1, -1 on each.
  *   ring     the builtin ring allreduce (allreduce_ring), collectives.md
  *            §3.3: a credit to the right neighbour's {0, r}; 2(P - 1)

@@ -91,7 +91,7 @@ const pl::HostFunction allreduce_two_phase =
 
 int run(const anyp::cli::Options& opt) {
   const std::int64_t P = opt.world_size();
-  // Checked before compiling, --compile-only included (ladder.md A.4).
+  // Checked before compiling, --compile-only included (docs/ladder-steps.md §3).
   if (SIZE % (8 * P) != 0) {
     throw anyp::cli::UsageError{"SIZE=" + std::to_string(SIZE) +
                                 " cannot be split into 32-byte-aligned chunks for P=" +

@@ -5,8 +5,8 @@
 // Sum) and all-gathers every rank's x, then scales each gathered row by the
 // broadcast weights. Every rank calls each collective unconditionally and in
 // the same order; only the root's staging is conditional. The builtin
-// collectives clear their signals again (the credit protocol, ladder.md part
-// C), so in `shared` mode one [NR, 1] signal serves all three calls; in
+// collectives clear their signals again (the credit protocol, docs/design.md
+// §11), so in `shared` mode one [NR, 1] signal serves all three calls; in
 // `separate` mode each call has its own [NR, 1] signal.
 // Only row ROOT of w holds the weights: the other rows are decoys, so a rank
 // that used its own w row instead of the broadcast copy fails the check.

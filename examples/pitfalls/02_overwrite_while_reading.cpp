@@ -15,7 +15,7 @@
 //     race 2: window 'data' of rank 2, ... (rank 2 restaged before rank 1 read round 1)
 // The fix (--fixed): after its pull, the reader notifies the owner "done"
 // (a fresh row per round, like the ready signal), and the owner waits for the
-// previous round's "done" before it restages (ladder.md part D,
+// previous round's "done" before it restages (docs/ladder-steps.md §7,
 // anti-dependence).
 //
 //   02_overwrite_while_reading -d 0,1,2 --check-races          the race report, exit 1

@@ -33,7 +33,7 @@ constexpr std::int64_t ROUNDS = 2;
 constexpr std::int64_t ROOT = 0;
 const pl::Dim NR = pl::dynamic("NR");
 
-// One self-clearing [NR, 1] signal serves every round (ladder.md part C).
+// One self-clearing [NR, 1] signal serves every round (docs/design.md §11).
 const std::vector<pl::Param> kParams = {
     pl::In("x", pl::Tensor({ROUNDS, SIZE}, pl::FP32)),
     pl::Out("y", pl::Tensor({ROUNDS, SIZE}, pl::FP32)),

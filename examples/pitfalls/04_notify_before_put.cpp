@@ -3,7 +3,7 @@
 // The bug: a ring push. Every rank tells its right neighbour "your row is
 // there" and only then puts the row into the neighbour's window. The
 // neighbour's wait is satisfied by the notify, so it may read its window
-// before the put lands (ladder.md part D: the write must come before the
+// before the put lands (docs/ladder-steps.md §7: the write must come before the
 // notify that announces it). anyp reports the race on every schedule:
 //   race report: 1 op pair accesses the same elements from two ranks with no ...
 //     race 1: window 'dst' of rank 1, elements [0, 0:64]

@@ -16,7 +16,7 @@
 //             grows, so Eq can never hold again: wait with Ge, or use a fresh cell ...
 //     rank 2: finished
 // The fix (--fixed): in round k wait with `Ge k + 1` (or give each round its
-// own row of a [ROUNDS, NR] signal, ladder.md A.3 hbar(sig, row)).
+// own row of a [ROUNDS, NR] signal, docs/ladder-steps.md §2).
 //
 //   05_eq_on_monotonic_cell -d 0,1,2 --check-races          the deadlock report, exit 1
 //   05_eq_on_monotonic_cell -d 0,1,2 --check-races --fixed  OK

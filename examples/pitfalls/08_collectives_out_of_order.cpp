@@ -2,8 +2,8 @@
 // collectives on one signal in different orders.
 //
 // The bug: one [NR, 1] signal serves an allreduce and a broadcast (legal:
-// the builtins' signals are self-clearing and may be shared, ladder.md part
-// C). But rank 0 calls allreduce then broadcast, and the other ranks call
+// the builtins' signals are self-clearing and may be shared, docs/design.md
+// §11). But rank 0 calls allreduce then broadcast, and the other ranks call
 // broadcast then allreduce. The credits on the shared cells would pair one
 // rank's allreduce barrier with another's broadcast barrier. anyp matches
 // every rank's n-th call on a signal and stops at the first disagreement:

@@ -1,7 +1,7 @@
 // 12_wait_never_notified — a pitfall: waiting on a cell that nobody
 // notifies.
 //
-// The bug: a hand-rolled barrier (ladder.md A.3 hbar) on an [NR, 1] signal,
+// The bug: a hand-rolled barrier (docs/ladder-steps.md §2) on an [NR, 1] signal,
 // with the notify's cell index wrong. Cell {s, 0} of my signal is meant to
 // count the credits of rank s, so I must notify peer p in cell {r, 0} (the
 // cell named after me). Here I notify {p, 0}, the peer's own cell: every

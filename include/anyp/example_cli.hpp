@@ -1,5 +1,5 @@
 // example_cli.hpp — the command line, output and exit codes shared by the
-// ladder examples (ladder.md part A).
+// ladder examples (docs/ladder-steps.md §1).
 //
 //   int main(int argc, char** argv) {
 //     return anyp::cli::run_example(argc, argv,

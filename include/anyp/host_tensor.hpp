@@ -1,7 +1,7 @@
 // host_tensor.hpp — a small host-side tensor: dtype, shape, contiguous
 // row-major storage (owned, or a zero-copy view of user memory).
 //
-//   anyp::InputGenerator gen(7);                      // ladder A.2 inputs
+//   anyp::InputGenerator gen(7);                      // the examples' inputs
 //   auto x = gen.uniform({P, 1, 64}, anyp::DType::FP32);
 //   auto y = anyp::HostTensor::zeros({P, 1, 64}, anyp::DType::FP32);
 //   compiled(x, y);
@@ -75,7 +75,7 @@ class HostTensor {
   std::byte* data_ = nullptr;
 };
 
-// The ladder's input generator (ladder.md A.2): a std::mt19937 seeded with
+// The ladder's input generator (docs/ladder-steps.md §1): a std::mt19937 seeded with
 // the step number; each element is 0.5 + (g() >> 9) * 2^-23, uniform on
 // [0.5, 1.5) and exact in FP32. Tensors are filled in call order, row-major.
 class InputGenerator {

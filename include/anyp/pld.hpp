@@ -4,7 +4,7 @@
 // each invocation), window (a typed view), world_size (P).
 // Incore level: the comm context (rank, nranks), integer signals (notify /
 // wait), one-sided RMA (put / get, remote_load / remote_store) and the
-// builtin collectives (self-clearing credit protocol, ladder.md part C).
+// builtin collectives (self-clearing credit protocol, docs/design.md §11).
 //
 //   // producer                          // consumer
 //   pld::tensor::put(dst, right, src);   pld::system::wait(sig, {0, 0}, 1,
@@ -151,7 +151,7 @@ pl::Value barrier(const pl::Value& signal);
 // compiler synthesizes (refused inside a loop, like allreduce(data)).
 void barrier();
 
-// The builtin collectives (ladder.md steps 11-16). In a kernel they are
+// The builtin collectives (docs/collectives.md; ladder steps 11-16). In a kernel they are
 // called by every rank, in the same order; in the host function (between
 // dispatch loops, on window views made outside the loop) they run once on
 // every rank. all use the self-clearing credit protocol, so one
@@ -168,7 +168,7 @@ pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op 
 // signal the compiler synthesizes (refused inside a loop, where a
 // synthesized signal could not be reused safely).
 pl::Value allreduce(const pl::Value& data, ReduceOp op = ReduceOp::Sum);
-// One barrier per call (ladder.md part C) for broadcast, allgather and
+// One barrier per call (docs/design.md §11) for broadcast, allgather and
 // all_to_all: the signal is reusable back to back, but the data is not
 // protected across calls. Before the root restages `data`, or before a rank
 // reads a target that the next call's pushes may overwrite, put a barrier.

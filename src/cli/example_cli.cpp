@@ -1,6 +1,6 @@
 // example_cli.cpp — the command line shared by the ladder examples (CLI11),
-// their golden checks, OK/mismatch output and exit codes (ladder.md part A,
-// model.md §7; declared in include/anyp/example_cli.hpp).
+// their golden checks, OK/mismatch output and exit codes (docs/ladder-steps.md §1,
+// docs/api.md §18; declared in include/anyp/example_cli.hpp).
 #include "anyp/example_cli.hpp"
 
 #include <CLI/CLI.hpp>
@@ -446,26 +446,37 @@ std::string flags_not_honoured(const Options& options) {
   const bool printing = options.cost || options.timeline || !options.trace.empty();
   if (!g_body->config) {
     if (!printing) return "";
-    return std::string(options.cost ? "--cost" : options.timeline ? "--timeline" : "--trace") +
+    return std::string(options.cost       ? "--cost"
+                       : options.timeline ? "--timeline"
+                                          : "--trace") +
            ": the program reported its outcome, but no anyp run finished (no CompiledProgram or "
            "Session run), so there is no run to print";
   }
   const RunConfig& got = *g_body->config;
   std::string flag;
-  if (got.check_races != want.check_races) flag = "--check-races";
-  else if (got.timeline != want.timeline) flag = "--cost, --timeline or --trace";
-  else if (got.model_file != want.model_file) flag = "--model";
+  if (got.check_races != want.check_races)
+    flag = "--check-races";
+  else if (got.timeline != want.timeline)
+    flag = "--cost, --timeline or --trace";
+  else if (got.model_file != want.model_file)
+    flag = "--model";
   else if (got.pct.enabled != want.pct.enabled || got.pct.seed != want.pct.seed ||
            got.pct.depth != want.pct.depth || got.pct.steps != want.pct.steps)
     flag = "--explore or --pct-seed";
   else if (got.deterministic != want.deterministic || got.schedule_seed != want.schedule_seed)
     flag = "--schedule-seed";
-  else if (got.workers != want.workers) flag = "--workers";
-  else if (got.preempt_budget != want.preempt_budget) flag = "--preempt-budget";
-  else if (got.memory_limit != want.memory_limit) flag = "--memory-limit";
-  else if (got.engine != want.engine) flag = "--engine";
-  else if (got.platform != want.platform) flag = "--platform";
-  else if (got.distributed.device_ids != want.distributed.device_ids) flag = "-d";
+  else if (got.workers != want.workers)
+    flag = "--workers";
+  else if (got.preempt_budget != want.preempt_budget)
+    flag = "--preempt-budget";
+  else if (got.memory_limit != want.memory_limit)
+    flag = "--memory-limit";
+  else if (got.engine != want.engine)
+    flag = "--engine";
+  else if (got.platform != want.platform)
+    flag = "--platform";
+  else if (got.distributed.device_ids != want.distributed.device_ids)
+    flag = "-d";
   if (flag.empty()) return "";
   return flag +
          ": the program ran with a RunConfig of its own, not the command line's, so the flag "

@@ -89,8 +89,8 @@ std::string lowered_code_text(const detail::Plan& plan) {
       // The dispatch order across ranks (compiler/order_dispatches.hpp).
       for (const auto& w : d.waits) {
         s += ", after rank " + std::to_string(w.source_rank) + "'s dispatch " +
-             std::to_string(w.source_dispatch) + " (order cell " + std::to_string(w.cell) +
-             " Ge " + std::to_string(w.count) + ")";
+             std::to_string(w.source_dispatch) + " (order cell " + std::to_string(w.cell) + " Ge " +
+             std::to_string(w.count) + ")";
       }
       for (const auto& rel : d.releases) {
         s += ", then releases rank " + std::to_string(rel.peer) + " (order cell " +

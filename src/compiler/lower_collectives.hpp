@@ -1,5 +1,5 @@
 // lower_collectives.hpp — expansion of the builtin collectives into VM code,
-// following the self-clearing credit protocol (ladder.md part C):
+// following the self-clearing credit protocol (docs/design.md §11):
 //   barrier k (k = 1..B of one call): notify every peer's cell {r, 0} +1,
 //   then wait own cells {s, 0} >= k; epilogue after barrier B: self-notify
 //   {s, 0} -= B for every s != r, so every cell returns to 0. (Cell {s} of

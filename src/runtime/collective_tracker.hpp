@@ -2,7 +2,7 @@
 // Every rank's n-th builtin call on one signal buffer must be the same call
 // (for a buffer of a comm domain: every rank of one group's)
 // (kind, reduce op, mode, root, data shape and dtype, window buffers): the
-// credit protocol (ladder.md part C) cannot tell two different calls apart,
+// credit protocol (docs/design.md §11) cannot tell two different calls apart,
 // so a mismatch would otherwise balance its credits and finish with
 // garbage. The VM reports each call entry (its Collective instruction); the
 // tracker answers with a mismatch message, and tells the deadlock report

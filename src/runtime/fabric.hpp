@@ -7,7 +7,7 @@
 // the public calls tell the attached observers (access_observer.hpp) and
 // cost one branch when none is attached.
 //
-// Guarantees an engine gives (ladder.md part D): every write a rank makes is
+// Guarantees an engine gives (docs/ladder-steps.md §7): every write a rank makes is
 // visible to any rank whose wait a later notify of that rank satisfies;
 // atomic adds into one element are atomic; a data write into a signal cell
 // can satisfy a wait on it.

@@ -1,7 +1,7 @@
 // cost_cards_test.cpp — the `--cost` card of every ladder example
 // (examples/distributed/, steps 01–16), run as a process: each example, mode
 // and (steps 11, 14) --op runs with `-d 0,..,P-1 --cost` for P = 2..8 (steps
-// 09 and 10 only at P in {2, 3, 4, 5, 6, 8}, ladder.md A.4), must exit 0 and
+// 09 and 10 only at P in {2, 3, 4, 5, 6, 8}, docs/ladder-steps.md §3), must exit 0 and
 // print `OK` followed by the card (cost_card, src/cli/example_cli.cpp):
 //
 //   cost card (P=<n>)
@@ -10,8 +10,8 @@
 //    total ...
 //
 // Every rank's row and the total row are checked exactly against the step's
-// cost-card formula (ladder.md part B, with part C for the builtin
-// collectives), in the accounting of RankCost (compiled_program.hpp): a pull
+// cost-card formula (docs/ladder-steps.md §5, with docs/collectives.md §3 for
+// the builtin collectives), in the accounting of RankCost (compiled_program.hpp): a pull
 // (get, remote_load) is bytes_in and 1 RMA of the puller; a push (put,
 // remote_store) is bytes_out and 1 RMA of the pusher and bytes_in of the
 // receiver; self-accesses are not counted; notify counts notifies to other

@@ -1,5 +1,5 @@
 // collectives_test.cpp — runtime tests of the builtin collectives (pld.hpp;
-// ladder.md steps 11–16 and part C): for P = 2..8 every builtin against a
+// docs/collectives.md, docs/design.md §11): for P = 2..8 every builtin against a
 // host golden (allreduce mesh and ring with every ReduceOp, broadcast from
 // roots 0 and P - 1, allgather, reduce_scatter with every ReduceOp,
 // all_to_all, all_to_all_v with per-destination counts); FP16 and BF16
@@ -17,7 +17,7 @@
 // the root's window after its only barrier (broadcast) is followed by a
 // barrier before the window is written again, as a correct user writes it.
 //
-// Goldens (ladder.md A.2): data movement is exact; arithmetic is close,
+// Goldens (docs/ladder-steps.md §1): data movement is exact; arithmetic is close,
 // |out - g| <= 1e-5 + 1e-5 |g| for FP32 and a dtype-sized relative bound for
 // FP16 / BF16.
 #include <gtest/gtest.h>
@@ -942,7 +942,7 @@ TEST(BackToBack, MixedCollectivesUnderDeterministicSchedules) {
 }
 
 // ---- a collective called on some ranks only ---------------------------------------------------
-// ladder.md step 16's fatal pitfall: the call sits inside pl::if_. The
+// Step 16's fatal mistake (docs/ladder-steps.md §8): the call sits inside pl::if_. The
 // runtime reports the deadlock with the collective's op; the signal cells
 // are not read afterwards (the ranks that skip the call would race with the
 // caller's credits).

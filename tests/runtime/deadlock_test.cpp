@@ -281,7 +281,7 @@ TEST(Deadlock, RanksInTheSameStateShareALine) {
 }
 
 // ---- a collective called by one rank only ------------------------------------------------
-// ladder.md step 16's fatal pitfall: a builtin barrier inside `if (r == 0)`.
+// Step 16's fatal mistake (docs/ladder-steps.md §8): a builtin barrier inside `if (r == 0)`.
 
 const auto root_only_barrier =
     pl::jit::incore("root_only_barrier",

@@ -5,7 +5,7 @@
 // artifacts; and the runtime's acceptance of a 1-rank program. Also the
 // builtin barrier called 100 times back to back on one [NR, 1] signal, each
 // round checked through data (a ring read of the right neighbour), and the
-// signal left all-zero afterwards (self-clearing, ladder.md part C).
+// signal left all-zero afterwards (self-clearing, docs/design.md §11).
 //
 // The kernels are copies of examples/distributed/07_dynamic_rank_count.cpp
 // (tests may not include an example). Golden: get y[r] = x[(r+1) % P],
@@ -317,7 +317,7 @@ TEST(Ring07CompileCache, DeviceListIsPartOfTheKey) {
 // a slot is rewritten two rounds later, after the neighbour has passed the
 // barrier that follows its read), record it in seen[k] and accumulate it.
 // After a final barrier the signal's cells are copied out with pl::read: the
-// self-clearing credit protocol (ladder.md part C) leaves them all 0.
+// self-clearing credit protocol (docs/design.md §11) leaves them all 0.
 
 constexpr std::int64_t W = 8;  // one 32-byte FP32 row
 constexpr std::int64_t ROUNDS = 100;

@@ -7,7 +7,7 @@
 // all_to_all (it could alias the target), target and source sizes that do
 // not fit, reduce_scatter data without NR rows, all_to_all_v inside a loop
 // (of the kernel, or of the orchestration that dispatches its kernel), and a
-// ring allreduce at P = 1 (pld.hpp; ladder.md steps 11–16, part C, E.2).
+// ring allreduce at P = 1 (pld.hpp; docs/collectives.md §2, §3.8 and §7).
 //
 // Every case uses one small program (host -> per_rank -> kernel) whose
 // windows `data` and `signal` take the shape and dtype each case asks for;
@@ -120,8 +120,8 @@ Body allreduce_body(AllreduceMode mode) {
 
 // ---- signals -----------------------------------------------------------------------------
 
-// The mesh's [NR, 1] signal passed to a ring allreduce (ladder.md step 11:
-// "the signal shape does not match the mode").
+// The mesh's [NR, 1] signal passed to a ring allreduce (step 11's fatal mistake,
+// docs/ladder-steps.md §8: a signal shape that does not match the mode).
 TEST(CollectiveErrors, RingSignalOfTheWrongShape) {
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), ring_windows(), 4),
             "compiled without error");
@@ -309,7 +309,7 @@ TEST(CollectiveErrors, BroadcastRootIsARuntimeValue) {
 // ---- sources and targets ---------------------------------------------------------------------
 
 // A window source could be the target itself: pushes would overwrite rows that
-// have not gone out yet (ladder.md step 15's fatal pitfall).
+// have not gone out yet (step 15's fatal mistake, docs/ladder-steps.md §8).
 TEST(CollectiveErrors, AllgatherWithAWindowAsTheSource) {
   Windows w;
   w.data = {NR, SIZE};
@@ -408,7 +408,7 @@ TEST(CollectiveErrors, AllToAllVInsideARangeLoop) {
             "second call could overwrite counts a peer has not read; call it outside loops");
 }
 
-// ladder.md E.2: refused in loops at every level, so also a kernel that
+// docs/collectives.md §3.8: refused in loops at every level, so also a kernel that
 // calls it, dispatched from a loop of the orchestration function.
 // An all_to_all_v kernel, called `orch_calls` times per orchestration
 // dispatch (a pl::range loop when > 1) and dispatched to every rank

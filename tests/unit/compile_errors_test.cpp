@@ -4,7 +4,7 @@
 // are not positive exact integers, x[r] and regions out of bounds, ops at the
 // wrong level, dispatch rules, tile-row alignment, dtype mismatches, window
 // allocation rules, window/tensor kind mismatches, writes to pl::In
-// parameters and wrong argument counts (model.md §2–§4, ladder.md A.3).
+// parameters and wrong argument counts (docs/api.md §3–§14, docs/ladder-steps.md §2).
 //
 // Most cases reuse one small program (host -> per_rank -> kernel, each rank
 // copying x to y through a window) with one thing broken. Functions are
@@ -428,7 +428,7 @@ TEST(CompileErrors, WorldSizeAsAValueInAKernel) {
             "incore level (it is a host op; other levels may use it only in shapes)");
 }
 
-// world_size() in a kernel's shape is legal (model.md §3; pld.hpp: "usable in
+// world_size() in a kernel's shape is legal (docs/api.md §3; pld.hpp: "usable in
 // shapes at every level").
 TEST(CompileErrors, WorldSizeInAKernelShapeIsLegal) {
   const pl::HostFunction host =

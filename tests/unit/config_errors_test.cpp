@@ -1,8 +1,8 @@
 // config_errors_test.cpp — RunConfig validation at compile(): platforms (the
 // simulators are accepted, real Ascend hardware and unknown names are
 // refused), device lists (non-empty, non-negative, distinct), engines; and
-// the runtime's acceptance of P = 1 (model.md §1: only the examples insist on
-// P >= 2). Every refusal is an anyp::ConfigError whose whole what() is
+// the runtime's acceptance of P = 1 (docs/api.md §16: only the examples insist
+// on P >= 2). Every refusal is an anyp::ConfigError whose whole what() is
 // checked.
 #include <gtest/gtest.h>
 

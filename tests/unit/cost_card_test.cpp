@@ -1,16 +1,17 @@
 // cost_card_test.cpp — the counted cost of a run (RunStats::cost, one
 // RankCost per rank, and RunStats::total()) of every builtin collective and
 // of the hand-written step-07 ring, at P = 2..8, against the cost-card
-// formulas of ladder.md (steps 04, 06/07, 11–16; part C for the credit
-// barriers). N is the bytes of the collective's data buffer, S = one row;
-// self-accesses are local and never counted as RMA or bytes.
+// formulas of docs/collectives.md §3 and docs/ladder-steps.md §5 (steps 04,
+// 06/07, 11–16; docs/design.md §11 for the credit barriers). N is the bytes
+// of the collective's data buffer, S = one row; self-accesses are local and
+// never counted as RMA or bytes.
 //
 //   barrier         0 B, 0 RMA, P-1 notify (+E P-1), P-1 wait
 //   allreduce mesh  (P-1) N in, (P-1) K RMA, (1+K)(P-1) notify (+E P-1), (1+K)(P-1) wait;
 //                   K = ceil(N / 16 KiB) chunks
 //   allreduce ring  2(P-1) N in over all ranks (2(P-1)/P N each when P divides
-//                   the size), 2(P-1) RMA, 4(P-1)^2 notify (+E 2(P-1)^2), 4(P-1)^2 wait;
-//                   segments over 16 KiB run in sub-chunks, each with its own two barriers
+//                   the size), 2(P-1) J RMA, 2P-1 notify (+E 2P-1), 2P-1 wait
+//                   (neighbour handshakes; J sub-chunks per segment over 16 KiB)
 //   broadcast       non-root N in, 1 RMA; root 0 RMA; P-1 notify (+E P-1), P-1 wait
 //   allgather       (P-1) S out and (P-1) S in, P-1 RMA (the self-put is local),
 //                   P-1 notify (+E P-1), P-1 wait

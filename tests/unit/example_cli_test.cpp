@@ -1,6 +1,6 @@
 // example_cli_test.cpp — unit tests for the ladder examples' command line
 // (anyp::cli::parse, run_example), the golden checks and report()
-// (include/anyp/example_cli.hpp; ladder.md part A).
+// (include/anyp/example_cli.hpp; docs/api.md §18, docs/ladder-steps.md §1).
 #include "anyp/example_cli.hpp"
 
 #include <gtest/gtest.h>
@@ -155,7 +155,7 @@ TEST(Parse, Config) {
   EXPECT_FALSE(parse_args({}).config().deterministic);
 }
 
-// ---- errors (ladder.md A.1; the texts are the contract) ---------------------------
+// ---- errors (docs/diagnostics.md §1; the texts are the contract) ------------------
 
 TEST(ParseErrors, Platform) {
   EXPECT_EQ(usage_error({"-p", "a2a3"}),

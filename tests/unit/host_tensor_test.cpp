@@ -417,7 +417,7 @@ TEST(Compare, Allclose) {
   out.set(1, 0.25);  // golden 0: only atol counts
   EXPECT_TRUE(allclose(out, golden, 1.0, 0.25));
   EXPECT_FALSE(allclose(out, golden, 1.0, 0.125));
-  // Default tolerances (ladder A.2): 1e-5 + 1e-5 * |g|.
+  // Default tolerances (docs/ladder-steps.md §1): 1e-5 + 1e-5 * |g|.
   HostTensor one = HostTensor::zeros({1}, DType::FP32);
   one.set(0, 1.0);
   HostTensor near = one.clone();

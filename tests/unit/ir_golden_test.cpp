@@ -3,7 +3,7 @@
 // symmetric window layout; plus a small program whose window and tile shapes
 // depend on NR, to pin how specialisation resolves them.
 //
-// Each expected text was reviewed by hand against ladder.md step 06/07:
+// Each expected text was reviewed by hand against the algorithm of steps 06/07:
 // get: store src, notify left (r + P - 1) % P, wait Ge 1, get from right
 // (r + 1) % P; put: store src, put into right, notify right, wait Ge 1.
 // Windows are laid out in allocation order in 32-byte slots.

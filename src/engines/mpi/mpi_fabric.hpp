@@ -23,7 +23,7 @@
 //                     gives up when they find the run over (deadlock or a
 //                     failure elsewhere)
 // So a rank's data reaches a peer before any signal it sends after it
-// (ladder.md part D), and a rank's own accesses to one peer location stay in
+// (docs/ladder-steps.md §7), and a rank's own accesses to one peer location stay in
 // program order (a put, get or add touching bytes of an unflushed put or
 // add flushes that peer first). The fabric also keeps what the end of the run needs:
 // the host bytes this rank wrote, and what its notifies did to each cell.

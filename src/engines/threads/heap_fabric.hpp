@@ -3,7 +3,7 @@
 // buffer at its layout offset), host arguments in the caller's HostTensors.
 // Plain accesses are memcpy's of whole rows; atomic adds take the owner's
 // lock stripe; notify and wait go through the owner's stripe lock in the
-// Scheduler, which orders them (ladder.md part D). Data accesses to a
+// Scheduler, which orders them (docs/ladder-steps.md §7). Data accesses to a
 // signal buffer (WindowBuffer::signal) take that lock too, so a cell is
 // only ever touched under it, and a data write into a peer's cell can wake
 // the peer's parked wait.

@@ -11,7 +11,7 @@
 // pushes a slow waiter's cell past its threshold, does not order the
 // waiter after that peer's later work — the pitfall of restaging a
 // broadcast target without a barrier is reported on every schedule — while
-// the self-clearing credit protocol (ladder.md part C), which consumes
+// the self-clearing credit protocol (docs/design.md §11), which consumes
 // exactly the credits each call deposited, is never misattributed.
 // Every wait also acquires the clocks of the notifies that removed credits
 // or paid off a debt (a countdown to 0 needs every decrement; in the builtin
