@@ -5,6 +5,14 @@ A quoted message is a backquoted span in the first cell of a table row; its
 placeholders (``<…>``, ``…``, ``..``) match any text. The tests' texts are
 the string literals of the C++ tests (adjacent literals joined, escapes
 undone) and the lines of the CMake test lists, per file, in file order.
+
+Some tests assert a message through a regular expression (std::regex,
+EXPECT_EXIT, a CMake STDERR_REGEX), where a literal `(` is written `\\(`.
+For those the texts also hold the file's text with the regular expression's
+escapes of punctuation undone (`\\(` -> `(`, `\\.` -> `.`): exactly the
+characters the expression requires there. Its other constructs (`.*`,
+`[0-9]+`) stay as they are, so they can only stand where the message has a
+placeholder.
 """
 
 from __future__ import annotations
@@ -20,6 +28,9 @@ PLACEHOLDER = re.compile(r"<[^<>`]*>|…|\.\.(?!\.)")
 # two literals that the compiler joins.
 LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
+# A regular expression's escape of a punctuation character: it matches that
+# character itself.
+REGEX_ESCAPE = re.compile(r"\\([][(){}.*+?^$|\\/-])")
 
 
 def quoted_messages(markdown: pathlib.Path) -> list[tuple[int, str]]:
@@ -56,14 +67,24 @@ def cpp_texts(source: str) -> str:
     return "".join(out)
 
 
+def without_regex_escapes(text: str) -> str:
+    """The text with a regular expression's escapes of punctuation undone."""
+    return REGEX_ESCAPE.sub(r"\1", text)
+
+
 def test_texts() -> dict[str, str]:
-    """Per test file: its texts, as one string (strings separated by NUL)."""
+    """Per test file: its texts, as one string (strings separated by NUL),
+    followed by the same without regular-expression escapes if it has any."""
     texts = {}
     for path in sorted((ROOT / "tests").rglob("*")):
         if path.suffix in (".cpp", ".hpp"):
-            texts[str(path.relative_to(ROOT))] = cpp_texts(path.read_text())
+            text = cpp_texts(path.read_text())
         elif path.suffix == ".cmake":
-            texts[str(path.relative_to(ROOT))] = unescape(path.read_text())
+            text = unescape(path.read_text())
+        else:
+            continue
+        plain = without_regex_escapes(text)
+        texts[str(path.relative_to(ROOT))] = text if plain == text else text + "\x00" + plain
     return texts
 
 

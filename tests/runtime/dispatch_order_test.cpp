@@ -134,6 +134,26 @@ TEST(DispatchOrderPlan, TheDispatchListShowsWhatEachDispatchWaitsFor) {
       << c.window_layout();
 }
 
+// The order's waits and releases are notifies and waits at the door: the
+// cost card counts them (one each per rank here) and modeled time places them.
+TEST(DispatchOrderPlan, TheOrderShowsInTheCostCardAndTheTimeline) {
+  const std::int64_t P = 5;
+  anyp::InputGenerator gen(3);
+  anyp::HostTensor x = gen.uniform({P, 1, N});
+  anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, N}, pl::FP32), z = y.clone();
+  anyp::RunConfig c = anyp::RunConfig::for_world_size(P);
+  c.timeline = true;
+  const anyp::RunStats stats = neighbour_program(pl::Intent::In).compile({x, y, z}, c)(x, y, z);
+  for (std::int64_t r = 0; r < P; ++r) {
+    const anyp::RankCost& rc = stats.cost[static_cast<std::size_t>(r)];
+    EXPECT_EQ(rc.notifies, 1) << "rank " << r;  // its release of rank r - 1
+    EXPECT_EQ(rc.waits, 1) << "rank " << r;     // its wait for rank r + 1
+  }
+  ASSERT_TRUE(stats.timeline);
+  EXPECT_GT(stats.timeline->makespan_ns, 0);
+  EXPECT_EQ(stats.timeline->rounds, 1);
+}
+
 // A session reuses its windows, order cells included: they start each run at 0.
 TEST(DispatchOrderPlan, ASessionOfPersistentWindowsRunsTheOrderRunAfterRun) {
   const std::int64_t P = 4;
