@@ -66,6 +66,10 @@ Session::~Session() {
   }
   changed_.notify_all();
   worker_.join();
+  // A submit blocked on a full queue wakes to stopping_ and throws; it must
+  // be out of the mutex and the condition variable before they are destroyed.
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return blocked_ == 0; });
 }
 
 HostTensor Session::resident(const HostTensor& init) {
@@ -138,7 +142,10 @@ void Session::enqueue(std::shared_ptr<Job> job) {
     ++blocked_;
     changed_.wait(lock, [&] { return queue_.size() < kMaxInFlight || stopping_; });
     --blocked_;
-    if (stopping_) throw Error("Session::submit: the session is being destroyed");
+    if (stopping_) {
+      changed_.notify_all();  // the destructor waits for blocked submitters to leave
+      throw Error("Session::submit: the session is being destroyed");
+    }
     queue_.push_back(std::move(job));
   }
   // (A run() on another thread holds the worker off until it ends.)

@@ -561,11 +561,6 @@ int run_body(const Options& options, const std::function<int(const Options&)>& b
 // then PCT seeds 1..N with depth D over K steps.
 // After OK: the cost card, the timeline and the trace that were asked for.
 void print_extras(const Options& options, const RunStats& stats) {
-  if (!stats.timeline && (options.timeline || !options.trace.empty())) {
-    err() << (options.timeline ? "--timeline" : "--trace")
-          << ": the run has no modeled timeline (RunConfig::timeline was off)\n";
-    return;
-  }
   if (options.cost) out() << cost_card(stats);
   if (stats.timeline && options.timeline) out() << timeline_text(*stats.timeline);
   if (stats.timeline && !options.trace.empty() && g_process_rank == 0)
@@ -675,7 +670,12 @@ int report(const std::vector<bool>& checks) {
 
 int report(const std::vector<bool>& checks, const Options& options, const RunStats& stats) {
   if (options.last_run) *options.last_run = stats;
-  if (const std::string why = flags_not_honoured(options); !why.empty()) {
+  std::string why = flags_not_honoured(options);
+  if (why.empty() && !stats.timeline && (options.timeline || !options.trace.empty())) {
+    why = std::string(options.timeline ? "--timeline" : "--trace") +
+          ": the run has no modeled timeline (RunConfig::timeline was off)";
+  }
+  if (!why.empty()) {
     err() << why << '\n';
     return 2;
   }

@@ -452,7 +452,21 @@ class FunctionChecker {
       callee_domains.push_back(is_window(op.args[i]) ? domains_[op.args[i].var] : -1);
     for (std::size_t i = 0; i < callee.params.size(); ++i) {
       const ir::Var& param = callee.vars[callee.params[i].var];
-      if (param.type.kind == ir::TypeKind::Scalar) continue;
+      if (param.type.kind == ir::TypeKind::Scalar) {
+        // An extent of dims passed as a scalar: its value must fit too.
+        const ir::Operand& a = op.args[i];
+        if (a.is_var() || a.is_float_imm || dtype_is_float(param.type.dtype)) continue;
+        const ir::EvalResult v = ir::evaluate(a.int_imm, bindings_);
+        const auto [lo, hi] = ir::integer_range(param.type.dtype);
+        if (v.value && (*v.value < lo || *v.value > hi)) {
+          fail(op, "argument " + std::to_string(i) + " ('" + param.name + "') " +
+                       ir::to_string(a.int_imm) + " is " + std::to_string(*v.value) +
+                       " here, which does not fit Scalar " +
+                       std::string(dtype_name(param.type.dtype)) + " (range [" +
+                       std::to_string(lo) + ", " + std::to_string(hi) + "])");
+        }
+        continue;
+      }
       auto want = eval_shape(param.type.shape, bindings_,
                              "function '" + callee.name + "' (" + ir::level_name(callee.level) +
                                  "), parameter '" + param.name + "'");

@@ -7,6 +7,7 @@
 
 #include "anyp/errors.hpp"
 #include "compiler/check_functions.hpp"
+#include "ir/tile_rules.hpp"
 #include "ir/verifier.hpp"
 #include "runtime/collective_tracker.hpp"
 #include "runtime/region.hpp"
@@ -574,11 +575,27 @@ class HostEvaluator {
       } else if (const auto* s = std::get_if<runtime::ScalarValue>(&v)) {
         if (param.type.kind != ir::TypeKind::Scalar)
           fail(arg_what + ": expected a tensor, got a scalar");
+        // A value the parameter's dtype cannot hold is refused, not wrapped.
+        if (!dtype_is_float(param.type.dtype)) {
+          const auto [lo, hi] = ir::integer_range(param.type.dtype);
+          const bool integral = !s->is_float || s->f == static_cast<double>(s->as_int());
+          if (!integral || s->as_int() < lo || s->as_int() > hi) {
+            fail(arg_what + ": the value " +
+                 (s->is_float ? std::to_string(s->f) : std::to_string(s->i)) +
+                 " does not fit parameter '" + param.name + "' (Scalar " +
+                 std::string(dtype_name(param.type.dtype)) + ", range [" + std::to_string(lo) +
+                 ", " + std::to_string(hi) + "])");
+          }
+        }
         runtime::ScalarValue c = runtime::scalar_cast(*s, param.type.dtype);
         a.kind = c.is_float ? runtime::ArgBinding::Kind::Float : runtime::ArgBinding::Kind::Int;
         a.int_value = c.i;
         a.float_value = c.f;
         a.dtype = param.type.dtype;
+      } else if (std::holds_alternative<std::monostate>(v)) {
+        fail(arg_what + ": " + (o.is_var() ? var_name(o.var) : std::string("the value")) +
+             " was never set when the host reached this dispatch (it is assigned only inside "
+             "a pl::range that ran no iteration or a pl::if_ branch that was not taken)");
       } else {
         fail(arg_what + ": this value cannot be passed to a device");
       }

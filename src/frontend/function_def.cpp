@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "anyp/errors.hpp"
+#include "frontend/op_recording.hpp"
 #include "frontend/trace.hpp"
 #include "ir/printer.hpp"
 #include "ir/tile_valid.hpp"
@@ -96,13 +97,19 @@ std::shared_ptr<const ir::Function> FunctionDef::ir() const {
 std::shared_ptr<const ir::Function> FunctionDef::trace() const {
   Trace trace(name_, level_);
   if (body_arity_ != params_.size()) {
-    trace.fail("declares " + std::to_string(params_.size()) + " parameters but its body takes " +
-               std::to_string(body_arity_));
+    trace.fail("declares " + counted(params_.size(), "parameter", "parameters") +
+               " but its body takes " + std::to_string(body_arity_));
   }
   std::vector<VarRef> refs;
   for (const pl::Param& p : params_) {
     for (const auto& q : params_) {
       if (&q != &p && q.name == p.name) trace.fail("parameter '" + p.name + "' is declared twice");
+    }
+    if (level_ == ir::Level::Host && p.type.kind == pl::TypeSpec::Kind::DistributedTensor) {
+      trace.fail("parameter '" + p.name +
+                 "' is a pld::DistributedTensor, but a host function's parameters are the run's "
+                 "arguments, host tensors and scalars: declare it pl::Tensor (the host makes "
+                 "window views itself, with pld::alloc_window_buffer and pld::window)");
     }
     ir::VarId v = trace.new_var(type_from_spec(p.type), p.name);
     trace.add_param(v, to_ir_intent(p.intent));

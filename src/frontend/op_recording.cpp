@@ -20,11 +20,16 @@ ir::VarId expect_kind(Trace& t, const pl::Handle& h, std::string_view op, std::s
          ir::to_string(ty));
 }
 
+std::string counted(std::size_t n, std::string_view singular, std::string_view plural) {
+  return std::to_string(n) + " " + std::string(n == 1 ? singular : plural);
+}
+
 std::vector<ir::Operand> index_operands(Trace& t, const pl::Index& index, std::size_t rank,
                                         std::string_view op, std::string_view role) {
   if (index.size() != rank) {
-    t.fail(std::string(op) + ": " + std::string(role) + " has " + std::to_string(index.size()) +
-           " entries, but the tensor has " + std::to_string(rank) + " dims");
+    t.fail(std::string(op) + ": " + std::string(role) + " has " +
+           counted(index.size(), "entry", "entries") + ", but the tensor has " +
+           counted(rank, "dim", "dims"));
   }
   std::vector<ir::Operand> out;
   for (const pl::ScalarArg& a : index) {
@@ -46,8 +51,8 @@ std::vector<ir::Expr> shape_exprs(const pl::Shape& shape) {
 std::vector<ir::Expr> valid_exprs(Trace& t, std::string_view op, const pl::Shape& valid,
                                   std::size_t rank) {
   if (valid.size() != rank) {
-    t.fail(std::string(op) + ": valid_shape has " + std::to_string(valid.size()) +
-           " extents, but the tile has " + std::to_string(rank) + " dims");
+    t.fail(std::string(op) + ": valid_shape has " + counted(valid.size(), "extent", "extents") +
+           ", but the tile has " + counted(rank, "dim", "dims"));
   }
   return shape_exprs(valid);
 }

@@ -23,6 +23,8 @@ std::vector<ir::Expr> shape_exprs(const pl::Shape& shape);
 // failure naming `op`).
 std::vector<ir::Expr> valid_exprs(Trace& t, std::string_view op, const pl::Shape& valid,
                                   std::size_t rank);
+// "1 dim", "3 dims", "1 entry", "2 entries": a count with its noun.
+std::string counted(std::size_t n, std::string_view singular, std::string_view plural);
 // "an FP32", "an INT32", "a BF16": a dtype name with its indefinite article.
 std::string dtype_with_article(DType dtype);
 

@@ -25,8 +25,8 @@ Tile load_tile(const Value& tensor, Index offsets, Shape shape, const Shape* val
   ir::VarId src = expect_kind(t, tensor, "pl.load", "the source", kMemory);
   const ir::Type& st = t.type_of(src);
   if (shape.size() != st.shape.size()) {
-    t.fail("pl.load: the tile shape has " + std::to_string(shape.size()) +
-           " dims, but the tensor has " + std::to_string(st.shape.size()));
+    t.fail("pl.load: the tile shape has " + anyp::detail::counted(shape.size(), "dim", "dims") +
+           ", but the tensor has " + std::to_string(st.shape.size()));
   }
   ir::Op op;
   op.kind = ir::OpKind::Load;
@@ -53,8 +53,8 @@ Value store_tile(const Tile& tile, Index offsets, const Value& tensor, const Sha
            " tensor; convert it with pl::cast");
   }
   if (tt.shape.size() != dt.shape.size()) {
-    t.fail("pl.store: the tile has " + std::to_string(tt.shape.size()) +
-           " dims, but the tensor has " + std::to_string(dt.shape.size()));
+    t.fail("pl.store: the tile has " + anyp::detail::counted(tt.shape.size(), "dim", "dims") +
+           ", but the tensor has " + std::to_string(dt.shape.size()));
   }
   ir::Op op;
   op.kind = ir::OpKind::Store;

@@ -77,8 +77,9 @@ Value slice(const Value& src, Index offsets, Shape shape) {
   const ir::VarId s = expect_kind(t, src, name, "the tensor", kMemory);
   const ir::Type st = t.type_of(s);
   if (shape.size() != st.shape.size()) {
-    t.fail(std::string(name) + ": the slice shape has " + std::to_string(shape.size()) +
-           " dims; the tensor " + ir::to_string(st) + " has " + std::to_string(st.shape.size()));
+    t.fail(std::string(name) + ": the slice shape has " +
+           anyp::detail::counted(shape.size(), "dim", "dims") + "; the tensor " +
+           ir::to_string(st) + " has " + std::to_string(st.shape.size()));
   }
   ir::Op op;
   op.kind = ir::OpKind::TensorSlice;

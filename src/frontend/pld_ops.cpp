@@ -273,8 +273,9 @@ ir::VarId transfer(ir::OpKind kind, const pl::Value& dst, const pl::ScalarArg& p
     auto dofs = index_operands(t, *dst_offsets, dt.shape.size(), name, "dst_offsets");
     auto sofs = index_operands(t, *src_offsets, st.shape.size(), name, "src_offsets");
     if (shape->size() != dt.shape.size() || shape->size() != st.shape.size()) {
-      t.fail(std::string(name) + ": the region shape has " + std::to_string(shape->size()) +
-             " dims; destination and source have " + std::to_string(dt.shape.size()) + " and " +
+      t.fail(std::string(name) + ": the region shape has " +
+             anyp::detail::counted(shape->size(), "dim", "dims") +
+             "; destination and source have " + std::to_string(dt.shape.size()) + " and " +
              std::to_string(st.shape.size()));
     }
     op.count = static_cast<int>(dofs.size());
@@ -356,8 +357,9 @@ pl::Tile remote_load_tile(const pl::Value& window_view, const pl::ScalarArg& pee
   ir::VarId w = expect_kind(t, window_view, name, "the source", kWindow);
   const ir::Type& wt = t.type_of(w);
   if (shape.size() != wt.shape.size()) {
-    t.fail(std::string(name) + ": the tile shape has " + std::to_string(shape.size()) +
-           " dims, but the window has " + std::to_string(wt.shape.size()));
+    t.fail(std::string(name) + ": the tile shape has " +
+           anyp::detail::counted(shape.size(), "dim", "dims") + ", but the window has " +
+           std::to_string(wt.shape.size()));
   }
   ir::Op op;
   op.kind = ir::OpKind::RemoteLoad;

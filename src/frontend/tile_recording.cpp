@@ -49,7 +49,7 @@ pl::Tile emit_tile(Trace& t, ir::Op op, const ir::Type& type) {
   return pl::Tile(t.ref(res));
 }
 
-std::string dims_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " dim" : " dims"); }
+std::string dims_text(std::size_t n) { return counted(n, "dim", "dims"); }
 
 DType mask_dtype(DType dtype) {
   switch (dtype) {

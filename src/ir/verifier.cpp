@@ -1,10 +1,12 @@
 // verifier.cpp — level rules and call-graph rules of the three-level model.
 #include "ir/verifier.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "anyp/errors.hpp"
 #include "ir/intent_check.hpp"
+#include "ir/tile_rules.hpp"
 
 namespace anyp::ir {
 namespace {
@@ -50,8 +52,47 @@ void check_operand(const Function& fn, const Operand& o) {
   }
 }
 
+// Would passing a scalar of dtype `from` to a parameter of dtype `to` lose
+// integer values (an INT32 300 into INT8 is 44)? Integers into a narrower
+// integer, and floats into an integer, do; rounding into a float does not count.
+bool narrows(DType from, DType to) {
+  if (dtype_is_float(to)) return false;
+  return dtype_is_float(from) || dtype_bytes(to) < dtype_bytes(from);
+}
+
+// Scalar arguments of a call from an orchestration function (values known
+// only at run time): their type must not narrow into the parameter's.
+// Constants must fit it. (Host dispatches pass values known when compiled:
+// specialize_host checks the value itself.)
+void check_scalar_arguments(const Function& fn, const Op& op) {
+  const Function& callee = *op.callee;
+  for (std::size_t i = 0; i < callee.params.size() && i < op.args.size(); ++i) {
+    const Var& param = callee.vars[static_cast<std::size_t>(callee.params[i].var)];
+    if (param.type.kind != TypeKind::Scalar) continue;
+    const Operand& a = op.args[i];
+    const DType to = param.type.dtype;
+    std::string got;
+    if (a.is_var()) {
+      const DType from = fn.vars[static_cast<std::size_t>(a.var)].type.dtype;
+      if (narrows(from, to)) got = "Scalar " + std::string(dtype_name(from));
+    } else if (a.is_float_imm) {
+      if (!dtype_is_float(to)) got = "the floating constant " + std::to_string(a.float_imm);
+    } else if (is_const(a.int_imm) && !dtype_is_float(to) &&
+               (a.int_imm->value < integer_range(to).first ||
+                a.int_imm->value > integer_range(to).second)) {
+      got = "the constant " + std::to_string(a.int_imm->value);
+    }
+    if (got.empty()) continue;
+    fail(fn, "call @" + callee.name + ": argument " + std::to_string(i) + " ('" + param.name +
+                 "') is " + got + ", which does not fit parameter '" + param.name + "' (Scalar " +
+                 std::string(dtype_name(to)) + ") without losing its value; pass a value of " +
+                 std::string(dtype_name(to)) + " (pl::cast it where a narrower value is meant)");
+  }
+}
+
 void check_call(const Function& fn, const Op& op) {
   const Function& callee = *op.callee;
+  if (fn.level == Level::Orchestration) check_scalar_arguments(fn, op);
   if (fn.level == Level::Host) {
     if (callee.level != Level::Orchestration) {
       fail(fn, "'" + callee.name + "' is " + level_name(callee.level) +

@@ -25,6 +25,16 @@ UNREACHABLE = {
     "dispatch of '<g>', argument <i> ('<p>'): expected a tensor, got a scalar":
         "the call's trace-time kind check refuses a scalar for a tensor parameter, and "
         "bind_dims refuses a scalar argument for a tensor host parameter",
+    "dispatch of '<g>', argument <i> ('<p>'): expected a window view, got a host tensor":
+        "the call's trace-time kind check refuses a host tensor for a window parameter, and a "
+        "host parameter declared pld::DistributedTensor is refused with the host signature",
+    "dispatch of '<g>', argument <i> ('<p>'): this value cannot be passed to a device":
+        "every host value is a scalar, a tensor slice, a view, a buffer or domain (refused by "
+        "the call's kind check) or unset (its own message)",
+    "pld.tensor.<op> at the host level works on window views made with pld::window; argument "
+    "<i> is <name>, which is not one":
+        "tracing refuses a plain tensor or a scalar as a host collective's data, and a host "
+        "parameter declared pld::DistributedTensor is refused with the host signature",
     "op <op> cannot run at the host level":
         "every op the verifier allows at the host level (kHost or kAny in ir/op.hpp) has a case "
         "in specialize_host's evaluator; the default is a guard",
@@ -60,7 +70,7 @@ UNREACHABLE = {
         "model",
     "Session::submit: the session is being destroyed":
         "a submit must be blocked in one thread while another destroys the session: a race with "
-        "the destructor that no test can order (the destructor does not wait for it)",
+        "the destructor that no test can order (the destructor waits for it to leave)",
 }
 
 

@@ -142,7 +142,7 @@ TEST(PartialTilesErrors, TheMistakesAreNamed) {
   EXPECT_EQ(compile_error([](pl::Value x, pl::Value) {
               pl::load(x, {0, 0}, {1, 24}, {17});
             }),
-            "compile error: function 'k' (incore): pl.load: valid_shape has 1 extents, but the "
+            "compile error: function 'k' (incore): pl.load: valid_shape has 1 extent, but the "
             "tile has 2 dims");
   EXPECT_EQ(compile_error([](pl::Value x, pl::Value) {
               pl::load(x, {0, 2}, {1, 24}, {1, L});
