@@ -13,11 +13,12 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <variant>
 #include <vector>
 
+#include "anyp/arg_ref.hpp"
 #include "anyp/host_tensor.hpp"
 #include "anyp/run_config.hpp"
+#include "anyp/run_stats.hpp"
 #include "anyp/timeline.hpp"
 
 namespace anyp {
@@ -32,63 +33,6 @@ struct EngineOptions;
 }  // namespace runtime
 class Session;
 struct SessionOptions;
-
-// One argument of a host call: a host tensor (by reference) or a scalar.
-class ArgRef {
- public:
-  ArgRef(const HostTensor& t) : value_(&t) {}  // NOLINT
-  ArgRef(int v) : value_(std::int64_t{v}) {}   // NOLINT
-  ArgRef(std::int64_t v) : value_(v) {}        // NOLINT
-  ArgRef(double v) : value_(v) {}              // NOLINT
-  bool is_tensor() const { return std::holds_alternative<const HostTensor*>(value_); }
-  const HostTensor& tensor() const { return *std::get<const HostTensor*>(value_); }
-  bool is_int() const { return std::holds_alternative<std::int64_t>(value_); }
-  std::int64_t int_value() const { return std::get<std::int64_t>(value_); }
-  double float_value() const { return std::get<double>(value_); }
-
- private:
-  std::variant<const HostTensor*, std::int64_t, double> value_;
-};
-
-// What one rank moved through peer windows in a run (a cost card row).
-// Self-accesses are local and not counted as RMA or bytes.
-// A push (put, remote_store) counts as bytes_out for the sender and bytes_in
-// for the receiver; a pull (get, remote_load) as bytes_in for the puller.
-struct RankCost {
-  std::int64_t bytes_in = 0;        // payload that reached this rank from peers
-  std::int64_t bytes_out = 0;       // payload this rank pushed into peers' windows
-  std::int64_t rma = 0;             // remote data ops issued
-  std::int64_t notifies = 0;        // notifies to other ranks
-  std::int64_t local_notifies = 0;  // notifies to itself (collective epilogues: "+E")
-  std::int64_t waits = 0;           // waits completed
-  RankCost& operator+=(const RankCost& o);
-  bool operator==(const RankCost&) const = default;
-};
-
-// Counters of the last run.
-struct RunStats {
-  std::vector<RankCost> cost;  // one per rank
-  RankCost total() const;
-  std::int64_t instructions = 0;    // VM instructions executed, all ranks
-  std::int64_t parks = 0;           // times a rank parked on a wait
-  std::int64_t preemptions = 0;     // times a rank was preempted
-  std::int64_t schedule_steps = 0;  // PCT: steps with two or more ranks ready
-  int workers = 0;
-  // With RunConfig::timeline: the run on the cost model's clock.
-  std::shared_ptr<const Timeline> timeline;
-  // The run's memory as computed from the plan before it ran (in each
-  // process, on the MPI engine): windows, the engine's book-keeping, the rank
-  // VMs and, when checked, the race checker. `--cost` prints it.
-  struct MemoryPart {
-    std::string what;  // "windows", "race checker: cell credits", ...
-    double bytes = 0;
-    std::string detail;  // "4 ranks × 5.8 KiB; largest buffer ..."
-  };
-  std::vector<MemoryPart> memory;
-  // The memory block of the cost card: "memory (this process, planned before the run): 46.4 KiB",
-  // then a line per part; "" without parts.
-  std::string memory_text() const;
-};
 
 // Drops every cached plan (compile() caches one per program, bound dims,
 // devices and platform); CompiledPrograms already returned stay valid.

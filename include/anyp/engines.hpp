@@ -20,6 +20,24 @@ struct ProcessWorld {
   int size = 1;  // processes in the engine's world
 };
 
+// What an engine can do: the API, sessions and the command line ask these
+// instead of comparing engine names.
+struct EngineTraits {
+  std::string name;                   // "threads", "mpi"
+  bool in_build = false;              // compiled into this build
+  bool ranks_in_one_process = false;  // every rank a VM in this process (else one per process)
+  bool schedulable = false;           // worker pool and chosen schedules (deterministic, PCT)
+  bool race_checkable = false;        // RunConfig::check_races (needs every rank in one process)
+  bool async_submit = false;          // Session::submit returns before its run ends
+  // Why a run cannot use it ("" when it can): not in this build.
+  std::string unavailable;
+};
+
+// Every engine anyp knows, built or not, in a fixed order ("threads", "mpi").
+const std::vector<EngineTraits>& engine_table();
+// The traits of `name`, or nullptr for a name anyp does not know.
+const EngineTraits* engine_traits(const std::string& name);
+
 // "threads", then "mpi" when this build has it.
 std::vector<std::string> available_engines();
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,5 +73,19 @@ struct RunConfig {
     return config;
   }
 };
+
+// What is wrong with a RunConfig: the field, as named in RunConfig, and the
+// message. compile() throws ConfigError(message); the example command line
+// puts the flag that sets the field in front of it.
+struct ConfigProblem {
+  std::string field;    // "platform", "workers", "check_races", "pct.depth", ...
+  std::string message;  // "workers must be 0 (automatic) or positive, got -1"
+};
+
+// The first problem of `config` in the order compile() checks (platform,
+// devices, preempt_budget, memory_limit, workers, engine and what it can do,
+// schedule), or nothing. Platforms are the shipped cost models'; what an
+// engine can do comes from its traits (engines.hpp).
+std::optional<ConfigProblem> check_config(const RunConfig& config);
 
 }  // namespace anyp

@@ -4,6 +4,7 @@
 // that wait for them.
 #include "anyp/session.hpp"
 
+#include "anyp/engines.hpp"
 #include "anyp/errors.hpp"
 #include "compiler/plan.hpp"
 #include "engines/engine_registry.hpp"
@@ -53,8 +54,10 @@ Session::Session(const CompiledProgram& program, const SessionOptions& options)
   const runtime::Executable& exec = program_.plan_->exec;
   if (const std::string why = engine_->check(exec); !why.empty()) throw ConfigError(why);
   if (options_.persistent_windows) windows_ = engine_->make_persistent_windows(exec);
-  // MPI runs from the thread that initialised it: submits run on the caller.
-  asynchronous_ = program_.config_.engine == "threads";
+  // An engine without async submits (MPI runs from the thread that
+  // initialised it) runs each submit on the caller.
+  const EngineTraits* traits = engine_traits(program_.config_.engine);
+  asynchronous_ = traits != nullptr && traits->async_submit;
   if (asynchronous_) worker_ = std::thread([this] { worker_loop(); });
 }
 

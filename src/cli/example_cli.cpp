@@ -164,14 +164,27 @@ void check_device_ids(const std::vector<std::int64_t>& ids) {
   }
 }
 
+// The platform, as compile() checks it (check_config: the shipped models).
 void check_platform(const std::string& platform) {
-  if (platform == "a2a3sim" || platform == "a5sim") return;
-  if (platform == "a2a3" || platform == "a5") {
-    throw UsageError{"platform '" + platform +
-                     "' is real Ascend hardware, which anyp does not drive; supported platforms: "
-                     "a2a3sim, a5sim"};
-  }
-  throw UsageError{"unknown platform '" + platform + "'; supported platforms: a2a3sim, a5sim"};
+  RunConfig config;
+  config.platform = platform;
+  if (const std::optional<ConfigProblem> p = check_config(config); p && p->field == "platform")
+    throw UsageError{p->message};
+}
+
+// The flag that sets a RunConfig field ("" where the message says it all).
+std::string flag_of(const std::string& field) {
+  static const std::vector<std::pair<std::string, std::string>> flags = {
+      {"preempt_budget", "--preempt-budget"},
+      {"memory_limit", "--memory-limit"},
+      {"workers", "--workers"},
+      {"engine", "--engine"},
+      {"check_races", "--check-races"},
+      {"pct.depth", "--explore-depth"},
+      {"pct.steps", "--pct-steps"}};
+  for (const auto& [f, flag] : flags)
+    if (f == field) return flag;
+  return "";
 }
 
 void check_choice(const char* flag, const std::string& value,
@@ -375,7 +388,8 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
       throw UsageError{std::string("--engine: ") + e.what()};
     }
   }
-  if (options.engine == "threads") {
+  const EngineTraits* engine = engine_traits(options.engine);
+  if (engine != nullptr && engine->ranks_in_one_process) {
     options.device_ids =
         device_opt->count() > 0 ? parse_device_list(devices) : spec.default_devices;
   } else {
@@ -420,6 +434,12 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   if (output_opt->count() == 0 || options.output_dir.empty()) {
     options.output_dir = "anyp_out/" + spec.name + "/P" + std::to_string(options.world_size()) +
                          "-" + options.platform;
+  }
+  // Whatever the checks above let through, compile() would refuse: say so
+  // now, with the flag that set it.
+  if (const std::optional<ConfigProblem> p = check_config(options.config())) {
+    const std::string flag = flag_of(p->field);
+    throw UsageError{(flag.empty() ? "" : flag + ": ") + p->message};
   }
   return options;
 }
@@ -609,11 +629,12 @@ int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
   // world first, so that a usage error is printed by process 0 only.
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    const bool mpi = a == "--engine=mpi" ||
-                     (a == "--engine" && i + 1 < argc && std::string(argv[i + 1]) == "mpi");
-    const auto engines = available_engines();
-    if (mpi && std::find(engines.begin(), engines.end(), "mpi") != engines.end())
-      g_process_rank = process_world("mpi").rank;
+    std::string name;
+    if (a.rfind("--engine=", 0) == 0) name = a.substr(9);
+    if (a == "--engine" && i + 1 < argc) name = argv[i + 1];
+    const EngineTraits* engine = engine_traits(name);
+    if (engine != nullptr && engine->in_build && !engine->ranks_in_one_process)
+      g_process_rank = process_world(name).rank;
   }
   Options options;
   try {

@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "anyp/compiled_program.hpp"
+#include "anyp/arg_ref.hpp"
 #include "compiler/plan.hpp"
 #include "ir/function.hpp"
 

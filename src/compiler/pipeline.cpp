@@ -23,11 +23,11 @@ namespace {
 std::mutex cache_mutex;
 std::map<std::string, std::shared_ptr<const detail::Plan>> plan_cache;
 
-std::string cache_key(const detail::FunctionDef& host, const std::vector<ArgRef>& args,
+std::string cache_key(std::uint64_t function_id, const std::vector<ArgRef>& args,
                       const RunConfig& config) {
   // By the function's id, not its address: a destroyed function's address
   // can be reused by a new one, which must not hit the old plan.
-  std::string key = std::to_string(host.id()) + "|" + config.platform + "|";
+  std::string key = std::to_string(function_id) + "|" + config.platform + "|";
   for (auto d : config.distributed.device_ids) key += std::to_string(d) + ",";
   for (const ArgRef& a : args) {
     key += "|";
@@ -58,17 +58,18 @@ runtime::WindowBuffer engine_cells(const char* name, std::int64_t count) {
 
 }  // namespace
 
-std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host,
+std::shared_ptr<const detail::Plan> compile_plan(std::uint64_t function_id,
+                                                 std::shared_ptr<const ir::Function> host,
                                                  const std::vector<ArgRef>& args,
                                                  const RunConfig& config) {
-  const std::string key = cache_key(host, args, config);
+  const std::string key = cache_key(function_id, args, config);
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
     auto it = plan_cache.find(key);
     if (it != plan_cache.end()) return it->second;
   }
   auto plan = std::make_shared<detail::Plan>();
-  plan->program = ir::collect_program(host.ir());
+  plan->program = ir::collect_program(std::move(host));
   ir::verify_program(plan->program);
   const ir::Function& host_ir = *plan->program.host;
   runtime::Executable& exec = plan->exec;

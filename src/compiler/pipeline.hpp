@@ -1,22 +1,23 @@
-// pipeline.hpp — the compile pipeline and its cache:
-//   trace -> verify -> bind_dims -> check_functions -> specialize_host
-//         -> layout_windows -> lower -> mark_signal_buffers  => Plan
-// The RunConfig is validated by the caller (api/compile.cpp).
-// Plans are cached per (host function, argument shapes/dtypes and scalar
-// values, device list, platform).
+// pipeline.hpp — the compile pipeline and its cache: from a host function's
+// IR (traced by a front-end: the API traces a pl::jit::host), the passes of
+// docs/design.md §4 in order => Plan. The RunConfig is validated by the
+// caller (api/compile.cpp). Plans are cached per (function id, argument
+// shapes/dtypes and scalar values, device list, platform): the id names
+// the front-end's function for the life of the process, never reused.
 #pragma once
 
 #include <memory>
 #include <vector>
 
-#include "anyp/compiled_program.hpp"
+#include "anyp/arg_ref.hpp"
 #include "anyp/run_config.hpp"
 #include "compiler/plan.hpp"
-#include "frontend/function_def.hpp"
+#include "ir/function.hpp"
 
 namespace anyp::compiler {
 
-std::shared_ptr<const detail::Plan> compile_plan(const detail::FunctionDef& host,
+std::shared_ptr<const detail::Plan> compile_plan(std::uint64_t function_id,
+                                                 std::shared_ptr<const ir::Function> host,
                                                  const std::vector<ArgRef>& args,
                                                  const RunConfig& config);
 

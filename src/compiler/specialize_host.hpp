@@ -13,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "anyp/compiled_program.hpp"
+#include "anyp/arg_ref.hpp"
 #include "ir/function.hpp"
 #include "runtime/lowered_code.hpp"
 

@@ -11,13 +11,21 @@
 #endif
 
 namespace anyp::engines {
+namespace {
+
+#ifdef ANYP_HAVE_MPI
+constexpr bool kHaveMpi = true;
+#else
+constexpr bool kHaveMpi = false;
+#endif
+
+}  // namespace
 
 std::vector<std::string> engine_names() {
-#ifdef ANYP_HAVE_MPI
-  return {"threads", "mpi"};
-#else
-  return {"threads"};
-#endif
+  std::vector<std::string> names;
+  for (const EngineTraits& e : engine_table())
+    if (e.in_build) names.push_back(e.name);
+  return names;
 }
 
 std::unique_ptr<runtime::Engine> make_engine(const std::string& name) {
@@ -29,20 +37,38 @@ std::unique_ptr<runtime::Engine> make_engine(const std::string& name) {
 }
 
 std::string unavailable_message(const std::string& name) {
+  if (const EngineTraits* e = engine_traits(name); e && !e->unavailable.empty())
+    return e->unavailable;
   std::string names;
   for (const auto& e : engine_names()) names += (names.empty() ? "" : ", ") + e;
-  if (name == "mpi") {
-    return "engine 'mpi' is not in this build: Open MPI was not found when it was configured "
-           "(install libopenmpi-dev and openmpi-bin, e.g. with scripts/setup.sh, and configure "
-           "again); engines in this build: " +
-           names;
-  }
   return "engine '" + name + "' is not available; supported engines: " + names;
 }
 
 }  // namespace anyp::engines
 
 namespace anyp {
+
+const std::vector<EngineTraits>& engine_table() {
+  static const std::vector<EngineTraits> table = [] {
+    EngineTraits threads{"threads", true, true, true, true, true, ""};
+    // MPI runs from the thread that initialised it: a submit runs before it returns.
+    EngineTraits mpi{"mpi", engines::kHaveMpi, false, false, false, false, ""};
+    if (!mpi.in_build) {
+      mpi.unavailable =
+          "engine 'mpi' is not in this build: Open MPI was not found when it was configured "
+          "(install libopenmpi-dev and openmpi-bin, e.g. with scripts/setup.sh, and configure "
+          "again); engines in this build: threads";
+    }
+    return std::vector<EngineTraits>{threads, mpi};
+  }();
+  return table;
+}
+
+const EngineTraits* engine_traits(const std::string& name) {
+  for (const EngineTraits& e : engine_table())
+    if (e.name == name) return &e;
+  return nullptr;
+}
 
 std::vector<std::string> available_engines() { return engines::engine_names(); }
 

@@ -1,7 +1,6 @@
 // program_entries.cpp — pl::Program: orchestration functions as entry
 // points, each given a host function that dispatches it once to every rank
 // (tensors sliced by rank, one window buffer per window parameter).
-#include "anyp/compiled_program.hpp"
 #include "anyp/errors.hpp"
 #include "anyp/pl.hpp"
 #include "anyp/pld.hpp"
@@ -90,12 +89,6 @@ const HostFunction& Program::entry(const std::string& entry) const {
   }
   throw anyp::CompileError("compile error: program '" + name_ + "' has no entry '" + entry +
                            "'; its entries: " + names);
-}
-
-anyp::CompiledProgram Program::compile(const std::string& entry,
-                                       const std::vector<anyp::ArgRef>& args,
-                                       const anyp::RunConfig& config) const {
-  return this->entry(entry).compile(args, config);
 }
 
 }  // namespace pl

@@ -5,11 +5,12 @@
 // modeled timeline's recorder (timeline/timeline_recorder.hpp) are
 // observers. An observer is one new file, never an edit of the VM.
 //
-// Contract of the calls:
+// Contract of the calls (`agent`: the issuing VM, Executable::agents; a rank
+// in a one-block program):
 //   on_dispatch  a rank enters its index-th dispatch (host order).
-//   on_access    a data access, before it is performed, on the issuing rank's
-//                thread. A put/get is two accesses: a read of its source,
-//                then a write (or atomic add) of its destination.
+//   on_access    a data access, before it is performed, on the issuing agent's
+//                thread (an agent: a rank, or one block of a rank's launch). A put/get is two
+//                accesses: a read of its source, then a write (or atomic add) of its destination.
 //   on_notify    a notify, called by the engine inside the critical section
 //                that applies it to the cell; `result` is the cell's new value
 //                where the engine applies the notify itself (threads), and
@@ -20,7 +21,7 @@
 //                that satisfied it. So notifies and waits reach the
 //                observers in the order the cells saw them.
 //   on_compute   tile math (no memory access): its class, dtype and element
-//                count, on the issuing rank's thread (the modeled timeline
+//                count, on the issuing agent's thread (the modeled timeline
 //                prices it).
 // Calls may come from several worker threads at once; an observer that keeps
 // shared state synchronises it itself.
@@ -40,7 +41,7 @@ enum class AccessKind : std::uint8_t { Read, Write, AtomicAdd };
 const char* access_kind_name(AccessKind k);  // "read", "write", "atomic add"
 
 struct Access {
-  std::int64_t rank = -1;  // the issuing rank
+  std::int64_t agent = -1;  // the issuing agent (a rank, or a block of one)
   SiteRef site;
   AccessKind kind = AccessKind::Read;
   const Region& region;
@@ -51,13 +52,13 @@ class AccessObserver {
   virtual ~AccessObserver() = default;
   virtual void on_dispatch(std::int64_t /*rank*/, std::size_t /*index*/) {}
   virtual void on_access(const Access& /*access*/) {}
-  virtual void on_notify(std::int64_t /*rank*/, SiteRef /*site*/, const Cell& /*cell*/,
+  virtual void on_notify(std::int64_t /*agent*/, SiteRef /*site*/, const Cell& /*cell*/,
                          ir::NotifyKind /*kind*/, std::int32_t /*value*/,
                          std::optional<std::int32_t> /*result*/) {}
   // `value`: the cell's value that satisfied `cmp expected`.
-  virtual void on_wait(std::int64_t /*rank*/, SiteRef /*site*/, const Cell& /*cell*/,
+  virtual void on_wait(std::int64_t /*agent*/, SiteRef /*site*/, const Cell& /*cell*/,
                        ir::WaitKind /*cmp*/, std::int64_t /*expected*/, std::int32_t /*value*/) {}
-  virtual void on_compute(std::int64_t /*rank*/, SiteRef /*site*/, ComputeClass /*cls*/,
+  virtual void on_compute(std::int64_t /*agent*/, SiteRef /*site*/, ComputeClass /*cls*/,
                           DType /*dtype*/, std::int64_t /*elements*/) {}
 };
 
@@ -72,17 +73,17 @@ class Observers {
   void access(const Access& a) const {
     for (auto* o : list_) o->on_access(a);
   }
-  void notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+  void notify(std::int64_t agent, SiteRef site, const Cell& cell, ir::NotifyKind kind,
               std::int32_t value, std::optional<std::int32_t> result) const {
-    for (auto* o : list_) o->on_notify(rank, site, cell, kind, value, result);
+    for (auto* o : list_) o->on_notify(agent, site, cell, kind, value, result);
   }
-  void wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+  void wait(std::int64_t agent, SiteRef site, const Cell& cell, ir::WaitKind cmp,
             std::int64_t expected, std::int32_t value) const {
-    for (auto* o : list_) o->on_wait(rank, site, cell, cmp, expected, value);
+    for (auto* o : list_) o->on_wait(agent, site, cell, cmp, expected, value);
   }
-  void compute(std::int64_t rank, SiteRef site, ComputeClass cls, DType dtype,
+  void compute(std::int64_t agent, SiteRef site, ComputeClass cls, DType dtype,
                std::int64_t elements) const {
-    for (auto* o : list_) o->on_compute(rank, site, cls, dtype, elements);
+    for (auto* o : list_) o->on_compute(agent, site, cls, dtype, elements);
   }
 
  private:

@@ -10,8 +10,8 @@ CostCounter::CostCounter(std::int64_t world_size, std::int64_t agents)
 
 void CostCounter::on_access(const Access& a) {
   const Region& r = a.region;
-  if (r.space != Space::Window || r.owner == a.rank % world_) return;
-  RankCost& mine = rows_[static_cast<std::size_t>(a.rank)].cost;
+  if (r.space != Space::Window || r.owner == a.agent % world_) return;
+  RankCost& mine = rows_[static_cast<std::size_t>(a.agent)].cost;
   ++mine.rma;
   if (a.kind == AccessKind::Read) {
     mine.bytes_in += r.bytes();
@@ -22,15 +22,15 @@ void CostCounter::on_access(const Access& a) {
   }
 }
 
-void CostCounter::on_notify(std::int64_t rank, SiteRef, const Cell& cell, ir::NotifyKind,
+void CostCounter::on_notify(std::int64_t agent, SiteRef, const Cell& cell, ir::NotifyKind,
                             std::int32_t, std::optional<std::int32_t>) {
-  RankCost& mine = rows_[static_cast<std::size_t>(rank)].cost;
-  ++(cell.owner == rank % world_ ? mine.local_notifies : mine.notifies);
+  RankCost& mine = rows_[static_cast<std::size_t>(agent)].cost;
+  ++(cell.owner == agent % world_ ? mine.local_notifies : mine.notifies);
 }
 
-void CostCounter::on_wait(std::int64_t rank, SiteRef, const Cell&, ir::WaitKind, std::int64_t,
+void CostCounter::on_wait(std::int64_t agent, SiteRef, const Cell&, ir::WaitKind, std::int64_t,
                           std::int32_t) {
-  ++rows_[static_cast<std::size_t>(rank)].cost.waits;
+  ++rows_[static_cast<std::size_t>(agent)].cost.waits;
 }
 
 std::vector<RankCost> CostCounter::costs() const {

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "anyp/compiled_program.hpp"
+#include "anyp/run_stats.hpp"
 #include "runtime/access_observer.hpp"
 
 namespace anyp::runtime {
@@ -24,9 +24,9 @@ class CostCounter final : public AccessObserver {
   CostCounter(std::int64_t world_size, std::int64_t agents);
 
   void on_access(const Access& access) override;
-  void on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+  void on_notify(std::int64_t agent, SiteRef site, const Cell& cell, ir::NotifyKind kind,
                  std::int32_t value, std::optional<std::int32_t> result) override;
-  void on_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+  void on_wait(std::int64_t agent, SiteRef site, const Cell& cell, ir::WaitKind cmp,
                std::int64_t expected, std::int32_t value) override;
 
   // One row per rank; call after the run.

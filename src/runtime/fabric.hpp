@@ -34,64 +34,64 @@ class Fabric {
     if (!observers_.empty()) observers_.dispatch(rank, index);
   }
   // `out` receives the region's elements, contiguous, row-major.
-  void read(std::int64_t rank, SiteRef site, const Region& src, std::byte* out) {
-    if (!observers_.empty()) observers_.access(Access{rank, site, AccessKind::Read, src});
+  void read(std::int64_t agent, SiteRef site, const Region& src, std::byte* out) {
+    if (!observers_.empty()) observers_.access(Access{agent, site, AccessKind::Read, src});
     do_read(src, out);
   }
   // `in` holds the region's elements, contiguous, row-major. atomic_add adds
   // them element by element (in the region's dtype) instead of storing.
-  void write(std::int64_t rank, SiteRef site, const Region& dst, const std::byte* in,
+  void write(std::int64_t agent, SiteRef site, const Region& dst, const std::byte* in,
              bool atomic_add) {
-    if (!observers_.empty()) observers_.access(Access{rank, site, write_kind(atomic_add), dst});
-    do_write(rank, dst, in, atomic_add);
+    if (!observers_.empty()) observers_.access(Access{agent, site, write_kind(atomic_add), dst});
+    do_write(agent, dst, in, atomic_add);
   }
-  // dst and src have the same extent and dtype; one of them is on `rank`.
-  void copy(std::int64_t rank, SiteRef site, const Region& dst, const Region& src,
+  // dst and src have the same extent and dtype; one of them is on `agent`'s rank.
+  void copy(std::int64_t agent, SiteRef site, const Region& dst, const Region& src,
             bool atomic_add) {
     if (!observers_.empty()) {
-      observers_.access(Access{rank, site, AccessKind::Read, src});
-      observers_.access(Access{rank, site, write_kind(atomic_add), dst});
+      observers_.access(Access{agent, site, AccessKind::Read, src});
+      observers_.access(Access{agent, site, write_kind(atomic_add), dst});
     }
-    do_copy(rank, dst, src, atomic_add);
+    do_copy(agent, dst, src, atomic_add);
   }
   // Tile math: no memory, only the observers hear of it.
-  void compute(std::int64_t rank, SiteRef site, ComputeClass cls, DType dtype,
+  void compute(std::int64_t agent, SiteRef site, ComputeClass cls, DType dtype,
                std::int64_t elements) {
-    if (!observers_.empty()) observers_.compute(rank, site, cls, dtype, elements);
+    if (!observers_.empty()) observers_.compute(agent, site, cls, dtype, elements);
   }
-  void notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+  void notify(std::int64_t agent, SiteRef site, const Cell& cell, ir::NotifyKind kind,
               std::int32_t value) {
-    do_notify(rank, site, cell, kind, value);
+    do_notify(agent, site, cell, kind, value);
   }
   // True when the cell compares true now. False: the engine has parked the
   // rank, which must stop and retry the wait when it is resumed (threads
   // engine); an engine whose ranks can block returns only true. `describe`
   // names the wait for a deadlock report.
-  bool wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+  bool wait(std::int64_t agent, SiteRef site, const Cell& cell, ir::WaitKind cmp,
             std::int64_t expected, const std::function<std::string()>& describe) {
-    return do_wait(rank, site, cell, cmp, expected, describe);
+    return do_wait(agent, site, cell, cmp, expected, describe);
   }
 
  protected:
   virtual void do_read(const Region& src, std::byte* out) = 0;
-  virtual void do_write(std::int64_t rank, const Region& dst, const std::byte* in,
+  virtual void do_write(std::int64_t agent, const Region& dst, const std::byte* in,
                         bool atomic_add) = 0;
-  virtual void do_copy(std::int64_t rank, const Region& dst, const Region& src,
+  virtual void do_copy(std::int64_t agent, const Region& dst, const Region& src,
                        bool atomic_add) = 0;
   // Must call observe_notify inside the critical section that applies it.
-  virtual void do_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+  virtual void do_notify(std::int64_t agent, SiteRef site, const Cell& cell, ir::NotifyKind kind,
                          std::int32_t value) = 0;
   // Must call observe_wait inside the critical section of a satisfying check.
-  virtual bool do_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+  virtual bool do_wait(std::int64_t agent, SiteRef site, const Cell& cell, ir::WaitKind cmp,
                        std::int64_t expected, const std::function<std::string()>& describe) = 0;
 
-  void observe_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+  void observe_notify(std::int64_t agent, SiteRef site, const Cell& cell, ir::NotifyKind kind,
                       std::int32_t value, std::optional<std::int32_t> result) const {
-    if (!observers_.empty()) observers_.notify(rank, site, cell, kind, value, result);
+    if (!observers_.empty()) observers_.notify(agent, site, cell, kind, value, result);
   }
-  void observe_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+  void observe_wait(std::int64_t agent, SiteRef site, const Cell& cell, ir::WaitKind cmp,
                     std::int64_t expected, std::int32_t value) const {
-    if (!observers_.empty()) observers_.wait(rank, site, cell, cmp, expected, value);
+    if (!observers_.empty()) observers_.wait(agent, site, cell, cmp, expected, value);
   }
 
  private:

@@ -9,6 +9,7 @@
 #include "common/element_codec.hpp"
 #include "common/internal_check.hpp"
 #include "runtime/diagnostic_text.hpp"
+#include "runtime/executable_text.hpp"
 #include "runtime/out_of_memory.hpp"
 #include "runtime/tile_structured.hpp"
 
@@ -32,22 +33,6 @@ RankVm::RankVm(std::int64_t agent, const RunContext* ctx)
       ctx_(ctx),
       dispatches_(&ctx->exec->ranks[static_cast<std::size_t>(rank_)]) {
   ANYP_CHECK(block_ == 0 || ctx->launches != nullptr, "a block agent without launch slots");
-}
-
-std::string agent_text(const Executable& exec, std::int64_t agent) {
-  const std::int64_t block = exec.block_of_agent(agent);
-  return "rank " + std::to_string(exec.rank_of_agent(agent)) +
-         (block > 0 ? " block " + std::to_string(block) : "");
-}
-
-std::string run_error_where(const Executable& exec, std::int64_t rank, SiteRef site) {
-  std::string where = "run error: rank " + std::to_string(rank) + " (device " +
-                      std::to_string(exec.device_ids[static_cast<std::size_t>(rank)]) + ")";
-  if (site.code >= 0 && site.site >= 0) {
-    const Site& s = exec.codes[static_cast<std::size_t>(site.code)].sites[site.site];
-    where += ", function '" + s.function + "', op " + s.op;
-  }
-  return where;
 }
 
 void RankVm::fail(const Instr& in, const std::string& what) const {

@@ -119,14 +119,6 @@ struct RunContext {
   LaunchSlot* launches = nullptr;
 };
 
-// "rank 1" or, for an agent of a multi-block program that is not block 0,
-// "rank 1 block 2": an agent (Executable::agents) in reports.
-std::string agent_text(const Executable& exec, std::int64_t agent);
-
-// "run error: rank 1 (device 1), function 'f', op pld.tensor.put": where a
-// rank's run error happened (the site may be {-1, -1}: no op).
-std::string run_error_where(const Executable& exec, std::int64_t rank, SiteRef site);
-
 class RankVm {
  public:
   enum class Outcome { Done, Parked, Yield, Failed };

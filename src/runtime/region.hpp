@@ -216,10 +216,23 @@ inline void copy_region(std::byte* dbase, const Region& dst, const std::byte* sb
     std::memcpy(dbase + doff, sbase + soff, static_cast<std::size_t>(drows.row_bytes()));
 }
 
+// A signal cell: ordered (std::map) and hashable (CellHash), the one key of
+// every table of cells (the race checker's credits, the timeline's cell
+// states, the MPI fabric's notify log).
 struct Cell {
   std::int64_t owner = -1;   // the rank whose window holds the cell
   std::int32_t buffer = -1;  // window buffer index
   std::int64_t offset = 0;   // bytes from the buffer start
+  auto operator<=>(const Cell&) const = default;
+};
+
+struct CellHash {
+  std::size_t operator()(const Cell& c) const {
+    const auto mix = (static_cast<std::uint64_t>(c.owner) << 40) ^
+                     (static_cast<std::uint64_t>(c.buffer) << 32) ^
+                     static_cast<std::uint64_t>(c.offset);
+    return static_cast<std::size_t>(mix * 0x9E3779B97F4A7C15ull >> 17);
+  }
 };
 
 }  // namespace anyp::runtime

@@ -19,6 +19,7 @@
 #include "engines/mpi/window.hpp"
 #include "runtime/collective_tracker.hpp"
 #include "runtime/diagnostic_text.hpp"
+#include "runtime/executable_text.hpp"
 #include "runtime/rank_vm.hpp"
 
 namespace anyp::mpi {

@@ -231,7 +231,7 @@ void MpiFabric::note_writes(const Region& dst) {
   if (!exec_.buffers[static_cast<std::size_t>(dst.id)].signal) return;
   dst.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
     for (std::int64_t at = offset / 4 * 4; at < offset + bytes; at += 4)
-      data_writes_.insert(CellKey{dst.owner, dst.id, at});
+      data_writes_.insert(runtime::Cell{dst.owner, dst.id, at});
   });
 }
 
@@ -337,7 +337,7 @@ void MpiFabric::do_write(std::int64_t, const Region& dst, const std::byte* in, b
   note_writes(dst);
 }
 
-void MpiFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src, bool atomic_add) {
+void MpiFabric::do_copy(std::int64_t agent, const Region& dst, const Region& src, bool atomic_add) {
   const bool dst_local = is_local(dst), src_local = is_local(src);
   ANYP_CHECK(dst_local || src_local, "a copy between two other ranks' windows");
   if (src.bytes() == 0) return;
@@ -377,13 +377,13 @@ void MpiFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src,
   // overlap: stage through a buffer.
   std::vector<std::byte> staged(static_cast<std::size_t>(src.bytes()));
   do_read(src, staged.data());
-  do_write(rank, dst, staged.data(), atomic_add);
+  do_write(agent, dst, staged.data(), atomic_add);
 }
 
-void MpiFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+void MpiFabric::do_notify(std::int64_t agent, runtime::SiteRef site, const runtime::Cell& cell,
                           ir::NotifyKind kind, std::int32_t value) {
   flush_data();       // data before signal
-  if (own_stores_) {  // and this rank's stores into its own window, which peers may get
+  if (own_stores_) {  // and this agent's stores into its own window, which peers may get
     check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");
     own_stores_ = false;
   }
@@ -425,8 +425,8 @@ void MpiFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtim
       note_outstanding(cell.owner, {disp, disp + 4}, false);
     }
   }
-  observe_notify(rank, site, cell, kind, value, std::nullopt);
-  runtime::NotifierTally& t = notified_[CellKey{cell.owner, cell.buffer, cell.offset}];
+  observe_notify(agent, site, cell, kind, value, std::nullopt);
+  runtime::NotifierTally& t = notified_[cell];
   t.rank = rank_;  // every block's notifies count as the rank's
   if (kind == ir::NotifyKind::Set) {
     ++t.sets;
@@ -440,7 +440,7 @@ void MpiFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtim
   }
 }
 
-bool MpiFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+bool MpiFabric::do_wait(std::int64_t agent, runtime::SiteRef site, const runtime::Cell& cell,
                         ir::WaitKind cmp, std::int64_t expected,
                         const std::function<std::string()>& describe) {
   ANYP_CHECK(cell.owner == rank_, "a wait on another rank's cell");
@@ -452,22 +452,21 @@ bool MpiFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime:
     return runtime::compare(cmp, v, expected);
   };
   auto satisfied = [&](std::int32_t v) {
-    check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");  // before the rank reads the data
-    observe_wait(rank, site, cell, cmp, expected, v);
+    check_mpi(MPI_Win_sync(win_), "MPI_Win_sync");  // before the agent reads the data
+    observe_wait(agent, site, cell, cmp, expected, v);
     ++progress_;
     return true;
   };
   std::int32_t v = 0;
   if (holds(v)) {
-    if (has_blocks()) forget_block_wait(exec_.block_of_agent(rank));
+    if (has_blocks()) forget_block_wait(exec_.block_of_agent(agent));
     return satisfied(v);
   }
   flush_outstanding();  // before blocking: a peer may be waiting for these
   if (has_blocks()) {   // the engine runs the other blocks, and polls again
     // The text only once the stall is long (a deadlock report needs it).
-    block_waits_[static_cast<std::size_t>(exec_.block_of_agent(rank))] =
-        BlockedWait{in_waves_ ? describe() : std::string(), cmp, expected, v,
-                    CellKey{cell.owner, cell.buffer, cell.offset}};
+    block_waits_[static_cast<std::size_t>(exec_.block_of_agent(agent))] =
+        BlockedWait{in_waves_ ? describe() : std::string(), cmp, expected, v, cell};
     return false;
   }
   // Poll until the cell holds, or the waves end the run.
@@ -480,8 +479,7 @@ bool MpiFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime:
     if (stalled() != Quiescence::Verdict::Continue) {
       holds(v);
       unstalled();
-      blocked_ =
-          BlockedWait{describe(), cmp, expected, v, CellKey{cell.owner, cell.buffer, cell.offset}};
+      blocked_ = BlockedWait{describe(), cmp, expected, v, cell};
       return false;
     }
   }
@@ -514,7 +512,7 @@ Quiescence::Verdict MpiFabric::stalled() {
   return Quiescence::Verdict::Continue;
 }
 
-runtime::NotifierTally MpiFabric::notified(const CellKey& cell) const {
+runtime::NotifierTally MpiFabric::notified(const runtime::Cell& cell) const {
   auto it = notified_.find(cell);
   if (it != notified_.end()) return it->second;
   runtime::NotifierTally none;

@@ -52,23 +52,6 @@
 
 namespace anyp::mpi {
 
-// A signal cell, ordered (for the notify log).
-struct CellKey {
-  std::int64_t owner = -1;
-  std::int32_t buffer = -1;
-  std::int64_t offset = 0;
-  auto operator<=>(const CellKey&) const = default;
-};
-
-struct CellKeyHash {
-  std::size_t operator()(const CellKey& c) const {
-    const auto mix = (static_cast<std::uint64_t>(c.owner) << 40) ^
-                     (static_cast<std::uint64_t>(c.buffer) << 32) ^
-                     static_cast<std::uint64_t>(c.offset);
-    return static_cast<std::size_t>(mix * 0x9E3779B97F4A7C15ull >> 17);
-  }
-};
-
 // Bytes of a host argument: [offset, offset + bytes).
 struct HostRange {
   std::int32_t arg = -1;
@@ -82,7 +65,7 @@ struct BlockedWait {
   ir::WaitKind cmp = ir::WaitKind::Eq;
   std::int64_t expected = 0;
   std::int32_t current = 0;
-  CellKey cell;
+  runtime::Cell cell;
 };
 
 struct FabricSettings {
@@ -137,22 +120,22 @@ class MpiFabric final : public runtime::Fabric {
     block_waits_[static_cast<std::size_t>(block)].reset();
   }
   // What this rank's notifies did to `cell` (rank = this rank).
-  runtime::NotifierTally notified(const CellKey& cell) const;
+  runtime::NotifierTally notified(const runtime::Cell& cell) const;
   // True when this rank wrote `cell`'s bytes as data (a put, a store).
-  bool wrote_as_data(const CellKey& cell) const { return data_writes_.count(cell) != 0; }
+  bool wrote_as_data(const runtime::Cell& cell) const { return data_writes_.count(cell) != 0; }
   // The host-tensor bytes this rank wrote, and read, sorted and coalesced.
   std::vector<HostRange> host_writes() const { return ranges(host_writes_); }
   std::vector<HostRange> host_reads() const { return ranges(host_reads_); }
 
  protected:
   void do_read(const runtime::Region& src, std::byte* out) override;
-  void do_write(std::int64_t rank, const runtime::Region& dst, const std::byte* in,
+  void do_write(std::int64_t agent, const runtime::Region& dst, const std::byte* in,
                 bool atomic_add) override;
-  void do_copy(std::int64_t rank, const runtime::Region& dst, const runtime::Region& src,
+  void do_copy(std::int64_t agent, const runtime::Region& dst, const runtime::Region& src,
                bool atomic_add) override;
-  void do_notify(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+  void do_notify(std::int64_t agent, runtime::SiteRef site, const runtime::Cell& cell,
                  ir::NotifyKind kind, std::int32_t value) override;
-  bool do_wait(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+  bool do_wait(std::int64_t agent, runtime::SiteRef site, const runtime::Cell& cell,
                ir::WaitKind cmp, std::int64_t expected,
                const std::function<std::string()>& describe) override;
 
@@ -250,8 +233,8 @@ class MpiFabric final : public runtime::Fabric {
   std::uint64_t stall_polls_ = 0;
   std::chrono::steady_clock::time_point stall_since_{};
   bool in_waves_ = false;
-  std::unordered_map<CellKey, runtime::NotifierTally, CellKeyHash> notified_;
-  std::set<CellKey> data_writes_;
+  std::unordered_map<runtime::Cell, runtime::NotifierTally, runtime::CellHash> notified_;
+  std::set<runtime::Cell> data_writes_;
   HostRanges host_writes_, host_reads_;
 };
 

@@ -47,7 +47,8 @@ HeapFabric::HeapFabric(const runtime::Executable& exec,
       heap_(persistent ? persistent : block_->data()),
       notify_slots_(reinterpret_cast<std::uint32_t*>(heap_ + slots_offset(exec))),
       written_lines_(reinterpret_cast<std::uint64_t*>(heap_ + lines_offset(exec))),
-      atomic_locks_(static_cast<std::size_t>(std::clamp<std::int64_t>(exec.world_size, 1, 64))) {}
+      atomic_locks_(static_cast<std::size_t>(std::clamp<std::int64_t>(exec.world_size, 1, 64))),
+      signals_(exec.world_size, exec.agents(), heap_, notify_slots_) {}
 
 HeapFabric::~HeapFabric() {
   // A pooled block goes back zeroed; a persistent one keeps its windows
@@ -145,7 +146,7 @@ void HeapFabric::signal_written(std::int64_t rank, const Region& dst) {
   });
   if (lo >= hi) return;
   const std::byte* base = memory(dst);
-  scheduler_->on_signal_write_locked(rank, dst.owner, base + lo, base + hi);
+  signals_.on_signal_write_locked(rank, dst.owner, base + lo, base + hi);
 }
 
 void HeapFabric::read_rows(const Region& src, std::byte* out) const {
@@ -180,50 +181,51 @@ void HeapFabric::copy_rows(const Region& dst, const Region& src) {
 }
 
 void HeapFabric::do_read(const Region& src, std::byte* out) {
-  if (is_signal(src)) return scheduler_->with_signal_lock(src.owner, [&] { read_rows(src, out); });
+  if (is_signal(src)) return signals_.with_signal_lock(src.owner, [&] { read_rows(src, out); });
   read_rows(src, out);
 }
 
-void HeapFabric::do_write(std::int64_t rank, const Region& dst, const std::byte* in,
+void HeapFabric::do_write(std::int64_t agent, const Region& dst, const std::byte* in,
                           bool atomic_add) {
   if (dst.space == Space::Window) mark_written(dst.owner, dst.id, dst.first, dst.end);
   if (!is_signal(dst)) return write_rows(dst, in, atomic_add);
-  scheduler_->with_signal_lock(dst.owner, [&] {
+  signals_.with_signal_lock(dst.owner, [&] {
     write_rows(dst, in, atomic_add);
-    signal_written(rank, dst);
+    signal_written(agent, dst);
   });
 }
 
-void HeapFabric::do_copy(std::int64_t rank, const Region& dst, const Region& src, bool atomic_add) {
+void HeapFabric::do_copy(std::int64_t agent, const Region& dst, const Region& src,
+                         bool atomic_add) {
   if (atomic_add || dst.same_memory(src) || is_signal(dst) || is_signal(src)) {
     // Stage through a buffer: the add needs the whole source, regions of one
     // buffer may overlap, and signal memory is touched only under its lock.
     std::vector<std::byte> staged(static_cast<std::size_t>(src.bytes()));
     do_read(src, staged.data());
-    do_write(rank, dst, staged.data(), atomic_add);
+    do_write(agent, dst, staged.data(), atomic_add);
     return;
   }
   if (dst.space == Space::Window) mark_written(dst.owner, dst.id, dst.first, dst.end);
   copy_rows(dst, src);
 }
 
-void HeapFabric::do_notify(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+void HeapFabric::do_notify(std::int64_t agent, runtime::SiteRef site, const runtime::Cell& cell,
                            ir::NotifyKind kind, std::int32_t value) {
   mark_written(cell.owner, cell.buffer, cell.offset, cell.offset + 4);
-  scheduler_->notify(rank, cell.owner, cell_address(cell), kind, value, [&](std::int32_t result) {
-    observe_notify(rank, site, cell, kind, value, result);
+  signals_.notify(agent, cell.owner, cell_address(cell), kind, value, [&](std::int32_t result) {
+    observe_notify(agent, site, cell, kind, value, result);
   });
 }
 
-bool HeapFabric::do_wait(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+bool HeapFabric::do_wait(std::int64_t agent, runtime::SiteRef site, const runtime::Cell& cell,
                          ir::WaitKind cmp, std::int64_t expected,
                          const std::function<std::string()>& describe) {
-  // A rank waits only on its own window (the scheduler's stripes rely on
-  // it); `rank` is the waiting agent, one of the rank's blocks.
-  ANYP_CHECK(cell.owner == exec_.rank_of_agent(rank), "a wait on another rank's cell");
+  // A rank waits only on its own window (the signal table's stripes rely on
+  // it); `agent` is the waiting VM, one of the rank's blocks.
+  ANYP_CHECK(cell.owner == exec_.rank_of_agent(agent), "a wait on another agent's cell");
   std::int32_t* at = cell_address(cell);
-  return scheduler_->wait_or_park(rank, cell.owner, at, cmp, expected, describe,
-                                  [&] { observe_wait(rank, site, cell, cmp, expected, *at); });
+  return signals_.wait_or_park(agent, cell.owner, at, cmp, expected, describe,
+                               [&] { observe_wait(agent, site, cell, cmp, expected, *at); });
 }
 
 }  // namespace anyp::threads

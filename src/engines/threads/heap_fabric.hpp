@@ -3,12 +3,11 @@
 // buffer at its layout offset), host arguments in the caller's HostTensors.
 // Plain accesses are memcpy's of whole rows; atomic adds take the owner's
 // lock stripe; notify and wait go through the owner's stripe lock in the
-// Scheduler, which orders them (docs/ladder-steps.md §7). Data accesses to a
-// signal buffer (WindowBuffer::signal) take that lock too, so a cell is
-// only ever touched under it, and a data write into a peer's cell can wake
-// the peer's parked wait.
+// fabric's SignalTable (signal_table.hpp), which orders them (docs/ladder-steps.md §7). Data
+// accesses to a signal buffer (WindowBuffer::signal) take that lock too, so a cell is only ever
+// touched under it, and a data write into a peer's cell can wake the peer's parked wait.
 //
-// The heap and the scheduler's notify record come from a pooled block
+// The heap and the signal table's notify record come from a pooled block
 // (heap_pool.hpp), zero when the run starts. Every write marks the 64-byte
 // lines of the heap it touched in a bitmap; when the fabric is destroyed it
 // zeroes those lines (and the notify slots beside them) and returns the
@@ -26,7 +25,7 @@
 
 #include "anyp/host_tensor.hpp"
 #include "engines/threads/heap_pool.hpp"
-#include "engines/threads/scheduler.hpp"
+#include "engines/threads/signal_table.hpp"
 #include "runtime/executable.hpp"
 #include "runtime/fabric.hpp"
 
@@ -52,19 +51,18 @@ class HeapFabric final : public runtime::Fabric {
   // the launch cells of a multi-block program, which a failed run of a
   // session with persistent windows may have left set).
   void zero_buffer(std::int32_t id);
-  // One 32-bit slot per 4-byte word of the heap, zero (Scheduler's record).
-  std::uint32_t* notify_slots() const { return notify_slots_; }
-  void set_scheduler(Scheduler* scheduler) { scheduler_ = scheduler; }
+  // The signal cells' table: connect it to the runner before the run.
+  SignalTable& signals() { return signals_; }
 
  protected:
   void do_read(const runtime::Region& src, std::byte* out) override;
-  void do_write(std::int64_t rank, const runtime::Region& dst, const std::byte* in,
+  void do_write(std::int64_t agent, const runtime::Region& dst, const std::byte* in,
                 bool atomic_add) override;
-  void do_copy(std::int64_t rank, const runtime::Region& dst, const runtime::Region& src,
+  void do_copy(std::int64_t agent, const runtime::Region& dst, const runtime::Region& src,
                bool atomic_add) override;
-  void do_notify(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+  void do_notify(std::int64_t agent, runtime::SiteRef site, const runtime::Cell& cell,
                  ir::NotifyKind kind, std::int32_t value) override;
-  bool do_wait(std::int64_t rank, runtime::SiteRef site, const runtime::Cell& cell,
+  bool do_wait(std::int64_t agent, runtime::SiteRef site, const runtime::Cell& cell,
                ir::WaitKind cmp, std::int64_t expected,
                const std::function<std::string()>& describe) override;
 
@@ -97,7 +95,7 @@ class HeapFabric final : public runtime::Fabric {
   std::uint32_t* notify_slots_;
   std::uint64_t* written_lines_;  // bit i: heap bytes [64 i, 64 i + 64) written this run
   std::vector<std::mutex> atomic_locks_;
-  Scheduler* scheduler_ = nullptr;
+  SignalTable signals_;  // after heap_ and notify_slots_, which it uses
 };
 
 }  // namespace anyp::threads

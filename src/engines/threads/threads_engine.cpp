@@ -1,10 +1,11 @@
 // threads_engine.cpp — one run on the threads engine: the heap, one VM per
-// rank, the collective tracker and the scheduler.
+// agent, the collective tracker, and the runner joined to the fabric's
+// signal table.
 #include "engines/threads/threads_engine.hpp"
 
 #include "common/internal_check.hpp"
 #include "engines/threads/heap_fabric.hpp"
-#include "engines/threads/scheduler.hpp"
+#include "engines/threads/runner.hpp"
 #include "runtime/collective_tracker.hpp"
 #include "runtime/rank_vm.hpp"
 
@@ -79,24 +80,33 @@ runtime::EngineResult ThreadsEngine::run(const runtime::Executable& exec,
   for (auto& vm : vms) ranks.push_back(&vm);
   const bool free = options.schedule.kind == runtime::Schedule::Kind::Free;
   const int workers = free ? options.workers : 1;
-  Scheduler scheduler(ranks, exec.world_size, make_policy(options.schedule, exec.agents()), workers,
-                      options.preempt_budget, fabric.heap(), exec.window_bytes,
-                      fabric.notify_slots(), [&collectives](std::span<const char> finished) {
-                        return collectives.unfinished_calls(finished);
-                      });
-  fabric.set_scheduler(&scheduler);
+  SignalTable& signals = fabric.signals();
+  // What the deadlock report lists: every agent that waits for something
+  // (not finished, and not a block idle between launches).
+  Runner runner(ranks, make_policy(options.schedule, exec.agents()), workers,
+                options.preempt_budget, [&](const std::vector<char>& done) {
+                  const std::span<const char> finished(done.data(),
+                                                       static_cast<std::size_t>(exec.world_size));
+                  return signals.deadlock_report(
+                      [&](std::int64_t agent) {
+                        const auto a = static_cast<std::size_t>(agent);
+                        return !done[a] && !(agent >= exec.world_size && vms[a].idle());
+                      },
+                      collectives.unfinished_calls(finished));
+                });
+  signals.connect(&runner);
   runtime::EngineResult result;
-  result.failure = scheduler.run();
-  result.deadlocked = scheduler.deadlocked();
+  result.failure = runner.run();
+  result.deadlocked = runner.deadlocked();
   if (result.failure.empty()) {
     const std::string unbalanced = collectives.unbalanced_calls();
     if (!unbalanced.empty()) result.failure = "run error: " + unbalanced;
   }
   for (const auto& vm : vms) result.instructions += vm.instructions();
-  result.parks = scheduler.parks();
-  result.preemptions = scheduler.preemptions();
-  result.schedule_steps = scheduler.steps();
-  result.workers = scheduler.workers_used();
+  result.parks = runner.parks();
+  result.preemptions = runner.preemptions();
+  result.schedule_steps = runner.steps();
+  result.workers = runner.workers_used();
   return result;
 }
 

@@ -1,5 +1,5 @@
 // threads_engine.hpp — the default engine: every rank a RankVm inside this
-// process, scheduled on a small worker pool (scheduler.hpp) over one
+// process, scheduled on a small worker pool (runner.hpp, signal_table.hpp) over one
 // symmetric heap (heap_fabric.hpp).
 #pragma once
 

@@ -80,7 +80,7 @@ void RaceChecker::hold(double bytes) {
       " entries (one per agent), so its memory grows with P: check the program at a smaller P");
 }
 
-CellCredits& RaceChecker::credits_of(const CellKey& key) {
+CellCredits& RaceChecker::credits_of(const Cell& key) {
   auto [it, made] = cells_.try_emplace(key);
   if (made) hold(kCellNode);
   return it->second;
@@ -287,7 +287,7 @@ void RaceChecker::on_access(const Access& a) {
   const std::uint32_t site = global_site(a.site);
   const std::int64_t g = sh.granule;
   region.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
-    access_words(sh, offset / g, (offset + bytes + g - 1) / g, a.rank, site, a.kind, region);
+    access_words(sh, offset / g, (offset + bytes + g - 1) / g, a.agent, site, a.kind, region);
   });
   sets_.flush();
   if (a.kind == AccessKind::Read || region.space != Space::Window ||
@@ -295,19 +295,19 @@ void RaceChecker::on_access(const Access& a) {
     return;
   // A data write into signal cells releases like a Set of unknown value
   // (an atomic add like an AtomicAdd of unknown value).
-  const Clock& mine = clocks_[static_cast<std::size_t>(a.rank)];
+  const Clock& mine = clocks_[static_cast<std::size_t>(a.agent)];
   region.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
     for (std::int64_t at = offset / 4 * 4; at < offset + bytes; at += 4) {
-      CellCredits& cell = credits_of(CellKey{region.owner, region.id, at});
+      CellCredits& cell = credits_of(Cell{region.owner, region.id, at});
       const std::int64_t before = cell.clocks_held();
       cell.data_write(mine, a.kind == AccessKind::Write);
       held_clocks(cell, before);
     }
   });
-  release(a.rank, site);
+  release(a.agent, site);
 }
 
-void RaceChecker::on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+void RaceChecker::on_notify(std::int64_t agent, SiteRef site, const Cell& cell, ir::NotifyKind kind,
                             std::int32_t value, std::optional<std::int32_t>) {
   std::lock_guard<std::mutex> lock(mutex_);
   ++access_serial_;
@@ -315,26 +315,26 @@ void RaceChecker::on_notify(std::int64_t rank, SiteRef site, const Cell& cell, i
   const std::uint32_t gsite = global_site(site);
   const std::int64_t g = sh.granule;
   const Region where{Space::Window, cell.buffer, cell.owner, 0, DType::INT32, {}, {}, {}};
-  access_words(sh, cell.offset / g, (cell.offset + 4 + g - 1) / g, rank, gsite,
+  access_words(sh, cell.offset / g, (cell.offset + 4 + g - 1) / g, agent, gsite,
                AccessKind::AtomicAdd, where);
   sets_.flush();
-  CellCredits& credits = credits_of(CellKey{cell.owner, cell.buffer, cell.offset});
+  CellCredits& credits = credits_of(cell);
   const std::int64_t before = credits.clocks_held();
   if (kind == ir::NotifyKind::Set) {
-    credits.set(clocks_[static_cast<std::size_t>(rank)], value);
+    credits.set(clocks_[static_cast<std::size_t>(agent)], value);
   } else {
-    credits.add(clocks_[static_cast<std::size_t>(rank)], value);
+    credits.add(clocks_[static_cast<std::size_t>(agent)], value);
   }
   held_clocks(credits, before);
-  release(rank, gsite);
+  release(agent, gsite);
 }
 
-void RaceChecker::on_wait(std::int64_t rank, SiteRef, const Cell& cell, ir::WaitKind cmp,
+void RaceChecker::on_wait(std::int64_t agent, SiteRef, const Cell& cell, ir::WaitKind cmp,
                           std::int64_t expected, std::int32_t) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = cells_.find(CellKey{cell.owner, cell.buffer, cell.offset});
+  auto it = cells_.find(cell);
   if (it == cells_.end()) return;
-  it->second.acquire(cmp, expected, clocks_[static_cast<std::size_t>(rank)]);
+  it->second.acquire(cmp, expected, clocks_[static_cast<std::size_t>(agent)]);
 }
 
 std::int64_t RaceChecker::memory_bytes() const {

@@ -52,9 +52,9 @@ class RaceChecker final : public AccessObserver {
   static void add_footprint(const Executable& exec, Footprint& out);
 
   void on_access(const Access& access) override;
-  void on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+  void on_notify(std::int64_t agent, SiteRef site, const Cell& cell, ir::NotifyKind kind,
                  std::int32_t value, std::optional<std::int32_t> result) override;
-  void on_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+  void on_wait(std::int64_t agent, SiteRef site, const Cell& cell, ir::WaitKind cmp,
                std::int64_t expected, std::int32_t value) override;
 
   bool found() const { return !races_.empty(); }
@@ -86,18 +86,6 @@ class RaceChecker final : public AccessObserver {
   };
   using RaceKey = std::tuple<std::uint32_t, int, std::uint32_t, int>;
 
-  struct CellKey {
-    std::int64_t owner;
-    std::int32_t buffer;
-    std::int64_t offset;
-    bool operator==(const CellKey&) const = default;
-  };
-  struct CellKeyHash {
-    std::size_t operator()(const CellKey& k) const {
-      return std::hash<std::int64_t>()(k.owner * 1000003 + k.buffer * 7919 + k.offset);
-    }
-  };
-
   Shadow& shadow(Space space, std::int32_t id, std::int64_t owner);
   // Per window buffer: its granule (the smallest element any view uses).
   static std::vector<std::int64_t> granules(const Executable& exec);
@@ -106,7 +94,7 @@ class RaceChecker final : public AccessObserver {
   // A cell's credits changed from `before` clocks to what it holds now.
   void held_clocks(const CellCredits& cell, std::int64_t before);
   // The cell's credits, made (and counted against the budget) on first use.
-  CellCredits& credits_of(const CellKey& key);
+  CellCredits& credits_of(const Cell& key);
   std::uint32_t global_site(SiteRef s) const {
     if (s.code < 0) return no_site_;
     return site_base_[static_cast<std::size_t>(s.code)] + static_cast<std::uint32_t>(s.site);
@@ -136,7 +124,7 @@ class RaceChecker final : public AccessObserver {
   mutable std::mutex mutex_;
   std::vector<Clock> clocks_;                         // per agent
   std::vector<std::vector<std::uint32_t>> releases_;  // per agent: site of its k-th release
-  std::unordered_map<CellKey, CellCredits, CellKeyHash> cells_;
+  std::unordered_map<Cell, CellCredits, CellHash> cells_;
   std::vector<std::int64_t> window_granule_;            // per buffer
   std::vector<std::unique_ptr<Shadow>> window_shadow_;  // buffer * P + owner
   std::vector<std::unique_ptr<Shadow>> host_shadow_;    // per host argument

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "runtime/diagnostic_text.hpp"
+#include "runtime/executable_text.hpp"
 #include "runtime/race/race_checker.hpp"
-#include "runtime/rank_vm.hpp"
 
 namespace anyp::runtime::race {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "common/internal_check.hpp"
 #include "runtime/diagnostic_text.hpp"
-#include "runtime/rank_vm.hpp"
+#include "runtime/executable_text.hpp"
 #include "runtime/scalar_math.hpp"
 
 namespace anyp::runtime {
@@ -19,16 +19,9 @@ constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 constexpr std::size_t kTransitionScan = 256;  // arrivals looked back for a wait's enabler
 constexpr std::size_t kNotes = 4;             // approximations described in Timeline::note
 
-struct CellKey {
-  std::int64_t owner = -1;
-  std::int32_t buffer = -1;
-  std::int64_t offset = 0;
-  auto operator<=>(const CellKey&) const = default;
-};
-
 // A notify (or a data write into a signal cell) applied to its cell.
 struct Arrival {
-  CellKey cell;
+  Cell cell;
   bool data = false;  // a data write: the cell's value is unknown to the model
   ir::NotifyKind kind = ir::NotifyKind::AtomicAdd;
   std::int32_t value = 0;
@@ -119,7 +112,7 @@ class Simulation {
 
   std::uint32_t memory_name(const TimelineEvent& e) {
     if (e.kind == TimelineEvent::Kind::Notify || e.kind == TimelineEvent::Kind::Wait) {
-      const CellKey key{e.owner, e.id, e.first};
+      const Cell key{e.owner, e.id, e.first};
       auto it = cell_names_.find(key);
       if (it != cell_names_.end()) return it->second;
       const WindowBuffer& b = exec_.buffers[static_cast<std::size_t>(e.id)];
@@ -190,7 +183,7 @@ class Simulation {
         op.peer = e.owner;
         cost = model_.notify_issue_ns;
         Arrival a;
-        a.cell = CellKey{e.owner, e.id, e.first};
+        a.cell = Cell{e.owner, e.id, e.first};
         a.kind = static_cast<ir::NotifyKind>(e.sub);
         a.value = static_cast<std::int32_t>(e.amount);
         a.op = index;
@@ -203,7 +196,7 @@ class Simulation {
       case TimelineEvent::Kind::Wait: {
         op.kind = TimelineOp::Kind::Wait;
         op.memory = memory_name(e);
-        CellState& cell = cells_[CellKey{e.owner, e.id, e.first}];
+        CellState& cell = cells_[Cell{e.owner, e.id, e.first}];
         const auto cmp = static_cast<ir::WaitKind>(e.sub);
         if (!compare(cmp, cell.value, e.amount)) {
           if (!cell.data_written) {
@@ -237,7 +230,7 @@ class Simulation {
     if (e.space != Space::Window || !exec_.buffers[static_cast<std::size_t>(e.id)].signal) return;
     for (std::int64_t b = e.first / 4 * 4; b < e.end; b += 4) {
       Arrival a;
-      a.cell = CellKey{e.owner, e.id, b};
+      a.cell = Cell{e.owner, e.id, b};
       a.data = true;
       arrivals_.push_back(a);
       push(at, 0, arrivals_.size() - 1);
@@ -325,7 +318,7 @@ class Simulation {
     if (stuck == kNone) return false;
     RankState& st = states_[stuck];
     const TimelineEvent& e = events_[stuck][st.next];
-    CellState& cell = cells_[CellKey{e.owner, e.id, e.first}];
+    CellState& cell = cells_[Cell{e.owner, e.id, e.first}];
     assumed(agent_text(exec_, static_cast<std::int64_t>(stuck)) + "'s wait on " +
             t_.names[t_.ops[first_op_[stuck] + st.next].memory] +
             " is never satisfied in the modeled order of the notifies (the run's order "
@@ -400,11 +393,11 @@ class Simulation {
   std::vector<std::size_t> first_op_;
   std::vector<std::size_t> enabler_;  // per op: a wait's releasing notify op
   std::vector<Arrival> arrivals_;
-  std::map<CellKey, CellState> cells_;
+  std::map<Cell, CellState> cells_;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
   std::uint64_t seq_ = 0;
   std::map<std::string, std::uint32_t> name_index_;
-  std::map<CellKey, std::uint32_t> cell_names_;
+  std::map<Cell, std::uint32_t> cell_names_;
   std::map<std::tuple<int, std::int32_t, std::int64_t>, std::uint32_t> region_names_;
   std::size_t notes_ = 0;
   Timeline t_;

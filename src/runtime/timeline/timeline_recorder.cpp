@@ -25,7 +25,7 @@ void TimelineRecorder::on_access(const Access& a) {
   e.first = a.region.first;
   e.end = a.region.end;
   e.amount = a.region.bytes();
-  events_[static_cast<std::size_t>(a.rank)].push_back(e);
+  events_[static_cast<std::size_t>(a.agent)].push_back(e);
 }
 
 namespace {
@@ -48,20 +48,20 @@ TimelineEvent cell_event(TimelineEvent::Kind kind, std::uint8_t sub, SiteRef sit
 
 }  // namespace
 
-void TimelineRecorder::on_notify(std::int64_t rank, SiteRef site, const Cell& cell,
+void TimelineRecorder::on_notify(std::int64_t agent, SiteRef site, const Cell& cell,
                                  ir::NotifyKind kind, std::int32_t value,
                                  std::optional<std::int32_t>) {
-  events_[static_cast<std::size_t>(rank)].push_back(
+  events_[static_cast<std::size_t>(agent)].push_back(
       cell_event(TimelineEvent::Kind::Notify, static_cast<std::uint8_t>(kind), site, cell, value));
 }
 
-void TimelineRecorder::on_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+void TimelineRecorder::on_wait(std::int64_t agent, SiteRef site, const Cell& cell, ir::WaitKind cmp,
                                std::int64_t expected, std::int32_t) {
-  events_[static_cast<std::size_t>(rank)].push_back(
+  events_[static_cast<std::size_t>(agent)].push_back(
       cell_event(TimelineEvent::Kind::Wait, static_cast<std::uint8_t>(cmp), site, cell, expected));
 }
 
-void TimelineRecorder::on_compute(std::int64_t rank, SiteRef site, ComputeClass cls, DType dtype,
+void TimelineRecorder::on_compute(std::int64_t agent, SiteRef site, ComputeClass cls, DType dtype,
                                   std::int64_t elements) {
   TimelineEvent e;
   e.kind = TimelineEvent::Kind::Compute;
@@ -69,7 +69,7 @@ void TimelineRecorder::on_compute(std::int64_t rank, SiteRef site, ComputeClass 
   e.dtype = dtype;
   e.site = site;
   e.amount = elements;
-  events_[static_cast<std::size_t>(rank)].push_back(e);
+  events_[static_cast<std::size_t>(agent)].push_back(e);
 }
 
 std::string TimelineRecorder::serialize() const {

@@ -35,11 +35,11 @@ class TimelineRecorder final : public AccessObserver {
   explicit TimelineRecorder(std::int64_t world_size);
 
   void on_access(const Access& access) override;
-  void on_notify(std::int64_t rank, SiteRef site, const Cell& cell, ir::NotifyKind kind,
+  void on_notify(std::int64_t agent, SiteRef site, const Cell& cell, ir::NotifyKind kind,
                  std::int32_t value, std::optional<std::int32_t> result) override;
-  void on_wait(std::int64_t rank, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+  void on_wait(std::int64_t agent, SiteRef site, const Cell& cell, ir::WaitKind cmp,
                std::int64_t expected, std::int32_t value) override;
-  void on_compute(std::int64_t rank, SiteRef site, ComputeClass cls, DType dtype,
+  void on_compute(std::int64_t agent, SiteRef site, ComputeClass cls, DType dtype,
                   std::int64_t elements) override;
 
   const std::vector<std::vector<TimelineEvent>>& events() const { return events_; }

@@ -1,0 +1,186 @@
+// runner.cpp — the worker pool, ready and local queues, preemption and
+// deadlock detection (runner.hpp).
+#include "engines/threads/runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "common/machine.hpp"
+#include "engines/threads/worker_pool.hpp"
+
+namespace anyp::threads {
+
+Runner::Runner(std::vector<runtime::RankVm*> agents, std::unique_ptr<SchedulePolicy> policy,
+               int workers, std::int64_t budget, DeadlockReport deadlock_report)
+    : agents_(std::move(agents)),
+      policy_(std::move(policy)),
+      workers_(std::max(1, workers)),
+      // Polling for work pays only when every worker has a core of its own.
+      may_spin_(workers_ > 1 && workers_ <= machine_cores()),
+      budget_(budget),
+      deadlock_report_(std::move(deadlock_report)),
+      done_(agents_.size(), 0) {
+  for (std::size_t a = 0; a < agents_.size(); ++a) ready_.push_back(static_cast<std::int64_t>(a));
+  ready_size_.store(ready_.size(), std::memory_order_relaxed);
+  // Local queues only where a poller can take an agent over (and never
+  // under a policy that picks every agent itself).
+  if (may_spin_ && !policy_->op_by_op()) local_.resize(static_cast<std::size_t>(workers_));
+}
+
+std::string Runner::run() {
+  const int workers = policy_->op_by_op() ? 1 : workers_;
+  workers_used_ = run_on_workers(workers - 1, [this] { worker(); });
+  return failure_;
+}
+
+namespace {
+
+// The runner and worker index of the worker running on this thread (so
+// a wake knows whose local queue to use).
+thread_local const void* current_runner = nullptr;
+thread_local int current_worker = -1;
+
+using Clock = std::chrono::steady_clock;
+// An idle worker polls this long before it sleeps: longer than a futex
+// round trip, short enough that an idle worker soon costs nothing.
+constexpr auto kPollFor = std::chrono::microseconds(50);
+// An agent in another worker's local queue is taken over after this long:
+// the owner usually finishes its slice and runs it sooner, on a warm cache
+// (Go's runnext uses 3 µs the same way).
+constexpr auto kStealAfter = std::chrono::microseconds(3);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
+
+Runner::Poll Runner::poll_for_work() const {
+  const auto start = Clock::now();
+  auto local_seen = Clock::time_point::max();  // when a local agent was first seen
+  for (;;) {
+    if (ready_size_.load(std::memory_order_relaxed) > 0 || stopped_.load(std::memory_order_relaxed))
+      return Poll::Ready;
+    const auto now = Clock::now();
+    if (local_size_.load(std::memory_order_relaxed) > 0) {
+      if (local_seen == Clock::time_point::max()) local_seen = now;
+      if (now - local_seen >= kStealAfter) return Poll::Steal;
+    } else {
+      local_seen = Clock::time_point::max();
+    }
+    if (now - start >= kPollFor) return Poll::Nothing;
+    for (int i = 0; i < 16; ++i) cpu_relax();
+  }
+}
+
+std::int64_t Runner::take_local(int worker) {
+  std::deque<std::int64_t>& local = local_[static_cast<std::size_t>(worker)].agents;
+  const std::int64_t agent = local.front();
+  local.pop_front();
+  local_size_.store(--local_count_, std::memory_order_relaxed);
+  return agent;
+}
+
+void Runner::worker() {
+  const bool op_by_op = policy_->op_by_op();
+  const int me = next_worker_.fetch_add(1, std::memory_order_relaxed);
+  const bool has_local = me < static_cast<int>(local_.size());
+  current_runner = this;
+  current_worker = has_local ? me : -1;
+  struct Leave {
+    ~Leave() {
+      current_runner = nullptr;
+      current_worker = -1;
+    }
+  } leave;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    std::int64_t agent = -1;
+    // Ranks this worker woke run here first, on a warm cache.
+    if (has_local && !local_[static_cast<std::size_t>(me)].agents.empty()) agent = take_local(me);
+    while (agent < 0 && !stop_ && ready_.empty()) {
+      if (running_ == 0 && local_count_ == 0) {
+        stop_ = true;
+        stopped_.store(true, std::memory_order_relaxed);
+        if (finished_ < static_cast<std::int64_t>(agents_.size())) {
+          deadlocked_ = true;
+          failure_ = deadlock_report_(done_);
+        }
+        cv_.notify_all();
+        break;
+      }
+      if (may_spin_) {
+        lock.unlock();
+        const Poll poll = poll_for_work();
+        lock.lock();
+        if (poll == Poll::Steal && ready_.empty() && !stop_) {
+          for (std::size_t w = 0; w < local_.size() && agent < 0; ++w)
+            if (!local_[w].agents.empty()) agent = take_local(static_cast<int>(w));
+          if (agent >= 0) break;
+        }
+        // Re-check under the lock: an agent made ready, or the run stopped,
+        // after the last poll would otherwise find this worker asleep with
+        // no one left to wake it.
+        if (poll != Poll::Nothing || stop_ || !ready_.empty() || local_count_ > 0 || running_ == 0)
+          continue;
+      }
+      ++idle_;
+      cv_.wait(lock);
+      --idle_;
+    }
+    if (stop_) return;
+    if (agent < 0) {
+      agent = policy_->pick(ready_);
+      ready_size_.store(ready_.size(), std::memory_order_relaxed);
+    }
+    ++running_;
+    lock.unlock();
+    const runtime::RankVm::Outcome outcome = agents_[agent]->run(budget_, op_by_op);
+    lock.lock();
+    --running_;
+    policy_->after_slice(agent);
+    auto stop_run = [&] {
+      stop_ = true;
+      stopped_.store(true, std::memory_order_relaxed);
+      cv_.notify_all();
+    };
+    switch (outcome) {
+      case runtime::RankVm::Outcome::Done:
+        done_[agent] = 1;
+        if (++finished_ == static_cast<std::int64_t>(agents_.size())) stop_run();
+        break;
+      case runtime::RankVm::Outcome::Yield:
+        ++preemptions_;
+        ready_.push_back(agent);
+        ready_size_.store(ready_.size(), std::memory_order_relaxed);
+        break;
+      case runtime::RankVm::Outcome::Parked:
+        ++parks_;
+        break;
+      case runtime::RankVm::Outcome::Failed:
+        if (failure_.empty()) failure_ = agents_[agent]->error();
+        stop_run();
+        break;
+    }
+    if (idle_ > 0 && (!ready_.empty() || (running_ == 0 && !stop_))) cv_.notify_one();
+  }
+}
+
+void Runner::make_ready(std::int64_t agent) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Woken by an agent running on one of this run's workers, while no worker
+  // sleeps: onto that worker's local queue (the others are busy or
+  // polling, and a poller takes the oldest over after kStealAfter).
+  if (current_runner == this && current_worker >= 0 && idle_ == 0) {
+    local_[static_cast<std::size_t>(current_worker)].agents.push_back(agent);
+    local_size_.store(++local_count_, std::memory_order_relaxed);
+    return;
+  }
+  ready_.push_back(agent);
+  ready_size_.store(ready_.size(), std::memory_order_relaxed);
+  if (idle_ > 0) cv_.notify_one();
+}
+
+}  // namespace anyp::threads

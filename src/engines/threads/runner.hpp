@@ -1,0 +1,107 @@
+// runner.hpp — runs the agents' VMs (one per rank, or per block of a rank)
+// on a small pool of worker threads (worker_pool.hpp): the ready queue, the
+// workers' local queues, the policy that picks who runs and preemption.
+// Signals live in the fabric's SignalTable (signal_table.hpp), which hands
+// the runner an agent whose wait now holds through make_ready(agent); the
+// runner knows nothing of cells.
+//
+// The run lock guards only the ready queues and the run's state. Lock
+// order: a signal stripe, then the run lock (make_ready is called with a
+// stripe held or not), never the reverse.
+//
+// An agent that exhausts its instruction budget is preempted to the back of
+// the ready queue; the policy (schedule_policy.hpp) picks who runs. An idle
+// worker polls the ready queue's size briefly before it sleeps (only when
+// there are no more workers than cores), so a hand-off between two workers
+// costs no futex round trip; parked agents are never polled. With polling
+// workers, an agent woken by a running agent goes to that worker's local
+// queue and runs there next, on a warm cache, unless a poller takes it
+// over after a few microseconds (the ranks' data would otherwise cross
+// between the cores at every wake of a notify-bound kernel). When no agent
+// is ready or running and some agent is unfinished, the run stops at once:
+// a deadlock, reported by the failure callback (the signal table's report
+// of every parked wait).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engines/threads/schedule_policy.hpp"
+#include "engines/threads/signal_table.hpp"
+#include "runtime/rank_vm.hpp"
+
+namespace anyp::threads {
+
+class Runner final : public ReadyQueue {
+ public:
+  // The deadlock report, given which agents finished (per agent).
+  using DeadlockReport = std::function<std::string(const std::vector<char>& done)>;
+
+  // `agents`: one VM per agent (Executable::agents: block * world + rank).
+  Runner(std::vector<runtime::RankVm*> agents, std::unique_ptr<SchedulePolicy> policy, int workers,
+         std::int64_t budget, DeadlockReport deadlock_report);
+
+  // Runs every agent to completion. Returns "" or the failure text (an
+  // agent's run-time error or the deadlock report).
+  std::string run();
+  bool deadlocked() const { return deadlocked_; }
+  std::int64_t parks() const { return parks_; }
+  std::int64_t preemptions() const { return preemptions_; }
+  std::int64_t steps() const { return policy_->steps(); }
+  int workers_used() const { return workers_used_; }
+
+  // Takes the run lock: `agent`, parked until now, may run again.
+  void make_ready(std::int64_t agent) override;
+
+ private:
+  void worker();
+  // Polls briefly (run lock not held): Ready when an agent is ready or the
+  // run stopped, Steal when agents have sat in workers' local queues for
+  // kStealAfter, Nothing after kPollFor.
+  enum class Poll { Ready, Steal, Nothing };
+  Poll poll_for_work() const;
+  // Under the run lock: the oldest agent of `worker`'s local queue, removed.
+  std::int64_t take_local(int worker);
+
+  std::vector<runtime::RankVm*> agents_;
+  std::unique_ptr<SchedulePolicy> policy_;
+  int workers_;
+  int workers_used_ = 1;
+  bool may_spin_;
+  std::int64_t budget_;
+  DeadlockReport deadlock_report_;
+
+  // The run lock and what it guards.
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::int64_t> ready_;
+  std::atomic<std::size_t> ready_size_{0};  // ready_.size(), for poll_for_work
+  std::atomic<bool> stopped_{false};        // stop_, for poll_for_work
+  // One local queue per worker (with two or more workers that may poll):
+  // the agents its running agents woke, run next by that worker.
+  struct Local {
+    std::deque<std::int64_t> agents;
+  };
+  std::vector<Local> local_;
+  int local_count_ = 0;              // agents in all local queues
+  std::atomic<int> local_size_{0};   // local_count_, for poll_for_work
+  std::atomic<int> next_worker_{0};  // hands out worker indices
+  int running_ = 0;
+  std::int64_t finished_ = 0;
+  bool stop_ = false;
+  bool deadlocked_ = false;
+  std::string failure_;
+  std::vector<char> done_;
+  int idle_ = 0;  // workers waiting on cv_
+  std::int64_t parks_ = 0;
+  std::int64_t preemptions_ = 0;
+};
+
+}  // namespace anyp::threads
