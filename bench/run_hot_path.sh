@@ -57,7 +57,7 @@ for case in "7 4" "7 1024" "11 4" "11 64"; do
     line+=($(((more - one) / K)))
   done
   printf '%-18s%16s%16s%8s\n' "step $1 P=$2" "${line[0]}" "${line[1]}" \
-    "$(python3 -c "print(f'{${line[1]} / ${line[0]}:.3f}')")"
+    "$(/usr/bin/python3 -c "print(f'{${line[1]} / ${line[0]}:.3f}')")"
 done
 echo
 rm -f "$OUT"/*.csv
@@ -69,7 +69,7 @@ for ((i = 0; i < ROUNDS; ++i)); do
 done
 echo "hot path: median real time per run over $ROUNDS alternating rounds (us)"
 echo "baseline = $BASE_REV, current = working tree; $(nproc) cores"
-python3 - "$OUT" <<'PY'
+/usr/bin/python3 - "$OUT" <<'PY'
 import csv, statistics, sys, os
 out = sys.argv[1]
 def load(name):

@@ -28,7 +28,7 @@ for step in $STEPS; do
   for P in $PS; do
     read -r t0 m0 <<<"$(measure "$step" "$P" 0)"
     read -r t1 m1 <<<"$(measure "$step" "$P" 1)"
-    python3 - "$step" "$P" "$t0" "$m0" "$t1" "$m1" <<'PY'
+    /usr/bin/python3 - "$step" "$P" "$t0" "$m0" "$t1" "$m1" <<'PY'
 import sys
 step, P, t0, m0, t1, m1 = sys.argv[1], sys.argv[2], *map(float, sys.argv[3:])
 print(f"{step:<5} {P:>5} {t0:>12.1f} {t1:>12.1f} {t1 / t0:>7.2f} {m0 / 1024:>11.1f} {m1 / 1024:>11.1f} {(m1 - m0) / 1024:>10.1f}")

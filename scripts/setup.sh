@@ -13,7 +13,8 @@ set -euo pipefail
 # libopenblas-dev, libeigen3-dev: the sgemm baselines of bench/compute_bench
 # (the matmul kernel itself is anyp's own; neither links into anyp).
 # python3, python3-pytest: the docs checks (tests/docs/, Debian's
-# /usr/bin/python3, never the first python3 on PATH).
+# /usr/bin/python3, never the first python3 on PATH). valgrind: the
+# instruction counts of bench/run_hot_path.sh.
 PACKAGES=(
   cmake
   ninja-build
@@ -32,6 +33,7 @@ PACKAGES=(
   libeigen3-dev
   python3
   python3-pytest
+  valgrind
 )
 
 is_installed() {

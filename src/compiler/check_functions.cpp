@@ -214,18 +214,11 @@ class FunctionChecker {
         collective_domain_ = collective_domain(op);
         check_signal(op, 0, mesh_signal(), collective_domain_ < 0 ? "[P, 1]" : "[G, 1]");
         break;
-      case ir::OpKind::Allreduce:
-      case ir::OpKind::Broadcast:
-      case ir::OpKind::Allgather:
-      case ir::OpKind::ReduceScatter:
-      case ir::OpKind::AllToAll:
-      case ir::OpKind::AllToAllV:
-        check_collective(op);
-        break;
       case ir::OpKind::Call:
         check_call(op);
         break;
-      default:
+      default:  // the other collectives (the barrier's signal is checked above)
+        if (ir::is_collective(op.kind)) check_collective(op);
         break;
     }
   }
@@ -378,7 +371,7 @@ class FunctionChecker {
     const std::string cells = "[" + n + ", 1]";
     switch (op.kind) {
       case ir::OpKind::Allreduce:
-        if (static_cast<ir::AllreduceKind>(op.count) == ir::AllreduceKind::Ring) {
+        if (ir::attr_of<ir::AllreduceAttr>(op).mode == ir::AllreduceKind::Ring) {
           if (world() < 2) fail(op, "a Ring allreduce needs " + n + " >= 2, got " + count_text());
           // PyPTO's host ring allocates one row more, [2 (P - 1) + 1, P]: taken too.
           const std::vector<std::int64_t> pypto = {2 * (world() - 1) + 1, world()};

@@ -18,7 +18,7 @@ std::string named(const char* role, const ir::Operand& o, const std::vector<Shap
 }
 
 std::string matmul_error(const ir::Op& op, const std::vector<Shape>& shapes) {
-  const auto form = static_cast<ir::MatmulForm>(op.attr);
+  const ir::MatmulForm form = ir::attr_of<ir::MatmulForm>(op);
   const ir::MatmulInit init = ir::matmul_form_init(form);
   const std::size_t first = init == ir::MatmulInit::Acc ? 1 : 0;
   const Shape& lhs = shapes[op.args[first].var];
@@ -54,13 +54,13 @@ std::string matmul_error(const ir::Op& op, const std::vector<Shape>& shapes) {
 }
 
 std::string expand_error(const ir::Op& op, const std::vector<Shape>& shapes) {
-  const bool row = op.count == 1;
+  const bool row = ir::attr_of<ir::AxisExpand>(op).row;
   const Shape& tile = shapes[op.args[0].var];
   const Shape& vec = shapes[op.args[1].var];
   Shape want = tile;
   want[want.size() - (row ? 1 : 2)] = 1;
   if (vec == want) return "";
-  const bool broadcast = static_cast<ir::ExpandKind>(op.attr) == ir::ExpandKind::Broadcast;
+  const bool broadcast = ir::attr_of<ir::AxisExpand>(op).kind == ir::ExpandKind::Broadcast;
   return std::string(row ? "row_vec " : "col_vec ") + shape_text(vec) + " must be " +
          shape_text(want) + ", one value per " + (row ? "row" : "column") + " of " +
          (broadcast ? "the target " : "the tile ") + shape_text(tile);
@@ -137,10 +137,11 @@ std::string arange_error(const ir::Op& op, const Shape& shape, const ir::DimBind
   for (auto e : shape) n *= e;
   const std::int64_t s = *start.value;
   std::int64_t last = 0;
-  const bool overflow =
-      op.attr ? __builtin_sub_overflow(s, n - 1, &last) : __builtin_add_overflow(s, n - 1, &last);
+  const bool descending = ir::attr_of<ir::ArangeDirection>(op).descending;
+  const bool overflow = descending ? __builtin_sub_overflow(s, n - 1, &last)
+                                   : __builtin_add_overflow(s, n - 1, &last);
   const std::string values = "the values " + std::to_string(s) +
-                             (op.attr ? " down to " : " up to ") +
+                             (descending ? " down to " : " up to ") +
                              (overflow ? std::string("beyond INT64") : std::to_string(last)) +
                              " of the tile " + shape_text(shape);
   const std::string type(dtype_name(op.dtype));
@@ -168,7 +169,7 @@ std::string tile_op_error(const ir::Function& fn, const ir::Op& op,
       if (!a[1].is_var() && !a[1].is_float_imm) {  // a constant that may mention dims
         const ir::EvalResult v = ir::evaluate(a[1].int_imm, bindings);
         const std::string error =
-            v.value ? ir::binary_constant_error(static_cast<ir::BinaryOp>(op.attr),
+            v.value ? ir::binary_constant_error(ir::attr_of<ir::BinaryOp>(op),
                                                 fn.vars[a[0].var].type.dtype, *v.value)
                     : "";
         if (!error.empty()) return error.substr(error.find(": ") + 2);

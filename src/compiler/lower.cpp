@@ -2,6 +2,7 @@
 #include "compiler/lower.hpp"
 
 #include <map>
+#include <type_traits>
 
 #include "anyp/errors.hpp"
 #include "compiler/emitter.hpp"
@@ -14,6 +15,14 @@ using runtime::Instr;
 using runtime::Opcode;
 
 namespace {
+
+// An instruction's `sub` field: the op attribute's enum value as is (the VM
+// reads it back as the same enum, op_attrs.hpp).
+template <class Enum>
+std::uint8_t vm_sub(Enum e) {
+  static_assert(std::is_enum_v<Enum> && sizeof(Enum) == 1);
+  return static_cast<std::uint8_t>(e);
+}
 
 char file_of(const ir::Type& t) {
   switch (t.kind) {
@@ -173,7 +182,7 @@ class Lowerer {
       sign = v > 0 ? 1 : -1;
       step = e_.int_constant(v);
     }
-    const auto op = [](ir::BinaryOp b) { return static_cast<std::uint8_t>(b); };
+    const auto op = [](ir::BinaryOp b) { return vm_sub(b); };
     const std::int32_t up =
         sign == 0 ? e_.binary(op(ir::BinaryOp::Gt), step, e_.int_constant(0)) : -1;
     const std::size_t top = e_.here();
@@ -233,7 +242,7 @@ class Lowerer {
       }
       case ir::OpKind::ScalarBinary:
         i.op = Opcode::ScalarBin;
-        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.sub = vm_sub(ir::attr_of<ir::BinaryOp>(op));
         i.a = scalar(f, a[0]);
         i.b = scalar(f, a[1]);
         i.dtype = dtype_of(f, op.result);
@@ -275,7 +284,7 @@ class Lowerer {
         break;
       case ir::OpKind::TileBinary: {
         i.op = Opcode::TileBin;
-        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.sub = vm_sub(ir::attr_of<ir::BinaryOp>(op));
         i.a = reg(f, a[0]);
         right_operand(f, a[1], i);
         break;
@@ -298,12 +307,12 @@ class Lowerer {
         break;
       case ir::OpKind::TileUnary:
         i.op = Opcode::TileUnary;
-        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.sub = vm_sub(ir::attr_of<ir::UnaryOp>(op));
         i.a = reg(f, a[0]);
         break;
       case ir::OpKind::TileCmp: {
         i.op = Opcode::TileCmp;
-        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.sub = vm_sub(ir::attr_of<ir::CmpKind>(op));
         i.a = reg(f, a[0]);
         right_operand(f, a[1], i);
         i.dtype = dtype_of(f, op.result);
@@ -317,22 +326,22 @@ class Lowerer {
         break;
       case ir::OpKind::TileReduce:  // a PyPTO scratch operand (a[1]) is not needed
         i.op = Opcode::TileReduce;
-        i.sub = static_cast<std::uint8_t>(op.attr);
-        i.count = op.count;
+        i.sub = vm_sub(ir::attr_of<ir::AxisReduce>(op).kind);
+        i.count = ir::attr_of<ir::AxisReduce>(op).row ? 1 : 0;
         i.a = reg(f, a[0]);
         break;
       case ir::OpKind::TileExpand:
         i.op = Opcode::TileExpand;
-        i.sub = static_cast<std::uint8_t>(op.attr);
-        i.count = op.count;
+        i.sub = vm_sub(ir::attr_of<ir::AxisExpand>(op).kind);
+        i.count = ir::attr_of<ir::AxisExpand>(op).row ? 1 : 0;
         i.a = reg(f, a[0]);
         i.b = reg(f, a[1]);
         break;
       case ir::OpKind::Matmul: {
-        const ir::MatmulInit init = ir::matmul_form_init(static_cast<ir::MatmulForm>(op.attr));
+        const ir::MatmulInit init = ir::matmul_form_init(ir::attr_of<ir::MatmulForm>(op));
         const std::size_t first = init == ir::MatmulInit::Acc ? 1 : 0;
         i.op = Opcode::Matmul;
-        i.sub = static_cast<std::uint8_t>(init);
+        i.sub = vm_sub(init);
         i.a = reg(f, a[first]);
         i.b = reg(f, a[first + 1]);
         if (init != ir::MatmulInit::Zero) i.c = reg(f, a[init == ir::MatmulInit::Acc ? 0 : 2]);
@@ -342,8 +351,8 @@ class Lowerer {
       case ir::OpKind::Transpose:
         i.op = Opcode::Transpose;
         i.a = reg(f, a[0]);
-        i.imm = op.attr;
-        i.count = op.count;
+        i.imm = ir::attr_of<ir::TransposeAxes>(op).first;
+        i.count = ir::attr_of<ir::TransposeAxes>(op).second;
         break;
       case ir::OpKind::TileSlice:
         i.op = Opcode::SliceTile;
@@ -359,7 +368,7 @@ class Lowerer {
       case ir::OpKind::Arange:
         i.op = Opcode::Arange;
         i.a = scalar(f, a[0]);
-        i.imm = op.attr;
+        i.imm = ir::attr_of<ir::ArangeDirection>(op).descending ? 1 : 0;
         i.dtype = op.dtype;
         i.shape = eval_shape(op.shape);
         break;
@@ -376,7 +385,7 @@ class Lowerer {
         break;
       case ir::OpKind::TensorBinary: {
         i.op = Opcode::TensorBin;
-        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.sub = vm_sub(ir::attr_of<ir::BinaryOp>(op));
         i.a = reg(f, a[0]);
         i.b = reg(f, a[1]);
         const bool view = a[2].is_var() && ir::is_memory(f.fn->vars[a[2].var].type.kind);
@@ -403,7 +412,7 @@ class Lowerer {
         break;
       case ir::OpKind::Notify:
         i.op = Opcode::Notify;
-        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.sub = vm_sub(ir::attr_of<ir::NotifyKind>(op));
         i.a = reg(f, a[0]);
         i.b = scalar(f, a[1]);
         i.c = scalar(f, a[2]);
@@ -411,7 +420,7 @@ class Lowerer {
         break;
       case ir::OpKind::Wait:
         i.op = Opcode::Wait;
-        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.sub = vm_sub(ir::attr_of<ir::WaitKind>(op));
         i.a = reg(f, a[0]);
         i.b = scalar(f, a[1]);
         i.idx = scalars(f, a, 2, n);
@@ -426,7 +435,7 @@ class Lowerer {
         i.op = op.kind == ir::OpKind::Put   ? Opcode::Put
                : op.kind == ir::OpKind::Get ? Opcode::Get
                                             : Opcode::PutAsync;
-        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.sub = vm_sub(ir::attr_of<ir::AtomicKind>(op));
         i.a = reg(f, a[0]);
         i.b = scalar(f, a[1]);
         i.c = reg(f, a[2]);
@@ -444,24 +453,17 @@ class Lowerer {
         break;
       case ir::OpKind::RemoteStore:
         i.op = Opcode::RemoteStore;
-        i.sub = static_cast<std::uint8_t>(op.attr);
+        i.sub = vm_sub(ir::attr_of<ir::AtomicKind>(op));
         i.c = reg(f, a[0]);
         i.a = reg(f, a[1]);
         i.b = scalar(f, a[2]);
         i.idx = scalars(f, a, 3, n);
         i.valid = eval_shape(op.valid);
         break;
-      case ir::OpKind::Barrier:
-      case ir::OpKind::Allreduce:
-      case ir::OpKind::Broadcast:
-      case ir::OpKind::Allgather:
-      case ir::OpKind::ReduceScatter:
-      case ir::OpKind::AllToAll:
-      case ir::OpKind::AllToAllV:
-        return collective(f, op);
       case ir::OpKind::Call:
         return inline_call(f, op);
       default:
+        if (ir::is_collective(op.kind)) return collective(f, op);
         throw CompileError("compile error: function '" + f.fn->name + "': op " +
                            ir::op_display_name(op) + " cannot be lowered at this level");
     }
@@ -493,8 +495,12 @@ class Lowerer {
     }
     CollectiveCall call;
     call.kind = op.kind;
-    call.reduce = static_cast<ir::ReduceKind>(op.attr);
-    call.mode = static_cast<ir::AllreduceKind>(op.count);
+    if (const auto* allreduce = std::get_if<ir::AllreduceAttr>(&op.attr)) {
+      call.reduce = allreduce->op;
+      call.mode = allreduce->mode;
+    } else if (const auto* reduce = std::get_if<ir::ReduceKind>(&op.attr)) {
+      call.reduce = *reduce;
+    }
     for (const ir::Operand& o : op.args) {
       if (!o.is_var()) {
         call.root = eval(o.int_imm);
@@ -656,8 +662,7 @@ std::string lowered_code_text(const runtime::LoweredCode& code) {
         s += (k ? "," : "") + std::to_string(i.valid[k]);
       s += "]";
     }
-    const bool jump =
-        i.op == Opcode::Jump || i.op == Opcode::JumpIfZero || i.op == Opcode::JumpIfGe;
+    const bool jump = runtime::opcode_has(i.op, runtime::kJump);
     if (i.op == Opcode::Const) {
       s += i.is_float ? " imm=" + std::to_string(i.fimm) : " imm=" + std::to_string(i.imm);
     } else if (i.op == Opcode::Collective || (i.imm != 0 && !jump)) {

@@ -21,53 +21,26 @@ enum Use : unsigned {
 std::vector<unsigned> param_uses(const runtime::LoweredCode& code) {
   std::vector<unsigned> use(static_cast<std::size_t>(code.num_views), 0);
   for (const auto& in : code.instrs) {
-    switch (in.op) {
-      case Opcode::Notify:
-        use[in.a] |= kSignal;
-        if (static_cast<ir::NotifyKind>(in.sub) != ir::NotifyKind::AtomicAdd)
-          use[in.a] |= kNotCredit;
-        break;
-      case Opcode::Wait:
-        use[in.a] |= kSignal;
-        if (static_cast<ir::WaitKind>(in.sub) != ir::WaitKind::Ge) use[in.a] |= kNotCredit;
-        break;
-      case Opcode::Load:
-      case Opcode::RemoteLoad:
-      case Opcode::RemoteStore:
-      case Opcode::Read:
-      case Opcode::Write:
-      case Opcode::LoadFlat:
-      case Opcode::StoreFlat:
-        use[in.a] |= kData;
-        break;
-      case Opcode::Store:
-        use[in.b] |= kData;
-        break;
-      case Opcode::CopyView:
-        use[in.a] |= kData;
-        use[in.b] |= kData;
-        break;
-      case Opcode::TensorBin:
-        use[in.a] |= kData;
-        use[in.b] |= kData;
-        if (in.count == 0) use[in.c] |= kData;
-        break;
-      case Opcode::Put:
-      case Opcode::Get:
-      case Opcode::PutAsync:
-      case Opcode::PutFlat:
-        use[in.a] |= kData;
-        use[in.c] |= kData;
-        break;
-      default:
-        break;
+    // Which registers are views, and how the op uses them: the opcode
+    // table's traits (vm_opcodes.hpp).
+    if (runtime::opcode_has(in.op, runtime::kSignalA)) {
+      use[in.a] |= kSignal;
+      const bool credit = in.op == Opcode::Notify
+                              ? static_cast<ir::NotifyKind>(in.sub) == ir::NotifyKind::AtomicAdd
+                              : static_cast<ir::WaitKind>(in.sub) == ir::WaitKind::Ge;
+      if (!credit) use[in.a] |= kNotCredit;
     }
+    if (runtime::opcode_has(in.op, runtime::kDataA)) use[in.a] |= kData;
+    if (runtime::opcode_has(in.op, runtime::kDataB)) use[in.b] |= kData;
+    if (runtime::opcode_has(in.op, runtime::kDataC) ||
+        (runtime::opcode_has(in.op, runtime::kDataCView) && in.count == 0))
+      use[in.c] |= kData;
   }
   // A view copied into another register is used as that register is.
   for (bool changed = true; changed;) {
     changed = false;
     for (const auto& in : code.instrs) {
-      const bool derived = in.op == Opcode::MovView || in.op == Opcode::SliceView;
+      const bool derived = runtime::opcode_has(in.op, runtime::kViewOfA);
       if (derived && (use[in.a] | use[in.dst]) != use[in.a]) {
         use[in.a] |= use[in.dst];
         changed = true;

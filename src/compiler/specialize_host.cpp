@@ -167,12 +167,12 @@ class HostEvaluator {
         return;
       case ir::OpKind::ScalarBinary: {
         std::string error;
-        auto v = runtime::scalar_binary(static_cast<ir::BinaryOp>(op.attr),
-                                        scalar(op.args[0], name), scalar(op.args[1], name),
-                                        host_.vars[op.result].type.dtype, &error);
+        auto v = runtime::scalar_binary(ir::attr_of<ir::BinaryOp>(op), scalar(op.args[0], name),
+                                        scalar(op.args[1], name), host_.vars[op.result].type.dtype,
+                                        &error);
         if (!v)
-          fail("scalar " + std::string(ir::binary_op_name(static_cast<ir::BinaryOp>(op.attr))) +
-               ": " + error);
+          fail("scalar " + std::string(ir::binary_op_name(ir::attr_of<ir::BinaryOp>(op))) + ": " +
+               error);
         env_[op.result] = *v;
         return;
       }
@@ -199,15 +199,8 @@ class HostEvaluator {
         return;
       case ir::OpKind::Call:
         return call(op);
-      case ir::OpKind::Barrier:
-      case ir::OpKind::Allreduce:
-      case ir::OpKind::Broadcast:
-      case ir::OpKind::Allgather:
-      case ir::OpKind::ReduceScatter:
-      case ir::OpKind::AllToAll:
-      case ir::OpKind::AllToAllV:
-        return host_collective(op);
       default:
+        if (ir::is_collective(op.kind)) return host_collective(op);
         fail("op " + name + " cannot run at the host level");
     }
   }
@@ -484,10 +477,7 @@ class HostEvaluator {
       body.args.push_back(
           ir::Operand::of_var(add_param("signal", ViewRef{id, {n, 1}, DType::INT32, -1})));
     }
-    body.result = body.args[op.kind == ir::OpKind::Allgather || op.kind == ir::OpKind::AllToAll ? 1
-                            : op.kind == ir::OpKind::AllToAllV                                  ? 2
-                                                                                                : 0]
-                      .var;
+    body.result = body.args[static_cast<std::size_t>(ir::result_view_operand(body))].var;
     fn->body.push_back(ir::Stmt{std::move(body)});
     result_.synthesized.push_back(fn);
     // Every rank of the domain runs it (the pipeline checks it with the rest).

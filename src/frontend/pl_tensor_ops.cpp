@@ -53,7 +53,7 @@ void record_binary(ir::BinaryOp kind, const Value& dst, const Value& a, const ir
   }
   ir::Op op;
   op.kind = ir::OpKind::TensorBinary;
-  op.attr = static_cast<int>(kind);
+  op.attr = kind;
   op.args = {ir::Operand::of_var(d), ir::Operand::of_var(av), b};
   t.emit(std::move(op));
 }

@@ -59,7 +59,7 @@ Tile tile_binary(ir::BinaryOp kind, const Tile& a, const ir::Operand& b_operand,
   check_constant_operand(t, kind, at.dtype, b_operand);
   ir::Op op;
   op.kind = ir::OpKind::TileBinary;
-  op.attr = static_cast<int>(kind);
+  op.attr = kind;
   op.args = {ir::Operand::of_var(av), b_operand};
   return emit_tile(t, std::move(op), at);
 }
@@ -84,7 +84,7 @@ Tile tile_unary(ir::UnaryOp kind, const Tile& a) {
   anyp::detail::expect_dtype_rule(t, name, "the operand", at.dtype, ir::unary_op_rule(kind));
   ir::Op op;
   op.kind = ir::OpKind::TileUnary;
-  op.attr = static_cast<int>(kind);
+  op.attr = kind;
   op.args = {ir::Operand::of_var(av)};
   return emit_tile(t, std::move(op), at);
 }
@@ -104,7 +104,7 @@ Tile tile_cmp(const Tile& a, const ir::Operand& b_operand, int cmp_type, Trace& 
   }
   ir::Op op;
   op.kind = ir::OpKind::TileCmp;
-  op.attr = cmp_type;
+  op.attr = static_cast<ir::CmpKind>(cmp_type);  // checked above: a CmpKind
   op.args = {ir::Operand::of_var(av), b_operand};
   return emit_tile(
       t, std::move(op),
@@ -252,7 +252,7 @@ Tile arange(const ScalarArg& start, Shape shape, DType dtype, bool descending) {
   ir::Op op;
   op.kind = ir::OpKind::Arange;
   op.dtype = dtype;
-  op.attr = descending ? 1 : 0;
+  op.attr = ir::ArangeDirection{descending};
   op.args = {v};
   op.shape = anyp::detail::shape_exprs(shape);
   const ir::Type type = ir::shaped_type(ir::TypeKind::Tile, op.shape, dtype);

@@ -24,8 +24,7 @@ Tile reduce(ir::ReduceKind kind, bool row, const Tile& tile, const Tile* tmp) {
   expect_rank(t, name, "the operand", vt, 2, true);
   ir::Op op;
   op.kind = ir::OpKind::TileReduce;
-  op.attr = static_cast<int>(kind);
-  op.count = row ? 1 : 0;
+  op.attr = ir::AxisReduce{kind, row};
   op.args = {ir::Operand::of_var(v)};
   if (tmp) {
     const ir::VarId tv = tile_operand(t, *tmp, name, "tmp");
@@ -52,8 +51,7 @@ Tile expand(ir::ExpandKind kind, bool row, const Tile& tile, const Tile& vec) {
   expect_same_dtype(t, name, target_role, tt.dtype, vec_role, vt.dtype);
   ir::Op op;
   op.kind = ir::OpKind::TileExpand;
-  op.attr = static_cast<int>(kind);
-  op.count = row ? 1 : 0;
+  op.attr = ir::AxisExpand{kind, row};
   op.args = {ir::Operand::of_var(tv), ir::Operand::of_var(vv)};
   return emit_tile(t, std::move(op), tt);
 }
@@ -84,7 +82,7 @@ Tile matmul_form(ir::MatmulForm form, const Tile* acc, const Tile& lhs, const Ti
   result.shape[rank - 1] = rt.shape[rank - 1];
   ir::Op op;
   op.kind = ir::OpKind::Matmul;
-  op.attr = static_cast<int>(form);
+  op.attr = form;
   if (acc) {
     const ir::VarId av = tile_operand(t, *acc, name, "acc");
     const ir::Type& at = t.type_of(av);
@@ -206,12 +204,12 @@ Tile transpose(const Tile& tile, int axis1, int axis2) {
   }
   ir::Op op;
   op.kind = ir::OpKind::Transpose;
-  op.attr = std::min(axes[0], axes[1]);
-  op.count = std::max(axes[0], axes[1]);
+  const ir::TransposeAxes swapped{std::min(axes[0], axes[1]), std::max(axes[0], axes[1])};
+  op.attr = swapped;
   op.args = {ir::Operand::of_var(v)};
   ir::Type rt = vt;
-  std::swap(rt.shape[static_cast<std::size_t>(op.attr)],
-            rt.shape[static_cast<std::size_t>(op.count)]);
+  std::swap(rt.shape[static_cast<std::size_t>(swapped.first)],
+            rt.shape[static_cast<std::size_t>(swapped.second)]);
   return emit_tile(t, std::move(op), rt);
 }
 

@@ -185,7 +185,7 @@ Scalar binary(ir::BinaryOp kind, const ScalarArg& a, const ScalarArg& b) {
   ir::Op op;
   op.kind = ir::OpKind::ScalarBinary;
   op.result = res;
-  op.attr = static_cast<int>(kind);
+  op.attr = kind;
   op.args = {x, y};
   t.emit(std::move(op));
   return Scalar(t.ref(res));

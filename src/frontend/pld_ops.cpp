@@ -11,6 +11,15 @@ using anyp::detail::index_operands;
 using anyp::detail::Trace;
 namespace ir = anyp::ir;
 
+// The public enums are cast to the IR's: they must keep its order.
+static_assert(static_cast<int>(NotifyOp::Set) == static_cast<int>(ir::NotifyKind::Set));
+static_assert(static_cast<int>(WaitCmp::Le) == static_cast<int>(ir::WaitKind::Le) &&
+              static_cast<int>(WaitCmp::Ge) == static_cast<int>(ir::WaitKind::Ge));
+static_assert(static_cast<int>(AtomicType::Add) == static_cast<int>(ir::AtomicKind::Add));
+static_assert(static_cast<int>(ReduceOp::Prod) == static_cast<int>(ir::ReduceKind::Prod) &&
+              static_cast<int>(ReduceOp::Min) == static_cast<int>(ir::ReduceKind::Min));
+static_assert(static_cast<int>(AllreduceMode::Ring) == static_cast<int>(ir::AllreduceKind::Ring));
+
 static_assert(static_cast<int>(NotifyOp::Set) == static_cast<int>(ir::NotifyKind::Set));
 static_assert(static_cast<int>(WaitCmp::Le) == static_cast<int>(ir::WaitKind::Le));
 static_assert(static_cast<int>(AtomicType::Add) == static_cast<int>(ir::AtomicKind::Add));
@@ -216,7 +225,7 @@ void notify(const pl::Value& signal, const pl::ScalarArg& peer, pl::Index offset
   ir::VarId s = expect_signal(t, signal, name);
   ir::Op op;
   op.kind = ir::OpKind::Notify;
-  op.attr = static_cast<int>(nop);
+  op.attr = static_cast<ir::NotifyKind>(nop);  // the same order (op_attrs.hpp)
   op.args = {ir::Operand::of_var(s), peer_operand(t, peer, name), t.operand(value, name)};
   for (auto& o : index_operands(t, offsets, t.type_of(s).shape.size(), name, "offsets"))
     op.args.push_back(o);
@@ -229,7 +238,7 @@ void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expec
   ir::VarId s = expect_signal(t, signal, name);
   ir::Op op;
   op.kind = ir::OpKind::Wait;
-  op.attr = static_cast<int>(cmp);
+  op.attr = static_cast<ir::WaitKind>(cmp);  // the same order (op_attrs.hpp)
   op.args = {ir::Operand::of_var(s), t.operand(expected, name)};
   for (auto& o : index_operands(t, offsets, t.type_of(s).shape.size(), name, "offsets"))
     op.args.push_back(o);
@@ -267,7 +276,7 @@ ir::VarId transfer(ir::OpKind kind, const pl::Value& dst, const pl::ScalarArg& p
   }
   ir::Op op;
   op.kind = kind;
-  op.attr = static_cast<int>(atomic);
+  op.attr = static_cast<ir::AtomicKind>(atomic);  // the same order (op_attrs.hpp)
   op.args = {ir::Operand::of_var(d), peer_operand(t, peer, name), ir::Operand::of_var(s)};
   if (shape) {
     auto dofs = index_operands(t, *dst_offsets, dt.shape.size(), name, "dst_offsets");
@@ -398,7 +407,7 @@ void remote_store(const pl::Tile& tile, const pl::Value& window_view, const pl::
   }
   ir::Op op;
   op.kind = ir::OpKind::RemoteStore;
-  op.attr = static_cast<int>(atomic);
+  op.attr = static_cast<ir::AtomicKind>(atomic);
   op.args = {ir::Operand::of_var(tv), ir::Operand::of_var(w), peer_operand(t, peer, name)};
   for (auto& o : index_operands(t, offsets, wt.shape.size(), name, "offsets")) op.args.push_back(o);
   t.emit(std::move(op));
@@ -465,14 +474,18 @@ void expect_same_dtype(Trace& t, ir::VarId src, ir::VarId dst, const char* op) {
   }
 }
 
+// pld::ReduceOp and pld::AllreduceMode have ir::ReduceKind's and
+// ir::AllreduceKind's order (op_attrs.hpp).
+ir::AllreduceAttr allreduce_attr(ReduceOp op, AllreduceMode mode) {
+  return ir::AllreduceAttr{static_cast<ir::ReduceKind>(op), static_cast<ir::AllreduceKind>(mode)};
+}
+
 pl::Value emit_collective(Trace& t, ir::OpKind kind, std::vector<ir::Operand> args,
-                          ir::VarId result, int attr = 0, int count = 0,
-                          ir::Expr blocks = nullptr) {
+                          ir::VarId result, ir::OpAttr attr = {}, ir::Expr blocks = nullptr) {
   ir::Op op;
   op.kind = kind;
   op.args = std::move(args);
   op.attr = attr;
-  op.count = count;
   op.result = result;
   op.blocks = std::move(blocks);
   t.emit(std::move(op));
@@ -503,8 +516,8 @@ pl::Value allreduce(const pl::Value& data, const pl::Value& signal, CoreNum core
   ir::Expr blocks = core_num_blocks(t, name, cores);
   ir::VarId d = expect_data_window(t, data, name, "the data");
   ir::VarId s = expect_signal_window(t, signal, name);
-  return emit_collective(t, ir::OpKind::Allreduce, {var(d), var(s)}, d, static_cast<int>(op),
-                         static_cast<int>(AllreduceMode::Mesh), std::move(blocks));
+  return emit_collective(t, ir::OpKind::Allreduce, {var(d), var(s)}, d,
+                         allreduce_attr(op, AllreduceMode::Mesh), std::move(blocks));
 }
 
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
@@ -522,8 +535,7 @@ pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op,
   Trace& t = Trace::current(name);
   ir::VarId d = expect_data_window(t, data, name, "the data");
   ir::VarId s = expect_signal_window(t, signal, name);
-  return emit_collective(t, ir::OpKind::Allreduce, {var(d), var(s)}, d, static_cast<int>(op),
-                         static_cast<int>(mode));
+  return emit_collective(t, ir::OpKind::Allreduce, {var(d), var(s)}, d, allreduce_attr(op, mode));
 }
 
 pl::Value allreduce(const pl::Value& data, ReduceOp op) {
@@ -534,8 +546,8 @@ pl::Value allreduce(const pl::Value& data, ReduceOp op) {
            ir::level_name(t.function().level) + " function pass an [NR, 1] INT32 signal window");
   }
   ir::VarId d = expect_data_window(t, data, name, "the data");
-  return emit_collective(t, ir::OpKind::Allreduce, {var(d)}, d, static_cast<int>(op),
-                         static_cast<int>(AllreduceMode::Mesh));
+  return emit_collective(t, ir::OpKind::Allreduce, {var(d)}, d,
+                         allreduce_attr(op, AllreduceMode::Mesh));
 }
 
 pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::ScalarArg& root) {
@@ -572,7 +584,8 @@ pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceO
   Trace& t = Trace::current(name);
   ir::VarId d = expect_data_window(t, data, name, "the data");
   ir::VarId s = expect_signal_window(t, signal, name);
-  return emit_collective(t, ir::OpKind::ReduceScatter, {var(d), var(s)}, d, static_cast<int>(op));
+  return emit_collective(t, ir::OpKind::ReduceScatter, {var(d), var(s)}, d,
+                         static_cast<ir::ReduceKind>(op));
 }
 
 pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal) {

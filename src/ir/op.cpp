@@ -1,8 +1,9 @@
-// op.cpp — names and level masks of IR ops and their enum attributes.
+// op.cpp — the op table's lookups (ANYP_OP_KINDS in op.hpp) and op names.
 #include "ir/op.hpp"
 
-#include <map>
+#include <sstream>
 
+#include "common/internal_check.hpp"
 #include "ir/function.hpp"
 
 namespace anyp::ir {
@@ -19,44 +20,53 @@ const char* level_name(Level l) {
   return "?";
 }
 
-const char* op_kind_name(OpKind k) {
-  switch (k) {
-#define ANYP_X(kind, name, levels) \
-  case OpKind::kind:               \
-    return name;
-    ANYP_OP_KINDS(ANYP_X)
-#undef ANYP_X
-  }
-  return "?";
-}
+namespace {
 
-unsigned op_levels(OpKind k) {
-  switch (k) {
-#define ANYP_X(kind, name, levels) \
-  case OpKind::kind:               \
-    return levels;
+// One row of ANYP_OP_KINDS.
+struct OpRow {
+  const char* name;
+  unsigned levels;
+  OpFamily family;
+  int view_of;
+  unsigned writes;
+  const char* roles;
+};
+
+constexpr OpRow kOps[] = {
+#define ANYP_X(kind, name, levels, family, view_of, writes, roles) \
+  {name, levels, OpFamily::family, view_of, writes, roles},
     ANYP_OP_KINDS(ANYP_X)
 #undef ANYP_X
-  }
-  return 0;
-}
+};
+
+const OpRow& row(OpKind k) { return kOps[static_cast<std::size_t>(k)]; }
+
+}  // namespace
+
+const char* op_kind_name(OpKind k) { return row(k).name; }
+unsigned op_levels(OpKind k) { return row(k).levels; }
+OpFamily op_family(OpKind k) { return row(k).family; }
 
 std::string op_display_name(const Op& op) {
   switch (op.kind) {
     case OpKind::TileBinary:
-      return tile_binary_name(static_cast<BinaryOp>(op.attr));
+      return tile_binary_name(attr_of<BinaryOp>(op));
     case OpKind::TensorBinary:  // pl.add -> pl.tensor.add
-      return "pl.tensor." + std::string(tile_binary_name(static_cast<BinaryOp>(op.attr))).substr(3);
+      return "pl.tensor." + std::string(tile_binary_name(attr_of<BinaryOp>(op))).substr(3);
     case OpKind::ScalarBinary:
-      return std::string("scalar ") + binary_op_name(static_cast<BinaryOp>(op.attr));
+      return std::string("scalar ") + binary_op_name(attr_of<BinaryOp>(op));
     case OpKind::TileUnary:
-      return unary_op_name(static_cast<UnaryOp>(op.attr));
-    case OpKind::TileReduce:
-      return tile_reduce_name(static_cast<ReduceKind>(op.attr), op.count == 1);
-    case OpKind::TileExpand:
-      return expand_name(static_cast<ExpandKind>(op.attr), op.count == 1);
+      return unary_op_name(attr_of<UnaryOp>(op));
+    case OpKind::TileReduce: {
+      const auto& r = attr_of<AxisReduce>(op);
+      return tile_reduce_name(r.kind, r.row);
+    }
+    case OpKind::TileExpand: {
+      const auto& e = attr_of<AxisExpand>(op);
+      return expand_name(e.kind, e.row);
+    }
     case OpKind::Matmul:
-      return matmul_form_name(static_cast<MatmulForm>(op.attr));
+      return matmul_form_name(attr_of<MatmulForm>(op));
     case OpKind::Call:
       return "call @" + (op.callee ? op.callee->name : std::string("?"));
     default:
@@ -64,70 +74,38 @@ std::string op_display_name(const Op& op) {
   }
 }
 
+void wrong_attr(const Op& op) {
+  ANYP_UNREACHABLE("op " + std::string(op_kind_name(op.kind)) +
+                   " carries another attribute (variant index " + std::to_string(op.attr.index()) +
+                   ")");
+}
+
 const std::vector<std::string>& collective_roles(OpKind k) {
-  static const std::map<OpKind, std::vector<std::string>> kRoles = {
-      {OpKind::Barrier, {"signal"}},
-      {OpKind::Allreduce, {"data", "signal"}},
-      {OpKind::Broadcast, {"data", "signal"}},
-      {OpKind::Allgather, {"src", "dst", "signal"}},
-      {OpKind::ReduceScatter, {"data", "signal"}},
-      {OpKind::AllToAll, {"src", "dst", "signal"}},
-      {OpKind::AllToAllV, {"src", "send_counts", "dst", "recv_counts", "signal"}}};
-  static const std::vector<std::string> kNone;
-  const auto it = kRoles.find(k);
-  return it == kRoles.end() ? kNone : it->second;
+  // Split once from the table's "data signal" strings.
+  static const std::vector<std::vector<std::string>> kRoles = [] {
+    std::vector<std::vector<std::string>> all;
+    for (const OpRow& r : kOps) {
+      std::vector<std::string> roles;
+      std::istringstream words(r.roles);
+      for (std::string w; words >> w;) roles.push_back(w);
+      all.push_back(std::move(roles));
+    }
+    return all;
+  }();
+  return kRoles[static_cast<std::size_t>(k)];
 }
 
 std::vector<std::size_t> written_memory_operands(const Op& op) {
-  switch (op.kind) {
-    case OpKind::Store:
-    case OpKind::RemoteStore:
-      return {1};
-    case OpKind::Write:
-    case OpKind::TensorCopy:
-    case OpKind::TensorBinary:
-    case OpKind::Get:
-    case OpKind::Put:
-    case OpKind::PutAsync:
-    case OpKind::Notify:
-    case OpKind::Barrier:
-      return op.args.empty() ? std::vector<std::size_t>{} : std::vector<std::size_t>{0};
-    case OpKind::Allreduce:
-    case OpKind::Broadcast:
-    case OpKind::ReduceScatter:
-      return op.args.size() > 1 ? std::vector<std::size_t>{0, 1} : std::vector<std::size_t>{0};
-    case OpKind::Allgather:
-    case OpKind::AllToAll:
-      return {1, 2};
-    case OpKind::AllToAllV:
-      return {2, 3, 4};
-    default:
-      return {};
-  }
+  std::vector<std::size_t> written;
+  const unsigned writes = row(op.kind).writes;
+  for (std::size_t i = 0; i < op.args.size() && i < 32; ++i)
+    if (writes & (1u << i)) written.push_back(i);
+  return written;
 }
 
 int result_view_operand(const Op& op) {
-  switch (op.kind) {
-    case OpKind::Assign:
-    case OpKind::Index:
-    case OpKind::TensorSlice:
-      return 0;
-    case OpKind::Store:
-      return 1;
-    case OpKind::Barrier:
-      return op.args.empty() ? -1 : 0;
-    case OpKind::Allreduce:
-    case OpKind::Broadcast:
-    case OpKind::ReduceScatter:
-      return 0;
-    case OpKind::Allgather:
-    case OpKind::AllToAll:
-      return 1;
-    case OpKind::AllToAllV:
-      return 2;
-    default:
-      return -1;
-  }
+  const int v = row(op.kind).view_of;
+  return v >= 0 && static_cast<std::size_t>(v) < op.args.size() ? v : -1;
 }
 
 }  // namespace anyp::ir

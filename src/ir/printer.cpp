@@ -110,7 +110,7 @@ class Printer {
       case OpKind::Assign:
         return res + operand(a[0]);
       case OpKind::ScalarBinary:
-        return res + binary_op_name(static_cast<BinaryOp>(op.attr)) + " " + operands(a, 0, 2) +
+        return res + binary_op_name(attr_of<BinaryOp>(op)) + " " + operands(a, 0, 2) +
                result_type(op);
       case OpKind::ScalarNot:
         return res + "not " + operand(a[0]) + result_type(op);
@@ -151,7 +151,7 @@ class Printer {
       case OpKind::Write:
         return "pl.write " + indexed(a, 0, 2, n) + " = " + operand(a[1]);
       case OpKind::TileBinary:
-        return res + tile_binary_name(static_cast<BinaryOp>(op.attr)) + " " + operands(a, 0, 2) +
+        return res + tile_binary_name(attr_of<BinaryOp>(op)) + " " + operands(a, 0, 2) +
                result_type(op);
       case OpKind::TileUnary:
       case OpKind::TileReduce:
@@ -161,11 +161,12 @@ class Printer {
       case OpKind::Concat:
         return res + op_display_name(op) + " " + operands(a, 0, n) + result_type(op);
       case OpKind::TileCmp:
-        return res + "pl.cmp " + operands(a, 0, 2) + " " +
-               cmp_kind_name(static_cast<CmpKind>(op.attr)) + result_type(op);
+        return res + "pl.cmp " + operands(a, 0, 2) + " " + cmp_kind_name(attr_of<CmpKind>(op)) +
+               result_type(op);
       case OpKind::Transpose:
-        return res + "pl.transpose " + operand(a[0]) + " axes=" + std::to_string(op.attr) + "," +
-               std::to_string(op.count) + result_type(op);
+        return res + "pl.transpose " + operand(a[0]) +
+               " axes=" + std::to_string(attr_of<TransposeAxes>(op).first) + "," +
+               std::to_string(attr_of<TransposeAxes>(op).second) + result_type(op);
       case OpKind::TileSlice:
         return res + "pl.slice " + indexed(a, 0, 1, n) + " " + shape(op.shape) + result_type(op);
       case OpKind::TensorSlice:
@@ -176,7 +177,8 @@ class Printer {
       case OpKind::TensorBinary:
         return op_display_name(op) + " " + operand(a[0]) + " <- " + operands(a, 1, 3);
       case OpKind::Arange:
-        return res + "pl.arange " + operand(a[0]) + (op.attr ? " descending" : "") + " " +
+        return res + "pl.arange " + operand(a[0]) +
+               (attr_of<ArangeDirection>(op).descending ? " descending" : "") + " " +
                shape(op.shape) + result_type(op);
       case OpKind::Full:
         return res + "pl.full " + operand(a[0]) + " " + shape(op.shape) + result_type(op);
@@ -194,18 +196,17 @@ class Printer {
         return res + "pl.get_block_num" + result_type(op);
       case OpKind::Notify:
         return "pld.system.notify " + indexed(a, 0, 3, n) + " peer=" + operand(a[1]) + " " +
-               notify_name(static_cast<NotifyKind>(op.attr)) + " " + operand(a[2]);
+               notify_name(attr_of<NotifyKind>(op)) + " " + operand(a[2]);
       case OpKind::Wait:
-        return "pld.system.wait " + indexed(a, 0, 2, n) + " " +
-               wait_name(static_cast<WaitKind>(op.attr)) + " " + operand(a[1]);
+        return "pld.system.wait " + indexed(a, 0, 2, n) + " " + wait_name(attr_of<WaitKind>(op)) +
+               " " + operand(a[1]);
       case OpKind::WaitAsync:
         return "pld.system.wait_async " + operand(a[0]);
       case OpKind::Put:
       case OpKind::Get:
       case OpKind::PutAsync: {
         std::string s = res + std::string(op_kind_name(op.kind)) + " ";
-        const std::string atomic =
-            std::string(" atomic=") + atomic_name(static_cast<AtomicKind>(op.attr));
+        const std::string atomic = std::string(" atomic=") + atomic_name(attr_of<AtomicKind>(op));
         if (op.shape.empty()) {
           return s + operand(a[0]) + " <- " + operand(a[2]) + " peer=" + operand(a[1]) + atomic;
         }
@@ -218,17 +219,17 @@ class Printer {
                " " + shape(op.shape) + valid(op) + result_type(op);
       case OpKind::RemoteStore:
         return "pld.tile.remote_store " + operand(a[0]) + " -> " + indexed(a, 1, 3, n) +
-               " peer=" + operand(a[2]) +
-               " atomic=" + atomic_name(static_cast<AtomicKind>(op.attr)) + valid(op);
+               " peer=" + operand(a[2]) + " atomic=" + atomic_name(attr_of<AtomicKind>(op)) +
+               valid(op);
       case OpKind::Barrier:  // the host form may have no signal (synthesized)
         return res + "pld.tensor.barrier" + (n ? " " + operand(a[0]) : "");
       case OpKind::Allreduce:
         return res + "pld.tensor.allreduce " + operands(a, 0, n) + " " +
-               reduce_name(static_cast<ReduceKind>(op.attr)) + " " +
-               allreduce_mode_name(static_cast<AllreduceKind>(op.count)) + core_num(op);
+               reduce_name(attr_of<AllreduceAttr>(op).op) + " " +
+               allreduce_mode_name(attr_of<AllreduceAttr>(op).mode) + core_num(op);
       case OpKind::ReduceScatter:
         return res + "pld.tensor.reduce_scatter " + operands(a, 0, n) + " " +
-               reduce_name(static_cast<ReduceKind>(op.attr));
+               reduce_name(attr_of<ReduceKind>(op));
       case OpKind::Broadcast:
         return res + "pld.tensor.broadcast " + operands(a, 0, 2) + " root=" + operand(a[2]);
       case OpKind::Allgather:

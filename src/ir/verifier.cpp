@@ -125,9 +125,9 @@ void check_call(const Function& fn, const Op& op) {
                    "flight): use pld::tensor::put in a multi-block kernel");
     }
     if (op.blocks) {
-      for (OpKind k : {OpKind::Barrier, OpKind::Allreduce, OpKind::Broadcast, OpKind::Allgather,
-                       OpKind::ReduceScatter, OpKind::AllToAll, OpKind::AllToAllV}) {
-        if (contains_op(callee.body, k)) {
+      for (int i = 0; i < kOpKinds; ++i) {
+        const auto k = static_cast<OpKind>(i);
+        if (is_collective(k) && contains_op(callee.body, k)) {
           fail(fn, "the launch of '" + callee.name + "' over pl::blocks(n) runs " +
                        op_kind_name(k) +
                        ", a builtin collective, which runs on one block per rank: call it from "

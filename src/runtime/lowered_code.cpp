@@ -8,8 +8,8 @@ namespace anyp::runtime {
 
 const char* opcode_name(Opcode op) {
   switch (op) {
-#define ANYP_X(name, text, meaning) \
-  case Opcode::name:                \
+#define ANYP_X(name, text, traits, meaning) \
+  case Opcode::name:                        \
     return text;
     ANYP_VM_OPCODES(ANYP_X)
 #undef ANYP_X
@@ -28,8 +28,8 @@ std::string group_text(const std::vector<std::int64_t>& group) {
 
 const char* opcode_meaning(Opcode op) {
   switch (op) {
-#define ANYP_X(name, text, meaning) \
-  case Opcode::name:                \
+#define ANYP_X(name, text, traits, meaning) \
+  case Opcode::name:                        \
     return meaning;
     ANYP_VM_OPCODES(ANYP_X)
 #undef ANYP_X

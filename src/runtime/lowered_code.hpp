@@ -18,12 +18,26 @@
 namespace anyp::runtime {
 
 enum class Opcode : std::uint8_t {
-#define ANYP_X(name, text, meaning) name,
+#define ANYP_X(name, text, traits, meaning) name,
   ANYP_VM_OPCODES(ANYP_X)
 #undef ANYP_X
 };
 const char* opcode_name(Opcode op);     // "load.flat"
 const char* opcode_meaning(Opcode op);  // its one-line meaning
+
+// The traits column of vm_opcodes.hpp, as bits.
+enum OpcodeTrait : unsigned {
+#define ANYP_X(trait, bit) trait = bit,
+  ANYP_VM_OPCODE_TRAITS(ANYP_X)
+#undef ANYP_X
+};
+inline constexpr unsigned kOpcodeTraits[] = {
+#define ANYP_X(name, text, traits, meaning) traits,
+    ANYP_VM_OPCODES(ANYP_X)
+#undef ANYP_X
+};
+constexpr unsigned opcode_traits(Opcode op) { return kOpcodeTraits[static_cast<std::size_t>(op)]; }
+constexpr bool opcode_has(Opcode op, OpcodeTrait trait) { return (opcode_traits(op) & trait) != 0; }
 
 // The most blocks one kernel launch may have (pl::blocks(n)).
 inline constexpr std::int64_t kMaxBlocks = 256;

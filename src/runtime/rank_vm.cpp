@@ -233,7 +233,6 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
         }
         ++ran;
         const Instr& in = code[pc];
-        bool visible = false;  // a data access, a notify or a satisfied wait
         switch (in.op) {
           case Opcode::Const:
             s[in.dst] = in.is_float ? float_scalar(in.fimm) : int_scalar(in.imm);
@@ -286,17 +285,14 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
           case Opcode::Load:
           case Opcode::RemoteLoad:
             load(in);
-            visible = true;
             break;
           case Opcode::Store:
           case Opcode::RemoteStore:
             store(in);
-            visible = true;
             break;
           case Opcode::Read:
           case Opcode::Write:
             read_or_write(in);
-            visible = true;
             break;
           case Opcode::TileBin:
             tile_binary(in);
@@ -354,7 +350,6 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
             break;
           case Opcode::BlockLaunch:
             block_launch(in);
-            visible = true;
             break;
           case Opcode::BlockEnd:
             // Block 0 parks until the others are done (pc stays on the
@@ -365,7 +360,6 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
               if (stop_after_visible) return Outcome::Yield;
               goto next_launch;
             }
-            visible = true;
             break;
           case Opcode::NRanks:
             s[in.dst] =
@@ -374,25 +368,21 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
             break;
           case Opcode::Notify:
             notify(in);
-            visible = true;
             break;
           case Opcode::Wait:
             // Parked: pc stays on the wait, which re-checks on resume.
             save();
             if (!wait(in)) return Outcome::Parked;
-            visible = true;
             break;
           case Opcode::Put:
           case Opcode::Get:
             transfer(in, in.op == Opcode::Put);
-            visible = true;
             break;
           case Opcode::PutAsync:
             put_async(in);
             break;
           case Opcode::WaitAsync:
             wait_async(in);
-            visible = true;
             break;
           case Opcode::CheckAsync:
             check_no_puts_in_flight();
@@ -401,18 +391,15 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
           case Opcode::StoreFlat:
           case Opcode::PutFlat:
             flat_op(in);
-            visible = true;
             break;
           case Opcode::SliceView:
             slice_view(in);
             break;
           case Opcode::CopyView:
             copy_view(in);
-            visible = true;
             break;
           case Opcode::TensorBin:
             tensor_binary(in);
-            visible = true;
             break;
           case Opcode::CheckCount:
             check_count(in);
@@ -434,7 +421,9 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
             break;
         }
         ++pc;
-        if (stop_after_visible && visible) {
+        // A visible op (vm_opcodes.hpp): a data access, a notify, a
+        // satisfied wait (a parked one returned above), a launch or join.
+        if (stop_after_visible && opcode_has(in.op, kVisible)) {
           save();
           if (pc >= size) end_dispatch();
           return Outcome::Yield;

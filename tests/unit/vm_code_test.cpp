@@ -18,7 +18,7 @@ using anyp::runtime::Opcode;
 TEST(VmOpcodes, EveryOpcodeHasOneDistinctNameAndAMeaning) {
   std::set<std::string> names;
   int count = 0;
-#define ANYP_X(name, text, meaning)                                   \
+#define ANYP_X(name, text, traits, meaning)                           \
   ++count;                                                            \
   EXPECT_STREQ(anyp::runtime::opcode_name(Opcode::name), text);       \
   EXPECT_STREQ(anyp::runtime::opcode_meaning(Opcode::name), meaning); \
