@@ -62,4 +62,19 @@ std::string dtype_with_article(DType dtype) {
   return (dtype == DType::BF16 ? "a " : "an ") + name;  // "eff-", "int-" read with "an"
 }
 
+ir::VarId expect_signal(Trace& t, const pl::Value& signal, std::string_view op) {
+  ir::VarId v = expect_kind(t, signal, op, "the signal", {ir::TypeKind::DistTensor});
+  if (t.type_of(v).dtype != pl::INT32) {
+    t.fail(std::string(op) + ": the signal must be INT32, got " + ir::to_string(t.type_of(v)));
+  }
+  return v;
+}
+
+ir::Operand peer_operand(Trace& t, const pl::ScalarArg& peer, std::string_view op) {
+  ir::Operand o = t.operand(peer, op);
+  if (anyp::dtype_is_float(t.operand_type(o).dtype))
+    t.fail(std::string(op) + ": peer must be an integer");
+  return o;
+}
+
 }  // namespace anyp::detail

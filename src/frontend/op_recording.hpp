@@ -23,6 +23,10 @@ std::vector<ir::Expr> shape_exprs(const pl::Shape& shape);
 // failure naming `op`).
 std::vector<ir::Expr> valid_exprs(Trace& t, std::string_view op, const pl::Shape& valid,
                                   std::size_t rank);
+// A signal operand: an INT32 window view (else a failure naming `op`).
+ir::VarId expect_signal(Trace& t, const pl::Value& signal, std::string_view op);
+// A peer operand: an integer scalar or constant (else a failure naming `op`).
+ir::Operand peer_operand(Trace& t, const pl::ScalarArg& peer, std::string_view op);
 // "1 dim", "3 dims", "1 entry", "2 entries": a count with its noun.
 std::string counted(std::size_t n, std::string_view singular, std::string_view plural);
 // "an FP32", "an INT32", "a BF16": a dtype name with its indefinite article.
