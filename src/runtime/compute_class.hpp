@@ -35,7 +35,6 @@ inline constexpr std::size_t kComputeClasses = 0
 #undef ANYP_X
     ;
 
-const char* compute_class_key(ComputeClass c);  // "add"
 // "add, mul, ..., matmul": every key, for messages.
 const char* compute_class_keys_text();
 

@@ -104,7 +104,6 @@ void loop(const std::byte* a, const std::byte* b, bool b_is_scalar, std::byte* o
 
 }  // namespace
 
-bool is_tile_elementwise_op(ir::BinaryOp op) { return ir::tile_binary_rule(op) != ir::kNoTile; }
 
 std::optional<std::size_t> invalid_operand(ir::BinaryOp op, DType dtype, const std::byte* b,
                                            bool b_is_scalar, std::size_t n) {

@@ -17,8 +17,6 @@
 
 namespace anyp::runtime {
 
-// True for the ops tile_elementwise computes (those with a tile name).
-bool is_tile_elementwise_op(ir::BinaryOp op);
 // How the cost model prices one (tiles and the tensor-level ops alike).
 ComputeClass compute_class_of(ir::BinaryOp op);
 

@@ -62,11 +62,6 @@ class WorkerPool {
     return 1 + taken;
   }
 
-  std::size_t threads() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return started_;
-  }
-
  private:
   // Under mutex_: one more thread, which starts idle. False if refused.
   bool start_thread() {
@@ -76,7 +71,6 @@ class WorkerPool {
       return false;
     }
     ++idle_;
-    ++started_;
     return true;
   }
 
@@ -99,7 +93,6 @@ class WorkerPool {
   std::condition_variable wake_;
   std::deque<Job*> queue_;  // one entry per pool thread a job still wants
   int idle_ = 0;            // started threads not running a task
-  std::size_t started_ = 0;
 };
 
 }  // namespace
@@ -108,6 +101,5 @@ int run_on_workers(int extra, const std::function<void()>& task) {
   return WorkerPool::instance().run(extra, task);
 }
 
-std::size_t worker_pool_threads() { return WorkerPool::instance().threads(); }
 
 }  // namespace anyp::threads

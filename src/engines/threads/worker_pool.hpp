@@ -22,7 +22,4 @@ namespace anyp::threads {
 // pool threads are offered it. Returns 1 + the pool threads offered it.
 int run_on_workers(int extra, const std::function<void()>& task);
 
-// Threads the pool has started so far (for tests and benchmarks).
-std::size_t worker_pool_threads();
-
 }  // namespace anyp::threads

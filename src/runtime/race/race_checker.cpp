@@ -337,19 +337,4 @@ void RaceChecker::on_wait(std::int64_t agent, SiteRef, const Cell& cell, ir::Wai
   it->second.acquire(cmp, expected, clocks_[static_cast<std::size_t>(agent)]);
 }
 
-std::int64_t RaceChecker::memory_bytes() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  std::int64_t bytes = agents_ * agents_ * static_cast<std::int64_t>(sizeof(std::uint32_t));
-  for (const auto& s : window_shadow_)
-    if (s) bytes += static_cast<std::int64_t>(s->words.size() * sizeof(ShadowWord));
-  for (const auto& s : host_shadow_)
-    if (s) bytes += static_cast<std::int64_t>(s->words.size() * sizeof(ShadowWord));
-  for (const auto& [key, cell] : cells_)
-    bytes += cell.clocks_held() * agents_ * static_cast<std::int64_t>(sizeof(std::uint32_t));
-  for (const auto& r : releases_)
-    bytes += static_cast<std::int64_t>(r.size() * sizeof(std::uint32_t));
-  bytes += sets_.entries() * static_cast<std::int64_t>(sizeof(SetEntry));
-  return bytes;
-}
-
 }  // namespace anyp::runtime::race

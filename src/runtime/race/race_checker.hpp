@@ -62,8 +62,6 @@ class RaceChecker final : public AccessObserver {
   // The report (race_report.cpp): the first few op pairs, in detection
   // order, and the count.
   std::string report() const;
-  // Bytes of shadow, clocks and cell clocks in use (for bench/).
-  std::int64_t memory_bytes() const;
 
  private:
   struct Stamped {
