@@ -9,7 +9,7 @@ The floors, lowest first (docs/design.md §1 draws them):
   2  runtime     src/runtime/ (of the IR only ir/op_attrs.hpp)
   3  frontend    anyp/{pl,pld}.hpp, src/frontend/       compiler  src/compiler/
   4  engines     anyp/engines.hpp, src/engines/
-  5  api         anyp/{compiled_program,session,anyp}.hpp, src/api/
+  5  api         anyp/{compiled_program,session,explore,anyp}.hpp, src/api/
   6  cli         anyp/{example_cli,timeline_output}.hpp, src/cli/
 
 A file may include its own floor's group and anything below; never a floor
@@ -41,6 +41,7 @@ PUBLIC = {
     "engines": (4, "engines"),
     "compiled_program": (5, "api"),
     "session": (5, "api"),
+    "explore": (5, "api"),
     "anyp": (5, "api"),
     "example_cli": (6, "cli"),
     "timeline_output": (6, "cli"),

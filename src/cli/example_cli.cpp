@@ -1,6 +1,8 @@
 // example_cli.cpp — the command line shared by the ladder examples (CLI11),
 // their golden checks, OK/mismatch output and exit codes (docs/ladder-steps.md §1,
-// docs/api.md §18; declared in include/anyp/example_cli.hpp).
+// docs/api.md §18; declared in include/anyp/example_cli.hpp). The -d device
+// lists are parsed in device_list.cpp; --explore runs anyp::explore_schedules
+// (src/api/explore.cpp).
 #include "anyp/example_cli.hpp"
 
 #include <CLI/CLI.hpp>
@@ -23,7 +25,9 @@
 
 #include "anyp/engines.hpp"
 #include "anyp/errors.hpp"
+#include "anyp/explore.hpp"
 #include "anyp/timeline_output.hpp"
+#include "cli/device_list.hpp"
 
 namespace anyp::cli {
 namespace {
@@ -39,15 +43,6 @@ std::string join(const std::vector<std::string>& items) {
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i != 0) s += ", ";
     s += items[i];
-  }
-  return s;
-}
-
-std::string join(const std::vector<std::int64_t>& ids, const char* separator = ", ") {
-  std::string s;
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (i != 0) s += separator;
-    s += std::to_string(ids[i]);
   }
   return s;
 }
@@ -82,86 +77,6 @@ CLI::Validator at_least_one() {
         return value == "0" ? "must be at least 1, got 0" : std::string{};
       },
       "", "at least 1");
-}
-
-std::string trim(std::string_view s) {
-  const auto begin = s.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) return {};
-  const auto end = s.find_last_not_of(" \t");
-  return std::string(s.substr(begin, end - begin + 1));
-}
-
-// One -d item: an optional '-' and decimal digits that fit in int64.
-std::int64_t parse_device_id(const std::string& item) {
-  std::int64_t id = 0;
-  const char* first = item.data();
-  const char* last = item.data() + item.size();
-  const bool negative = !item.empty() && item.front() == '-';
-  const bool digits_only =
-      item.size() > (negative ? 1u : 0u) &&
-      std::all_of(first + (negative ? 1 : 0), last, [](char c) { return c >= '0' && c <= '9'; });
-  const auto [ptr, ec] = std::from_chars(first, last, id);
-  if (!digits_only || ec != std::errc{} || ptr != last) {
-    throw UsageError{"-d/--device: '" + item + "' is not a device id (a non-negative integer)"};
-  }
-  if (id < 0) {
-    throw UsageError{"-d/--device: device id " + std::to_string(id) + " is negative"};
-  }
-  return id;
-}
-
-// Devices a -d list may name: a range like 0-99999999999 is refused before
-// it allocates (P beyond this is far past what one machine can run anyway).
-constexpr std::int64_t kMaxDeviceCount = std::int64_t{1} << 24;
-
-// One -d item: an id, or an inclusive range "first-last" of ids (a leading
-// '-' is a negative id, refused by parse_device_id).
-void append_device_item(const std::string& item, std::vector<std::int64_t>& ids) {
-  const auto dash = item.find('-', 1);
-  if (dash == std::string::npos || item.front() == '-') {
-    ids.push_back(parse_device_id(item));
-  } else {
-    const std::int64_t first = parse_device_id(trim(std::string_view(item).substr(0, dash)));
-    const std::int64_t last = parse_device_id(trim(std::string_view(item).substr(dash + 1)));
-    if (last < first) {
-      throw UsageError{"-d/--device: range '" + item + "' is empty (" + std::to_string(first) +
-                       " is above " + std::to_string(last) + ")"};
-    }
-    if (last - first >= kMaxDeviceCount - static_cast<std::int64_t>(ids.size())) {
-      throw UsageError{"-d/--device: range '" + item + "' makes more than " +
-                       std::to_string(kMaxDeviceCount) + " devices"};
-    }
-    for (std::int64_t id = first; id <= last; ++id) ids.push_back(id);
-  }
-  if (static_cast<std::int64_t>(ids.size()) > kMaxDeviceCount) {
-    throw UsageError{"-d/--device: more than " + std::to_string(kMaxDeviceCount) + " devices"};
-  }
-}
-
-std::vector<std::int64_t> parse_device_list(const std::string& text) {
-  if (trim(text).empty()) throw UsageError{"-d/--device: empty device list"};
-  std::vector<std::int64_t> ids;
-  std::size_t start = 0;
-  while (true) {
-    const auto comma = text.find(',', start);
-    const auto end = comma == std::string::npos ? text.size() : comma;
-    append_device_item(trim(std::string_view(text).substr(start, end - start)), ids);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return ids;
-}
-
-void check_device_ids(const std::vector<std::int64_t>& ids) {
-  std::set<std::int64_t> seen;
-  for (std::int64_t id : ids) {
-    if (!seen.insert(id).second) {
-      throw UsageError{"-d/--device: device " + std::to_string(id) + " is listed twice"};
-    }
-  }
-  if (ids.size() < 2) {
-    throw UsageError{"need at least 2 devices, got [" + join(ids) + "]"};
-  }
 }
 
 // The platform, as compile() checks it (check_config: the shipped models).
@@ -239,24 +154,11 @@ std::vector<std::int64_t> world_devices(Options& options, const std::string& dev
   const ProcessWorld world = process_world(options.engine);
   options.process_rank = world.rank;
   g_process_rank = world.rank;
-  const std::string run = "mpirun -n " + std::to_string(world.size);
   if (world.size < 2) {
     throw UsageError{"need at least 2 ranks, but the MPI world has " + std::to_string(world.size) +
                      " process: start the example under mpirun -n P with P >= 2"};
   }
-  if (devices.empty()) {
-    std::vector<std::int64_t> ids;
-    for (int r = 0; r < world.size; ++r) ids.push_back(r);
-    return ids;
-  }
-  std::vector<std::int64_t> ids = parse_device_list(devices);
-  if (static_cast<int>(ids.size()) != world.size) {
-    throw UsageError{"-d/--device: " + std::to_string(ids.size()) +
-                     " devices given, but the MPI world has " + std::to_string(world.size) +
-                     " processes (" + run + "); give " + std::to_string(world.size) +
-                     " devices, or none"};
-  }
-  return ids;
+  return world_device_list(devices, world.size);
 }
 
 // Flags that need every rank in one process.
@@ -285,7 +187,7 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   CLI::Option* device_opt = app.add_option("-d,--device", devices,
                                            "Comma-separated distinct device ids or ranges (0-7 is "
                                            "0,...,7); P = their count (default: " +
-                                               join(spec.default_devices, ",") + ")")
+                                               device_ids_text(spec.default_devices, ",") + ")")
                                 ->type_name("IDS");
   if (!spec.modes.empty()) {
     app.add_option("--mode", options.mode, "One of: " + join(spec.modes))->capture_default_str();
@@ -577,8 +479,6 @@ int run_body(const Options& options, const std::function<int(const Options&)>& b
   return guarded([&] { return body(options); });
 }
 
-// --explore N: a calibration run (PCT depth 1, seed 0) counts the steps K,
-// then PCT seeds 1..N with depth D over K steps.
 // After OK: the cost card, the timeline and the trace that were asked for.
 void print_extras(const Options& options, const RunStats& stats) {
   if (options.cost) out() << cost_card(stats);
@@ -587,38 +487,41 @@ void print_extras(const Options& options, const RunStats& stats) {
     write_chrome_trace(*stats.timeline, options.trace);
 }
 
+// --explore N: the body under a calibration schedule (PCT depth 1, seed 0:
+// it counts the steps K), then PCT seeds 1..N with depth D over K steps
+// (explore_schedules), each run quiet; the first that fails is printed with
+// the command that replays it.
 int explore(int argc, const char* const* argv, const Options& options,
             const std::function<int(const Options&)>& body) {
   Options run = options;
   run.quiet = true;
   run.explore = 0;
   run.pct = true;
-  run.pct_seed = 0;
-  run.pct_steps = 0;
-  run.explore_depth = 1;
-  auto failed = [&](int code, const std::string& which) {
-    if (code == 2) return code;  // a usage error: no schedule to replay
-    err() << "explore: " << which << " failed; replay it with:\n  "
-          << replay_command(argc, argv, run.pct_seed, run.explore_depth, run.pct_steps) << '\n';
-    return code;
-  };
-  int code = run_body(run, body);
-  if (code != 0) return failed(code, "the calibration schedule (PCT seed 0, depth 1)");
-  run.pct_steps = options.last_run->schedule_steps;
-  run.explore_depth = options.explore_depth;
-  for (int i = 1; i <= options.explore; ++i) {
-    run.pct_seed = static_cast<std::uint64_t>(i);
-    code = run_body(run, body);
-    if (code != 0) {
-      return failed(code, "schedule " + std::to_string(i) + " of " +
-                              std::to_string(options.explore) + " (PCT seed " + std::to_string(i) +
-                              ", depth " + std::to_string(options.explore_depth) + ", " +
-                              std::to_string(run.pct_steps) + " steps)");
-    }
+  const ExploreResult result = explore_schedules(
+      {.config = options.config(), .schedules = options.explore, .depth = options.explore_depth},
+      [&](const RunConfig& config) {
+        run.pct_seed = config.pct.seed;
+        run.explore_depth = config.pct.depth;
+        run.pct_steps = config.pct.steps;
+        const int code = run_body(run, body);
+        return ScheduleOutcome{code, options.last_run->schedule_steps};
+      });
+  if (result.clean()) {
+    out() << "OK\n";
+    print_extras(options, *options.last_run);
+    return 0;
   }
-  out() << "OK\n";
-  print_extras(options, *options.last_run);
-  return 0;
+  if (result.code == 2) return result.code;  // a usage error: no schedule to replay
+  const RunConfig::Pct& failed = *result.failed;
+  const std::string which =
+      failed.seed == 0
+          ? std::string("the calibration schedule (PCT seed 0, depth 1)")
+          : "schedule " + std::to_string(failed.seed) + " of " + std::to_string(options.explore) +
+                " (PCT seed " + std::to_string(failed.seed) + ", depth " +
+                std::to_string(failed.depth) + ", " + std::to_string(failed.steps) + " steps)";
+  err() << "explore: " << which << " failed; replay it with:\n  "
+        << replay_command(argc, argv, failed.seed, failed.depth, failed.steps) << '\n';
+  return result.code;
 }
 
 }  // namespace

@@ -156,8 +156,9 @@ std::string deadlock_text(const runtime::Executable& exec, MPI_Comm comm, const 
   }
   // What this rank did to each waited cell.
   Packer tallies;
+  const RunRecord& record = fabric.record();
   for (const auto& w : waits)
-    tallies.put(fabric.notified(w.wait.cell)).put<std::uint8_t>(fabric.wrote_as_data(w.wait.cell));
+    tallies.put(record.notified(w.wait.cell)).put<std::uint8_t>(record.wrote_as_data(w.wait.cell));
   std::vector<runtime::ParkedWait> parked(waits.size());
   for (std::size_t i = 0; i < waits.size(); ++i) {
     const BlockedWait& b = waits[i].wait;
@@ -215,7 +216,8 @@ std::string merge_host_tensors(const runtime::Executable& exec, MPI_Comm comm,
                                const MpiFabric& fabric,
                                std::span<const HostTensor* const> host_args) {
   Packer mine;
-  const std::vector<HostRange> writes = fabric.host_writes(), reads = fabric.host_reads();
+  const RunRecord& record = fabric.record();
+  const std::vector<HostRange> writes = record.host_writes(), reads = record.host_reads();
   mine.put(static_cast<std::uint64_t>(reads.size()));
   for (const HostRange& r : reads) mine.put(r);
   mine.put(static_cast<std::uint64_t>(writes.size()));

@@ -25,8 +25,9 @@
 // So a rank's data reaches a peer before any signal it sends after it
 // (docs/ladder-steps.md §7), and a rank's own accesses to one peer location stay in
 // program order (a put, get or add touching bytes of an unflushed put or
-// add flushes that peer first). The fabric also keeps what the end of the run needs:
-// the host bytes this rank wrote, and what its notifies did to each cell.
+// add flushes that peer first): the epoch policy, rma_epochs.hpp. The fabric also
+// keeps what the end of the run needs (run_record.hpp): the host bytes this rank
+// wrote, and what its notifies did to each cell.
 #pragma once
 
 #include <mpi.h>
@@ -34,30 +35,20 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "anyp/host_tensor.hpp"
 #include "engines/mpi/quiescence.hpp"
 #include "engines/mpi/region_types.hpp"
-#include "runtime/deadlock_report.hpp"
+#include "engines/mpi/rma_epochs.hpp"
+#include "engines/mpi/run_record.hpp"
 #include "runtime/executable.hpp"
 #include "runtime/fabric.hpp"
 
 namespace anyp::mpi {
-
-// Bytes of a host argument: [offset, offset + bytes).
-struct HostRange {
-  std::int32_t arg = -1;
-  std::int64_t offset = 0;
-  std::int64_t bytes = 0;
-};
 
 // The wait a rank was blocked in when the run stopped.
 struct BlockedWait {
@@ -84,9 +75,9 @@ class MpiFabric final : public runtime::Fabric {
   void poke();
   // Completes everything outstanding (between VM slices, so that a rank
   // that computes for long delays no peer's credit).
-  void flush_outstanding();
+  void flush_outstanding() { epochs_.flush_outstanding(); }
   // Completes every put, atomic add and notify this rank issued.
-  void flush_all();
+  void flush_all() { epochs_.flush_all(); }
   // Sets this rank's copy of window buffer `id` to 0 (the launch cells of a
   // multi-block program, before its VMs run: only this rank's blocks use
   // them, and a failed run of a session may have left them set).
@@ -119,13 +110,9 @@ class MpiFabric final : public runtime::Fabric {
   void forget_block_wait(std::int64_t block) {
     block_waits_[static_cast<std::size_t>(block)].reset();
   }
-  // What this rank's notifies did to `cell` (rank = this rank).
-  runtime::NotifierTally notified(const runtime::Cell& cell) const;
-  // True when this rank wrote `cell`'s bytes as data (a put, a store).
-  bool wrote_as_data(const runtime::Cell& cell) const { return data_writes_.count(cell) != 0; }
-  // The host-tensor bytes this rank wrote, and read, sorted and coalesced.
-  std::vector<HostRange> host_writes() const { return ranges(host_writes_); }
-  std::vector<HostRange> host_reads() const { return ranges(host_reads_); }
+  // What the run did that its end needs: notify tallies, signal cells
+  // written as data, host bytes written and read.
+  const RunRecord& record() const { return record_; }
 
  protected:
   void do_read(const runtime::Region& src, std::byte* out) override;
@@ -154,44 +141,12 @@ class MpiFabric final : public runtime::Fabric {
   // FP16/BF16: MPI cannot add them, so element by element with
   // MPI_Compare_and_swap on the 16-bit pattern.
   void accumulate_by_swap(const runtime::Region& dst, const std::byte* in);
-  // Where an outgoing put's (or atomic add's) bytes come from, and so when
-  // MPI may still be reading them.
-  enum class Origin : std::uint8_t {
-    Caller,       // the caller's buffer (a tile): complete locally before returning
-    Staged,       // a copy the fabric keeps until the peer is flushed
-    LocalMemory,  // the rank's window or a host tensor: complete before it is next written
-  };
-  // A copy of `in` that lives until the next flush; nullptr above 64 KiB.
-  const std::byte* stage(const std::byte* in, std::int64_t bytes);
-  // After a put or atomic add into `dst` (a peer's window): its completion,
-  // per its origin; the peer stays dirty until flushed.
-  void issued(const runtime::Region& dst, Origin origin);
-  // Before a put, get or atomic add on `r` in a peer's window: MPI orders
-  // none of them against an earlier put, atomic add or notify to the same
-  // bytes in the epoch, so flush the peer if one is outstanding there.
-  void order_after_pending(const runtime::Region& r);
-  void flush_peer(std::int64_t peer);
-  void settled(std::int64_t peer);  // nothing outstanding to `peer` any more
-  // Records window bytes [range) of an operation issued to `peer`: data (a
-  // put or atomic add) or a notify.
-  void note_outstanding(std::int64_t peer, std::pair<std::int64_t, std::int64_t> range, bool data);
-  // [begin, end) bytes of window region r in its owner's window.
-  std::pair<std::int64_t, std::int64_t> window_range(const runtime::Region& r) const;
-  // Completes the puts whose origin is local memory (before that memory is written).
-  void complete_local();
-  void flush_data();  // remote completion of every put and atomic add issued
-  // Completes this rank's notifies to its own cells (before it reads them).
-  void settle_own_signals();
-  // Before a direct access of region r: settle_own_signals() when r lies in
-  // one of this rank's own signal buffers.
-  void before_own_access(const runtime::Region& r);
-  void note_writes(const runtime::Region& dst);  // host bytes and signal cells written as data
-  // Per host argument: byte ranges [offset, offset + bytes).
-  using HostRanges = std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>>;
-  static void note_host(HostRanges& ranges, const runtime::Region& r);
-  static std::vector<std::pair<std::int64_t, std::int64_t>> coalesce(
-      std::vector<std::pair<std::int64_t, std::int64_t>> list);
-  static std::vector<HostRange> ranges(const HostRanges& by_arg);
+  using Origin = RmaEpochs::Origin;
+  // After a write of region dst: its epoch (own window stores) and its record.
+  void note_writes(const runtime::Region& dst) {
+    epochs_.wrote(dst);
+    record_.note_write(dst);
+  }
   std::int32_t* cell_address(const runtime::Cell& c) const;
 
   const runtime::Executable& exec_;
@@ -202,27 +157,8 @@ class MpiFabric final : public runtime::Fabric {
   Quiescence& waves_;
   FabricSettings settings_;
   RegionTypes types_;
-  // Per peer: what this rank issued to it and has not flushed. Data must be
-  // complete before this rank's next notify (to any peer: a third rank may
-  // learn of the data through it); notifies before the rank blocks.
-  struct Outstanding {
-    bool data = false;
-    bool signals = false;
-    bool in_data_peers = false, in_signal_peers = false;        // listed below
-    std::vector<std::pair<std::int64_t, std::int64_t>> ranges;  // window bytes of both
-  };
-  std::vector<Outstanding> outstanding_;
-  // The peers that got data / credits since the last flush of that kind,
-  // each once (a peer flushed since is skipped).
-  std::vector<std::int64_t> data_peers_, signal_peers_;
-  // The values of notifies not yet flushed (MPI reads them until then);
-  // never grows past its capacity, so the addresses stay put.
-  std::vector<std::int32_t> notify_values_;
-  std::unique_ptr<std::byte[]> staging_;  // Origin::Staged copies
-  std::int64_t staged_bytes_ = 0;         // in use, from the start
-  bool local_pending_ = false;            // an Origin::LocalMemory put not yet complete
-  bool own_stores_ = false;               // stores into the own window since the last MPI_Win_sync
-  bool own_signals_pending_ = false;      // notifies to own cells not yet flushed
+  RmaEpochs epochs_;
+  RunRecord record_;
   std::uint64_t progress_ = 0;
   std::int64_t blocked_waits_ = 0;
   Quiescence::Verdict verdict_ = Quiescence::Verdict::Continue;
@@ -233,9 +169,6 @@ class MpiFabric final : public runtime::Fabric {
   std::uint64_t stall_polls_ = 0;
   std::chrono::steady_clock::time_point stall_since_{};
   bool in_waves_ = false;
-  std::unordered_map<runtime::Cell, runtime::NotifierTally, runtime::CellHash> notified_;
-  std::set<runtime::Cell> data_writes_;
-  HostRanges host_writes_, host_reads_;
 };
 
 }  // namespace anyp::mpi
