@@ -9,7 +9,7 @@
 // (preempted), or fails (error() names rank, device, function, op and
 // values). With stop_after_visible it also returns Yield right after each
 // visible op — a data access, a notify, or a satisfied wait — so a
-// scheduler can interleave ranks op by op (PCT).
+// runner can interleave agents op by op (PCT).
 #pragma once
 
 #include <cstdint>

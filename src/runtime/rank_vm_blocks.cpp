@@ -3,7 +3,8 @@
 // between launches waits on its cell, enters the launched code with a copy
 // of block 0's registers and Adds into the join cell at the end; block 0
 // waits for the join and clears it. The cells are real notifies and waits
-// at the door, so the race checker, the scheduler and the timeline see them.
+// at the door, so the race checker, the threads engine's signal table and the timeline
+// see them.
 #include "common/internal_check.hpp"
 #include "runtime/rank_vm.hpp"
 

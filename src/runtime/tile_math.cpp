@@ -104,7 +104,6 @@ void loop(const std::byte* a, const std::byte* b, bool b_is_scalar, std::byte* o
 
 }  // namespace
 
-
 std::optional<std::size_t> invalid_operand(ir::BinaryOp op, DType dtype, const std::byte* b,
                                            bool b_is_scalar, std::size_t n) {
   if (dtype_is_float(dtype)) return std::nullopt;

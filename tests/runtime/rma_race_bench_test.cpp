@@ -5,7 +5,7 @@
 // mirrors its access pattern: which rank does what, in which order, with
 // which synchronisation.
 //
-// Mapping (design/race-checker.md): shmem_put / gaspi_write / MPI_Put ->
+// Mapping (docs/race-checker.md §4): shmem_put / gaspi_write / MPI_Put ->
 // pld::tensor::put (region form, one INT32 element, from the rank's
 // `localbuf` window); put_signal / write_notify -> the put, then
 // pld::system::notify (SHMEM_SIGNAL_ADD -> AtomicAdd, SHMEM_SIGNAL_SET and
@@ -688,7 +688,7 @@ TEST(RmaRaceBench, MpiRma_Sync_LockallFlushall_Remote_Yes) {
 }  // namespace
 
 // ---- what the translation leaves out --------------------------------------------------
-// Every case of the list in design/race-checker.md is expressible; none had
+// Every case of the list in docs/race-checker.md §4 is expressible; none had
 // to be dropped. Where the translation departs from the C source:
 //  - Plain-load polling loops (SHMEM 016, MPI RMA 036) are bounded
 //    (POLLS iterations, reading only until the flag is seen): anyp has no

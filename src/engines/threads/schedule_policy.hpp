@@ -9,7 +9,7 @@
 //           it drops to priority d-i, below every initial priority. Steps
 //           count only decisions with two or more ranks ready. A bug of depth
 //           d is hit per run with probability >= 1 / (P * steps^(d-1)).
-// Policies are used under the scheduler's lock.
+// Policies are used under the runner's run lock (runner.hpp).
 #pragma once
 
 #include <cstdint>

@@ -101,11 +101,12 @@ class SignalTable {
   }
 
   // Under `owner`'s stripe lock, after a data write (put, remote_store, ...)
-  // into `owner`'s signal memory [begin, end) by another rank: if an agent of
-  // `owner` is parked on a cell there, its wait re-checks, since a device's
-  // wait polls memory and would see the new value too. (A rank waits only on
-  // its own window, and is not parked while it writes, so only writes by
-  // other ranks matter.)
+  // by agent `writer` into `owner`'s signal memory [begin, end): records the
+  // writer for deadlock reports and, if an agent of `owner` is parked on a
+  // cell there, its wait re-checks, since a device's wait polls memory and
+  // would see the new value too. The fabric calls it for every such write,
+  // the owner's own included (one block of a rank may write while another
+  // is parked).
   void on_signal_write_locked(std::int64_t writer, std::int64_t owner, const std::byte* begin,
                               const std::byte* end);
 

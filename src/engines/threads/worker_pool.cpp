@@ -101,5 +101,4 @@ int run_on_workers(int extra, const std::function<void()>& task) {
   return WorkerPool::instance().run(extra, task);
 }
 
-
 }  // namespace anyp::threads

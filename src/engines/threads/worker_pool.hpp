@@ -18,7 +18,7 @@ namespace anyp::threads {
 // started have returned. Pool threads that had not started it when the
 // calling thread's call returned skip it: task() must be work that any
 // number of threads share and that is done when one call returns (the
-// scheduler's worker loop). When the system refuses a new thread, fewer
+// runner's worker loop). When the system refuses a new thread, fewer
 // pool threads are offered it. Returns 1 + the pool threads offered it.
 int run_on_workers(int extra, const std::function<void()>& task);
 

@@ -62,7 +62,6 @@ std::optional<ComputeKey> compute_key(const std::string& key) {
 
 }  // namespace
 
-
 const char* compute_class_keys_text() {
   static const std::string text = [] {
     std::string t;
