@@ -90,14 +90,12 @@ def problems_of(file: pathlib.Path) -> list[str]:
             why = f"crosses from {mine[1]} to {theirs[1]} on floor {mine[0]}"
         elif mine[1] == "runtime" and theirs[1] == "ir" and target != "ir/op_attrs.hpp":
             why = "the runtime takes only ir/op_attrs.hpp from the IR"
-        elif (
-            re.match(r"src/runtime/(race/|timeline/|cost_counter)", rel)
-            and re.match(r"runtime/rank_vm", target)
+        elif re.match(r"src/runtime/(race/|timeline/|cost_counter)", rel) and re.match(
+            r"runtime/rank_vm", target
         ):
             why = "an observer includes the rank VM (observers stand below it)"
-        elif (
-            (rel.startswith("src/engines/threads/") and target.startswith("engines/mpi/"))
-            or (rel.startswith("src/engines/mpi/") and target.startswith("engines/threads/"))
+        elif (rel.startswith("src/engines/threads/") and target.startswith("engines/mpi/")) or (
+            rel.startswith("src/engines/mpi/") and target.startswith("engines/threads/")
         ):
             why = "one engine includes another (only engines/engine_registry knows every engine)"
         if why:

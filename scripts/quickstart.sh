@@ -2,8 +2,9 @@
 # scripts/quickstart.sh — the README's first command: installs what is
 # needed, builds the release tree and runs step 07 (dynamic rank count) in
 # both modes at P = 2, 3 and 4 on the threads engine, then, when the build
-# has the MPI engine, at P = 2, 3 and 4 under mpirun (--engine mpi). Fails if
-# any run fails.
+# has the MPI engine, at P = 2, 3 and 4 under mpirun (--engine mpi); then the
+# seed's own three commands, the Python version of step 07 (python/anyp on
+# Debian's interpreter, scripts/python_path.sh). Fails if any run fails.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,4 +29,10 @@ if "$EXAMPLE" --help | grep -q "engines in this build: threads, mpi"; then
     mpirun -n "$P" "$EXAMPLE" --engine mpi
   done
 fi
+bash scripts/python_path.sh
+# Debian's `python` (python-is-python3), whatever python is first on PATH.
+for devices in 0,1 0,1,2 0,1,2,3; do
+  echo "\$ python examples/distributed/07_dynamic_rank_count.py -p a2a3sim -d $devices"
+  /usr/bin/python examples/distributed/07_dynamic_rank_count.py -p a2a3sim -d "$devices"
+done
 echo "quickstart: all runs passed"

@@ -14,7 +14,10 @@ set -euo pipefail
 # (the matmul kernel itself is anyp's own; neither links into anyp).
 # python3, python3-pytest: the docs checks (tests/docs/, Debian's
 # /usr/bin/python3, never the first python3 on PATH). valgrind: the
-# instruction counts of bench/run_hot_path.sh.
+# instruction counts of bench/run_hot_path.sh. python3-dev, pybind11-dev: the
+# Python package's native module (anyp._core); python3-numpy, python3-torch:
+# the arrays it takes; python-is-python3: the `python` command the seed's
+# examples are run with. black: the Python formatter (scripts/check_format.sh).
 PACKAGES=(
   cmake
   ninja-build
@@ -34,6 +37,12 @@ PACKAGES=(
   python3
   python3-pytest
   valgrind
+  python3-dev
+  pybind11-dev
+  python3-numpy
+  python3-torch
+  python-is-python3
+  black
 )
 
 is_installed() {

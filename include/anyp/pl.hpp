@@ -222,6 +222,11 @@ Scalar operator&&(const ScalarArg& a, const ScalarArg& b);
 Scalar operator||(const ScalarArg& a, const ScalarArg& b);
 Scalar operator!(const Scalar& a);
 Scalar min(const ScalarArg& a, const ScalarArg& b);
+// Python's // and % on integers: they round toward negative infinity, so
+// floor_mod(r - 1, n) is n - 1 at r = 0 (where r - 1 % n is -1). The
+// Python front-end records // and % with these.
+Scalar floor_div(const ScalarArg& a, const ScalarArg& b);
+Scalar floor_mod(const ScalarArg& a, const ScalarArg& b);
 Scalar max(const ScalarArg& a, const ScalarArg& b);
 
 using Index = std::vector<ScalarArg>;

@@ -176,7 +176,11 @@ Scalar binary(ir::BinaryOp kind, const ScalarArg& a, const ScalarArg& b) {
       dt = DType::INT32;
       break;
     case ir::BinaryOp::Mod:
+    case ir::BinaryOp::FloorMod:
       if (anyp::dtype_is_float(dt)) t.fail("scalar %: operands must be integers");
+      break;
+    case ir::BinaryOp::FloorDiv:
+      if (anyp::dtype_is_float(dt)) t.fail("scalar //: operands must be integers");
       break;
     default:
       break;
@@ -209,6 +213,12 @@ Scalar operator&&(const ScalarArg& a, const ScalarArg& b) {
 }
 Scalar operator||(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Or, a, b); }
 Scalar min(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Min, a, b); }
+Scalar floor_div(const ScalarArg& a, const ScalarArg& b) {
+  return binary(ir::BinaryOp::FloorDiv, a, b);
+}
+Scalar floor_mod(const ScalarArg& a, const ScalarArg& b) {
+  return binary(ir::BinaryOp::FloorMod, a, b);
+}
 Scalar max(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Max, a, b); }
 
 Scalar operator-(const Scalar& a) { return binary(ir::BinaryOp::Mul, a, -1); }

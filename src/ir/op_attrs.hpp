@@ -22,7 +22,8 @@ enum DTypeRule : std::uint8_t {
 // Binary operators of ScalarBinary and TileBinary: the scalar spelling, the
 // tile op's name ("" when tiles do not have it) and its dtype rule.
 // And/Or are the scalars' logical && and ||; the tile's bitwise ops are
-// BitAnd ... Shr.
+// BitAnd ... Shr. FloorDiv/FloorMod are Python's // and % on integers
+// (rounding toward negative infinity); Div/Mod truncate, as C++ does.
 #define ANYP_BINARY_OPS(X)                  \
   X(Add, "add", "pl.add", kNumeric)         \
   X(Sub, "sub", "pl.sub", kNumeric)         \
@@ -43,7 +44,9 @@ enum DTypeRule : std::uint8_t {
   X(BitOr, "bit_or", "pl.or_", kIntOnly)    \
   X(BitXor, "bit_xor", "pl.xor_", kIntOnly) \
   X(Shl, "shl", "pl.shl", kIntOnly)         \
-  X(Shr, "shr", "pl.shr", kIntOnly)
+  X(Shr, "shr", "pl.shr", kIntOnly)         \
+  X(FloorDiv, "floordiv", "", kNoTile)      \
+  X(FloorMod, "floormod", "", kNoTile)
 
 enum class BinaryOp : std::uint8_t {
 #define ANYP_X(op, scalar, tile, rule) op,

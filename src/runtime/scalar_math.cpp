@@ -59,19 +59,23 @@ std::optional<ScalarValue> scalar_binary(ir::BinaryOp op, ScalarValue a, ScalarV
       case BinaryOp::Min:
         return scalar_cast(float_scalar(std::min(x, y)), result);
       case BinaryOp::Mod:
+      case BinaryOp::FloorDiv:
+      case BinaryOp::FloorMod:
         break;
       default:
         ANYP_UNREACHABLE(std::string("scalar operator ") + ir::binary_op_name(op));
     }
-    if (error) *error = "% needs integer operands";
+    if (error)
+      *error = op == BinaryOp::FloorDiv ? "// needs integer operands" : "% needs integer operands";
     return std::nullopt;
   }
   if (const std::optional<std::int64_t> v = integer_binary(op, a.i, b.i, result))
     return int_scalar(*v);
-  ANYP_CHECK(op == BinaryOp::Div || op == BinaryOp::Mod,
+  ANYP_CHECK(op == BinaryOp::Div || op == BinaryOp::Mod || op == BinaryOp::FloorDiv ||
+                 op == BinaryOp::FloorMod,
              std::string("scalar operator ") + ir::binary_op_name(op));
-  if (error)
-    *error = std::to_string(a.i) + (op == BinaryOp::Div ? " / 0" : " % 0") + " divides by zero";
+  const char* spelled = op == BinaryOp::Div ? " / 0" : op == BinaryOp::FloorDiv ? " // 0" : " % 0";
+  if (error) *error = std::to_string(a.i) + spelled + " divides by zero";
   return std::nullopt;
 }
 

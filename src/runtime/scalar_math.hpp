@@ -76,6 +76,19 @@ inline std::int64_t wrap_integer(std::int64_t v, DType dtype) {
       return x > y ? x : y;
     case BinaryOp::Min:
       return x < y ? x : y;
+    case BinaryOp::FloorDiv:
+    case BinaryOp::FloorMod: {
+      if (y == 0) return std::nullopt;
+      if (y == -1)
+        return wrap_integer(op == BinaryOp::FloorDiv ? static_cast<std::int64_t>(0 - ux) : 0,
+                            result);
+      std::int64_t q = x / y, r = x % y;
+      if (r != 0 && ((r < 0) != (y < 0))) {  // round toward negative infinity
+        q -= 1;
+        r += y;
+      }
+      return wrap_integer(op == BinaryOp::FloorDiv ? q : r, result);
+    }
     case BinaryOp::Div:
     case BinaryOp::Mod:
       if (y == 0) return std::nullopt;

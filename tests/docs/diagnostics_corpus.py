@@ -59,7 +59,7 @@ def cpp_texts(source: str) -> str:
     out = []
     last_end = None
     for m in LITERAL.finditer(source):
-        between = source[last_end:m.start()] if last_end is not None else "x"
+        between = source[last_end : m.start()] if last_end is not None else "x"
         if between.strip():  # not adjacent: a new string
             out.append("\x00")
         out.append(unescape(m.group(1)))

@@ -251,6 +251,47 @@ TEST(EverydayScalars, UnaryMinusCompoundAssignmentWrapAndTruncatingDivision) {
   }
 }
 
+TEST(EverydayScalars, FloorDivAndFloorModRoundTowardNegativeInfinity) {
+  const pl::HostFunction program =
+      make_program("floor_ops", pl::INT32, pl::INT32, {1, N},
+                   [](pl::Value&, pl::Value& y, pl::Value& data, pl::Value&, pl::Value&) {
+                     pl::Scalar r = my_rank(data);
+                     pl::write(y, {0, 0}, pl::floor_mod(r - 1, 3));   // Python's (r - 1) % 3
+                     pl::write(y, {0, 1}, pl::floor_div(r - 7, 2));   // (r - 7) // 2
+                     pl::write(y, {0, 2}, pl::floor_mod(r + 1, -3));  // the divisor's sign
+                     pl::write(y, {0, 3}, pl::floor_div(-7 - r, -2));
+                     pl::write(y, {0, 4}, pl::floor_mod(6, 3));
+                   });
+  // Python's values, spelled out: -1 % 3 == 2, -7 // 2 == -4, 1 % -3 == -2.
+  const std::int64_t mod3[] = {2, 0, 1, 2, 0, 1, 2, 0};
+  const std::int64_t half[] = {-4, -3, -3, -2, -2, -1, -1, 0};
+  const std::int64_t mod_neg3[] = {-2, -1, 0, -2, -1, 0, -2, -1};
+  const std::int64_t neg_half[] = {3, 4, 4, 5, 5, 6, 6, 7};
+  for (std::int64_t P : kRanks) {
+    ASSERT_LE(P, 8);
+    const anyp::HostTensor y =
+        run(program, anyp::HostTensor::zeros({P, 1, N}, pl::INT32), pl::INT32, {1, N});
+    for (std::int64_t r = 0; r < P; ++r) {
+      EXPECT_EQ(y.at_int({r, 0, 0}), mod3[r]);
+      EXPECT_EQ(y.at_int({r, 0, 1}), half[r]);
+      EXPECT_EQ(y.at_int({r, 0, 2}), mod_neg3[r]);
+      EXPECT_EQ(y.at_int({r, 0, 3}), neg_half[r]);
+      EXPECT_EQ(y.at_int({r, 0, 4}), 0);
+    }
+  }
+}
+
+TEST(EverydayScalars, FloorDivByZeroIsARunErrorInPythonsSpelling) {
+  const pl::HostFunction program =
+      make_program("floor_zero", pl::INT32, pl::INT32, {1, N},
+                   [](pl::Value&, pl::Value& y, pl::Value& data, pl::Value&, pl::Value&) {
+                     pl::write(y, {0, 0}, pl::floor_div(5, my_rank(data)));
+                   });
+  EXPECT_EQ(run_error(program, 2, pl::INT32, pl::INT32, {1, N}),
+            "run error: rank 0 (device 0), function 'floor_zero_k', op scalar floordiv: 5 // 0 "
+            "divides by zero");
+}
+
 TEST(EverydayScalars, DivisionByZeroIsARunErrorNamingTheOp) {
   const pl::HostFunction program =
       make_program("div_zero", pl::INT32, pl::INT32, {1, N},

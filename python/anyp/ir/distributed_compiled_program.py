@@ -1,0 +1,47 @@
+"""anyp.ir.distributed_compiled_program — PyPTO's DistributedConfig and the
+compiled program: call it with the tensors to run it (outputs are written
+in place)."""
+
+from .. import _core
+
+
+class DistributedConfig:
+    """The devices, one per rank: P = len(device_ids) (default [0, 1]).
+    num_sub_workers is PyPTO's host-callback pool; anyp has none and ignores
+    it."""
+
+    def __init__(self, device_ids=None, num_sub_workers=0):
+        self.device_ids = None if device_ids is None else [int(d) for d in device_ids]
+        self.num_sub_workers = num_sub_workers
+
+
+class CompiledProgram:
+    """A program compiled for one P, one set of shapes and one platform."""
+
+    def __init__(self, function, native, config):
+        self._function, self._native, self.config = function, native, config
+
+    @property
+    def output_dir(self):
+        return self._native.output_dir
+
+    def lowered_code(self):
+        return self._native.lowered_code()
+
+    def __call__(self, *args, config=None, **kwargs):
+        # PyPTO's programs pass RunConfig(platform=...) here: it must agree
+        # with the compile's (a program is compiled for its devices and
+        # platform).
+        if config is not None:
+            if config.platform != self.config.platform:
+                raise _core.ConfigError(
+                    f"config error: the program was compiled for platform '{self.config.platform}'"
+                    f", not '{config.platform}': compile it again"
+                )
+            devices = config.distributed_config.device_ids
+            if devices is not None and devices != self.config.device_ids():
+                raise _core.ConfigError(
+                    f"config error: the program was compiled for devices {self.config.device_ids()}"
+                    f", not {devices}: compile it again"
+                )
+        _core.run(self._native, self._function._ordered(args, kwargs))
