@@ -8,6 +8,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -205,6 +207,17 @@ void run(const Compiled& c, const py::sequence& args) {
   c.program.run(a.refs);
 }
 
+// Seconds per run of `runs` back-to-back runs from C++ (the baseline of
+// bench/python_bench.py: the Python call's overhead is the difference).
+double seconds_per_run(const Compiled& c, const py::sequence& args, int runs) {
+  Arguments a = arguments(args, c.names, c.function);
+  py::gil_scoped_release release;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < runs; ++i) c.program.run(a.refs);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  return took.count() / std::max(1, runs);
+}
+
 template <class E>
 void exception(py::module_& m, const char* name, const py::object& base) {
   py::register_exception<E>(m, name, base);
@@ -279,6 +292,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("call", &call);
   m.def("compile", &compile);
   m.def("run", &run);
+  m.def("seconds_per_run", &seconds_per_run);
   m.def("ir_text", [](const FunctionRef& f) { return f.ir_text(); });
 
   // Writes `dst` (the C++ handle's assignment): a loop-carried or
