@@ -6,7 +6,8 @@
 #
 # Stages, stopping at the first failure:
 #   1. setup                 scripts/setup.sh (then scripts/check_format.sh)
-#   2. release               build, ctest (all tests, the MPI engine's under mpirun too)
+#   2. release               build, ctest (all tests, the MPI engine's under mpirun too,
+#                            the Python package's as python.pytest)
 #   3. asan (address,ubsan)  build, ctest (all tests but label `mpi`: Open MPI's own
 #                            allocations at MPI_Init/MPI_Finalize read as leaks)
 #   4. tsan (thread)         build (library and runtime tests only), ctest -L runtime
@@ -23,7 +24,7 @@ for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
     -h | --help)
-      sed -n '2,13p' "$0"
+      sed -n '2,14p' "$0"
       exit 0
       ;;
     *)
