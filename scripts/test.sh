@@ -24,7 +24,7 @@ for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
     -h | --help)
-      sed -n '2,14p' "$0"
+      sed -n '2,15p' "$0"
       exit 0
       ;;
     *)
