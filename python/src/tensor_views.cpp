@@ -97,10 +97,6 @@ HostTensor buffer_view(const py::handle& object, const std::string& function,
 
 }  // namespace
 
-bool is_array(const py::handle& object) {
-  return is_torch(object) || PyObject_CheckBuffer(object.ptr());
-}
-
 HostTensor tensor_view(const py::handle& array, const std::string& function,
                        const std::string& param) {
   if (is_torch(array)) return torch_view(array, function, param);

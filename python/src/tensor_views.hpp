@@ -19,7 +19,4 @@ namespace anyp::python {
 HostTensor tensor_view(const pybind11::handle& array, const std::string& function,
                        const std::string& param);
 
-// True for a torch tensor or an object with the buffer protocol.
-bool is_array(const pybind11::handle& object);
-
 }  // namespace anyp::python

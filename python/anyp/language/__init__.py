@@ -6,7 +6,7 @@ has so far (docs/python.md lists them; any other name is refused with
 import builtins as _builtins
 
 from .. import _core
-from .._frontend import JitFunction, UnsupportedError, tracing
+from .._frontend import JitFunction, UnsupportedError
 from .._types import InOut, Out, Scalar, Tensor  # noqa: F401
 
 FP32 = _core.DType.FP32
@@ -64,20 +64,13 @@ class _Range:
 range = _Range()  # noqa: A001  (PyPTO's name)
 
 
-def _traced(op):
-    if not tracing():
-        raise UnsupportedError(f"{op} outside a traced function")
-
-
 def load(tensor, offsets, shapes):
     """The tile of `shapes` at `offsets` of `tensor`."""
-    _traced("pl.load")
     return _core.load(tensor, list(offsets), list(shapes))
 
 
 def store(tile, offsets, output_tensor):
     """Writes `tile` into `output_tensor` at `offsets`; returns the tensor."""
-    _traced("pl.store")
     return _core.store(tile, list(offsets), output_tensor)
 
 
