@@ -8,6 +8,8 @@ import builtins as _builtins
 from .. import _core
 from .._frontend import JitFunction, UnsupportedError
 from .._types import InOut, Out, Scalar, Tensor  # noqa: F401
+from ._tile_ops import *  # noqa: F401,F403  (pl's tile compute ops)
+from ._tile_ops import __all__ as _tile_op_names
 
 FP32 = _core.DType.FP32
 FP16 = _core.DType.FP16
@@ -104,7 +106,6 @@ def max(a, b):  # noqa: A001
 
 def __getattr__(name):
     raise AttributeError(
-        f"not supported by anyp: pl.{name} (the Python front-end has: "
-        "jit, range, load, store, add, sub, mul, div, min, max and the dtypes; "
-        "docs/python.md)"
+        f"not supported by anyp: pl.{name} (docs/python.md lists what the Python "
+        "front-end has)"
     )

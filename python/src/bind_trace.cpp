@@ -1,0 +1,229 @@
+// bind_trace.cpp — anyp._core's tracer: the handles (Dim, Value, Tile,
+// Scalar), function definitions whose bodies are Python callables, calls,
+// control flow, scalar and tile arithmetic, load/store, windows and the comm
+// context, notify/wait and put/get. anyp/_frontend.py calls them while it
+// walks a function's AST.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "anyp/anyp.hpp"
+#include "bindings.hpp"
+#include "frontend/trace.hpp"
+#include "ir/type.hpp"
+#include "operands.hpp"
+
+namespace py = pybind11;
+
+namespace anyp::python {
+namespace {
+
+// The traced type of a handle ("tile [1, 64] FP32"), or "" for a handle of
+// another trace than the innermost one.
+std::string type_text(const pl::Handle& h) {
+  const detail::Trace* t = detail::Trace::active();
+  if (t == nullptr || h.var().owner != t || !h.var().valid()) return "";
+  return ir::to_string(t->type_of(h.var().id));
+}
+
+// ---- definitions -------------------------------------------------------------
+
+pl::Param param(const std::string& name, const std::string& kind, const py::sequence& dims,
+                DType dtype, const std::string& intent) {
+  pl::Param p;
+  p.name = name;
+  if (kind == "scalar") {
+    p = pl::In(name, dtype);
+  } else {
+    p.type = kind == "dist" ? pld::DistributedTensor(shape(dims), dtype)
+                            : pl::Tensor(shape(dims), dtype);
+  }
+  p.intent = intent == "out"     ? pl::Intent::Out
+             : intent == "inout" ? pl::Intent::InOut
+                                 : pl::Intent::In;
+  return p;
+}
+
+using FunctionRef = pl::Function;  // a shared FunctionDef
+
+// A function whose body is the Python callable `body(handles)`: one handle
+// per parameter (a traced scalar for scalar parameters, else a tensor).
+FunctionRef define(const std::string& name, const std::string& level,
+                   const std::vector<pl::Param>& params, const py::function& body) {
+  const detail::Level l = level == "host"            ? detail::Level::Host
+                          : level == "orchestration" ? detail::Level::Orchestration
+                                                     : detail::Level::Incore;
+  std::vector<bool> scalar;
+  for (const pl::Param& p : params) scalar.push_back(p.type.kind == pl::TypeSpec::Kind::Scalar);
+  auto keep = std::make_shared<py::function>(body);
+  return pl::Function(detail::make_function(
+      name, l, params, params.size(), [keep, scalar](const std::vector<detail::VarRef>& vars) {
+        py::gil_scoped_acquire gil;
+        py::list handles;
+        for (std::size_t i = 0; i < vars.size(); ++i) {
+          if (scalar[i]) {
+            handles.append(py::cast(pl::Scalar(vars[i])));
+          } else {
+            handles.append(py::cast(pl::Value(vars[i])));
+          }
+        }
+        (*keep)(handles);
+      }));
+}
+
+void call(const FunctionRef& fn, const py::sequence& args, const py::object& device) {
+  std::vector<detail::CallArg> out;
+  for (const py::handle a : args) out.push_back(call_arg(a));
+  if (!device.is_none()) {
+    if (py::isinstance<pl::Scalar>(device)) {
+      out.push_back(detail::CallArg(pl::device(device.cast<const pl::Scalar&>())));
+    } else {
+      out.push_back(detail::CallArg(pl::device(device.cast<std::int64_t>())));
+    }
+  }
+  detail::record_call(*fn.def(), out);
+}
+
+}  // namespace
+
+void bind_trace(py::module_& m) {
+  namespace detail = anyp::detail;
+  py::enum_<anyp::DType>(m, "DType")
+      .value("FP32", anyp::DType::FP32)
+      .value("FP16", anyp::DType::FP16)
+      .value("BF16", anyp::DType::BF16)
+      .value("INT8", anyp::DType::INT8)
+      .value("INT16", anyp::DType::INT16)
+      .value("INT32", anyp::DType::INT32)
+      .value("INT64", anyp::DType::INT64);
+
+  py::enum_<pld::NotifyOp>(m, "NotifyOp")
+      .value("AtomicAdd", pld::NotifyOp::AtomicAdd)
+      .value("Set", pld::NotifyOp::Set);
+  py::enum_<pld::WaitCmp>(m, "WaitCmp")
+      .value("Eq", pld::WaitCmp::Eq)
+      .value("Ne", pld::WaitCmp::Ne)
+      .value("Gt", pld::WaitCmp::Gt)
+      .value("Ge", pld::WaitCmp::Ge)
+      .value("Lt", pld::WaitCmp::Lt)
+      .value("Le", pld::WaitCmp::Le);
+  py::enum_<pld::AtomicType>(m, "AtomicType")
+      .value("None_", pld::AtomicType::None)  // PyPTO's spelling: None is a keyword
+      .value("Add", pld::AtomicType::Add);
+
+  py::class_<pl::Dim>(m, "Dim").def("__repr__", &pl::Dim::to_string);
+  m.def("dim_binary", [](const std::string& op, const py::handle& a, const py::handle& b) {
+    const pl::Dim x = dim(a), y = dim(b);
+    if (op == "+") return x + y;
+    if (op == "-") return x - y;
+    if (op == "*") return x * y;
+    if (op == "//") return x / y;
+    if (op == "%") return x % y;
+    throw anyp::CompileError("compile error: the dim operator " + op + " is not supported by anyp");
+  });
+  m.def("dynamic", &pl::dynamic);
+
+  py::class_<pl::Value>(m, "Value").def("type", [](const pl::Value& v) { return type_text(v); });
+  py::class_<pl::Tile>(m, "Tile").def("type", [](const pl::Tile& t) { return type_text(t); });
+  py::class_<pl::Scalar>(m, "Scalar").def("type", [](const pl::Scalar& s) { return type_text(s); });
+  py::class_<pld::CommCtx>(m, "CommCtx");
+  py::class_<pl::Param>(m, "Param");
+  py::class_<pl::Function>(m, "Function").def_property_readonly("name", &pl::Function::name);
+  m.def("param", &param);
+  m.def("define", &define);
+  m.def("call", &call);
+  m.def("ir_text", [](const FunctionRef& f) { return f.ir_text(); });
+
+  // Writes `dst` (the C++ handle's assignment): a loop-carried or
+  // rebound name.
+  m.def("assign", [](pl::Value& dst, const pl::Value& src) { dst = src; });
+  m.def("assign", [](pl::Tile& dst, const pl::Tile& src) { dst = src; });
+  m.def("assign", [](pl::Scalar& dst, const pl::Scalar& src) { dst = src; });
+
+  // Control flow: the bodies are Python callables.
+  m.def("range", [](const py::handle& start, const py::handle& stop, const py::handle& step,
+                    const std::function<void(pl::Scalar)>& body) {
+    pl::range(scalar_arg(start), scalar_arg(stop), scalar_arg(step), body);
+  });
+  m.def("if_", [](const pl::Scalar& cond, const std::function<void()>& then_body,
+                  const std::function<void()>& else_body) { pl::if_(cond, then_body, else_body); });
+
+  // Scalars: Python's operators (// and % floor, as Python's do).
+  m.def("scalar_binary", [](const std::string& op, const py::handle& a, const py::handle& b) {
+    const pl::ScalarArg x = scalar_arg(a), y = scalar_arg(b);
+    if (op == "+") return x + y;
+    if (op == "-") return x - y;
+    if (op == "*") return x * y;
+    if (op == "//") return pl::floor_div(x, y);
+    if (op == "%") return pl::floor_mod(x, y);
+    if (op == "<") return x < y;
+    if (op == "<=") return x <= y;
+    if (op == ">") return x > y;
+    if (op == ">=") return x >= y;
+    if (op == "==") return x == y;
+    if (op == "!=") return x != y;
+    if (op == "min") return pl::min(x, y);
+    if (op == "max") return pl::max(x, y);
+    throw anyp::CompileError("compile error: the scalar operator " + op +
+                             " is not supported by anyp");
+  });
+  m.def("scalar_neg", [](const pl::Scalar& a) { return -a; });
+
+  // Tiles and memory.
+  m.def("load", [](const pl::Value& t, const py::sequence& offsets, const py::sequence& s) {
+    return pl::load(t, index(offsets), shape(s));
+  });
+  m.def("store", [](const pl::Tile& tile, const py::sequence& offsets, const pl::Value& t) {
+    return pl::store(tile, index(offsets), t);
+  });
+  m.def("tile_binary", [](const std::string& op, const pl::Tile& a, const py::handle& b) {
+    if (py::isinstance<pl::Tile>(b)) {
+      const auto& t = b.cast<const pl::Tile&>();
+      if (op == "add") return pl::add(a, t);
+      if (op == "sub") return pl::sub(a, t);
+      if (op == "mul") return pl::mul(a, t);
+      if (op == "div") return pl::div(a, t);
+    } else {
+      const pl::ScalarArg s = scalar_arg(b);
+      if (op == "add") return pl::add(a, s);
+      if (op == "sub") return pl::sub(a, s);
+      if (op == "mul") return pl::mul(a, s);
+    }
+    throw anyp::CompileError("compile error: pl." + op + " of a tile and " +
+                             std::string(py::str(py::type::handle_of(b).attr("__name__"))) +
+                             " is not supported by anyp");
+  });
+  m.def("index", [](const pl::Value& v, const py::handle& i) { return v[scalar_arg(i)]; });
+
+  // Windows, the comm context, signals and one-sided transfers.
+  m.def("alloc_window_buffer", [](const std::string& name, const py::sequence& s, anyp::DType d) {
+    return pld::alloc_window_buffer(name, shape(s), d);
+  });
+  m.def("window", [](const pl::Value& buffer, const py::sequence& s, anyp::DType d) {
+    return pld::window(buffer, shape(s), d);
+  });
+  m.def("world_size", &pld::world_size);
+  m.def("get_comm_ctx", &pld::get_comm_ctx);
+  m.def("rank", &pld::rank);
+  m.def("nranks", &pld::nranks);
+  m.def("notify", [](const pl::Value& signal, const py::handle& peer, const py::sequence& offsets,
+                     const py::handle& value, pld::NotifyOp op) {
+    pld::system::notify(signal, scalar_arg(peer), index(offsets), scalar_arg(value), op);
+  });
+  m.def("wait", [](const pl::Value& signal, const py::sequence& offsets, const py::handle& expected,
+                   pld::WaitCmp cmp) {
+    pld::system::wait(signal, index(offsets), scalar_arg(expected), cmp);
+  });
+  m.def("put",
+        [](const pl::Value& dst, const py::handle& peer, const pl::Value& src,
+           pld::AtomicType atomic) { pld::tensor::put(dst, scalar_arg(peer), src, atomic); });
+  m.def("get",
+        [](const pl::Value& dst, const py::handle& peer, const pl::Value& src,
+           pld::AtomicType atomic) { pld::tensor::get(dst, scalar_arg(peer), src, atomic); });
+}
+
+}  // namespace anyp::python
