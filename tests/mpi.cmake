@@ -117,15 +117,15 @@ endforeach()
 # ---- the pitfalls whose diagnosis is not a race: the threads engine's text ------------
 # (The race pitfalls need the race checker, a threads-engine tool.)
 set(ANYP_MPI_PITFALL_STDERR_06_negative_peer [=[
-run error: rank 0 (device 0), function 'get_step', op pld.system.notify: peer -1 is out of range [0, 3)
+run error: rank 0 (device 0), function 'get_step', op pld.system.notify at 06_negative_peer.cpp:41: peer -1 is out of range [0, 3)
   hint: a negative peer usually comes from (r - 1) % P, which C++ truncates to -1 at r = 0; write (r + P - 1) % P
 ]=])
 set(ANYP_MPI_PITFALL_STDERR_08_collectives_out_of_order [=[
-run error: rank 1 (device 1), function 'two_collectives', op pld.tensor.broadcast: collective mismatch on signal 'signal': call #1 on it is pld.tensor.allreduce (Sum, Mesh, data FP32 [1, 64]) in function 'two_collectives' on rank 0, but pld.tensor.broadcast (root 0, data FP32 [1, 64]) in function 'two_collectives' on rank 1; every rank must make the same builtin collective calls on a signal, in the same order
+run error: rank 1 (device 1), function 'two_collectives', op pld.tensor.broadcast at 08_collectives_out_of_order.cpp:49: collective mismatch on signal 'signal': call #1 on it is pld.tensor.allreduce (Sum, Mesh, data FP32 [1, 64]) in function 'two_collectives' on rank 0, but pld.tensor.broadcast (root 0, data FP32 [1, 64]) in function 'two_collectives' on rank 1; every rank must make the same builtin collective calls on a signal, in the same order
 ]=])
 set(ANYP_MPI_PITFALL_STDERR_09_collective_on_some_ranks [=[
 deadlock: no rank can make progress (1 of 3 ranks waiting)
-  rank 0: function 'root_broadcast', op pld.tensor.broadcast: waits for signal 'signal' cell [1, 0] Ge 1; current value 0; never notified
+  rank 0: function 'root_broadcast', op pld.tensor.broadcast at 09_collective_on_some_ranks.cpp:45: waits for signal 'signal' cell [1, 0] Ge 1; current value 0; never notified
   ranks 1, 2 (2 ranks): finished
 builtin collective calls not entered by every rank:
   collective call #1 on signal 'signal', pld.tensor.broadcast (root 0, data FP32 [1, 64]) in function 'root_broadcast': entered by rank 0; never entered by ranks 1, 2 (finished)
@@ -136,8 +136,8 @@ compile error: function 'host_nr_disagrees', parameter 'x', dim 0: NR is 4 here,
 ]=])
 set(ANYP_MPI_PITFALL_STDERR_12_wait_never_notified [=[
 deadlock: no rank can make progress (3 of 3 ranks waiting)
-  rank 0: function 'stage_barrier_pull', op pld.system.wait: waits for signal 'signal' cell [1, 0] Ge 1; current value 0; never notified
-  ranks 1, 2 (2 ranks): function 'stage_barrier_pull', op pld.system.wait: waits for signal 'signal' cell [0, 0] Ge 1; current value 0; never notified
+  rank 0: function 'stage_barrier_pull', op pld.system.wait at 12_wait_never_notified.cpp:48: waits for signal 'signal' cell [1, 0] Ge 1; current value 0; never notified
+  ranks 1, 2 (2 ranks): function 'stage_barrier_pull', op pld.system.wait at 12_wait_never_notified.cpp:48: waits for signal 'signal' cell [0, 0] Ge 1; current value 0; never notified
 ]=])
 # Which ranks deadlock in pitfall 05 depends on the schedule (on the threads
 # engine too): check the report's substance.
@@ -152,12 +152,12 @@ run error: engine 'mpi': ranks 0 and 1 both wrote host tensor 'y' (from element 
 # Blocks of a rank run round-robin in its process: the same report as on threads.
 set(ANYP_MPI_PITFALL_STDERR_15_block_count_hard_coded [=[
 deadlock: no rank can make progress (3 of 3 ranks waiting)
-  rank 0: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 0 (2 AtomicAdds totalling +2)
-  rank 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 1 (2 AtomicAdds totalling +2)
-  rank 2: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
-  rank 0: block 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 0 (2 AtomicAdds totalling +2)
-  rank 1: block 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 1 (2 AtomicAdds totalling +2)
-  rank 2: block 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
+  rank 0: function 'swap_halves', op pld.system.wait at 15_block_count_hard_coded.cpp:48: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 0 (2 AtomicAdds totalling +2)
+  rank 1: function 'swap_halves', op pld.system.wait at 15_block_count_hard_coded.cpp:48: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 1 (2 AtomicAdds totalling +2)
+  rank 2: function 'swap_halves', op pld.system.wait at 15_block_count_hard_coded.cpp:48: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
+  rank 0: block 1: function 'swap_halves', op pld.system.wait at 15_block_count_hard_coded.cpp:48: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 0 (2 AtomicAdds totalling +2)
+  rank 1: block 1: function 'swap_halves', op pld.system.wait at 15_block_count_hard_coded.cpp:48: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 1 (2 AtomicAdds totalling +2)
+  rank 2: block 1: function 'swap_halves', op pld.system.wait at 15_block_count_hard_coded.cpp:48: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
 ]=])
 foreach(name 06_negative_peer 08_collectives_out_of_order
              09_collective_on_some_ranks 11_host_nr_disagrees 12_wait_never_notified

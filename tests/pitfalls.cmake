@@ -76,12 +76,12 @@ endforeach()
 anyp_add_pitfall_diagnostic_test(01_read_before_wait [=[
 race report: 2 op pairs access the same elements from two ranks with no happens-before order (at least one writes)
   race 1: window 'src_buf' of rank 1, elements [0, 0:64]
-    first:  read by rank 0 (device 0), function 'get_step', op pld.tensor.get
-    second: write by rank 1 (device 1), function 'get_step', op pl.store
+    first:  read by rank 0 (device 0), function 'get_step', op pld.tensor.get at 01_read_before_wait.cpp:46
+    second: write by rank 1 (device 1), function 'get_step', op pl.store at 01_read_before_wait.cpp:40
     missing: no wait on rank 1 observed a notify that rank 0 issued after its read; rank 1 never synchronised with rank 0
   race 2: window 'src_buf' of rank 0, elements [0, 0:64]
-    first:  write by rank 0 (device 0), function 'get_step', op pl.store
-    second: read by rank 2 (device 2), function 'get_step', op pld.tensor.get
+    first:  write by rank 0 (device 0), function 'get_step', op pl.store at 01_read_before_wait.cpp:40
+    second: read by rank 2 (device 2), function 'get_step', op pld.tensor.get at 01_read_before_wait.cpp:46
     missing: no wait on rank 2 observed a notify that rank 0 issued after its write; rank 2 never synchronised with rank 0
 
 ]=])
@@ -90,13 +90,13 @@ race report: 2 op pairs access the same elements from two ranks with no happens-
 anyp_add_pitfall_diagnostic_test(02_overwrite_while_reading [=[
 race report: 2 op pairs access the same elements from two ranks with no happens-before order (at least one writes)
   race 1: window 'data' of rank 0, elements [0, 0:64]
-    first:  read by rank 2 (device 2), function 'ring_rounds', op pld.tile.remote_load
-    second: write by rank 0 (device 0), function 'ring_rounds', op pl.store
+    first:  read by rank 2 (device 2), function 'ring_rounds', op pld.tile.remote_load at 02_overwrite_while_reading.cpp:56
+    second: write by rank 0 (device 0), function 'ring_rounds', op pl.store at 02_overwrite_while_reading.cpp:53
     missing: no wait on rank 0 observed a notify that rank 2 issued after its read; rank 0 never synchronised with rank 2
   race 2: window 'data' of rank 2, elements [0, 0:64]
-    first:  write by rank 2 (device 2), function 'ring_rounds', op pl.store
-    second: read by rank 1 (device 1), function 'ring_rounds', op pld.tile.remote_load
-    missing: no wait on rank 1 observed a notify that rank 2 issued after its write; rank 1 last synchronised with rank 2 through its function 'ring_rounds', op pld.system.notify, which came before the write
+    first:  write by rank 2 (device 2), function 'ring_rounds', op pl.store at 02_overwrite_while_reading.cpp:53
+    second: read by rank 1 (device 1), function 'ring_rounds', op pld.tile.remote_load at 02_overwrite_while_reading.cpp:56
+    missing: no wait on rank 1 observed a notify that rank 2 issued after its write; rank 1 last synchronised with rank 2 through its function 'ring_rounds', op pld.system.notify at 02_overwrite_while_reading.cpp:54, which came before the write
 
 ]=])
 
@@ -104,13 +104,13 @@ race report: 2 op pairs access the same elements from two ranks with no happens-
 anyp_add_pitfall_diagnostic_test(03_restage_broadcast_target [=[
 race report: 2 op pairs access the same elements from two ranks with no happens-before order (at least one writes)
   race 1: window 'data' of rank 0, elements [0, 0:64]
-    first:  read by rank 2 (device 2), function 'broadcast_rounds', op pld.tensor.broadcast
-    second: write by rank 0 (device 0), function 'broadcast_rounds', op pl.store
-    missing: no wait on rank 0 observed a notify that rank 2 issued after its read; rank 0 last synchronised with rank 2 through its function 'broadcast_rounds', op pld.tensor.broadcast, which came before the read
+    first:  read by rank 2 (device 2), function 'broadcast_rounds', op pld.tensor.broadcast at 03_restage_broadcast_target.cpp:55
+    second: write by rank 0 (device 0), function 'broadcast_rounds', op pl.store at 03_restage_broadcast_target.cpp:53
+    missing: no wait on rank 0 observed a notify that rank 2 issued after its read; rank 0 last synchronised with rank 2 through its function 'broadcast_rounds', op pld.tensor.broadcast at 03_restage_broadcast_target.cpp:55, which came before the read
   race 2: window 'data' of rank 0, elements [0, 0:64]
-    first:  write by rank 0 (device 0), function 'broadcast_rounds', op pl.store
-    second: read by rank 1 (device 1), function 'broadcast_rounds', op pld.tensor.broadcast
-    missing: no wait on rank 1 observed a notify that rank 0 issued after its write; rank 1 last synchronised with rank 0 through its function 'broadcast_rounds', op pld.tensor.broadcast, which came before the write
+    first:  write by rank 0 (device 0), function 'broadcast_rounds', op pl.store at 03_restage_broadcast_target.cpp:53
+    second: read by rank 1 (device 1), function 'broadcast_rounds', op pld.tensor.broadcast at 03_restage_broadcast_target.cpp:55
+    missing: no wait on rank 1 observed a notify that rank 0 issued after its write; rank 1 last synchronised with rank 0 through its function 'broadcast_rounds', op pld.tensor.broadcast at 03_restage_broadcast_target.cpp:55, which came before the write
 
 ]=])
 
@@ -118,40 +118,40 @@ race report: 2 op pairs access the same elements from two ranks with no happens-
 anyp_add_pitfall_diagnostic_test(04_notify_before_put [=[
 race report: 1 op pair accesses the same elements from two ranks with no happens-before order (at least one writes)
   race 1: window 'dst' of rank 1, elements [0, 0:64]
-    first:  write by rank 0 (device 0), function 'put_step', op pld.tensor.put
-    second: read by rank 1 (device 1), function 'put_step', op pl.load
-    missing: no wait on rank 1 observed a notify that rank 0 issued after its write; rank 1 last synchronised with rank 0 through its function 'put_step', op pld.system.notify, which came before the write
+    first:  write by rank 0 (device 0), function 'put_step', op pld.tensor.put at 04_notify_before_put.cpp:43
+    second: read by rank 1 (device 1), function 'put_step', op pl.load at 04_notify_before_put.cpp:46
+    missing: no wait on rank 1 observed a notify that rank 0 issued after its write; rank 1 last synchronised with rank 0 through its function 'put_step', op pld.system.notify at 04_notify_before_put.cpp:42, which came before the write
 
 ]=])
 
 # 05_eq_on_monotonic_cell: the deadlock report, with the "already past 1" hint.
 anyp_add_pitfall_diagnostic_test(05_eq_on_monotonic_cell [=[
 deadlock: no rank can make progress (2 of 3 ranks waiting)
-  ranks 0, 1 (2 ranks): function 'two_barriers', op pld.system.wait: waits for signal 'signal' cell [2, 0] Eq 1; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
+  ranks 0, 1 (2 ranks): function 'two_barriers', op pld.system.wait at 05_eq_on_monotonic_cell.cpp:52: waits for signal 'signal' cell [2, 0] Eq 1; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
     hint: the cell is already past 1; if it counts AtomicAdd credits it only grows, so Eq can never hold again: wait with Ge, or use a fresh cell (row) per round
   rank 2: finished
 ]=])
 
 # 06_negative_peer: a run error on rank 0: peer -1, with the (r + P - 1) % P hint.
 anyp_add_pitfall_diagnostic_test(06_negative_peer [=[
-run error: rank 0 (device 0), function 'get_step', op pld.system.notify: peer -1 is out of range [0, 3)
+run error: rank 0 (device 0), function 'get_step', op pld.system.notify at 06_negative_peer.cpp:41: peer -1 is out of range [0, 3)
   hint: a negative peer usually comes from (r - 1) % P, which C++ truncates to -1 at r = 0; write (r + P - 1) % P
 ]=])
 
 # 07_mesh_signal_to_ring: a compile error: the ring's signal shape.
 anyp_add_pitfall_diagnostic_test(07_mesh_signal_to_ring [=[
-compile error: function 'ring_allreduce' (incore), op pld.tensor.allreduce: the Ring signal must be [2 * (P - 1), P] (or PyPTO's [2 * (P - 1) + 1, P]) INT32, which is [4, 3] at P = 3, got [3, 1]
+compile error: function 'ring_allreduce' (incore), op pld.tensor.allreduce at 07_mesh_signal_to_ring.cpp:32: the Ring signal must be [2 * (P - 1), P] (or PyPTO's [2 * (P - 1) + 1, P]) INT32, which is [4, 3] at P = 3, got [3, 1]
 ]=])
 
 # 08_collectives_out_of_order: a run error: collective mismatch on the shared signal.
 anyp_add_pitfall_diagnostic_test(08_collectives_out_of_order [=[
-run error: rank 1 (device 1), function 'two_collectives', op pld.tensor.broadcast: collective mismatch on signal 'signal': call #1 on it is pld.tensor.allreduce (Sum, Mesh, data FP32 [1, 64]) in function 'two_collectives' on rank 0, but pld.tensor.broadcast (root 0, data FP32 [1, 64]) in function 'two_collectives' on rank 1; every rank must make the same builtin collective calls on a signal, in the same order
+run error: rank 1 (device 1), function 'two_collectives', op pld.tensor.broadcast at 08_collectives_out_of_order.cpp:49: collective mismatch on signal 'signal': call #1 on it is pld.tensor.allreduce (Sum, Mesh, data FP32 [1, 64]) in function 'two_collectives' on rank 0, but pld.tensor.broadcast (root 0, data FP32 [1, 64]) in function 'two_collectives' on rank 1; every rank must make the same builtin collective calls on a signal, in the same order
 ]=])
 
 # 09_collective_on_some_ranks: the deadlock report, ending with the call ranks 1, 2 never entered.
 anyp_add_pitfall_diagnostic_test(09_collective_on_some_ranks [=[
 deadlock: no rank can make progress (1 of 3 ranks waiting)
-  rank 0: function 'root_broadcast', op pld.tensor.broadcast: waits for signal 'signal' cell [1, 0] Ge 1; current value 0; never notified
+  rank 0: function 'root_broadcast', op pld.tensor.broadcast at 09_collective_on_some_ranks.cpp:45: waits for signal 'signal' cell [1, 0] Ge 1; current value 0; never notified
   ranks 1, 2 (2 ranks): finished
 builtin collective calls not entered by every rank:
   collective call #1 on signal 'signal', pld.tensor.broadcast (root 0, data FP32 [1, 64]) in function 'root_broadcast': entered by rank 0; never entered by ranks 1, 2 (finished)
@@ -159,7 +159,7 @@ builtin collective calls not entered by every rank:
 
 # 10_data_and_signal_one_buffer: a compile error: data and signal view one window buffer.
 anyp_add_pitfall_diagnostic_test(10_data_and_signal_one_buffer [=[
-compile error: function 'allreduce_kernel' (incore), op pld.tensor.allreduce: the data and the signal are views of one window buffer 'scratch'; a collective's windows must be distinct buffers
+compile error: function 'allreduce_kernel' (incore), op pld.tensor.allreduce at 10_data_and_signal_one_buffer.cpp:33: the data and the signal are views of one window buffer 'scratch'; a collective's windows must be distinct buffers
 ]=])
 
 # 12_wait_never_notified: the deadlock report: every wait "never notified".
@@ -171,17 +171,17 @@ compile error: function 'host_nr_disagrees', parameter 'x', dim 0: NR is 4 here,
 
 anyp_add_pitfall_diagnostic_test(12_wait_never_notified [=[
 deadlock: no rank can make progress (3 of 3 ranks waiting)
-  rank 0: function 'stage_barrier_pull', op pld.system.wait: waits for signal 'signal' cell [1, 0] Ge 1; current value 0; never notified
-  ranks 1, 2 (2 ranks): function 'stage_barrier_pull', op pld.system.wait: waits for signal 'signal' cell [0, 0] Ge 1; current value 0; never notified
+  rank 0: function 'stage_barrier_pull', op pld.system.wait at 12_wait_never_notified.cpp:48: waits for signal 'signal' cell [1, 0] Ge 1; current value 0; never notified
+  ranks 1, 2 (2 ranks): function 'stage_barrier_pull', op pld.system.wait at 12_wait_never_notified.cpp:48: waits for signal 'signal' cell [0, 0] Ge 1; current value 0; never notified
 ]=])
 
 # 13_unsliced_host_store: a race report on host tensor 'y'.
 anyp_add_pitfall_diagnostic_test(13_unsliced_host_store [=[
 race report: 1 op pair accesses the same elements from two ranks with no happens-before order (at least one writes)
   race 1: host tensor 'y', elements [0, 0:64]
-    first:  write by rank 1 (device 1), function 'sum_to_host', op pl.store
-    second: write by rank 2 (device 2), function 'sum_to_host', op pl.store
-    missing: no wait on rank 2 observed a notify that rank 1 issued after its write; rank 2 last synchronised with rank 1 through its function 'sum_to_host', op pld.tensor.allreduce, which came before the write
+    first:  write by rank 1 (device 1), function 'sum_to_host', op pl.store at 13_unsliced_host_store.cpp:39
+    second: write by rank 2 (device 2), function 'sum_to_host', op pl.store at 13_unsliced_host_store.cpp:39
+    missing: no wait on rank 2 observed a notify that rank 1 issued after its write; rank 2 last synchronised with rank 1 through its function 'sum_to_host', op pld.tensor.allreduce at 13_unsliced_host_store.cpp:38, which came before the write
 
 ]=])
 
@@ -189,12 +189,12 @@ race report: 1 op pair accesses the same elements from two ranks with no happens
 anyp_add_pitfall_diagnostic_test(14_atomic_and_plain_store [=[
 race report: 2 op pairs access the same elements from two ranks with no happens-before order (at least one writes)
   race 1: window 'acc' of rank 1, elements [0, 0:64]
-    first:  atomic add by rank 0 (device 0), function 'accumulate', op pld.tile.remote_store
-    second: write by rank 1 (device 1), function 'accumulate', op pl.store
+    first:  atomic add by rank 0 (device 0), function 'accumulate', op pld.tile.remote_store at 14_atomic_and_plain_store.cpp:60
+    second: write by rank 1 (device 1), function 'accumulate', op pl.store at 14_atomic_and_plain_store.cpp:47
     missing: no wait on rank 1 observed a notify that rank 0 issued after its atomic add; rank 1 never synchronised with rank 0
   race 2: window 'acc' of rank 0, elements [0, 0:64]
-    first:  write by rank 0 (device 0), function 'accumulate', op pl.store
-    second: atomic add by rank 1 (device 1), function 'accumulate', op pld.tile.remote_store
+    first:  write by rank 0 (device 0), function 'accumulate', op pl.store at 14_atomic_and_plain_store.cpp:47
+    second: atomic add by rank 1 (device 1), function 'accumulate', op pld.tile.remote_store at 14_atomic_and_plain_store.cpp:60
     missing: no wait on rank 1 observed a notify that rank 0 issued after its write; rank 1 never synchronised with rank 0
 
 ]=])
@@ -203,10 +203,10 @@ race report: 2 op pairs access the same elements from two ranks with no happens-
 # (block 1's waits on the lines "rank r: block 1: ...").
 anyp_add_pitfall_diagnostic_test(15_block_count_hard_coded [=[
 deadlock: no rank can make progress (3 of 3 ranks waiting)
-  rank 0: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 0 (2 AtomicAdds totalling +2)
-  rank 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 1 (2 AtomicAdds totalling +2)
-  rank 2: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
-  rank 0: block 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 0 (2 AtomicAdds totalling +2)
-  rank 1: block 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 1 (2 AtomicAdds totalling +2)
-  rank 2: block 1: function 'swap_halves', op pld.system.wait: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
+  rank 0: function 'swap_halves', op pld.system.wait at 15_block_count_hard_coded.cpp:48: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 0 (2 AtomicAdds totalling +2)
+  rank 1: function 'swap_halves', op pld.system.wait at 15_block_count_hard_coded.cpp:48: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 1 (2 AtomicAdds totalling +2)
+  rank 2: function 'swap_halves', op pld.system.wait at 15_block_count_hard_coded.cpp:48: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
+  rank 0: block 1: function 'swap_halves', op pld.system.wait at 15_block_count_hard_coded.cpp:48: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 0 (2 AtomicAdds totalling +2)
+  rank 1: block 1: function 'swap_halves', op pld.system.wait at 15_block_count_hard_coded.cpp:48: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 1 (2 AtomicAdds totalling +2)
+  rank 2: block 1: function 'swap_halves', op pld.system.wait at 15_block_count_hard_coded.cpp:48: waits for signal 'sync' cell [0, 0] Ge 4; current value 2; notified by rank 2 (2 AtomicAdds totalling +2)
 ]=])

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <source_location>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -86,6 +87,12 @@ Dim operator%(const Dim& a, const Dim& b);
 Dim dynamic(std::string name);
 
 using Shape = std::vector<Dim>;
+
+// The caller's place in its source file. Every function below that records
+// an op takes one as its last, defaulted argument, so that compile errors,
+// run errors, deadlock and race reports name the user's file:line ("op
+// pl.store at kernel.cpp:42"); callers never pass it.
+using Here = std::source_location;
 
 // ---- parameter declarations ------------------------------------------------
 
@@ -221,51 +228,54 @@ Scalar operator!=(const ScalarArg& a, const ScalarArg& b);
 Scalar operator&&(const ScalarArg& a, const ScalarArg& b);
 Scalar operator||(const ScalarArg& a, const ScalarArg& b);
 Scalar operator!(const Scalar& a);
-Scalar min(const ScalarArg& a, const ScalarArg& b);
+Scalar min(const ScalarArg& a, const ScalarArg& b, Here where = Here::current());
 // Python's // and % on integers: they round toward negative infinity, so
 // floor_mod(r - 1, n) is n - 1 at r = 0 (where r - 1 % n is -1). The
 // Python front-end records // and % with these.
-Scalar floor_div(const ScalarArg& a, const ScalarArg& b);
-Scalar floor_mod(const ScalarArg& a, const ScalarArg& b);
-Scalar max(const ScalarArg& a, const ScalarArg& b);
+Scalar floor_div(const ScalarArg& a, const ScalarArg& b, Here where = Here::current());
+Scalar floor_mod(const ScalarArg& a, const ScalarArg& b, Here where = Here::current());
+Scalar max(const ScalarArg& a, const ScalarArg& b, Here where = Here::current());
 
 using Index = std::vector<ScalarArg>;
 
 // ---- single-device ops ---------------------------------------------------------
 
-Tile load(const Value& tensor, Index offsets, Shape shape);
-Value store(const Tile& tile, Index offsets, const Value& tensor);
+Tile load(const Value& tensor, Index offsets, Shape shape, Here where = Here::current());
+Value store(const Tile& tile, Index offsets, const Value& tensor, Here where = Here::current());
 // Partial tiles (PyPTO's valid_shape), for ragged tails: load reads only the
 // region [offsets, offsets + valid_shape) into the top-left corner of a tile
 // of `shape` and fills the rest with 0; store writes only the tile's
 // top-left valid_shape corner. The tile follows the tile rule; the region
 // need not (a [1, 17] FP32 row loads into a [1, 24] tile). valid_shape has
 // one extent per dim, each in [1, the tile's].
-Tile load(const Value& tensor, Index offsets, Shape shape, Shape valid_shape);
-Value store(const Tile& tile, Index offsets, const Value& tensor, Shape valid_shape);
-Scalar read(const Value& tensor, Index indices);
-void write(const Value& tensor, Index indices, const ScalarArg& value);
+Tile load(const Value& tensor, Index offsets, Shape shape, Shape valid_shape,
+          Here where = Here::current());
+Value store(const Tile& tile, Index offsets, const Value& tensor, Shape valid_shape,
+            Here where = Here::current());
+Scalar read(const Value& tensor, Index indices, Here where = Here::current());
+void write(const Value& tensor, Index indices, const ScalarArg& value,
+           Here where = Here::current());
 
-Tile add(const Tile& a, const Tile& b);
-Tile sub(const Tile& a, const Tile& b);
-Tile mul(const Tile& a, const Tile& b);
-Tile maximum(const Tile& a, const Tile& b);
-Tile minimum(const Tile& a, const Tile& b);
-Tile add(const Tile& a, const ScalarArg& b);
-Tile sub(const Tile& a, const ScalarArg& b);
-Tile mul(const Tile& a, const ScalarArg& b);
-Tile maximum(const Tile& a, const ScalarArg& b);
-Tile minimum(const Tile& a, const ScalarArg& b);
-Tile cast(const Tile& t, DType dtype);
-Scalar cast(const ScalarArg& s, DType dtype);
+Tile add(const Tile& a, const Tile& b, Here where = Here::current());
+Tile sub(const Tile& a, const Tile& b, Here where = Here::current());
+Tile mul(const Tile& a, const Tile& b, Here where = Here::current());
+Tile maximum(const Tile& a, const Tile& b, Here where = Here::current());
+Tile minimum(const Tile& a, const Tile& b, Here where = Here::current());
+Tile add(const Tile& a, const ScalarArg& b, Here where = Here::current());
+Tile sub(const Tile& a, const ScalarArg& b, Here where = Here::current());
+Tile mul(const Tile& a, const ScalarArg& b, Here where = Here::current());
+Tile maximum(const Tile& a, const ScalarArg& b, Here where = Here::current());
+Tile minimum(const Tile& a, const ScalarArg& b, Here where = Here::current());
+Tile cast(const Tile& t, DType dtype, Here where = Here::current());
+Scalar cast(const ScalarArg& s, DType dtype, Here where = Here::current());
 // A tile of `shape` whose every element is `value` converted to `dtype`
 // (element codec rules). A constant that an integer dtype cannot hold, or a
 // floating value for an integer dtype, is a compile error.
-Tile full(Shape shape, const ScalarArg& value, DType dtype);
-Tile zeros(Shape shape, DType dtype);  // full(shape, 0, dtype)
+Tile full(Shape shape, const ScalarArg& value, DType dtype, Here where = Here::current());
+Tile zeros(Shape shape, DType dtype, Here where = Here::current());  // full(shape, 0, dtype)
 // The same elements, in row-major order, seen with `shape` (same element
 // count; the dtype is kept).
-Tile reshape(const Tile& tile, Shape shape);
+Tile reshape(const Tile& tile, Shape shape, Here where = Here::current());
 
 // ---- tile compute (docs/api.md lists every op with its dtype rules) ------------
 //
@@ -278,73 +288,73 @@ Tile reshape(const Tile& tile, Shape shape);
 // Elementwise, like add: `div` divides (integers truncate toward zero; a zero
 // divisor is a run error). Bitwise ops take integer tiles; shl/shr shift by
 // 0 .. width-1 (shr is arithmetic), other counts are an error.
-Tile div(const Tile& a, const Tile& b);
-Tile div(const Tile& a, const ScalarArg& b);
-Tile and_(const Tile& a, const Tile& b);
-Tile and_(const Tile& a, const ScalarArg& b);
-Tile or_(const Tile& a, const Tile& b);
-Tile or_(const Tile& a, const ScalarArg& b);
-Tile xor_(const Tile& a, const Tile& b);
-Tile xor_(const Tile& a, const ScalarArg& b);
-Tile shl(const Tile& a, const Tile& b);
-Tile shl(const Tile& a, const ScalarArg& b);
-Tile shr(const Tile& a, const Tile& b);
-Tile shr(const Tile& a, const ScalarArg& b);
+Tile div(const Tile& a, const Tile& b, Here where = Here::current());
+Tile div(const Tile& a, const ScalarArg& b, Here where = Here::current());
+Tile and_(const Tile& a, const Tile& b, Here where = Here::current());
+Tile and_(const Tile& a, const ScalarArg& b, Here where = Here::current());
+Tile or_(const Tile& a, const Tile& b, Here where = Here::current());
+Tile or_(const Tile& a, const ScalarArg& b, Here where = Here::current());
+Tile xor_(const Tile& a, const Tile& b, Here where = Here::current());
+Tile xor_(const Tile& a, const ScalarArg& b, Here where = Here::current());
+Tile shl(const Tile& a, const Tile& b, Here where = Here::current());
+Tile shl(const Tile& a, const ScalarArg& b, Here where = Here::current());
+Tile shr(const Tile& a, const Tile& b, Here where = Here::current());
+Tile shr(const Tile& a, const ScalarArg& b, Here where = Here::current());
 Tile operator/(const Tile& a, const Tile& b);
 Tile operator/(const Tile& a, const ScalarArg& b);
 
 // One operand, same shape and dtype. neg, abs, relu: every dtype (integers
 // wrap: abs of the minimum is the minimum); exp, log, sqrt, rsqrt, recip:
 // floating tiles; not_: integer tiles (bitwise).
-Tile neg(const Tile& t);
-Tile abs(const Tile& t);
-Tile relu(const Tile& t);
-Tile exp(const Tile& t);
-Tile log(const Tile& t);
-Tile sqrt(const Tile& t);
-Tile rsqrt(const Tile& t);
-Tile recip(const Tile& t);
-Tile not_(const Tile& t);
+Tile neg(const Tile& t, Here where = Here::current());
+Tile abs(const Tile& t, Here where = Here::current());
+Tile relu(const Tile& t, Here where = Here::current());
+Tile exp(const Tile& t, Here where = Here::current());
+Tile log(const Tile& t, Here where = Here::current());
+Tile sqrt(const Tile& t, Here where = Here::current());
+Tile rsqrt(const Tile& t, Here where = Here::current());
+Tile recip(const Tile& t, Here where = Here::current());
+Tile not_(const Tile& t, Here where = Here::current());
 
 // Reductions of a [.., M, N] tile: row_* reduce each row to [.., M, 1] (a
 // column vector), col_* each column to [.., 1, N]. Same dtype; sums run left
 // to right (top to bottom) in float for floating tiles and wrap for
 // integers. PyPTO's scratch operand `tmp` is accepted and checked (same
 // dtype and rank, every extent at least the tile's), and not needed.
-Tile row_sum(const Tile& t);
-Tile row_max(const Tile& t);
-Tile row_min(const Tile& t);
-Tile row_sum(const Tile& t, const Tile& tmp);
-Tile row_max(const Tile& t, const Tile& tmp);
-Tile row_min(const Tile& t, const Tile& tmp);
-Tile col_sum(const Tile& t);
-Tile col_max(const Tile& t);
-Tile col_min(const Tile& t);
-Tile col_sum(const Tile& t, const Tile& tmp);
+Tile row_sum(const Tile& t, Here where = Here::current());
+Tile row_max(const Tile& t, Here where = Here::current());
+Tile row_min(const Tile& t, Here where = Here::current());
+Tile row_sum(const Tile& t, const Tile& tmp, Here where = Here::current());
+Tile row_max(const Tile& t, const Tile& tmp, Here where = Here::current());
+Tile row_min(const Tile& t, const Tile& tmp, Here where = Here::current());
+Tile col_sum(const Tile& t, Here where = Here::current());
+Tile col_max(const Tile& t, Here where = Here::current());
+Tile col_min(const Tile& t, Here where = Here::current());
+Tile col_sum(const Tile& t, const Tile& tmp, Here where = Here::current());
 
 // Broadcasts: row_expand gives `target`'s shape with row i all row_vec[i, 0]
 // (row_vec [.., M, 1]); row_expand_<op>(t, row_vec) is t[i, j] <op>
 // row_vec[i, 0]. col_expand / col_expand_<op> take a [.., 1, N] col_vec.
-Tile row_expand(const Tile& target, const Tile& row_vec);
-Tile row_expand_add(const Tile& t, const Tile& row_vec);
-Tile row_expand_sub(const Tile& t, const Tile& row_vec);
-Tile row_expand_mul(const Tile& t, const Tile& row_vec);
-Tile row_expand_div(const Tile& t, const Tile& row_vec);
-Tile col_expand(const Tile& target, const Tile& col_vec);
-Tile col_expand_add(const Tile& t, const Tile& col_vec);
-Tile col_expand_sub(const Tile& t, const Tile& col_vec);
-Tile col_expand_mul(const Tile& t, const Tile& col_vec);
-Tile col_expand_div(const Tile& t, const Tile& col_vec);
+Tile row_expand(const Tile& target, const Tile& row_vec, Here where = Here::current());
+Tile row_expand_add(const Tile& t, const Tile& row_vec, Here where = Here::current());
+Tile row_expand_sub(const Tile& t, const Tile& row_vec, Here where = Here::current());
+Tile row_expand_mul(const Tile& t, const Tile& row_vec, Here where = Here::current());
+Tile row_expand_div(const Tile& t, const Tile& row_vec, Here where = Here::current());
+Tile col_expand(const Tile& target, const Tile& col_vec, Here where = Here::current());
+Tile col_expand_add(const Tile& t, const Tile& col_vec, Here where = Here::current());
+Tile col_expand_sub(const Tile& t, const Tile& col_vec, Here where = Here::current());
+Tile col_expand_mul(const Tile& t, const Tile& col_vec, Here where = Here::current());
+Tile col_expand_div(const Tile& t, const Tile& col_vec, Here where = Here::current());
 
 // Comparison: a mask tile of the operands' shape holding 1 where `a <cmp> b`
 // holds and 0 elsewhere; its dtype is the integer of the operands' width
 // (INT32 for FP32, INT16 for FP16/BF16, the same dtype for integers). NaN
 // compares unequal to everything. `cmp_type` is PyPTO's code.
 enum CmpType : int { EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5 };
-Tile cmp(const Tile& a, const Tile& b, int cmp_type = EQ);
-Tile cmp(const Tile& a, const ScalarArg& b, int cmp_type = EQ);
+Tile cmp(const Tile& a, const Tile& b, int cmp_type = EQ, Here where = Here::current());
+Tile cmp(const Tile& a, const ScalarArg& b, int cmp_type = EQ, Here where = Here::current());
 // Where mask != 0, a; elsewhere b (the mask: an integer tile of their shape).
-Tile sel(const Tile& mask, const Tile& a, const Tile& b);
+Tile sel(const Tile& mask, const Tile& a, const Tile& b, Here where = Here::current());
 
 // Matrix products on the cube unit: [M, K] @ [K, N] -> [M, N]. Operands
 // share a dtype (FP32, FP16, BF16, INT8, INT16 or INT32); the result is the
@@ -353,36 +363,39 @@ Tile sel(const Tile& mask, const Tile& a, const Tile& b);
 // integers. `acc` forms add into an accumulator tile [M, N]; `bias` forms
 // start from a [1, N] row (of the operands' or the accumulator's dtype).
 // batch_* take [B, M, K] @ [B, K, N]; gemv_* need a single-row lhs [1, K].
-Tile matmul(const Tile& lhs, const Tile& rhs);
-Tile matmul_acc(const Tile& acc, const Tile& lhs, const Tile& rhs);
-Tile matmul_bias(const Tile& lhs, const Tile& rhs, const Tile& bias);
-Tile batch_matmul(const Tile& lhs, const Tile& rhs);
-Tile batch_matmul_acc(const Tile& acc, const Tile& lhs, const Tile& rhs);
-Tile gemv(const Tile& lhs, const Tile& rhs);
-Tile gemv_acc(const Tile& acc, const Tile& lhs, const Tile& rhs);
-Tile gemv_bias(const Tile& lhs, const Tile& rhs, const Tile& bias);
+Tile matmul(const Tile& lhs, const Tile& rhs, Here where = Here::current());
+Tile matmul_acc(const Tile& acc, const Tile& lhs, const Tile& rhs, Here where = Here::current());
+Tile matmul_bias(const Tile& lhs, const Tile& rhs, const Tile& bias, Here where = Here::current());
+Tile batch_matmul(const Tile& lhs, const Tile& rhs, Here where = Here::current());
+Tile batch_matmul_acc(const Tile& acc, const Tile& lhs, const Tile& rhs,
+                      Here where = Here::current());
+Tile gemv(const Tile& lhs, const Tile& rhs, Here where = Here::current());
+Tile gemv_acc(const Tile& acc, const Tile& lhs, const Tile& rhs, Here where = Here::current());
+Tile gemv_bias(const Tile& lhs, const Tile& rhs, const Tile& bias, Here where = Here::current());
 
 // Layout. transpose swaps two dims (negative counts from the end);
 // transpose(t) swaps the last two. slice takes the sub-tile of `shape` at
 // `offsets` (PyPTO's order: shape first; offsets may be runtime scalars,
 // checked in bounds). concat puts src1's columns after src0's ([M, N0 + N1]).
-Tile transpose(const Tile& t, int axis1, int axis2);
-Tile transpose(const Tile& t);
-Tile slice(const Tile& t, Shape shape, Index offsets);
-Tile concat(const Tile& src0, const Tile& src1);
+Tile transpose(const Tile& t, int axis1, int axis2, Here where = Here::current());
+Tile transpose(const Tile& t, Here where = Here::current());
+Tile slice(const Tile& t, Shape shape, Index offsets, Here where = Here::current());
+Tile concat(const Tile& src0, const Tile& src1, Here where = Here::current());
 // A tile of `shape` whose element i (row-major) is start + i, or start - i
 // when descending; each value must fit `dtype`, exactly for a floating one
 // (a compile error for a constant start, a run error otherwise).
 Tile arange(const ScalarArg& start, Shape shape, DType dtype = DType::INT32,
-            bool descending = false);
+            bool descending = false, Here where = Here::current());
 
 // A loop; the bound may be a runtime scalar (pld::nranks) or a Dim.
-void range(const ScalarArg& stop, const std::function<void(Scalar)>& body);
-void range(const ScalarArg& start, const ScalarArg& stop, const std::function<void(Scalar)>& body);
+void range(const ScalarArg& stop, const std::function<void(Scalar)>& body,
+           Here where = Here::current());
+void range(const ScalarArg& start, const ScalarArg& stop, const std::function<void(Scalar)>& body,
+           Here where = Here::current());
 // With a step (an integer, != 0): step > 0 runs while i < stop, step < 0
 // while i > stop, like Python's range.
 void range(const ScalarArg& start, const ScalarArg& stop, const ScalarArg& step,
-           const std::function<void(Scalar)>& body);
+           const std::function<void(Scalar)>& body, Here where = Here::current());
 // A branch on a runtime condition (non-zero is true).
 void if_(const ScalarArg& cond, const std::function<void()>& then_body,
          const std::function<void()>& else_body = {});
@@ -408,11 +421,11 @@ inline Blocks blocks(const ScalarArg& count) { return Blocks{count}; }
 
 // In an incore kernel: this block's index in its launch, 0 .. n - 1 (0 in
 // a one-block call), and the launch's block count n (1).
-Scalar get_block_idx();
-Scalar get_block_num();
+Scalar get_block_idx(Here where = Here::current());
+Scalar get_block_num(Here where = Here::current());
 namespace tile {  // PyPTO spells them pl.tile.get_block_idx / get_block_num
-inline Scalar get_block_idx() { return pl::get_block_idx(); }
-inline Scalar get_block_num() { return pl::get_block_num(); }
+inline Scalar get_block_idx(Here where = Here::current()) { return pl::get_block_idx(where); }
+inline Scalar get_block_num(Here where = Here::current()) { return pl::get_block_num(where); }
 }  // namespace tile
 
 }  // namespace pl
@@ -566,28 +579,28 @@ namespace tensor {
 // pl::read/write, put/get (the peer's same region), remote load/store,
 // notify/wait and the tensor ops take it like any view; a builtin
 // collective does not. Offsets may be run-time scalars (checked).
-Value slice(const Value& t, Index offsets, Shape shape);
+Value slice(const Value& t, Index offsets, Shape shape, Here where = Here::current());
 // dst = src element by element (one shape), converted to dst's dtype by
 // the element codec (a tensor-level cast).
-void copy(const Value& dst, const Value& src);
+void copy(const Value& dst, const Value& src, Here where = Here::current());
 // Writes `src` into `target` at `offsets` (PyPTO's assemble):
 // copy(slice(target, offsets, src's shape), src).
-void assemble(const Value& target, const Value& src, Index offsets);
+void assemble(const Value& target, const Value& src, Index offsets, Here where = Here::current());
 // dst = a <op> b, element by element: one shape and one dtype (b may be a
 // scalar, converted as for tiles); the tile math's semantics (integer
 // division by zero is a run error).
-void add(const Value& dst, const Value& a, const Value& b);
-void sub(const Value& dst, const Value& a, const Value& b);
-void mul(const Value& dst, const Value& a, const Value& b);
-void div(const Value& dst, const Value& a, const Value& b);
-void maximum(const Value& dst, const Value& a, const Value& b);
-void minimum(const Value& dst, const Value& a, const Value& b);
-void add(const Value& dst, const Value& a, const ScalarArg& b);
-void sub(const Value& dst, const Value& a, const ScalarArg& b);
-void mul(const Value& dst, const Value& a, const ScalarArg& b);
-void div(const Value& dst, const Value& a, const ScalarArg& b);
-void maximum(const Value& dst, const Value& a, const ScalarArg& b);
-void minimum(const Value& dst, const Value& a, const ScalarArg& b);
+void add(const Value& dst, const Value& a, const Value& b, Here where = Here::current());
+void sub(const Value& dst, const Value& a, const Value& b, Here where = Here::current());
+void mul(const Value& dst, const Value& a, const Value& b, Here where = Here::current());
+void div(const Value& dst, const Value& a, const Value& b, Here where = Here::current());
+void maximum(const Value& dst, const Value& a, const Value& b, Here where = Here::current());
+void minimum(const Value& dst, const Value& a, const Value& b, Here where = Here::current());
+void add(const Value& dst, const Value& a, const ScalarArg& b, Here where = Here::current());
+void sub(const Value& dst, const Value& a, const ScalarArg& b, Here where = Here::current());
+void mul(const Value& dst, const Value& a, const ScalarArg& b, Here where = Here::current());
+void div(const Value& dst, const Value& a, const ScalarArg& b, Here where = Here::current());
+void maximum(const Value& dst, const Value& a, const ScalarArg& b, Here where = Here::current());
+void minimum(const Value& dst, const Value& a, const ScalarArg& b, Here where = Here::current());
 }  // namespace tensor
 
 // A program of orchestration functions only, each an entry point (PyPTO's

@@ -31,19 +31,23 @@ pl::TypeSpec DistributedTensor(pl::Shape shape, pl::DType dtype);
 // ---- host level ----------------------------------------------------------------
 
 // One symmetric buffer: the same offset in every rank's window.
-pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype);
-pl::Value alloc_window_buffer(std::string name, const pl::Dim& bytes);
+pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype,
+                              pl::Here where = pl::Here::current());
+pl::Value alloc_window_buffer(std::string name, const pl::Dim& bytes,
+                              pl::Here where = pl::Here::current());
 // Unnamed form, as in the seed (named "buf<N>" in IR and diagnostics).
-pl::Value alloc_window_buffer(pl::Shape shape, pl::DType dtype);
+pl::Value alloc_window_buffer(pl::Shape shape, pl::DType dtype,
+                              pl::Here where = pl::Here::current());
 // A typed view of a buffer; must fit inside it.
-pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype);
+pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype,
+                 pl::Here where = pl::Here::current());
 // A view starting `offset` elements of `dtype` (offset * dtype_bytes bytes)
 // into the buffer: a sub-window. The offset is evaluated at compile time and
 // the view must fit: offset * bytes + view bytes <= buffer bytes.
 pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype,
-                 const pl::ScalarArg& offset);
+                 const pl::ScalarArg& offset, pl::Here where = pl::Here::current());
 // P, the number of ranks. Usable in shapes at every level; as a value, host only.
-pl::Dim world_size();
+pl::Dim world_size(pl::Here where = pl::Here::current());
 
 // ---- communication domains (host) -------------------------------------------------
 //
@@ -62,16 +66,17 @@ class CommDomain : public pl::Handle {
  public:
   using pl::Handle::Handle;
 };
-CommDomain comm_domain(std::string name);
+CommDomain comm_domain(std::string name, pl::Here where = pl::Here::current());
 // Adds the group of `count` ranks first, first + stride, first + 2 * stride,
 // ... to `domain`, numbered 0 .. count - 1 in that order. May be in loops.
 void comm_group(const CommDomain& domain, const pl::ScalarArg& first, const pl::ScalarArg& count,
-                const pl::ScalarArg& stride = 1);
+                const pl::ScalarArg& stride = 1, pl::Here where = pl::Here::current());
 // Adds the group of the listed ranks, numbered in list order.
-void comm_group(const CommDomain& domain, const std::vector<pl::ScalarArg>& ranks);
+void comm_group(const CommDomain& domain, const std::vector<pl::ScalarArg>& ranks,
+                pl::Here where = pl::Here::current());
 // A buffer of `domain`: symmetric over the ranks of each group.
 pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype,
-                              const CommDomain& domain);
+                              const CommDomain& domain, pl::Here where = pl::Here::current());
 
 // ---- comm context (incore) -------------------------------------------------------
 
@@ -79,11 +84,11 @@ class CommCtx : public pl::Handle {
  public:
   using pl::Handle::Handle;
 };
-CommCtx get_comm_ctx(const pl::Value& window_view);
+CommCtx get_comm_ctx(const pl::Value& window_view, pl::Here where = pl::Here::current());
 // This rank's index and the rank count, INT32: in the world, or in this
 // rank's group when the view is of a comm_domain buffer.
-pl::Scalar rank(const CommCtx& ctx);
-pl::Scalar nranks(const CommCtx& ctx);
+pl::Scalar rank(const CommCtx& ctx, pl::Here where = pl::Here::current());
+pl::Scalar nranks(const CommCtx& ctx, pl::Here where = pl::Here::current());
 
 // The completion event of a pld::tensor::put_async (PyPTO's async SDMA
 // event): pld::system::wait_async waits for it.
@@ -95,13 +100,14 @@ class AsyncEvent : public pl::Handle {
 namespace system {
 // Update cell `offsets` of `peer`'s copy of `signal`: AtomicAdd adds, Set stores.
 void notify(const pl::Value& signal, const pl::ScalarArg& peer, pl::Index offsets,
-            const pl::ScalarArg& value, NotifyOp op);
+            const pl::ScalarArg& value, NotifyOp op, pl::Here where = pl::Here::current());
 // Park until this rank's own cell `offsets` compares true against `expected`.
-void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expected, WaitCmp cmp);
+void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expected, WaitCmp cmp,
+          pl::Here where = pl::Here::current());
 // Blocks until the put_async of `event` has completed: its data is in the
 // peer's window and its source may be written again. Notify the peer after
 // this, not before.
-void wait_async(const AsyncEvent& event);
+void wait_async(const AsyncEvent& event, pl::Here where = pl::Here::current());
 }  // namespace system
 
 // Multi-block host collectives (PyPTO's core_num=): at the host level,
@@ -121,35 +127,37 @@ inline CoreNum core_num(const pl::ScalarArg& count) { return CoreNum{count}; }
 namespace tensor {
 // Push local `src` (window or tensor) into `peer`'s window `dst`, whole.
 void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
-         AtomicType atomic = AtomicType::None);
+         AtomicType atomic = AtomicType::None, pl::Here where = pl::Here::current());
 // Region form: `shape` elements from src at `src_offsets` to dst at `dst_offsets`.
 void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
          pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape,
-         AtomicType atomic = AtomicType::None);
+         AtomicType atomic = AtomicType::None, pl::Here where = pl::Here::current());
 // A put that runs in the background (PyPTO's put_async): it returns at
 // once, and the data lands between now and pld::system::wait_async(event),
 // which every put_async needs before its kernel returns. Until then the
 // source must not be written (a run error names the write). Work between
 // the two overlaps the transfer.
-AsyncEvent put_async(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src);
 AsyncEvent put_async(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
-                     pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape);
+                     pl::Here where = pl::Here::current());
+AsyncEvent put_async(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
+                     pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape,
+                     pl::Here where = pl::Here::current());
 // Pull `peer`'s window `src` into local `dst` (window or tensor), whole.
 void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
-         AtomicType atomic = AtomicType::None);
+         AtomicType atomic = AtomicType::None, pl::Here where = pl::Here::current());
 void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
          pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape,
-         AtomicType atomic = AtomicType::None);
+         AtomicType atomic = AtomicType::None, pl::Here where = pl::Here::current());
 
 // Full barrier over all ranks on an [NR, 1] INT32 signal; self-clearing, so
 // one signal serves back-to-back calls. Returns the signal (re-bind it).
 // In a kernel it orders the ranks inside one dispatch; in the host function,
 // between dispatch loops, it is one dispatch on every rank: every rank's
 // earlier dispatches are done before any rank's later ones start.
-pl::Value barrier(const pl::Value& signal);
+pl::Value barrier(const pl::Value& signal, pl::Here where = pl::Here::current());
 // Host level only, between dispatch loops: a barrier whose [NR, 1] signal the
 // compiler synthesizes (refused inside a loop, like allreduce(data)).
-void barrier();
+void barrier(pl::Here where = pl::Here::current());
 
 // The builtin collectives (docs/collectives.md; ladder steps 11-16). In a kernel they are
 // called by every rank, in the same order; in the host function (between
@@ -163,11 +171,12 @@ void barrier();
 // at most 16 KiB with a read-done barrier before each overwrite. Ring:
 // signal [2 * (NR - 1), NR], 2 (P - 1) rounds over P near-equal segments.
 pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op = ReduceOp::Sum,
-                    AllreduceMode mode = AllreduceMode::Mesh);
+                    AllreduceMode mode = AllreduceMode::Mesh, pl::Here where = pl::Here::current());
 // Host level only, between dispatch loops: a mesh allreduce whose [NR, 1]
 // signal the compiler synthesizes (refused inside a loop, where a
 // synthesized signal could not be reused safely).
-pl::Value allreduce(const pl::Value& data, ReduceOp op = ReduceOp::Sum);
+pl::Value allreduce(const pl::Value& data, ReduceOp op = ReduceOp::Sum,
+                    pl::Here where = pl::Here::current());
 // One barrier per call (docs/design.md §11) for broadcast, allgather and
 // all_to_all: the signal is reusable back to back, but the data is not
 // protected across calls. Before the root restages `data`, or before a rank
@@ -175,17 +184,20 @@ pl::Value allreduce(const pl::Value& data, ReduceOp op = ReduceOp::Sum);
 //
 // Every rank's window `data` becomes the root's; root is a compile-time
 // constant in [0, P). Signal [NR, 1].
-pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::ScalarArg& root);
+pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::ScalarArg& root,
+                    pl::Here where = pl::Here::current());
 // Row r of every rank's window `dst` ([NR, ...], NR rows of src's size)
 // becomes rank r's plain tensor `src`. Signal [NR, 1].
-pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value& signal);
+pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
+                    pl::Here where = pl::Here::current());
 // Window `data` is [NR, ...]: rank r's row r becomes OP over every rank's row r.
 // Signal [NR, 1].
 pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal,
-                         ReduceOp op = ReduceOp::Sum);
+                         ReduceOp op = ReduceOp::Sum, pl::Here where = pl::Here::current());
 // Row d of rank r's plain tensor `src` ([NR, C]) lands in row r of rank d's
 // window `dst` ([NR, C]). Signal [NR, 1].
-pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal);
+pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
+                     pl::Here where = pl::Here::current());
 // As all_to_all, but only the first send_counts[d] elements of row d go to
 // rank d; rank d finds the count in its recv_counts window cell {r, 0} (a Set
 // notify). send_counts is an INT32 [NR, 1] tensor (at the host level: a
@@ -193,25 +205,28 @@ pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value
 // dispatch), recv_counts an INT32 [NR, 1] window. Not allowed inside a loop
 // (its counts have no read-done handshake).
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
-                       const pl::Value& recv_counts, const pl::Value& signal);
+                       const pl::Value& recv_counts, const pl::Value& signal,
+                       pl::Here where = pl::Here::current());
 
 pl::Value allreduce(const pl::Value& data, const pl::Value& signal, CoreNum cores,
-                    ReduceOp op = ReduceOp::Sum);
+                    ReduceOp op = ReduceOp::Sum, pl::Here where = pl::Here::current());
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
-                       const pl::Value& recv_counts, const pl::Value& signal, CoreNum cores);
+                       const pl::Value& recv_counts, const pl::Value& signal, CoreNum cores,
+                       pl::Here where = pl::Here::current());
 }  // namespace tensor
 
 namespace tile {
 // Read a tile from `peer`'s window (peer == rank is a local read).
 pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
-                     pl::Shape shape);
+                     pl::Shape shape, pl::Here where = pl::Here::current());
 // A partial tile (as pl::load's): only the top-left `valid_shape` region is
 // read, the rest of the tile is 0; a store of it writes only that region.
 pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
-                     pl::Shape shape, pl::Shape valid_shape);
+                     pl::Shape shape, pl::Shape valid_shape, pl::Here where = pl::Here::current());
 // Write (or, with AtomicType::Add, accumulate) a tile into `peer`'s window.
 void remote_store(const pl::Tile& tile, const pl::Value& window_view, const pl::ScalarArg& peer,
-                  pl::Index offsets, AtomicType atomic = AtomicType::None);
+                  pl::Index offsets, AtomicType atomic = AtomicType::None,
+                  pl::Here where = pl::Here::current());
 }  // namespace tile
 
 }  // namespace pld

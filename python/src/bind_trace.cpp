@@ -13,6 +13,7 @@
 
 #include "anyp/anyp.hpp"
 #include "bindings.hpp"
+#include "frontend/call_site.hpp"
 #include "frontend/trace.hpp"
 #include "ir/type.hpp"
 #include "operands.hpp"
@@ -143,6 +144,13 @@ void bind_trace(py::module_& m) {
   m.def("assign", [](pl::Value& dst, const pl::Value& src) { dst = src; });
   m.def("assign", [](pl::Tile& dst, const pl::Tile& src) { dst = src; });
   m.def("assign", [](pl::Scalar& dst, const pl::Scalar& src) { dst = src; });
+
+  // Source locations: the walker pins each statement's file, line and
+  // column before it evaluates it; every op recorded carries it.
+  m.def("set_location", [](const std::string& file, std::uint32_t line, std::uint32_t column) {
+    detail::pin_call_site(file, line, column);
+  });
+  m.def("clear_location", [] { detail::unpin_call_site(); });
 
   // Control flow: the bodies are Python callables.
   m.def("range", [](const py::handle& start, const py::handle& stop, const py::handle& step,

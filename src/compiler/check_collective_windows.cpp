@@ -83,8 +83,8 @@ void check_collective_windows(const ir::Program& program, const runtime::Executa
             if (!sj || !si->overlaps(*sj)) continue;
             const runtime::Site& site = code.sites[static_cast<std::size_t>(in.site)];
             throw CompileError(
-                "compile error: " + function_text(program, site.function) + ", op " + site.op +
-                ": " +
+                "compile error: " + function_text(program, site.function) + ", op " +
+                site.located_op() + ": " +
                 runtime::shared_window_message(desc.roles[i], desc.roles[j],
                                                exec.buffers[static_cast<std::size_t>(bi)].name));
           }

@@ -58,8 +58,7 @@ class FunctionChecker {
     return "function '" + fn_.name + "' (" + ir::level_name(fn_.level) + ")";
   }
   [[noreturn]] void fail(const ir::Op& op, const std::string& what) const {
-    throw CompileError("compile error: " + where() + ", op " + ir::op_display_name(op) + ": " +
-                       what);
+    throw CompileError("compile error: " + where() + ", op " + ir::op_site_name(op) + ": " + what);
   }
 
   const std::vector<std::int64_t>& shape_of(const ir::Operand& o) const { return shapes_[o.var]; }
@@ -69,12 +68,13 @@ class FunctionChecker {
       if (const auto* op = std::get_if<ir::Op>(&s.node)) {
         this->op(*op);
       } else if (const auto* f = std::get_if<ir::ForStmt>(&s.node)) {
-        check_immediate("pl.range", "the start", f->start);
-        check_immediate("pl.range", "the stop", f->stop);
-        check_immediate("pl.range", "the step", f->step);
+        const std::string range = ir::site_name("pl.range", f->loc);
+        check_immediate(range, "the start", f->start);
+        check_immediate(range, "the stop", f->stop);
+        check_immediate(range, "the step", f->step);
         block(f->body);
       } else if (const auto* c = std::get_if<ir::IfStmt>(&s.node)) {
-        check_immediate("pl.if_", "the condition", c->cond);
+        check_immediate(ir::site_name("pl.if_", c->loc), "the condition", c->cond);
         block(c->then_body);
         block(c->else_body);
       }
@@ -134,12 +134,11 @@ class FunctionChecker {
     // pl.cast and pl.full convert their value (pl.full checks its range itself).
     const bool converted = op.kind == ir::OpKind::ScalarCast || op.kind == ir::OpKind::Full;
     for (std::size_t i = 0; i < op.args.size(); ++i)
-      check_immediate(ir::op_display_name(op), "operand " + std::to_string(i), op.args[i],
-                      converted);
+      check_immediate(ir::op_site_name(op), "operand " + std::to_string(i), op.args[i], converted);
     track_domain(op);
     if (op.result >= 0) {
       const ir::Type& t = fn_.vars[op.result].type;
-      const std::string ctx = where() + ", op " + ir::op_display_name(op) +
+      const std::string ctx = where() + ", op " + ir::op_site_name(op) +
                               (t.kind == ir::TypeKind::Tile ? ", tile shape" : ", result shape");
       shapes_[op.result] = eval_shape(t.shape, bindings_, ctx);
       if (t.kind == ir::TypeKind::Tile)
@@ -227,8 +226,8 @@ class FunctionChecker {
   // tile's valid_shape (each extent in [1, the tile's]).
   std::vector<std::int64_t> moved_extent(const ir::Op& op, const std::vector<std::int64_t>& tile) {
     if (op.valid.empty()) return tile;
-    const auto valid = eval_shape(op.valid, bindings_,
-                                  where() + ", op " + ir::op_display_name(op) + ", valid_shape");
+    const auto valid =
+        eval_shape(op.valid, bindings_, where() + ", op " + ir::op_site_name(op) + ", valid_shape");
     for (std::size_t d = 0; d < valid.size(); ++d) {
       if (valid[d] > tile[d]) {
         fail(op, "valid_shape " + shape_text(valid) + " is larger than the tile " +
@@ -280,7 +279,7 @@ class FunctionChecker {
       return;
     }
     auto region = eval_shape(op.shape, bindings_,
-                             where() + ", op " + ir::op_display_name(op) + ", region shape");
+                             where() + ", op " + ir::op_site_name(op) + ", region shape");
     check_region(op, op.args[0], 3, region, "destination");
     check_region(op, op.args[2], 3 + static_cast<std::size_t>(op.count), region, "source");
   }

@@ -33,14 +33,17 @@ std::int32_t Emitter::float_constant(double v) {
   return floats_[v] = i.dst;
 }
 
-void Emitter::set_site(const std::string& function, const std::string& op) {
+void Emitter::set_site(const std::string& function, const std::string& op,
+                       const ir::SourceLoc& loc) {
+  const std::string where = ir::to_string(loc);
   for (std::size_t i = 0; i < code_.sites.size(); ++i) {
-    if (code_.sites[i].function == function && code_.sites[i].op == op) {
+    const runtime::Site& s = code_.sites[i];
+    if (s.function == function && s.op == op && s.where == where) {
       site_ = static_cast<std::int32_t>(i);
       return;
     }
   }
-  code_.sites.push_back({function, op});
+  code_.sites.push_back({function, op, where});
   site_ = static_cast<std::int32_t>(code_.sites.size() - 1);
 }
 

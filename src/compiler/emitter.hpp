@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "ir/source_loc.hpp"
 #include "runtime/lowered_code.hpp"
 
 namespace anyp::compiler {
@@ -21,7 +22,7 @@ class Emitter {
   std::int32_t int_constant(std::int64_t v);
   std::int32_t float_constant(double v);
 
-  void set_site(const std::string& function, const std::string& op);
+  void set_site(const std::string& function, const std::string& op, const ir::SourceLoc& loc = {});
   std::int32_t site() const { return site_; }
 
   std::size_t emit(runtime::Instr instr);

@@ -123,7 +123,7 @@ class Lowerer {
       if (const auto* op = std::get_if<ir::Op>(&s.node)) {
         lower_op(f, *op);
       } else if (const auto* loop = std::get_if<ir::ForStmt>(&s.node)) {
-        e_.set_site(f.fn->name, "pl.range");
+        e_.set_site(f.fn->name, "pl.range", loop->loc);
         if (!ir::is_unit_step(loop->step)) {
           stepped_loop(f, *loop);
           continue;
@@ -137,7 +137,7 @@ class Lowerer {
           block(f, loop->body);
         });
       } else if (const auto* c = std::get_if<ir::IfStmt>(&s.node)) {
-        e_.set_site(f.fn->name, "pl.if_");
+        e_.set_site(f.fn->name, "pl.if_", c->loc);
         Instr test;
         test.op = Opcode::JumpIfZero;
         test.a = scalar(f, c->cond);
@@ -176,7 +176,8 @@ class Lowerer {
       const std::int64_t v = eval(loop.step.int_imm);
       if (v == 0) {
         throw CompileError("compile error: function '" + f.fn->name + "' (" +
-                           ir::level_name(f.fn->level) + "), op pl.range: the step " +
+                           ir::level_name(f.fn->level) + "), op " +
+                           ir::site_name("pl.range", loop.loc) + ": the step " +
                            ir::to_string(loop.step.int_imm) + " is 0 here");
       }
       sign = v > 0 ? 1 : -1;
@@ -205,7 +206,7 @@ class Lowerer {
     const std::size_t exit_jump = e_.emit(exit);
     e_.mov(f.regs[loop.iv], counter);
     block(f, loop.body);
-    e_.set_site(f.fn->name, "pl.range");
+    e_.set_site(f.fn->name, "pl.range", loop.loc);
     Instr inc;  // an increment past INT64 leaves the loop: it is past every bound
     inc.op = Opcode::LoopStep;
     inc.a = counter;
@@ -220,7 +221,7 @@ class Lowerer {
   }
 
   void lower_op(Frame& f, const ir::Op& op) {
-    e_.set_site(f.fn->name, ir::op_display_name(op));
+    e_.set_site(f.fn->name, ir::op_display_name(op), op.loc);
     // A window result holds a view of its first window operand's domain
     // (check_functions made sure a variable keeps one).
     if (op.result >= 0 && f.fn->vars[op.result].type.kind == ir::TypeKind::DistTensor) {
@@ -465,7 +466,7 @@ class Lowerer {
       default:
         if (ir::is_collective(op.kind)) return collective(f, op);
         throw CompileError("compile error: function '" + f.fn->name + "': op " +
-                           ir::op_display_name(op) + " cannot be lowered at this level");
+                           ir::op_site_name(op) + " cannot be lowered at this level");
     }
     e_.emit(std::move(i));
   }
@@ -609,7 +610,7 @@ class Lowerer {
       check.op = Opcode::CheckAsync;
       e_.emit(check);
     }
-    e_.set_site(f.fn->name, ir::op_display_name(op));
+    e_.set_site(f.fn->name, ir::op_display_name(op), op.loc);
     end_launch(blocks);
   }
 

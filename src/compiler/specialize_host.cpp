@@ -138,7 +138,7 @@ class HostEvaluator {
         const std::int64_t start = scalar(f->start, "pl.range").as_int();
         const std::int64_t stop = scalar(f->stop, "pl.range").as_int();
         const std::int64_t step = scalar(f->step, "pl.range").as_int();
-        if (step == 0) fail("pl.range: the step is 0");
+        if (step == 0) fail(ir::site_name("pl.range", f->loc) + ": the step is 0");
         ++loop_depth_;
         loop_dispatches_.push_back(ir::contains_op(f->body, ir::OpKind::Call));
         for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
@@ -156,7 +156,7 @@ class HostEvaluator {
   }
 
   void op(const ir::Op& op) {
-    const std::string name = ir::op_display_name(op);
+    const std::string name = ir::op_site_name(op);
     switch (op.kind) {
       case ir::OpKind::Const:
         env_[op.result] = scalar(op.args[0], name);
@@ -394,7 +394,7 @@ class HostEvaluator {
   // A collective between dispatch loops: one dispatch per rank of a
   // synthesized orchestration function whose body is the collective itself.
   void host_collective(const ir::Op& op) {
-    const std::string name = ir::op_display_name(op);
+    const std::string name = ir::op_site_name(op);
     for (bool dispatches : loop_dispatches_) {
       if (dispatches) {
         fail(name +
@@ -405,7 +405,8 @@ class HostEvaluator {
     }
     ir::Op body = op;
     auto fn = std::make_shared<ir::Function>();
-    fn->name = "host_" + std::string(name.substr(name.rfind('.') + 1)) + "_" +
+    const std::string kind = ir::op_display_name(op);
+    fn->name = "host_" + kind.substr(kind.rfind('.') + 1) + "_" +
                std::to_string(result_.synthesized.size());
     fn->level = ir::Level::Orchestration;
     std::vector<runtime::ArgBinding> bindings;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "anyp/errors.hpp"
+#include "frontend/call_site.hpp"
 #include "frontend/op_recording.hpp"
 #include "frontend/trace.hpp"
 #include "ir/printer.hpp"
@@ -95,6 +96,7 @@ std::shared_ptr<const ir::Function> FunctionDef::ir() const {
 }
 
 std::shared_ptr<const ir::Function> FunctionDef::trace() const {
+  const CallSiteSuspension body_of_its_own;  // the body's calls name their own lines
   Trace trace(name_, level_);
   if (body_arity_ != params_.size()) {
     trace.fail("declares " + counted(params_.size(), "parameter", "parameters") +

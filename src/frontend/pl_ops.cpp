@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "anyp/pl.hpp"
+#include "frontend/call_site.hpp"
 #include "frontend/op_recording.hpp"
 #include "frontend/trace.hpp"
 
@@ -69,20 +70,26 @@ Value store_tile(const Tile& tile, Index offsets, const Value& tensor, const Sha
 
 }  // namespace
 
-Tile load(const Value& tensor, Index offsets, Shape shape) {
+Tile load(const Value& tensor, Index offsets, Shape shape, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return load_tile(tensor, std::move(offsets), std::move(shape), nullptr);
 }
-Tile load(const Value& tensor, Index offsets, Shape shape, Shape valid_shape) {
+Tile load(const Value& tensor, Index offsets, Shape shape, Shape valid_shape, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return load_tile(tensor, std::move(offsets), std::move(shape), &valid_shape);
 }
-Value store(const Tile& tile, Index offsets, const Value& tensor) {
+Value store(const Tile& tile, Index offsets, const Value& tensor, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return store_tile(tile, std::move(offsets), tensor, nullptr);
 }
-Value store(const Tile& tile, Index offsets, const Value& tensor, Shape valid_shape) {
+Value store(const Tile& tile, Index offsets, const Value& tensor, Shape valid_shape,
+            pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return store_tile(tile, std::move(offsets), tensor, &valid_shape);
 }
 
-Scalar read(const Value& tensor, Index indices) {
+Scalar read(const Value& tensor, Index indices, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.read");
   ir::VarId src = expect_kind(t, tensor, "pl.read", "the source", kMemory);
   const ir::Type& st = t.type_of(src);
@@ -97,7 +104,8 @@ Scalar read(const Value& tensor, Index indices) {
   return Scalar(t.ref(res));
 }
 
-void write(const Value& tensor, Index indices, const ScalarArg& value) {
+void write(const Value& tensor, Index indices, const ScalarArg& value, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.write");
   ir::VarId dst = expect_kind(t, tensor, "pl.write", "the target", kMemory);
   const ir::Type& dt = t.type_of(dst);
@@ -109,7 +117,8 @@ void write(const Value& tensor, Index indices, const ScalarArg& value) {
   t.emit(std::move(op));
 }
 
-Scalar cast(const ScalarArg& s, DType dtype) {
+Scalar cast(const ScalarArg& s, DType dtype, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.cast");
   ir::Op op;
   op.kind = ir::OpKind::ScalarCast;
@@ -121,14 +130,20 @@ Scalar cast(const ScalarArg& s, DType dtype) {
   return Scalar(t.ref(res));
 }
 
-void range(const ScalarArg& stop, const std::function<void(Scalar)>& body) { range(0, stop, body); }
+void range(const ScalarArg& stop, const std::function<void(Scalar)>& body, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  range(0, stop, body);
+}
 
-void range(const ScalarArg& start, const ScalarArg& stop, const std::function<void(Scalar)>& body) {
+void range(const ScalarArg& start, const ScalarArg& stop, const std::function<void(Scalar)>& body,
+           pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   range(start, stop, 1, body);
 }
 
 void range(const ScalarArg& start, const ScalarArg& stop, const ScalarArg& step,
-           const std::function<void(Scalar)>& body) {
+           const std::function<void(Scalar)>& body, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.range");
   ir::ForStmt f;
   f.start = t.operand(start, "pl.range");
@@ -153,9 +168,13 @@ void range(const ScalarArg& start, const ScalarArg& stop, const ScalarArg& step,
                     t.operand_type(f.stop).dtype == DType::INT64 ||
                     t.operand_type(f.step).dtype == DType::INT64;
   f.iv = t.new_var(ir::scalar_type(wide ? DType::INT64 : DType::INT32));
+  f.loc = anyp::detail::current_call_site();
   t.push_block();
   t.enter_loop();
-  body(Scalar(t.ref(f.iv)));
+  {
+    const anyp::detail::CallSiteSuspension user_body;
+    body(Scalar(t.ref(f.iv)));
+  }
   t.exit_loop();
   f.body = t.pop_block();
   t.emit_stmt(ir::Stmt{std::move(f)});
@@ -166,12 +185,16 @@ void if_(const ScalarArg& cond, const std::function<void()>& then_body,
   Trace& t = Trace::current("pl.if_");
   ir::IfStmt s;
   s.cond = t.operand(cond, "pl.if_");
-  t.push_block();
-  if (then_body) then_body();
-  s.then_body = t.pop_block();
-  t.push_block();
-  if (else_body) else_body();
-  s.else_body = t.pop_block();
+  s.loc = anyp::detail::current_call_site();
+  {
+    const anyp::detail::CallSiteSuspension user_bodies;
+    t.push_block();
+    if (then_body) then_body();
+    s.then_body = t.pop_block();
+    t.push_block();
+    if (else_body) else_body();
+    s.else_body = t.pop_block();
+  }
   t.emit_stmt(ir::Stmt{std::move(s)});
 }
 
@@ -187,7 +210,13 @@ Scalar block_query(ir::OpKind kind) {
 }
 }  // namespace
 
-Scalar get_block_idx() { return block_query(ir::OpKind::BlockIdx); }
-Scalar get_block_num() { return block_query(ir::OpKind::BlockNum); }
+Scalar get_block_idx(pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return block_query(ir::OpKind::BlockIdx);
+}
+Scalar get_block_num(pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return block_query(ir::OpKind::BlockNum);
+}
 
 }  // namespace pl

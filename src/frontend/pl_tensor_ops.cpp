@@ -3,6 +3,7 @@
 // views). Kinds, dtypes and ranks are checked here; extents once dims are
 // bound (compiler/check_functions.cpp).
 #include "anyp/pl.hpp"
+#include "frontend/call_site.hpp"
 #include "frontend/op_recording.hpp"
 #include "frontend/tile_recording.hpp"
 #include "frontend/trace.hpp"
@@ -71,7 +72,8 @@ void view_scalar(ir::BinaryOp kind, const Value& dst, const Value& a, const Scal
 
 }  // namespace
 
-Value slice(const Value& src, Index offsets, Shape shape) {
+Value slice(const Value& src, Index offsets, Shape shape, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pl.tensor.slice";
   Trace& t = Trace::current(name);
   const ir::VarId s = expect_kind(t, src, name, "the tensor", kMemory);
@@ -93,7 +95,8 @@ Value slice(const Value& src, Index offsets, Shape shape) {
   return Value(t.ref(res));
 }
 
-void copy(const Value& dst, const Value& src) {
+void copy(const Value& dst, const Value& src, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pl.tensor.copy";
   Trace& t = Trace::current(name);
   const ir::VarId d = expect_kind(t, dst, name, "the destination", kMemory);
@@ -108,7 +111,8 @@ void copy(const Value& dst, const Value& src) {
   t.emit(std::move(op));
 }
 
-void assemble(const Value& target, const Value& src, Index offsets) {
+void assemble(const Value& target, const Value& src, Index offsets, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.tensor.assemble");
   const ir::VarId s = expect_kind(t, src, "pl.tensor.assemble", "the source", kMemory);
   Shape shape;
@@ -116,12 +120,14 @@ void assemble(const Value& target, const Value& src, Index offsets) {
   copy(slice(target, std::move(offsets), std::move(shape)), src);
 }
 
-#define ANYP_TENSOR_BINARY(fn, kind)                              \
-  void fn(const Value& dst, const Value& a, const Value& b) {     \
-    view_view(ir::BinaryOp::kind, dst, a, b);                     \
-  }                                                               \
-  void fn(const Value& dst, const Value& a, const ScalarArg& b) { \
-    view_scalar(ir::BinaryOp::kind, dst, a, b);                   \
+#define ANYP_TENSOR_BINARY(fn, kind)                                              \
+  void fn(const Value& dst, const Value& a, const Value& b, pl::Here where) {     \
+    const anyp::detail::CallSite call_site(where);                                \
+    view_view(ir::BinaryOp::kind, dst, a, b);                                     \
+  }                                                                               \
+  void fn(const Value& dst, const Value& a, const ScalarArg& b, pl::Here where) { \
+    const anyp::detail::CallSite call_site(where);                                \
+    view_scalar(ir::BinaryOp::kind, dst, a, b);                                   \
   }
 ANYP_TENSOR_BINARY(add, Add)
 ANYP_TENSOR_BINARY(sub, Sub)

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "anyp/pl.hpp"
+#include "frontend/call_site.hpp"
 #include "frontend/tile_recording.hpp"
 #include "ir/tile_rules.hpp"
 
@@ -123,28 +124,94 @@ std::optional<std::int64_t> const_elements(const std::vector<ir::Expr>& shape) {
 
 }  // namespace
 
-Tile add(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Add, a, b); }
-Tile sub(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Sub, a, b); }
-Tile mul(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Mul, a, b); }
-Tile div(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Div, a, b); }
-Tile maximum(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Max, a, b); }
-Tile minimum(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Min, a, b); }
-Tile and_(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::BitAnd, a, b); }
-Tile or_(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::BitOr, a, b); }
-Tile xor_(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::BitXor, a, b); }
-Tile shl(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Shl, a, b); }
-Tile shr(const Tile& a, const Tile& b) { return tile_tile(ir::BinaryOp::Shr, a, b); }
-Tile add(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Add, a, b); }
-Tile sub(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Sub, a, b); }
-Tile mul(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Mul, a, b); }
-Tile div(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Div, a, b); }
-Tile maximum(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Max, a, b); }
-Tile minimum(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Min, a, b); }
-Tile and_(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::BitAnd, a, b); }
-Tile or_(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::BitOr, a, b); }
-Tile xor_(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::BitXor, a, b); }
-Tile shl(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Shl, a, b); }
-Tile shr(const Tile& a, const ScalarArg& b) { return tile_scalar(ir::BinaryOp::Shr, a, b); }
+Tile add(const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_tile(ir::BinaryOp::Add, a, b);
+}
+Tile sub(const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_tile(ir::BinaryOp::Sub, a, b);
+}
+Tile mul(const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_tile(ir::BinaryOp::Mul, a, b);
+}
+Tile div(const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_tile(ir::BinaryOp::Div, a, b);
+}
+Tile maximum(const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_tile(ir::BinaryOp::Max, a, b);
+}
+Tile minimum(const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_tile(ir::BinaryOp::Min, a, b);
+}
+Tile and_(const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_tile(ir::BinaryOp::BitAnd, a, b);
+}
+Tile or_(const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_tile(ir::BinaryOp::BitOr, a, b);
+}
+Tile xor_(const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_tile(ir::BinaryOp::BitXor, a, b);
+}
+Tile shl(const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_tile(ir::BinaryOp::Shl, a, b);
+}
+Tile shr(const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_tile(ir::BinaryOp::Shr, a, b);
+}
+Tile add(const Tile& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_scalar(ir::BinaryOp::Add, a, b);
+}
+Tile sub(const Tile& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_scalar(ir::BinaryOp::Sub, a, b);
+}
+Tile mul(const Tile& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_scalar(ir::BinaryOp::Mul, a, b);
+}
+Tile div(const Tile& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_scalar(ir::BinaryOp::Div, a, b);
+}
+Tile maximum(const Tile& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_scalar(ir::BinaryOp::Max, a, b);
+}
+Tile minimum(const Tile& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_scalar(ir::BinaryOp::Min, a, b);
+}
+Tile and_(const Tile& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_scalar(ir::BinaryOp::BitAnd, a, b);
+}
+Tile or_(const Tile& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_scalar(ir::BinaryOp::BitOr, a, b);
+}
+Tile xor_(const Tile& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_scalar(ir::BinaryOp::BitXor, a, b);
+}
+Tile shl(const Tile& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_scalar(ir::BinaryOp::Shl, a, b);
+}
+Tile shr(const Tile& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_scalar(ir::BinaryOp::Shr, a, b);
+}
 
 Tile operator+(const Tile& a, const Tile& b) { return add(a, b); }
 Tile operator-(const Tile& a, const Tile& b) { return sub(a, b); }
@@ -158,28 +225,58 @@ Tile operator+(const ScalarArg& a, const Tile& b) { return add(b, a); }
 Tile operator*(const ScalarArg& a, const Tile& b) { return mul(b, a); }
 Tile operator-(const Tile& a) { return mul(a, -1); }
 
-Tile neg(const Tile& t) { return tile_unary(ir::UnaryOp::Neg, t); }
-Tile abs(const Tile& t) { return tile_unary(ir::UnaryOp::Abs, t); }
-Tile relu(const Tile& t) { return tile_unary(ir::UnaryOp::Relu, t); }
-Tile exp(const Tile& t) { return tile_unary(ir::UnaryOp::Exp, t); }
-Tile log(const Tile& t) { return tile_unary(ir::UnaryOp::Log, t); }
-Tile sqrt(const Tile& t) { return tile_unary(ir::UnaryOp::Sqrt, t); }
-Tile rsqrt(const Tile& t) { return tile_unary(ir::UnaryOp::Rsqrt, t); }
-Tile recip(const Tile& t) { return tile_unary(ir::UnaryOp::Recip, t); }
-Tile not_(const Tile& t) { return tile_unary(ir::UnaryOp::Not, t); }
+Tile neg(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_unary(ir::UnaryOp::Neg, t);
+}
+Tile abs(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_unary(ir::UnaryOp::Abs, t);
+}
+Tile relu(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_unary(ir::UnaryOp::Relu, t);
+}
+Tile exp(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_unary(ir::UnaryOp::Exp, t);
+}
+Tile log(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_unary(ir::UnaryOp::Log, t);
+}
+Tile sqrt(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_unary(ir::UnaryOp::Sqrt, t);
+}
+Tile rsqrt(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_unary(ir::UnaryOp::Rsqrt, t);
+}
+Tile recip(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_unary(ir::UnaryOp::Recip, t);
+}
+Tile not_(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return tile_unary(ir::UnaryOp::Not, t);
+}
 
-Tile cmp(const Tile& a, const Tile& b, int cmp_type) {
+Tile cmp(const Tile& a, const Tile& b, int cmp_type, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.cmp");
   return tile_cmp(a, ir::Operand::of_var(tile_operand(t, b, "pl.cmp", "the second operand")),
                   cmp_type, t);
 }
 
-Tile cmp(const Tile& a, const ScalarArg& b, int cmp_type) {
+Tile cmp(const Tile& a, const ScalarArg& b, int cmp_type, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.cmp");
   return tile_cmp(a, t.operand(b, "pl.cmp"), cmp_type, t);
 }
 
-Tile sel(const Tile& mask, const Tile& a, const Tile& b) {
+Tile sel(const Tile& mask, const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.sel");
   const ir::VarId mv = tile_operand(t, mask, "pl.sel", "the mask");
   const ir::VarId av = tile_operand(t, a, "pl.sel", "a");
@@ -203,7 +300,8 @@ Tile sel(const Tile& mask, const Tile& a, const Tile& b) {
   return emit_tile(t, std::move(op), at);
 }
 
-Tile cast(const Tile& tile, DType dtype) {
+Tile cast(const Tile& tile, DType dtype, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.cast");
   ir::VarId v = expect_kind(t, tile, "pl.cast", "the operand", {ir::TypeKind::Tile});
   ir::Type rt = t.type_of(v);
@@ -215,7 +313,8 @@ Tile cast(const Tile& tile, DType dtype) {
   return emit_tile(t, std::move(op), rt);
 }
 
-Tile full(Shape shape, const ScalarArg& value, DType dtype) {
+Tile full(Shape shape, const ScalarArg& value, DType dtype, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.full");
   ir::Operand v = t.operand(value, "pl.full");
   const ir::Type vt = t.operand_type(v);
@@ -241,9 +340,13 @@ Tile full(Shape shape, const ScalarArg& value, DType dtype) {
   return emit_tile(t, std::move(op), type);
 }
 
-Tile zeros(Shape shape, DType dtype) { return full(std::move(shape), 0, dtype); }
+Tile zeros(Shape shape, DType dtype, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return full(std::move(shape), 0, dtype);
+}
 
-Tile arange(const ScalarArg& start, Shape shape, DType dtype, bool descending) {
+Tile arange(const ScalarArg& start, Shape shape, DType dtype, bool descending, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.arange");
   ir::Operand v = t.operand(start, "pl.arange");
   if (anyp::dtype_is_float(t.operand_type(v).dtype)) {
@@ -259,7 +362,8 @@ Tile arange(const ScalarArg& start, Shape shape, DType dtype, bool descending) {
   return emit_tile(t, std::move(op), type);
 }
 
-Tile reshape(const Tile& tile, Shape shape) {
+Tile reshape(const Tile& tile, Shape shape, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.reshape");
   ir::VarId v = expect_kind(t, tile, "pl.reshape", "the operand", {ir::TypeKind::Tile});
   const ir::Type& vt = t.type_of(v);

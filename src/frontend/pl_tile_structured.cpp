@@ -3,6 +3,7 @@
 // matmul family, transpose, slice and concat. Kinds, dtypes and ranks are
 // checked here; extents once dims are bound (compiler/check_tile_ops.cpp).
 #include "anyp/pl.hpp"
+#include "frontend/call_site.hpp"
 #include "frontend/tile_recording.hpp"
 
 namespace pl {
@@ -116,74 +117,123 @@ Tile matmul_form(ir::MatmulForm form, const Tile* acc, const Tile& lhs, const Ti
 
 }  // namespace
 
-Tile row_sum(const Tile& t) { return reduce(ir::ReduceKind::Sum, true, t, nullptr); }
-Tile row_max(const Tile& t) { return reduce(ir::ReduceKind::Max, true, t, nullptr); }
-Tile row_min(const Tile& t) { return reduce(ir::ReduceKind::Min, true, t, nullptr); }
-Tile row_sum(const Tile& t, const Tile& tmp) { return reduce(ir::ReduceKind::Sum, true, t, &tmp); }
-Tile row_max(const Tile& t, const Tile& tmp) { return reduce(ir::ReduceKind::Max, true, t, &tmp); }
-Tile row_min(const Tile& t, const Tile& tmp) { return reduce(ir::ReduceKind::Min, true, t, &tmp); }
-Tile col_sum(const Tile& t) { return reduce(ir::ReduceKind::Sum, false, t, nullptr); }
-Tile col_max(const Tile& t) { return reduce(ir::ReduceKind::Max, false, t, nullptr); }
-Tile col_min(const Tile& t) { return reduce(ir::ReduceKind::Min, false, t, nullptr); }
-Tile col_sum(const Tile& t, const Tile& tmp) { return reduce(ir::ReduceKind::Sum, false, t, &tmp); }
+Tile row_sum(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return reduce(ir::ReduceKind::Sum, true, t, nullptr);
+}
+Tile row_max(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return reduce(ir::ReduceKind::Max, true, t, nullptr);
+}
+Tile row_min(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return reduce(ir::ReduceKind::Min, true, t, nullptr);
+}
+Tile row_sum(const Tile& t, const Tile& tmp, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return reduce(ir::ReduceKind::Sum, true, t, &tmp);
+}
+Tile row_max(const Tile& t, const Tile& tmp, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return reduce(ir::ReduceKind::Max, true, t, &tmp);
+}
+Tile row_min(const Tile& t, const Tile& tmp, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return reduce(ir::ReduceKind::Min, true, t, &tmp);
+}
+Tile col_sum(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return reduce(ir::ReduceKind::Sum, false, t, nullptr);
+}
+Tile col_max(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return reduce(ir::ReduceKind::Max, false, t, nullptr);
+}
+Tile col_min(const Tile& t, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return reduce(ir::ReduceKind::Min, false, t, nullptr);
+}
+Tile col_sum(const Tile& t, const Tile& tmp, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return reduce(ir::ReduceKind::Sum, false, t, &tmp);
+}
 
-Tile row_expand(const Tile& t, const Tile& v) {
+Tile row_expand(const Tile& t, const Tile& v, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return expand(ir::ExpandKind::Broadcast, true, t, v);
 }
-Tile row_expand_add(const Tile& t, const Tile& v) {
+Tile row_expand_add(const Tile& t, const Tile& v, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return expand(ir::ExpandKind::Add, true, t, v);
 }
-Tile row_expand_sub(const Tile& t, const Tile& v) {
+Tile row_expand_sub(const Tile& t, const Tile& v, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return expand(ir::ExpandKind::Sub, true, t, v);
 }
-Tile row_expand_mul(const Tile& t, const Tile& v) {
+Tile row_expand_mul(const Tile& t, const Tile& v, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return expand(ir::ExpandKind::Mul, true, t, v);
 }
-Tile row_expand_div(const Tile& t, const Tile& v) {
+Tile row_expand_div(const Tile& t, const Tile& v, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return expand(ir::ExpandKind::Div, true, t, v);
 }
-Tile col_expand(const Tile& t, const Tile& v) {
+Tile col_expand(const Tile& t, const Tile& v, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return expand(ir::ExpandKind::Broadcast, false, t, v);
 }
-Tile col_expand_add(const Tile& t, const Tile& v) {
+Tile col_expand_add(const Tile& t, const Tile& v, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return expand(ir::ExpandKind::Add, false, t, v);
 }
-Tile col_expand_sub(const Tile& t, const Tile& v) {
+Tile col_expand_sub(const Tile& t, const Tile& v, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return expand(ir::ExpandKind::Sub, false, t, v);
 }
-Tile col_expand_mul(const Tile& t, const Tile& v) {
+Tile col_expand_mul(const Tile& t, const Tile& v, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return expand(ir::ExpandKind::Mul, false, t, v);
 }
-Tile col_expand_div(const Tile& t, const Tile& v) {
+Tile col_expand_div(const Tile& t, const Tile& v, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return expand(ir::ExpandKind::Div, false, t, v);
 }
 
-Tile matmul(const Tile& lhs, const Tile& rhs) {
+Tile matmul(const Tile& lhs, const Tile& rhs, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return matmul_form(ir::MatmulForm::Matmul, nullptr, lhs, rhs, nullptr);
 }
-Tile matmul_acc(const Tile& acc, const Tile& lhs, const Tile& rhs) {
+Tile matmul_acc(const Tile& acc, const Tile& lhs, const Tile& rhs, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return matmul_form(ir::MatmulForm::MatmulAcc, &acc, lhs, rhs, nullptr);
 }
-Tile matmul_bias(const Tile& lhs, const Tile& rhs, const Tile& bias) {
+Tile matmul_bias(const Tile& lhs, const Tile& rhs, const Tile& bias, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return matmul_form(ir::MatmulForm::MatmulBias, nullptr, lhs, rhs, &bias);
 }
-Tile batch_matmul(const Tile& lhs, const Tile& rhs) {
+Tile batch_matmul(const Tile& lhs, const Tile& rhs, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return matmul_form(ir::MatmulForm::BatchMatmul, nullptr, lhs, rhs, nullptr);
 }
-Tile batch_matmul_acc(const Tile& acc, const Tile& lhs, const Tile& rhs) {
+Tile batch_matmul_acc(const Tile& acc, const Tile& lhs, const Tile& rhs, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return matmul_form(ir::MatmulForm::BatchMatmulAcc, &acc, lhs, rhs, nullptr);
 }
-Tile gemv(const Tile& lhs, const Tile& rhs) {
+Tile gemv(const Tile& lhs, const Tile& rhs, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return matmul_form(ir::MatmulForm::Gemv, nullptr, lhs, rhs, nullptr);
 }
-Tile gemv_acc(const Tile& acc, const Tile& lhs, const Tile& rhs) {
+Tile gemv_acc(const Tile& acc, const Tile& lhs, const Tile& rhs, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return matmul_form(ir::MatmulForm::GemvAcc, &acc, lhs, rhs, nullptr);
 }
-Tile gemv_bias(const Tile& lhs, const Tile& rhs, const Tile& bias) {
+Tile gemv_bias(const Tile& lhs, const Tile& rhs, const Tile& bias, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return matmul_form(ir::MatmulForm::GemvBias, nullptr, lhs, rhs, &bias);
 }
 
-Tile transpose(const Tile& tile, int axis1, int axis2) {
+Tile transpose(const Tile& tile, int axis1, int axis2, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.transpose");
   const ir::VarId v = tile_operand(t, tile, "pl.transpose", "the operand");
   const ir::Type vt = t.type_of(v);
@@ -213,9 +263,13 @@ Tile transpose(const Tile& tile, int axis1, int axis2) {
   return emit_tile(t, std::move(op), rt);
 }
 
-Tile transpose(const Tile& tile) { return transpose(tile, -2, -1); }
+Tile transpose(const Tile& tile, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return transpose(tile, -2, -1);
+}
 
-Tile slice(const Tile& tile, Shape shape, Index offsets) {
+Tile slice(const Tile& tile, Shape shape, Index offsets, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.slice");
   const ir::VarId v = tile_operand(t, tile, "pl.slice", "the operand");
   const ir::Type vt = t.type_of(v);
@@ -237,7 +291,8 @@ Tile slice(const Tile& tile, Shape shape, Index offsets) {
   return emit_tile(t, std::move(op), ir::shaped_type(ir::TypeKind::Tile, op.shape, vt.dtype));
 }
 
-Tile concat(const Tile& a, const Tile& b) {
+Tile concat(const Tile& a, const Tile& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.concat");
   const ir::VarId av = tile_operand(t, a, "pl.concat", "src0");
   const ir::VarId bv = tile_operand(t, b, "pl.concat", "src1");

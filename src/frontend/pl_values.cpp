@@ -1,6 +1,7 @@
 // pl_values.cpp — dims, parameter declarations, scalar operands and the
 // traced handles (copy = new variable, assignment = write the variable).
 #include "anyp/pl.hpp"
+#include "frontend/call_site.hpp"
 #include "frontend/trace.hpp"
 
 namespace pl {
@@ -212,14 +213,22 @@ Scalar operator&&(const ScalarArg& a, const ScalarArg& b) {
   return binary(ir::BinaryOp::And, a, b);
 }
 Scalar operator||(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Or, a, b); }
-Scalar min(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Min, a, b); }
-Scalar floor_div(const ScalarArg& a, const ScalarArg& b) {
+Scalar min(const ScalarArg& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return binary(ir::BinaryOp::Min, a, b);
+}
+Scalar floor_div(const ScalarArg& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return binary(ir::BinaryOp::FloorDiv, a, b);
 }
-Scalar floor_mod(const ScalarArg& a, const ScalarArg& b) {
+Scalar floor_mod(const ScalarArg& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return binary(ir::BinaryOp::FloorMod, a, b);
 }
-Scalar max(const ScalarArg& a, const ScalarArg& b) { return binary(ir::BinaryOp::Max, a, b); }
+Scalar max(const ScalarArg& a, const ScalarArg& b, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return binary(ir::BinaryOp::Max, a, b);
+}
 
 Scalar operator-(const Scalar& a) { return binary(ir::BinaryOp::Mul, a, -1); }
 

@@ -2,6 +2,7 @@
 // allreduce (mesh, ring, core_num), broadcast, allgather, reduce_scatter,
 // all_to_all and all_to_all_v, with their operand checks.
 #include "anyp/pld.hpp"
+#include "frontend/call_site.hpp"
 #include "frontend/op_recording.hpp"
 #include "frontend/trace.hpp"
 
@@ -98,7 +99,9 @@ ir::Expr core_num_blocks(Trace& t, const char* name, const CoreNum& cores) {
 
 }  // namespace
 
-pl::Value allreduce(const pl::Value& data, const pl::Value& signal, CoreNum cores, ReduceOp op) {
+pl::Value allreduce(const pl::Value& data, const pl::Value& signal, CoreNum cores, ReduceOp op,
+                    pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.allreduce";
   Trace& t = Trace::current(name);
   ir::Expr blocks = core_num_blocks(t, name, cores);
@@ -109,7 +112,9 @@ pl::Value allreduce(const pl::Value& data, const pl::Value& signal, CoreNum core
 }
 
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
-                       const pl::Value& recv_counts, const pl::Value& signal, CoreNum cores) {
+                       const pl::Value& recv_counts, const pl::Value& signal, CoreNum cores,
+                       pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.all_to_all_v";
   ir::Expr blocks = core_num_blocks(Trace::current(name), name, cores);
   pl::Value out = all_to_all_v(src, send_counts, dst, recv_counts, signal);
@@ -117,8 +122,9 @@ pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const
   return out;
 }
 
-pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op,
-                    AllreduceMode mode) {
+pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op, AllreduceMode mode,
+                    pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.allreduce";
   Trace& t = Trace::current(name);
   ir::VarId d = expect_data_window(t, data, name, "the data");
@@ -126,7 +132,8 @@ pl::Value allreduce(const pl::Value& data, const pl::Value& signal, ReduceOp op,
   return emit_collective(t, ir::OpKind::Allreduce, {var(d), var(s)}, d, allreduce_attr(op, mode));
 }
 
-pl::Value allreduce(const pl::Value& data, ReduceOp op) {
+pl::Value allreduce(const pl::Value& data, ReduceOp op, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.allreduce";
   Trace& t = Trace::current(name);
   if (t.function().level != ir::Level::Host) {
@@ -138,7 +145,9 @@ pl::Value allreduce(const pl::Value& data, ReduceOp op) {
                          allreduce_attr(op, AllreduceMode::Mesh));
 }
 
-pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::ScalarArg& root) {
+pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::ScalarArg& root,
+                    pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.broadcast";
   Trace& t = Trace::current(name);
   ir::VarId d = expect_kind(t, data, name, "the data", kWindowKind);
@@ -157,7 +166,9 @@ pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::Sc
   return emit_collective(t, ir::OpKind::Broadcast, {var(d), var(s), r}, d);
 }
 
-pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value& signal) {
+pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
+                    pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.allgather";
   Trace& t = Trace::current(name);
   ir::VarId x = expect_plain_source(t, src, name);
@@ -167,7 +178,9 @@ pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value&
   return emit_collective(t, ir::OpKind::Allgather, {var(x), var(d), var(s)}, d);
 }
 
-pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceOp op) {
+pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceOp op,
+                         pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.reduce_scatter";
   Trace& t = Trace::current(name);
   ir::VarId d = expect_data_window(t, data, name, "the data");
@@ -176,7 +189,9 @@ pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceO
                          static_cast<ir::ReduceKind>(op));
 }
 
-pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal) {
+pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
+                     pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.all_to_all";
   Trace& t = Trace::current(name);
   ir::VarId x = expect_plain_source(t, src, name);
@@ -187,7 +202,8 @@ pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value
 }
 
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
-                       const pl::Value& recv_counts, const pl::Value& signal) {
+                       const pl::Value& recv_counts, const pl::Value& signal, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.all_to_all_v";
   Trace& t = Trace::current(name);
   const bool host = t.function().level == ir::Level::Host;
@@ -218,7 +234,8 @@ pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const
   return emit_collective(t, ir::OpKind::AllToAllV, {var(x), var(sc), var(d), var(rc), var(s)}, d);
 }
 
-pl::Value barrier(const pl::Value& signal) {
+pl::Value barrier(const pl::Value& signal, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.barrier";
   Trace& t = Trace::current(name);
   ir::VarId s = expect_signal(t, signal, name);
@@ -230,7 +247,8 @@ pl::Value barrier(const pl::Value& signal) {
   return pl::Value(t.ref(s));
 }
 
-void barrier() {
+void barrier(pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.barrier";
   Trace& t = Trace::current(name);
   if (t.function().level != ir::Level::Host) {

@@ -3,6 +3,7 @@
 // get, put_async) and remote tile access (pld::tile::remote_load,
 // remote_store).
 #include "anyp/pld.hpp"
+#include "frontend/call_site.hpp"
 #include "frontend/op_recording.hpp"
 #include "frontend/trace.hpp"
 
@@ -28,7 +29,8 @@ const auto kWindow = {ir::TypeKind::DistTensor};
 namespace system {
 
 void notify(const pl::Value& signal, const pl::ScalarArg& peer, pl::Index offsets,
-            const pl::ScalarArg& value, NotifyOp nop) {
+            const pl::ScalarArg& value, NotifyOp nop, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.system.notify";
   Trace& t = Trace::current(name);
   ir::VarId s = expect_signal(t, signal, name);
@@ -41,7 +43,9 @@ void notify(const pl::Value& signal, const pl::ScalarArg& peer, pl::Index offset
   t.emit(std::move(op));
 }
 
-void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expected, WaitCmp cmp) {
+void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expected, WaitCmp cmp,
+          pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.system.wait";
   Trace& t = Trace::current(name);
   ir::VarId s = expect_signal(t, signal, name);
@@ -54,7 +58,8 @@ void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expec
   t.emit(std::move(op));
 }
 
-void wait_async(const AsyncEvent& event) {
+void wait_async(const AsyncEvent& event, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.system.wait_async";
   Trace& t = Trace::current(name);
   ir::Op op;
@@ -112,29 +117,41 @@ ir::VarId transfer(ir::OpKind kind, const pl::Value& dst, const pl::ScalarArg& p
 
 }  // namespace
 
-void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src, AtomicType atomic) {
+void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src, AtomicType atomic,
+         pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   transfer(ir::OpKind::Put, dst, peer, src, nullptr, nullptr, nullptr, atomic);
 }
 void put(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
-         pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape, AtomicType atomic) {
+         pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape, AtomicType atomic,
+         pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   transfer(ir::OpKind::Put, dst, peer, src, &dst_offsets, &src_offsets, &shape, atomic);
 }
-AsyncEvent put_async(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src) {
+AsyncEvent put_async(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
+                     pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const ir::VarId e =
       transfer(ir::OpKind::PutAsync, dst, peer, src, nullptr, nullptr, nullptr, AtomicType::None);
   return AsyncEvent(Trace::current("pld.tensor.put_async").ref(e));
 }
 AsyncEvent put_async(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
-                     pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape) {
+                     pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape,
+                     pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const ir::VarId e = transfer(ir::OpKind::PutAsync, dst, peer, src, &dst_offsets, &src_offsets,
                                &shape, AtomicType::None);
   return AsyncEvent(Trace::current("pld.tensor.put_async").ref(e));
 }
-void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src, AtomicType atomic) {
+void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src, AtomicType atomic,
+         pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   transfer(ir::OpKind::Get, dst, peer, src, nullptr, nullptr, nullptr, atomic);
 }
 void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
-         pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape, AtomicType atomic) {
+         pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape, AtomicType atomic,
+         pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   transfer(ir::OpKind::Get, dst, peer, src, &dst_offsets, &src_offsets, &shape, atomic);
 }
 
@@ -170,16 +187,19 @@ pl::Tile remote_load_tile(const pl::Value& window_view, const pl::ScalarArg& pee
 }  // namespace
 
 pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
-                     pl::Shape shape) {
+                     pl::Shape shape, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return remote_load_tile(window_view, peer, std::move(offsets), std::move(shape), nullptr);
 }
 pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
-                     pl::Shape shape, pl::Shape valid_shape) {
+                     pl::Shape shape, pl::Shape valid_shape, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return remote_load_tile(window_view, peer, std::move(offsets), std::move(shape), &valid_shape);
 }
 
 void remote_store(const pl::Tile& tile, const pl::Value& window_view, const pl::ScalarArg& peer,
-                  pl::Index offsets, AtomicType atomic) {
+                  pl::Index offsets, AtomicType atomic, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tile.remote_store";
   Trace& t = Trace::current(name);
   ir::VarId tv = expect_kind(t, tile, name, "the stored value", {ir::TypeKind::Tile});

@@ -3,6 +3,7 @@
 // (pld::window), comm domains and groups, pld::world_size, the comm
 // context and rank / nranks.
 #include "anyp/pld.hpp"
+#include "frontend/call_site.hpp"
 #include "frontend/op_recording.hpp"
 #include "frontend/trace.hpp"
 
@@ -50,16 +51,19 @@ pl::Value record_alloc(std::string name, pl::Shape shape, pl::DType dtype,
 
 }  // namespace
 
-pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype) {
+pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return record_alloc(std::move(name), std::move(shape), dtype, nullptr);
 }
 
 pl::Value alloc_window_buffer(std::string name, pl::Shape shape, pl::DType dtype,
-                              const CommDomain& domain) {
+                              const CommDomain& domain, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return record_alloc(std::move(name), std::move(shape), dtype, &domain);
 }
 
-CommDomain comm_domain(std::string name) {
+CommDomain comm_domain(std::string name, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pld.comm_domain");
   ir::Op op;
   op.kind = ir::OpKind::CommDomain;
@@ -93,21 +97,25 @@ void record_group(const CommDomain& domain, const std::vector<const pl::ScalarAr
 }  // namespace
 
 void comm_group(const CommDomain& domain, const pl::ScalarArg& first, const pl::ScalarArg& count,
-                const pl::ScalarArg& stride) {
+                const pl::ScalarArg& stride, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   record_group(domain, {&first, &count, &stride}, 1);
 }
 
-void comm_group(const CommDomain& domain, const std::vector<pl::ScalarArg>& ranks) {
+void comm_group(const CommDomain& domain, const std::vector<pl::ScalarArg>& ranks, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   std::vector<const pl::ScalarArg*> args;
   for (const auto& r : ranks) args.push_back(&r);
   record_group(domain, args, 0);
 }
 
-pl::Value alloc_window_buffer(std::string name, const pl::Dim& bytes) {
+pl::Value alloc_window_buffer(std::string name, const pl::Dim& bytes, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return alloc_window_buffer(std::move(name), pl::Shape{bytes}, pl::INT8);
 }
 
-pl::Value alloc_window_buffer(pl::Shape shape, pl::DType dtype) {
+pl::Value alloc_window_buffer(pl::Shape shape, pl::DType dtype, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pld.alloc_window_buffer");
   return alloc_window_buffer("buf" + std::to_string(alloc_counter(t)), std::move(shape), dtype);
 }
@@ -139,16 +147,19 @@ pl::Value make_window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype,
 
 }  // namespace
 
-pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype) {
+pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return make_window(buffer, std::move(shape), dtype, nullptr);
 }
 
 pl::Value window(const pl::Value& buffer, pl::Shape shape, pl::DType dtype,
-                 const pl::ScalarArg& offset) {
+                 const pl::ScalarArg& offset, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   return make_window(buffer, std::move(shape), dtype, &offset);
 }
 
-pl::Dim world_size() {
+pl::Dim world_size(pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   // Recorded only in the host, where P is a value. Kernels and orchestration
   // functions may use it in shapes; Trace::operand refuses it as a value there.
   if (Trace* t = Trace::active(); t && t->function().level == ir::Level::Host) {
@@ -159,7 +170,8 @@ pl::Dim world_size() {
   return pl::Dim(ir::world_size_dim());
 }
 
-CommCtx get_comm_ctx(const pl::Value& window_view) {
+CommCtx get_comm_ctx(const pl::Value& window_view, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pld.get_comm_ctx");
   ir::VarId w = expect_kind(t, window_view, "pld.get_comm_ctx", "the argument", kWindow);
   ir::Op op;
@@ -186,7 +198,13 @@ pl::Scalar ctx_query(ir::OpKind kind, const CommCtx& ctx) {
 }
 }  // namespace
 
-pl::Scalar rank(const CommCtx& ctx) { return ctx_query(ir::OpKind::Rank, ctx); }
-pl::Scalar nranks(const CommCtx& ctx) { return ctx_query(ir::OpKind::NRanks, ctx); }
+pl::Scalar rank(const CommCtx& ctx, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return ctx_query(ir::OpKind::Rank, ctx);
+}
+pl::Scalar nranks(const CommCtx& ctx, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  return ctx_query(ir::OpKind::NRanks, ctx);
+}
 
 }  // namespace pld

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "anyp/errors.hpp"
+#include "frontend/call_site.hpp"
 
 namespace anyp::detail {
 namespace {
@@ -87,7 +88,10 @@ ir::Operand Trace::operand(const pl::ScalarArg& arg, std::string_view op) const 
   return {};
 }
 
-void Trace::emit(ir::Op op) { blocks_.back().push_back(ir::Stmt{std::move(op)}); }
+void Trace::emit(ir::Op op) {
+  if (!op.loc.known()) op.loc = current_call_site();
+  blocks_.back().push_back(ir::Stmt{std::move(op)});
+}
 void Trace::set_last_op_blocks(ir::Expr blocks) {
   std::get<ir::Op>(blocks_.back().back().node).blocks = std::move(blocks);
 }
@@ -101,8 +105,10 @@ ir::Block Trace::pop_block() {
 }
 
 void Trace::fail(const std::string& what) const {
+  const ir::SourceLoc here = current_call_site();
   throw CompileError("compile error: function '" + fn_.name + "' (" + ir::level_name(fn_.level) +
-                     "): " + what);
+                     ")" + (here.known() ? " at " + ir::to_string(here) : std::string()) + ": " +
+                     what);
 }
 
 ir::Function Trace::finish() {

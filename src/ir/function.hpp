@@ -26,6 +26,7 @@ struct ForStmt {
   Operand start, stop;
   Operand step = Operand::of_int(make_const(1));
   Block body;
+  SourceLoc loc;  // the pl.range call
 };
 
 // True when `o` is the integer constant 1 (a plain pl::range step).
@@ -35,6 +36,7 @@ bool is_unit_step(const Operand& o);
 struct IfStmt {
   Operand cond;
   Block then_body, else_body;
+  SourceLoc loc;  // the pl.if_ call
 };
 
 struct Stmt {

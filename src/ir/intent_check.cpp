@@ -56,7 +56,7 @@ class IntentChecker {
       if (i >= op.args.size() || !op.args[i].is_var()) continue;
       const VarId v = op.args[i].var;
       if (state[v].empty()) continue;
-      fail(op_display_name(op) + " writes " + what_is_written(v, state[v].front()) +
+      fail(op_site_name(op) + " writes " + what_is_written(v, state[v].front()) +
            ", which is declared pl::In; declare it pl::Out or pl::InOut");
     }
     if (op.kind != OpKind::Call) return;
@@ -67,7 +67,7 @@ class IntentChecker {
       const VarId v = op.args[i].var;
       if (state[v].empty()) continue;
       const std::string to = callee.vars[callee.params[i].var].name;
-      fail(op_display_name(op) + " passes " + what_is_written(v, state[v].front()) +
+      fail(op_site_name(op) + " passes " + what_is_written(v, state[v].front()) +
            ", which is declared pl::In, to parameter '" + to + "' of '" + callee.name +
            "', which is pl::" + (callee.params[i].intent == Intent::Out ? "Out" : "InOut") + " ('" +
            callee.name + "' may write it); declare '" + fn_.vars[state[v].front()].name +

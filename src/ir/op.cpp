@@ -74,6 +74,8 @@ std::string op_display_name(const Op& op) {
   }
 }
 
+std::string op_site_name(const Op& op) { return site_name(op_display_name(op), op.loc); }
+
 void wrong_attr(const Op& op) {
   ANYP_UNREACHABLE("op " + std::string(op_kind_name(op.kind)) +
                    " carries another attribute (variant index " + std::to_string(op.attr.index()) +

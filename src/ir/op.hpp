@@ -88,6 +88,7 @@
 #include "anyp/dtype.hpp"
 #include "ir/expr.hpp"
 #include "ir/op_attrs.hpp"
+#include "ir/source_loc.hpp"
 
 namespace anyp::ir {
 
@@ -262,10 +263,14 @@ struct Op {
   Expr blocks;              // Call: the block count (null: one block)
   std::string name;         // AllocWindow: buffer name
   std::shared_ptr<const Function> callee;  // Call
+  SourceLoc loc;                           // where the user recorded it (may be unknown)
 };
 
 // The name shown in diagnostics ("pl.add", "pld.system.wait", "call @k").
 std::string op_display_name(const Op& op);
+// The name and, when known, where the op was recorded: "pl.add at k.py:12".
+// Every diagnostic that names an op uses this form.
+std::string op_site_name(const Op& op);
 
 // op.attr as a T: an internal error (naming the op) when the op carries
 // another attribute, which only a front-end bug can cause.

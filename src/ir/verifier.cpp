@@ -169,7 +169,7 @@ void verify_block(const Function& fn, const Block& block, int loop_depth = 0) {
       for (const Operand& o : op->args) check_operand(fn, o);
       const unsigned levels = op_levels(op->kind);
       if (!(levels & level_bit(fn.level))) {
-        fail(fn, "op " + op_display_name(*op) + " is not allowed at the " + level_name(fn.level) +
+        fail(fn, "op " + op_site_name(*op) + " is not allowed at the " + level_name(fn.level) +
                      " level (it is " + with_article(allowed_levels(levels)) + " op)");
       }
       if (op->kind == OpKind::Call) check_call(fn, *op);

@@ -15,7 +15,7 @@ std::string run_error_where(const Executable& exec, std::int64_t rank, SiteRef s
                       std::to_string(exec.device_ids[static_cast<std::size_t>(rank)]) + ")";
   if (site.code >= 0 && site.site >= 0) {
     const Site& s = exec.codes[static_cast<std::size_t>(site.code)].sites[site.site];
-    where += ", function '" + s.function + "', op " + s.op;
+    where += ", function '" + s.function + "', op " + s.located_op();
   }
   return where;
 }

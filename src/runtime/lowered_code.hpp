@@ -46,6 +46,9 @@ inline constexpr std::int64_t kMaxBlocks = 256;
 struct Site {
   std::string function;  // the user function ("get_step")
   std::string op;        // the user-level op ("pld.system.wait", "pld.tensor.barrier")
+  std::string where;     // where the user wrote it ("step07.py:42"), or ""
+  // The op as diagnostics name it: "pld.system.wait at step07.py:42".
+  std::string located_op() const { return where.empty() ? op : op + " at " + where; }
 };
 
 struct Instr {

@@ -482,7 +482,7 @@ bool RankVm::wait(const Instr& in) {
   auto describe = [this, &in] {
     const Site& s = code_->sites[in.site];
     const Index idx = offsets(in, 0, in.idx.size());
-    return "function '" + s.function + "', op " + s.op + ": waits for " +
+    return "function '" + s.function + "', op " + s.located_op() + ": waits for " +
            cell_text(v_[in.a], std::vector<std::int64_t>(idx.begin(), idx.begin() + in.idx.size()));
   };
   return ctx_->fabric->wait(agent_, site(in), cell, static_cast<ir::WaitKind>(in.sub),

@@ -63,7 +63,7 @@ bool RankVm::block_end(const Instr& in) {
   auto describe = [this, &in] {
     const Site& s = code_->sites[in.site];
     const std::string others = in.imm == 2 ? "block 1" : "blocks 1-" + std::to_string(in.imm - 1);
-    return "function '" + s.function + "', op " + s.op + ": waits for " + others +
+    return "function '" + s.function + "', op " + s.located_op() + ": waits for " + others +
            " of its launch to finish (the block join cell)";
   };
   if (!ctx_->fabric->wait(agent_, site(in), joined, ir::WaitKind::Ge, in.imm - 1, describe))

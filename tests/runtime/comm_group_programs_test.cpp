@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <string>
 
+#include "support/source_locations.hpp"
+
 namespace {
 
 constexpr std::int64_t S = 8;
@@ -196,7 +198,7 @@ std::string run_failure(const pl::Function& kernel, bool races = false) {
     host.compile({y}, config)(y);
     return "ran without error";
   } catch (const anyp::RunError& e) {
-    return e.what();
+    return anyp_test::without_locations(e.what());
   }
 }
 

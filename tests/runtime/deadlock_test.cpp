@@ -17,6 +17,7 @@
 
 #include "runtime/deadlock_report.hpp"
 #include "runtime/diagnostic_text.hpp"
+#include "support/source_locations.hpp"
 
 namespace {
 
@@ -30,9 +31,9 @@ std::string deadlock_report(const anyp::CompiledProgram& compiled,
   try {
     compiled.run(args);
   } catch (const anyp::DeadlockError& e) {
-    return e.what();
+    return anyp_test::without_locations(e.what());
   } catch (const std::exception& e) {
-    return std::string("unexpected exception: ") + e.what();
+    return std::string("unexpected exception: ") + anyp_test::without_locations(e.what());
   }
   return "ran without error";
 }

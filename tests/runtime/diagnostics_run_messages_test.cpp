@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/memory_available.hpp"
+#include "support/source_locations.hpp"
 #include "support/tile_op_runner.hpp"
 
 // Sanitized builds (GCC's macros, Clang's __has_feature): Open MPI is not
@@ -48,9 +49,9 @@ std::string error_of(Fn&& fn) {
   try {
     fn();
   } catch (const anyp::Error& e) {
-    return e.what();
+    return anyp_test::without_locations(e.what());
   } catch (const std::exception& e) {
-    return std::string("unexpected exception: ") + e.what();
+    return std::string("unexpected exception: ") + anyp_test::without_locations(e.what());
   }
   return "ran without error";
 }

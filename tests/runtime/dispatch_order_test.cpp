@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "support/source_locations.hpp"
+
 namespace {
 
 const pl::Dim NR = pl::dynamic("NR");
@@ -178,7 +180,7 @@ std::string failure(const pl::HostFunction& host, std::int64_t P,
   try {
     host.compile(refs, config(P, schedule)).run(refs);
   } catch (const anyp::Error& e) {
-    return e.what();
+    return anyp_test::without_locations(e.what());
   }
   return "ran without error";
 }

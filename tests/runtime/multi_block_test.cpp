@@ -14,6 +14,8 @@
 #include <tuple>
 #include <vector>
 
+#include "support/source_locations.hpp"
+
 namespace {
 
 constexpr std::int64_t kTile = 8;   // columns per tile
@@ -379,7 +381,7 @@ std::string failure(const pl::HostFunction& host, std::int64_t P) {
     run(host, P);
     return "ran without error";
   } catch (const anyp::Error& e) {
-    return e.what();
+    return anyp_test::without_locations(e.what());
   }
 }
 

@@ -36,6 +36,8 @@
 #include <string>
 #include <vector>
 
+#include "support/source_locations.hpp"
+
 namespace {
 
 using pld::NotifyOp;
@@ -142,9 +144,9 @@ Outcome run(const pl::HostFunction& p, const anyp::RunConfig& config) {
   try {
     o.steps = p.compile({o.y}, config)(o.y).schedule_steps;
   } catch (const anyp::RaceError& e) {
-    o.race = e.what();
+    o.race = anyp_test::without_locations(e.what());
   } catch (const std::exception& e) {
-    o.other = e.what();
+    o.other = anyp_test::without_locations(e.what());
   }
   return o;
 }

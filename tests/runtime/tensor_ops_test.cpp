@@ -12,6 +12,8 @@
 #include <functional>
 #include <string>
 
+#include "support/source_locations.hpp"
+
 namespace {
 
 const pl::Dim NR = pl::dynamic("NR");
@@ -164,7 +166,7 @@ std::string compile_failure(const pl::HostFunction& host, std::int64_t R, std::i
     run(host, 2, R, C, in, out);
     return "ran without error";
   } catch (const anyp::Error& e) {
-    return e.what();
+    return anyp_test::without_locations(e.what());
   }
 }
 

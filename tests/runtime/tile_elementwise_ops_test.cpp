@@ -192,7 +192,7 @@ void expect_within_ulps(pl::DType d, double got, double want, double ulps,
 TEST(TileOps, FloatingUnaryFunctionsAgainstDouble) {
   struct Fn {
     const char* name;
-    pl::Tile (*op)(const pl::Tile&);
+    pl::Tile (*op)(const pl::Tile&, pl::Here);
     double (*ref)(double);
     double ulps;  // against the double result rounded to dtype
   };
@@ -210,7 +210,8 @@ TEST(TileOps, FloatingUnaryFunctionsAgainstDouble) {
     const std::int64_t n = 2 * unit(d), P = 2;
     const auto x = make_input(P, n, d, float_value);
     for (const Fn& fn : fns) {
-      const auto out = run_tile_op({{x, {1, n}}}, n, d, [&](const auto& t) { return fn.op(t[0]); });
+      const auto out = run_tile_op({{x, {1, n}}}, n, d,
+                                   [&](const auto& t) { return fn.op(t[0], pl::Here::current()); });
       for (std::int64_t k = 0; k < P * n; ++k) {
         const double v = x.get(k);
         const double want = round_to(d, fn.ref(v));

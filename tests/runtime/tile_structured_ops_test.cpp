@@ -78,7 +78,7 @@ double reduce_ref(pl::DType d, const anyp::HostTensor& x, std::int64_t base, std
 }
 
 TEST(TileOps, RowAndColumnReductionsOverDtypesAndShapes) {
-  using Fn = pl::Tile (*)(const pl::Tile&);
+  using Fn = pl::Tile (*)(const pl::Tile&, pl::Here);
   const Fn rows[] = {pl::row_sum, pl::row_max, pl::row_min};
   const Fn cols[] = {pl::col_sum, pl::col_max, pl::col_min};
   for (pl::DType d : kAll) {
@@ -102,7 +102,7 @@ TEST(TileOps, RowAndColumnReductionsOverDtypesAndShapes) {
           const std::int64_t kept = along_rows ? r : c;
           if (kept * static_cast<std::int64_t>(anyp::dtype_bytes(d)) % 32 != 0) continue;
           const auto out = run_tile_op({{x, shape}}, m, d, [&](const auto& t) {
-            return (along_rows ? rows : cols)[kind](t[0]);
+            return (along_rows ? rows : cols)[kind](t[0], pl::Here::current());
           });
           for (std::int64_t rank = 0; rank < P; ++rank)
             for (std::int64_t bb = 0; bb < b; ++bb)
@@ -148,7 +148,7 @@ TEST(TileOps, MaxReductionsPropagateNaNAndSumsOfHalvesRoundOnce) {
 // -------------------------------------------------------------------------------------
 
 TEST(TileOps, RowAndColumnBroadcastsAndTheirFusedForms) {
-  using Fn = pl::Tile (*)(const pl::Tile&, const pl::Tile&);
+  using Fn = pl::Tile (*)(const pl::Tile&, const pl::Tile&, pl::Here);
   const Fn row_ops[] = {pl::row_expand, pl::row_expand_add, pl::row_expand_sub, pl::row_expand_mul,
                         pl::row_expand_div};
   const Fn col_ops[] = {pl::col_expand, pl::col_expand_add, pl::col_expand_sub, pl::col_expand_mul,
@@ -163,10 +163,12 @@ TEST(TileOps, RowAndColumnBroadcastsAndTheirFusedForms) {
     const auto cv =
         make_input(P, N, d, [&](std::int64_t r, std::int64_t i) { return -((i + r) % 4) - 1; });
     for (int op = 0; op < 5; ++op) {
-      const auto ro = run_tile_op({{x, {M, N}}, {rv, {M, 1}}}, n, d,
-                                  [&](const auto& t) { return row_ops[op](t[0], t[1]); });
-      const auto co = run_tile_op({{x, {M, N}}, {cv, {1, N}}}, n, d,
-                                  [&](const auto& t) { return col_ops[op](t[0], t[1]); });
+      const auto ro = run_tile_op({{x, {M, N}}, {rv, {M, 1}}}, n, d, [&](const auto& t) {
+        return row_ops[op](t[0], t[1], pl::Here::current());
+      });
+      const auto co = run_tile_op({{x, {M, N}}, {cv, {1, N}}}, n, d, [&](const auto& t) {
+        return col_ops[op](t[0], t[1], pl::Here::current());
+      });
       for (std::int64_t r = 0; r < P; ++r)
         for (std::int64_t i = 0; i < M; ++i)
           for (std::int64_t j = 0; j < N; ++j) {

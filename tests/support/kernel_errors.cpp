@@ -1,13 +1,15 @@
 // kernel_errors.cpp — the shared compile-error probes (kernel_errors.hpp).
 #include "support/kernel_errors.hpp"
 
+#include "support/source_locations.hpp"
+
 namespace anyp_test {
 
 std::string trace_error(const pl::Function& fn) {
   try {
     fn.ir_text();
   } catch (const anyp::CompileError& e) {
-    return e.what();
+    return without_locations(e.what());
   } catch (const std::exception& e) {
     return std::string("unexpected exception: ") + e.what();
   }
@@ -30,7 +32,7 @@ std::string compile_error(const pl::Function& kernel, std::int64_t P) {
   try {
     host.compile({y}, anyp::RunConfig::for_world_size(P));
   } catch (const anyp::CompileError& e) {
-    return e.what();
+    return without_locations(e.what());
   } catch (const std::exception& e) {
     return std::string("unexpected exception: ") + e.what();
   }

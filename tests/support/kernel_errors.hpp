@@ -1,6 +1,7 @@
 // kernel_errors.hpp — the compile-error probes the unit tests share: trace
 // one function, or compile a one-kernel program at P, and return the error
-// text (or what happened instead), so a test asserts the exact message.
+// text (or what happened instead), so a test asserts the exact message
+// (without its source locations: support/source_locations.hpp).
 #pragma once
 
 #include <anyp/anyp.hpp>

@@ -1,6 +1,8 @@
 // tile_op_runner.cpp — one tile op in a real program (tile_op_runner.hpp).
 #include "support/tile_op_runner.hpp"
 
+#include "support/source_locations.hpp"
+
 namespace anyp_test {
 namespace {
 
@@ -80,7 +82,7 @@ std::string tile_op_error(const std::vector<TileInput>& inputs, std::int64_t out
     // reports, whatever the machine's timing (sanitizer builds included).
     run(inputs, out_elements, out_dtype, body, 1);
   } catch (const anyp::Error& e) {
-    return e.what();
+    return anyp_test::without_locations(e.what());
   }
   return "no error";
 }

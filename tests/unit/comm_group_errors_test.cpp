@@ -13,6 +13,8 @@
 #include <functional>
 #include <string>
 
+#include "support/source_locations.hpp"
+
 namespace {
 
 constexpr std::int64_t S = 8;
@@ -24,9 +26,9 @@ std::string compile_error(const pl::HostFunction& host, std::int64_t P) {
     host.compile({y}, anyp::RunConfig::for_world_size(P));
     return "compiled without error";
   } catch (const anyp::CompileError& e) {
-    return e.what();
+    return anyp_test::without_locations(e.what());
   } catch (const std::exception& e) {
-    return std::string("unexpected exception: ") + e.what();
+    return std::string("unexpected exception: ") + anyp_test::without_locations(e.what());
   }
 }
 

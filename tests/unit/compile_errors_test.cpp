@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/source_locations.hpp"
+
 namespace {
 
 constexpr std::int64_t SIZE = 64;
@@ -96,9 +98,9 @@ std::string compile_error(const pl::HostFunction& host, const std::vector<anyp::
   try {
     host.compile(refs, anyp::RunConfig::for_world_size(P));
   } catch (const anyp::CompileError& e) {
-    return e.what();
+    return anyp_test::without_locations(e.what());
   } catch (const std::exception& e) {
-    return std::string("unexpected exception: ") + e.what();
+    return std::string("unexpected exception: ") + anyp_test::without_locations(e.what());
   }
   return "compiled without error";
 }

@@ -27,6 +27,7 @@
 #include "anyp/example_cli.hpp"
 #include "runtime/timeline/cost_model.hpp"
 #include "support/kernel_errors.hpp"
+#include "support/source_locations.hpp"
 #include "support/step07_program.hpp"
 
 namespace {
@@ -43,9 +44,9 @@ std::string message_of(Fn&& fn) {
   try {
     fn();
   } catch (const E& e) {
-    return e.what();
+    return anyp_test::without_locations(e.what());
   } catch (const std::exception& e) {
-    return std::string("unexpected exception: ") + e.what();
+    return std::string("unexpected exception: ") + anyp_test::without_locations(e.what());
   }
   return "no exception";
 }

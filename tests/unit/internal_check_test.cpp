@@ -8,13 +8,15 @@
 #include <anyp/errors.hpp>
 #include <string>
 
+#include "support/source_locations.hpp"
+
 namespace {
 
 std::string message_of(void (*f)()) {
   try {
     f();
   } catch (const anyp::InternalError& e) {
-    return e.what();
+    return anyp_test::without_locations(e.what());
   }
   return "no InternalError";
 }

@@ -160,13 +160,13 @@ TEST(TileOpErrors, FloatingFunctionsOfAnIntegerTile) {
             "compile error: function 'k' (incore): pl.exp: the operand is an INT32 tile; pl.exp "
             "takes FP32, FP16 or BF16 tiles (pl::cast it first)");
   struct Case {
-    pl::Tile (*fn)(const pl::Tile&);
+    pl::Tile (*fn)(const pl::Tile&, pl::Here);
     const char* name;
   };
   for (const Case& c : {Case{pl::log, "pl.log"}, Case{pl::sqrt, "pl.sqrt"},
                         Case{pl::rsqrt, "pl.rsqrt"}, Case{pl::recip, "pl.recip"}}) {
     EXPECT_EQ(trace_k([&](pl::Value) {
-                c.fn(pl::zeros({4, 16}, pl::INT16));
+                c.fn(pl::zeros({4, 16}, pl::INT16), pl::Here::current());
               }),
               std::string("compile error: function 'k' (incore): ") + c.name +
                   ": the operand is an INT16 tile; " + c.name +

@@ -21,6 +21,7 @@
 #include "compiler/pipeline.hpp"
 #include "frontend/trace.hpp"
 #include "ir/expr.hpp"
+#include "support/source_locations.hpp"
 
 namespace {
 
@@ -105,7 +106,7 @@ Outcome compile_outcome(const pl::HostFunction& host, const std::vector<anyp::Ho
   try {
     host.compile(refs, anyp::RunConfig::for_world_size(P));
   } catch (const std::exception& e) {
-    return {&typeid(e), e.what()};
+    return {&typeid(e), anyp_test::without_locations(e.what())};
   }
   return {};
 }

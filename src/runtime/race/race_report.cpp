@@ -36,7 +36,7 @@ std::string RaceChecker::site_text(std::uint32_t site) const {
   if (code < 0) return "the block launch protocol";
   const Site& s =
       exec_.codes[static_cast<std::size_t>(code)].sites[static_cast<std::size_t>(index)];
-  return "function '" + s.function + "', op " + s.op;
+  return "function '" + s.function + "', op " + s.located_op();
 }
 
 std::string RaceChecker::memory_text(const Race& r) const {
