@@ -4,12 +4,21 @@ rank-count agnostic.
 NR = pl.dynamic("NR") names the world size in the host signature, so this
 one source runs at P = 2, 3, 4, ...: only -d changes.
 
-    python examples/distributed/07_dynamic_rank_count.py -p a2a3sim -d 0,1
+    python examples/distributed/07_dynamic_rank_count.py -p a2a3sim -d 0,1 --mode get
     python examples/distributed/07_dynamic_rank_count.py -p a2a3sim -d 0,1,2 --mode put
+    python examples/distributed/07_dynamic_rank_count.py -d 0,1,2,3 --cost --timeline
+    python examples/distributed/07_dynamic_rank_count.py -d 0-7 --check-races --explore 20
+    mpirun -n 4 python examples/distributed/07_dynamic_rank_count.py --engine mpi
 
-The kernels read P at run time from the comm context. Python's % floors, so
-(my_rank - 1) % nranks is the left neighbour here (in C++ it would be -1 at
-rank 0). Golden: get y[r] = x[(r + 1) % P]; put y[r] = x[(r - 1) % P].
+The command line, inputs, golden check and output are its C++ twin's
+(examples/distributed/07_dynamic_rank_count.cpp, anyp.runtime.cli): inputs
+from cli.InputGenerator(seed 7), --mode put (default) or get.
+
+The kernels read P at run time from the comm context and compute peers as
+(my_rank + nranks - 1) % nranks, as the C++ twin does (the same ops, so the
+same cost card). Python's % floors, so (my_rank - 1) % nranks would be the
+left neighbour too (in C++ it is -1 at rank 0).
+Golden: get y[r] = x[(r + 1) % P]; put y[r] = x[(r - 1) % P]; both exact.
 """
 
 import argparse
@@ -19,8 +28,7 @@ import torch
 
 import anyp.language as pl
 import anyp.language.distributed as pld
-from anyp.ir.distributed_compiled_program import DistributedConfig
-from anyp.runtime import RunConfig
+from anyp.runtime import cli
 
 SIZE = 64
 NR = pl.dynamic("NR")  # the rank count is a runtime dimension
@@ -59,7 +67,7 @@ def get_step(
     ctx = pld.get_comm_ctx(src)
     my_rank = pld.rank(ctx)
     nranks = pld.nranks(ctx)
-    left = (my_rank - 1) % nranks  # Python's % floors: never negative
+    left = (my_rank + nranks - 1) % nranks
     right = (my_rank + 1) % nranks
     src = pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], src)
     pld.system.notify(signal, peer=left, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
@@ -127,37 +135,29 @@ def expected_ring(x, get_mode):
     return torch.roll(x, shifts=shift, dims=0)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-p", "--platform", default="a2a3sim")
-    parser.add_argument("-d", "--device", default="0,1", help="device ids, one per rank")
-    parser.add_argument("--mode", choices=["get", "put"], default="get")
-    parser.add_argument("--compile-only", action="store_true")
-    parser.add_argument("--check-races", action="store_true", help="anyp: check every access")
-    args = parser.parse_args()
-
-    device_ids = [int(d) for d in args.device.split(",")]
+def run(args, config):
+    """One run on `config`; returns the exit code (the C++ twin's run)."""
+    P = len(config.device_ids())
+    gen = cli.InputGenerator(args.seed)
+    x = gen.uniform([P, 1, SIZE])
+    y = torch.zeros((P, 1, SIZE), dtype=torch.float32)
     get_mode = args.mode == "get"
-    torch.manual_seed(0)
-    x = torch.randn((len(device_ids), 1, SIZE), dtype=torch.float32)
-    y = torch.zeros((len(device_ids), 1, SIZE), dtype=torch.float32)
-
-    config = RunConfig(
-        platform=args.platform,
-        distributed_config=DistributedConfig(device_ids=device_ids),
-        check_races=args.check_races,
-    )
     program = ring_get if get_mode else ring_put
     compiled = program.compile(x, y, config=config)
     if args.compile_only:
-        print(f"compiled: {compiled.output_dir or '(no output_dir)'}")
-        return 0
-    compiled(x, y, config=RunConfig(platform=args.platform))
-    if not torch.equal(y, expected_ring(x, get_mode)):
-        print("FAIL: y differs from the golden", file=sys.stderr)
-        return 1
-    print("OK")
-    return 0
+        return cli.finish_compile_only(compiled, args)
+    stats = compiled(x, y)
+    return cli.report([cli.check_exact("y", y, expected_ring(x, get_mode), P)], args, stats)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-p", "--platform", default="a2a3sim")
+    parser.add_argument("-d", "--device", default="0,1", help="device ids, one per rank")
+    parser.add_argument("--mode", choices=["put", "get"], default="put")
+    parser.add_argument("--compile-only", action="store_true")
+    cli.add_anyp_arguments(parser, step=7)
+    return cli.run_example(parser.parse_args(argv), run)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,12 @@
 //
 // Exit codes: 0 OK; 1 golden mismatch, compile error, run-time failure or
 // deadlock; 2 usage or configuration error (message on stderr).
+//
+// --dump-outputs DIR: every check_exact/check_close inside run_example also
+// writes the checked tensor's raw bytes (row-major, its dtype's encoding) to
+// DIR/<name>.bin (DIR is created; on the MPI engine process 0 writes), so
+// that two implementations of one example (the C++ and the Python twin,
+// tests/python/test_twins.py) can be compared bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +72,7 @@ struct Options {
   std::int64_t pct_steps = 0;          // --pct-steps K
   std::string engine = "threads";      // --engine threads|mpi
   bool verbose = false;                // --verbose: the engine's details on stderr
+  std::string dump_outputs;            // --dump-outputs DIR: checked outputs as DIR/<name>.bin
   // This process's rank in the engine's world (0 on the threads engine).
   // Only process 0 prints (OK, cost card, errors): on the MPI engine every
   // process runs the same body and reaches the same outcome.
@@ -115,6 +122,20 @@ bool check_exact(std::string_view name, const HostTensor& out, const HostTensor&
                  std::int64_t world_size);
 bool check_close(std::string_view name, const HostTensor& out, const HostTensor& golden,
                  std::int64_t world_size);
+// The message a failed check prints (without the newline):
+// "<name> mismatch: max diff = <x> (P=<n>)".
+std::string mismatch_message(std::string_view name, const HostTensor& out, const HostTensor& golden,
+                             std::int64_t world_size);
+// Writes `out`'s raw bytes to dir/<name>.bin (creating dir); throws
+// std::runtime_error naming the file when it cannot. check_exact/check_close
+// call it under --dump-outputs.
+void dump_output(const std::string& dir, std::string_view name, const HostTensor& out);
+// The command that replays PCT schedule (seed, depth, steps): argv without
+// its schedule flags (--explore, --explore-depth, --pct-seed, --pct-steps,
+// --schedule-seed), shell-quoted where needed, then "--pct-seed S
+// --explore-depth D --pct-steps K". argv[0] is the program.
+std::string replay_command(const std::vector<std::string>& argv, std::uint64_t seed, int depth,
+                           std::int64_t steps);
 // Prints "OK" and returns 0 when every check passed, else returns 1.
 int report(const std::vector<bool>& checks);
 // As above; after "OK", with --cost the run's cost card, with --timeline

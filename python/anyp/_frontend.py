@@ -5,15 +5,23 @@ A function's body is parsed with `ast` and walked statement by statement:
 expressions are compiled from the original source (file and line numbers
 kept) and evaluated with `eval` against the function's globals, its closure
 and the traced locals; the traced handles implement Python's operators, and
-`//` and `%` floor as Python's do. `for ... in pl.range(...)` and an `if` on
-a traced scalar become the tracer's loop and branch, whose bodies are walked
-again inside them. Anything else is refused at its line (docs/python.md).
+`//` and `%` floor as Python's do. `for ... in pl.range(...)` (also with
+`init_values=` and `pl.yield_`) and an `if` on a traced scalar become the
+tracer's loop and branch, whose bodies are walked again inside them; an `if`
+whose branch ends in `return` takes the rest of the block as its other
+branch. `@pl.program` classes hold `@pl.function` methods that call each
+other as `self.f(...)`. Anything else is refused at its line
+(docs/python.md), and an error's traceback shows the user's lines, not the
+front-end's (set ANYP_BACKTRACE=1 to see those).
 """
 
 import ast
+import copy
+import functools
 import inspect
 import io
 import os
+import sys
 import textwrap
 import tokenize
 
@@ -26,6 +34,7 @@ class UnsupportedError(_core.CompileError):
 
 
 _HANDLES = (_core.Value, _core.Tile, _core.Scalar)
+_MISSING = object()
 _walkers = []  # the bodies being walked, innermost last (calls record, not run)
 
 
@@ -36,6 +45,13 @@ def tracing():
 def current_target():
     """The name the innermost walked statement assigns to (or None)."""
     return _walkers[-1].target if _walkers else None
+
+
+def current_walker(what):
+    """The innermost body being walked; `what` names the caller in the error."""
+    if not _walkers:
+        raise UnsupportedError(f"{what} is used inside a traced function body")
+    return _walkers[-1]
 
 
 # ---- the handles' operators ---------------------------------------------------
@@ -70,7 +86,16 @@ def _no_truth(_):
     )
 
 
+def _no_iter(_):
+    raise UnsupportedError(
+        "not supported by anyp: iterating over a traced value (a comprehension, unpacking or "
+        "for loop over a tensor, tile or scalar); loop with pl.range"
+    )
+
+
 _core.Scalar.__bool__ = _no_truth
+for _cls in _HANDLES:
+    _cls.__iter__ = _no_iter
 
 
 def _dim_op(op, swap=False):
@@ -106,7 +131,41 @@ _core.Tile.__truediv__ = _tile_op("div")
 _core.Value.__getitem__ = lambda v, i: _core.index(v, i)
 
 
-# ---- located errors --------------------------------------------------------------
+def _describe(value):
+    """What a name holds, for messages: 'tile [1, 64] FP32', 'a Python int'."""
+    if isinstance(value, _HANDLES):
+        return value.type() or type(value).__name__.lower()
+    if value is _MISSING:
+        return "unbound"
+    return f"a Python {type(value).__name__}"
+
+
+def _same_python_value(a, b):
+    plain = (int, float, str, bool, type(None))
+    return type(a) is type(b) and isinstance(a, plain) and a == b
+
+
+def _copy(value):
+    """A new variable holding `value` (C++'s `pl::Tile b = a;`)."""
+    copy = getattr(_core, "copy", None)
+    if copy is not None:
+        return copy(value)
+    if isinstance(value, _core.Tile):
+        return _core.tile_binary("mul", value, 1)  # exact for every dtype
+    if isinstance(value, _core.Scalar):
+        return _core.scalar_binary("*", value, 1)
+    return value  # a tensor is a reference: both names see one tensor
+
+
+def _new_scalar(number, dtype=None):
+    """A traced scalar variable holding the Python number `number` (of
+    `dtype`, when a `name: pl.Scalar[dtype] = number` declared one)."""
+    if dtype is not None and hasattr(_core, "cast_scalar"):
+        return _core.cast_scalar(number, dtype)
+    return _core.scalar_binary("+", number, 0)
+
+
+# ---- located errors and the user's traceback -------------------------------------
 
 
 class _Source:
@@ -127,15 +186,20 @@ class _Source:
                     node.end_col_offset += self.indent
         self.file_lines = open(self.file).read().splitlines() if os.path.exists(self.file) else []
 
-    def where(self, node):
-        """'file.py:LINE' and the line with a caret under `node`."""
+    def span(self, node):
+        """(line, text, first column, end column) of `node` on its first line."""
         line = getattr(node, "lineno", self.first)
         text = self.file_lines[line - 1] if 0 < line <= len(self.file_lines) else ""
         col = getattr(node, "col_offset", 0)
         end = getattr(node, "end_col_offset", None)
         if end is None or getattr(node, "end_lineno", line) != line:
             end = _code_end(text)  # a statement over several lines: its first line
-        caret = " " * col + "^" * max(1, end - col)
+        return line, text, col, max(end, col + 1)
+
+    def where(self, node):
+        """'file.py:LINE' and the line with a caret under `node`."""
+        line, text, col, end = self.span(node)
+        caret = " " * col + "^" * (end - col)
         return f"{os.path.basename(self.file)}:{line}", f"    {text}\n    {caret}"
 
 
@@ -152,7 +216,16 @@ def _code_end(text):
     return len(text.rstrip())
 
 
-def _located(error, source, node):
+def _frames(source, node, name):
+    """The user's frames for an error at `node`: the call sites of the bodies
+    being walked (outermost first), then `node` itself in function `name`."""
+    outer = _walkers[:-1] if _walkers and _walkers[-1].source is source else _walkers
+    frames = [(w.source, w.current, w.jit.__name__) for w in outer if w.current is not None]
+    frames.append((source, node, name))
+    return frames
+
+
+def _located(error, source, node, name=None):
     """`error` again, its message prefixed with where it happened (once)."""
     if getattr(error, "_anyp_located", False):
         return error
@@ -161,7 +234,177 @@ def _located(error, source, node):
     cls = type(error) if isinstance(error, _core.Error) else _core.CompileError
     located = cls(message)
     located._anyp_located = True
+    located._anyp_frames = _frames(
+        source, node, name or (_walkers[-1].jit.__name__ if _walkers else "<module>")
+    )
     return located
+
+
+def _user_frame(source, node, name, error):
+    """A traceback entry in the user's file at `node`: a tiny code object
+    compiled under the user's file name raises `error` at that line, its
+    columns on `node` (so Python's own caret, if any, is under it too)."""
+    line, _, col, end = source.span(node)
+    ident = "_" * max(1, end - col - 2)
+    code = ident + "()"
+    if col > 0:  # keep the call at `col`: "(   ___())"
+        code = "(" + " " * (col - 1) + code + ")"
+    compiled = compile("\n" * (line - 1) + code, source.file, "exec").replace(co_name=name)
+
+    def raise_it():
+        raise error
+
+    try:
+        exec(compiled, {ident: raise_it})
+    except BaseException:  # noqa: B902  (it is `error`)
+        return sys.exc_info()[2].tb_next  # the frame of `compiled`
+    raise AssertionError("unreachable")
+
+
+def _user_traceback(error):
+    tb = None
+    for source, node, name in reversed(getattr(error, "_anyp_frames", [])):
+        entry = _user_frame(source, node, name, error)
+        entry.tb_next = tb
+        tb = entry
+    return tb
+
+
+def _user_facing(method):
+    """A public entry point: an anyp error leaves it with the user's frames
+    only (the front-end's are dropped unless ANYP_BACKTRACE=1)."""
+
+    @functools.wraps(method)
+    def entry(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except _core.Error as e:
+            if tracing() or os.environ.get("ANYP_BACKTRACE") == "1":
+                raise
+            error = e
+        raise error.with_traceback(_user_traceback(error)) from None
+
+    return entry
+
+
+# ---- what a body does, read before it is walked ----------------------------------
+
+
+def _loaded_names(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _target_names(target):
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _read_before_written(stmts):
+    """Names a body reads before it has surely written them: the values a
+    loop body carries from one iteration to the next."""
+    carried = set()
+
+    def visit(stmts, written):
+        for s in stmts:
+            if isinstance(s, (ast.Assign, ast.AnnAssign)):
+                if s.value is not None:
+                    carried.update(_loaded_names(s.value) - written)
+                for t in s.targets if isinstance(s, ast.Assign) else [s.target]:
+                    written |= _target_names(t)
+            elif isinstance(s, ast.AugAssign):
+                carried.update((_loaded_names(s.value) | _target_names(s.target)) - written)
+                written |= _target_names(s.target)
+            elif isinstance(s, ast.For):
+                carried.update(_loaded_names(s.iter) - written)
+                visit(s.body, written | _target_names(s.target))
+            elif isinstance(s, ast.If):
+                carried.update(_loaded_names(s.test) - written)
+                then_written, else_written = set(written), set(written)
+                visit(s.body, then_written)
+                visit(s.orelse, else_written)
+                written |= then_written & else_written
+            else:
+                carried.update(_loaded_names(s) - written)
+
+    visit(stmts, set())
+    return carried
+
+
+def _assignment_counts(stmts):
+    """How often each name is assigned in a body (a loop body counts twice:
+    it runs again)."""
+    counts = {}
+
+    def add(names, times):
+        for n in names:
+            counts[n] = counts.get(n, 0) + times
+
+    def visit(stmts, times):
+        for s in stmts:
+            if isinstance(s, ast.Assign):
+                for t in s.targets:
+                    add(_target_names(t), times)
+            elif isinstance(s, (ast.AnnAssign, ast.AugAssign)):
+                add(_target_names(s.target), times)
+            elif isinstance(s, ast.For):
+                add(_target_names(s.target), 2)
+                visit(s.body, 2)
+            elif isinstance(s, ast.If):
+                visit(s.body, times)
+                visit(s.orelse, times)
+
+    visit(stmts, 1)
+    return counts
+
+
+def _has_inner_scope(node):
+    inner = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
+    return any(isinstance(n, inner) for n in ast.walk(node))
+
+
+def _ends_in_return(stmts):
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _ends_in_return(last.body) and _ends_in_return(last.orelse)
+
+
+def _early_returns(stmts):
+    """`if c: ... return` followed by more statements is `if c: ... return
+    else: <the rest>` (and the mirror image): the branch that returns ends
+    the function, the other one runs the rest."""
+    for i, s in enumerate(stmts):
+        rest = list(stmts[i + 1 :])
+        if not (isinstance(s, ast.If) and rest):
+            continue
+        then_returns, else_returns = _ends_in_return(s.body), _ends_in_return(s.orelse)
+        if then_returns == else_returns:
+            continue
+        if then_returns:
+            branch = ast.If(test=s.test, body=s.body, orelse=list(s.orelse) + rest)
+        else:
+            branch = ast.If(test=s.test, body=list(s.body) + rest, orelse=s.orelse)
+        return list(stmts[:i]) + [ast.copy_location(branch, s)]
+    return stmts
+
+
+_STATEMENT_NAMES = {
+    ast.While: "while loops",
+    ast.Break: "break",
+    ast.Continue: "continue",
+    ast.With: "with blocks",
+    ast.Try: "try blocks",
+    ast.FunctionDef: "nested functions",
+    ast.ClassDef: "classes",
+    ast.Raise: "raise",
+    ast.Delete: "del",
+    ast.Global: "global",
+    ast.Nonlocal: "nonlocal",
+    ast.Import: "import",
+    ast.ImportFrom: "import",
+    ast.Assert: "assert",
+}
 
 
 # ---- the statement walker ------------------------------------------------------
@@ -179,22 +422,39 @@ class _Walker:
         if fn.__closure__:
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
                 self.env[name] = cell.cell_contents
+        if jit.is_method:
+            self.env["self"] = jit.program
         self.env.update(zip(jit.param_names, handles))
         self.target = None  # the name being assigned (pld.alloc_window_buffer's default name)
+        self.current = None  # the statement being walked
+        self.scopes = []  # the traced loops and ifs around the statement, innermost last
+        self.returns = []  # what the function's return statements gave
+        self.last_yield = _MISSING  # what the latest pl.yield_ gave (bound as is)
+        self.assigned = _assignment_counts(jit.tree_def.body)
+        self.declared = {}  # name -> dtype of `name: pl.Scalar[dtype] = <a Python number>`
 
     def run(self):
         body = self.jit.tree_def.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # the docstring
-        self.block(body, top=True)
+        self.block(body, tail=True)
 
-    def block(self, stmts, top=False):
+    def block(self, stmts, tail=False):
+        stmts = _early_returns(stmts)
         for i, stmt in enumerate(stmts):
+            self.current = stmt
             try:
-                self.statement(stmt, last=top and i == len(stmts) - 1)
+                self.statement(stmt, last=tail and i == len(stmts) - 1)
             except _core.Error as e:
                 raise _located(e, self.source, stmt) from None
-            except (TypeError, ValueError, NameError, AttributeError, IndexError, KeyError) as e:
+            except (
+                TypeError,
+                ValueError,
+                NameError,
+                AttributeError,
+                LookupError,
+                ArithmeticError,
+            ) as e:
                 raise _located(
                     _core.CompileError(f"{type(e).__name__}: {e}"), self.source, stmt
                 ) from None
@@ -203,10 +463,41 @@ class _Walker:
         raise _located(UnsupportedError(f"not supported by anyp: {what}"), self.source, node)
 
     def eval(self, node):
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.NamedExpr):
+                self.refuse(inner, "an assignment expression (:=); assign in a statement")
         code = compile(ast.Expression(node), self.source.file, "eval")
+        if _has_inner_scope(node):  # a comprehension or lambda sees locals only as globals
+            return eval(code, {**self.globals, **self.env})
         return eval(code, self.globals, self.env)
 
-    def bind(self, name, value):
+    def in_loop(self):
+        return any(scope["kind"] == "loop" for scope in self.scopes)
+
+    # -- names -------------------------------------------------------------------
+
+    def check_carried(self, name, value, node):
+        """A name a traced loop carries keeps its kind, dtype and shape."""
+        for scope in self.scopes:
+            old = scope.get("carried", {}).get(name)
+            if old is not None and old != _describe(value):
+                self.refuse(
+                    node,
+                    f"'{name}' is carried by the loop at line {scope['node'].lineno} as {old} "
+                    f"and rebound here to {_describe(value)}; a loop-carried name keeps its "
+                    "kind, dtype and shape (give the new value another name)",
+                )
+
+    def shared(self, value, name):
+        """Whether `value` is held by another name that it or `name` may write."""
+        holders = [n for n, v in self.env.items() if v is value and n != name]
+        return holders and any(self.assigned.get(n, 0) > 1 for n in holders + [name])
+
+    def bind(self, name, value, node, fresh=False):
+        if fresh:
+            self.env[name] = value
+            return
+        self.check_carried(name, value, node)
         old = self.env.get(name)
         if (
             isinstance(value, _HANDLES)
@@ -216,144 +507,339 @@ class _Walker:
             and old.type() == value.type()
         ):
             _core.assign(old, value)  # a write to the variable, as C++ `x = e` is
-        else:
-            self.env[name] = value
+            return
+        if isinstance(value, _HANDLES) and self.shared(value, name):
+            value = _copy(value)  # `b = a` is a new variable, as in C++
+        self.env[name] = value
 
-    def assign_targets(self, target, value, node):
+    def assign_targets(self, target, value, node, fresh=False):
         if isinstance(target, ast.Name):
-            self.bind(target.id, value)
+            self.bind(target.id, value, node, fresh)
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = list(value) if isinstance(value, (tuple, list)) else None
             if values is None or len(values) != len(target.elts):
                 self.refuse(node, "unpacking a value that is not a tuple of the same length")
             for t, v in zip(target.elts, values):
-                self.assign_targets(t, v, node)
+                self.assign_targets(t, v, node, fresh)
+        elif isinstance(target, ast.Subscript):
+            self.refuse(node, "assigning to x[...] (PyPTO's slice assignment; write with pl.store)")
         else:
             self.refuse(node, f"assigning to {type(target).__name__} (assign to a name)")
+
+    # -- statements --------------------------------------------------------------
 
     def statement(self, s, last):
         if isinstance(s, ast.Expr):
             self.eval(s.value)
         elif isinstance(s, (ast.Assign, ast.AnnAssign)):
-            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
-            if s.value is None:
-                return  # a bare annotation declares nothing to trace
-            if len(targets) != 1:
-                self.refuse(s, "chained assignment (a = b = ...)")
-            self.target = targets[0].id if isinstance(targets[0], ast.Name) else None
-            try:
-                value = self.eval(s.value)
-            finally:
-                self.target = None
-            self.assign_targets(targets[0], value, s)
+            self.assignment(s)
         elif isinstance(s, ast.AugAssign):
             if not isinstance(s.target, ast.Name):
                 self.refuse(s, "augmented assignment to anything but a name")
             binop = ast.BinOp(left=ast.Name(s.target.id, ast.Load()), op=s.op, right=s.value)
             ast.copy_location(binop, s)
             ast.fix_missing_locations(binop)
-            self.bind(s.target.id, self.eval(binop))
+            self.bind(s.target.id, self.eval(binop), s)
         elif isinstance(s, ast.For):
             self.loop(s)
         elif isinstance(s, ast.If):
-            self.branch(s)
+            self.branch(s, last)
         elif isinstance(s, ast.Return):
-            if not last:
-                self.refuse(s, "return before the end of the function")
-            if s.value is not None:
-                self.eval(s.value)  # PyPTO's kernels return their outputs: written in place
+            self.return_(s, last)
         elif isinstance(s, ast.Pass):
             pass
         else:
-            kind = {
-                ast.While: "while loops",
-                ast.Break: "break",
-                ast.Continue: "continue",
-                ast.With: "with blocks",
-                ast.Try: "try blocks",
-                ast.FunctionDef: "nested functions",
-                ast.Raise: "raise",
-                ast.Delete: "del",
-                ast.Global: "global",
-                ast.Nonlocal: "nonlocal",
-                ast.Import: "import",
-                ast.ImportFrom: "import",
-            }
-            self.refuse(
-                s,
-                kind.get(type(s), f"the statement {type(s).__name__}")
-                + " in a traced function (use pl.range and if)",
-            )
+            what = _STATEMENT_NAMES.get(type(s), f"the statement {type(s).__name__}")
+            self.refuse(s, what + " in a traced function (use pl.range and if)")
+
+    def assignment(self, s):
+        targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+        if s.value is None:
+            return  # a bare annotation declares nothing to trace
+        if len(targets) != 1:
+            self.refuse(s, "chained assignment (a = b = ...)")
+        self.target = targets[0].id if isinstance(targets[0], ast.Name) else None
+        try:
+            value = self.eval(s.value)
+        finally:
+            self.target = None
+        # pl.yield_'s results are the loop's carried variables: bound as is.
+        fresh = value is self.last_yield
+        self.last_yield = _MISSING
+        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
+            self.declare(s.target.id, s.annotation, value)
+        self.assign_targets(targets[0], value, s, fresh)
+
+    def declare(self, name, annotation, value):
+        """`name: pl.Scalar[dtype] = 0`: a number that becomes a traced scalar
+        (when a loop carries it) gets `dtype`."""
+        try:
+            declared = self.eval(annotation)
+        except Exception:  # noqa: BLE001  (PyPTO's local annotations are not evaluated by Python)
+            return
+        if isinstance(declared, ParamType) and declared.kind == "scalar":
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                self.declared[name] = declared.dtype
+
+    def return_(self, s, last):
+        if not last:
+            where = "inside a for loop" if self.in_loop() else "before the end of the function"
+            self.refuse(s, f"return {where} (a return ends the function or a branch of an if)")
+        value = None if s.value is None else self.eval(s.value)
+        self.returns.append(value)  # PyPTO's functions return their outputs: written in place
+
+    # -- loops -------------------------------------------------------------------
 
     def loop(self, s):
-        from .language import range as pl_range
+        from .language import _Range
 
         call = s.iter
-        if not (isinstance(call, ast.Call) and self.eval(call.func) is pl_range):
+        pl_range = self.eval(call.func) if isinstance(call, ast.Call) else None
+        if not isinstance(pl_range, _Range):
             self.refuse(s, "a for loop over anything but pl.range(...)")
         if s.orelse:
             self.refuse(s, "for ... else")
-        if not isinstance(s.target, ast.Name):
-            self.refuse(s, "a for loop whose target is not one name")
         args = [self.eval(a) for a in call.args]
         kwargs = {k.arg: self.eval(k.value) for k in call.keywords}
+        init = kwargs.pop("init_values", None)
         start, stop, step = pl_range.bounds(*args, **kwargs)
+        index, names = self.loop_targets(s, init)
+        carried = [self.carried_variable(v, s) for v in init] if init is not None else []
+        scope = {"kind": "loop", "node": s, "iter": carried if init is not None else None}
+        scope["carried"] = self.implicitly_carried(s, {index, *names})
+        scope["yielded"] = False
 
         def body(i):
-            self.env[s.target.id] = i
+            self.env[index] = i
+            self.env.update(zip(names, carried))
             self.block(s.body)
 
-        _core.range(start, stop, step, body)
+        self.scopes.append(scope)
+        try:
+            _core.range(start, stop, step, body)
+        finally:
+            self.scopes.pop()
+        if init is not None and not scope["yielded"]:
+            self.refuse(s, "a for loop with init_values whose body does not end in pl.yield_(...)")
 
-    def branch(self, s):
+    def loop_targets(self, s, init):
+        """The loop variable's name and the names of the carried values."""
+        t = s.target
+        if init is None:
+            if not isinstance(t, ast.Name):
+                self.refuse(s, "a for loop whose target is not one name (without init_values)")
+            return t.id, []
+        if not isinstance(init, (tuple, list)):
+            self.refuse(s, "pl.range(..., init_values=...) takes a tuple or list of values")
+        ok = isinstance(t, ast.Tuple) and len(t.elts) == 2 and isinstance(t.elts[0], ast.Name)
+        inner = t.elts[1] if ok else None
+        if isinstance(inner, ast.Name) and len(init) == 1:
+            return t.elts[0].id, [inner.id]
+        if not (isinstance(inner, ast.Tuple) and all(isinstance(e, ast.Name) for e in inner.elts)):
+            self.refuse(s, "a for loop with init_values whose target is not `i, (a, b, ...)`")
+        if len(inner.elts) != len(init):
+            self.refuse(
+                s,
+                f"{len(inner.elts)} loop-carried names for {len(init)} init_values (give one each)",
+            )
+        return t.elts[0].id, [e.id for e in inner.elts]
+
+    def carried_variable(self, value, node):
+        """The variable one of init_values starts: a new one (the loop writes it)."""
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return _new_scalar(value)
+        if not isinstance(value, _HANDLES):
+            self.refuse(
+                node, f"init_values holding {_describe(value)} (give traced values or numbers)"
+            )
+        held = any(v is value for v in self.env.values())
+        return _copy(value) if held else value
+
+    def implicitly_carried(self, s, loop_names):
+        """The names this loop's body reads, then assigns: each stays one
+        variable with one kind, dtype and shape; a Python number becomes a
+        traced scalar (the body is read once, so it could not count)."""
+        assigned = _assignment_counts(s.body)
+        carried = {}
+        for name in sorted(_read_before_written(s.body) & set(assigned) - loop_names):
+            if name not in self.env:
+                continue
+            value = self.env[name]
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = self.env[name] = _new_scalar(value, self.declared.get(name))
+            elif not isinstance(value, _HANDLES):
+                self.refuse(
+                    s,
+                    f"'{name}' is carried by this loop (read, then assigned in its body) but holds "
+                    f"{_describe(value)}; the body is read once, so it would keep one value "
+                    "(make it a traced value, or give the new value another name)",
+                )
+            carried[name] = _describe(value)
+        return carried
+
+    def yield_values(self, values):
+        """pl.yield_(...): the values of this iteration's carried variables
+        (in a loop with init_values), or an if's result."""
+        scope = self.scopes[-1] if self.scopes else None
+        if scope is None:
+            raise UnsupportedError(
+                "not supported by anyp: pl.yield_ outside a for loop with init_values (or an if "
+                "on a traced scalar)"
+            )
+        if scope["kind"] == "if":
+            return values[0] if len(values) == 1 else tuple(values)
+        carried = scope["iter"]
+        if carried is None:
+            raise UnsupportedError(
+                "not supported by anyp: pl.yield_ in a for loop without init_values "
+                "(rebind the name instead, or give the loop init_values)"
+            )
+        if len(values) != len(carried):
+            raise TypeError(f"pl.yield_ got {len(values)} values for {len(carried)} init_values")
+        for k, (variable, value) in enumerate(zip(carried, values)):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = _new_scalar(value)
+            if _describe(value) != _describe(variable):
+                raise UnsupportedError(
+                    f"not supported by anyp: pl.yield_ value {k} is {_describe(value)}, but the "
+                    f"loop carries {_describe(variable)} there; a loop-carried value keeps its "
+                    "kind, dtype and shape"
+                )
+            _core.assign(variable, value)
+        scope["yielded"] = True
+        self.last_yield = carried[0] if len(carried) == 1 else tuple(carried)
+        return self.last_yield
+
+    # -- branches ----------------------------------------------------------------
+
+    def branch(self, s, last):
         test = self.eval(s.test)
         if isinstance(test, _core.Scalar):
-            _core.if_(test, lambda: self.block(s.body), lambda: self.block(s.orelse))
+            self.traced_branch(s, test, last)
         elif isinstance(test, _HANDLES):
             self.refuse(s.test, "an if on a tensor or tile (test a scalar)")
         elif test:
-            self.block(s.body)
+            self.block(s.body, tail=last)
         else:
-            self.block(s.orelse)
+            self.block(s.orelse, tail=last)
+
+    def traced_branch(self, s, test, last):
+        before = dict(self.env)
+        ran = {}
+
+        def then_body():
+            self.block(s.body, tail=last)
+            ran["then"] = dict(self.env)
+
+        def else_body():
+            if "then" in ran:  # the else branch starts from the names before the if
+                self.env.update(before)
+            self.block(s.orelse, tail=last)
+            ran["else"] = True
+
+        self.scopes.append({"kind": "if", "node": s})
+        try:
+            _core.if_(test, then_body, else_body)
+        finally:
+            self.scopes.pop()
+        if "then" in ran and "else" in ran:
+            self.merge(s, ran["then"])
+
+    def merge(self, s, then_env):
+        """After both branches: a name holds one thing whichever ran."""
+        for name, a in then_env.items():
+            b = self.env.get(name, _MISSING)
+            if a is b or b is _MISSING or _same_python_value(a, b):
+                continue
+            self.refuse(
+                s,
+                f"'{name}' is {_describe(a)} after the then branch of this if on a traced scalar "
+                f"and {_describe(b)} after its else branch; a name keeps its kind, dtype and shape "
+                "across the branches (or give it another name)",
+            )
+
+    def result_map(self, handles):
+        """How a call's result is made from its arguments: the function's
+        return, with each returned parameter as its position."""
+
+        def of(value):
+            if isinstance(value, (tuple, list)):
+                return tuple(of(v) for v in value)
+            for i, h in enumerate(handles):
+                if h is value:
+                    return ("arg", i)
+            return ("none",)
+
+        maps = [of(v) for v in self.returns]
+        return maps[0] if maps and all(m == maps[0] for m in maps) else ("none",)
+
+
+def _build_result(mapping, args):
+    if isinstance(mapping, tuple) and mapping and isinstance(mapping[0], tuple):
+        return tuple(_build_result(m, args) for m in mapping)
+    if mapping == ():
+        return ()
+    return args[mapping[1]] if mapping[0] == "arg" else None
 
 
 # ---- decorated functions ------------------------------------------------------------
 
 
 class JitFunction:
-    """A @pl.jit.incore / @pl.jit / @pl.jit.host function."""
+    """A @pl.jit.incore / @pl.jit / @pl.jit.host function, or a @pl.function
+    (in a @pl.program class, a method: its `self` is the program)."""
 
     def __init__(self, fn, level):
         self.fn, self.level = fn, level
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
+        self.program = None
         self.source = _Source(fn)
         self.tree_def = self.source.tree.body[0]
-        signature = inspect.signature(fn)
+        parameters = list(inspect.signature(fn).parameters.values())
+        self.is_method = bool(parameters) and parameters[0].name == "self"
+        self.is_method = self.is_method and parameters[0].annotation is inspect.Parameter.empty
         self.param_names, self.params = [], []
-        for p in signature.parameters.values():
+        for p in parameters[1:] if self.is_method else parameters:
             t = p.annotation
-            if not isinstance(t, ParamType):
-                where, snippet = self.source.where(self.tree_def)
-                raise _core.CompileError(
-                    f"{where}: function '{fn.__name__}', parameter '{p.name}': annotate it with "
-                    f"pl.Tensor[[shape], dtype], pl.Out[...], pl.InOut[...], "
-                    f"pld.DistributedTensor[[shape], dtype] or pl.Scalar[dtype]\n{snippet}"
-                )
+            if not isinstance(t, ParamType) or t.kind == "tile":
+                self._refuse_annotation(p.name, t)
             self.param_names.append(p.name)
             self.params.append(_core.param(p.name, t.kind, t.shape, t.dtype, t.intent))
         self._definition = None
-        self._compiled = {}
+        self._result = ("none",)
+
+    def _refuse_annotation(self, name, annotation):
+        where, snippet = self.source.where(self.tree_def)
+        if isinstance(annotation, ParamType):  # a tile
+            what = "not supported by anyp: a pl.Tile parameter (pass a tensor and pl.load it)"
+        else:
+            what = (
+                "annotate it with pl.Tensor[[shape], dtype], pl.Out[...], pl.InOut[...], "
+                "pld.DistributedTensor[[shape], dtype] or pl.Scalar[dtype]"
+            )
+        error = _core.CompileError(
+            f"{where}: function '{self.__name__}', parameter '{name}': {what}\n{snippet}"
+        )
+        error._anyp_frames = [(self.source, self.tree_def, self.__name__)]
+        raise error
 
     def definition(self):
         if self._definition is None:
+            if self.is_method and self.program is None:
+                raise UnsupportedError(
+                    f"not supported by anyp: '{self.__name__}' takes self but is not in a "
+                    "@pl.program class"
+                )
 
             def body(handles):
-                _walkers.append(_Walker(self, handles))
+                walker = _Walker(self, handles)
+                _walkers.append(walker)
                 try:
-                    _walkers[-1].run()
+                    walker.run()
                 finally:
                     _walkers.pop()
+                self._result = walker.result_map(list(handles))
 
             self._definition = _core.define(self.fn.__name__, self.level, self.params, body)
         return self._definition
@@ -377,8 +863,21 @@ class JitFunction:
 
     def __call__(self, *args, device=None, config=None, **kwargs):
         if tracing():
-            _core.call(self.definition(), self._ordered(args, kwargs), device)
-            return None
+            return self._record_call(args, kwargs, device)
+        return self._run(*args, config=config, **kwargs)
+
+    def _record_call(self, args, kwargs, device):
+        if self.level == "subworker":
+            raise UnsupportedError(
+                f"not supported by anyp: calling '{self.__name__}', a host SubWorker function "
+                "(a Python callback in the host); check results after the run instead"
+            )
+        ordered = self._ordered(args, kwargs)
+        _core.call(self.definition(), ordered, device)
+        return _build_result(self._result, ordered)
+
+    @_user_facing
+    def _run(self, *args, config=None, **kwargs):
         if self.level != "host":
             raise UnsupportedError(
                 f"'{self.fn.__name__}' is a {self.level} function: call it from a traced "
@@ -386,21 +885,194 @@ class JitFunction:
             )
         # Compile on first call (per shapes and config), then run.
         compiled = self.compile(*args, config=config, **kwargs)
-        compiled(*args, **kwargs)
+        compiled(*args, **_tensor_kwargs(kwargs))
         return compiled
 
+    @_user_facing
     def compile(self, *args, config=None, **kwargs):
         from .ir.distributed_compiled_program import CompiledProgram
-        from .runtime import RunConfig
 
         if self.level != "host":
             raise UnsupportedError(
                 f"only a @pl.jit.host function compiles; '{self.fn.__name__}' " f"is {self.level}"
             )
-        config = config or RunConfig()
+        config = _run_config(config, kwargs)
+        if not args and not kwargs and self.param_names:
+            return LazyCompiled(self, config)  # PyPTO's ir.compile(program, platform=...)
         ordered = self._ordered(args, kwargs)
         native = _core.compile(self.definition(), ordered, self.param_names, config.to_dict())
         return CompiledProgram(self, native, config)
 
     def ir_text(self):
         return _core.ir_text(self.definition())
+
+
+# PyPTO's compile keywords (ir.compile(program, platform=..., ...)): those
+# that change nothing on anyp are accepted and ignored.
+_COMPILE_KEYWORDS = ("platform", "distributed_config", "output_dir")
+_IGNORED_COMPILE_KEYWORDS = (
+    "strategy",
+    "dump_passes",
+    "backend_type",
+    "skip_ptoas",
+    "save_kernels",
+    "pipeline",
+    "chunk_rows",
+    "runtime_profiling",
+    "device_id",
+)
+
+
+def _run_config(config, kwargs):
+    """The RunConfig of a compile: `config=`, or PyPTO's ir.compile keywords
+    (taken out of `kwargs`, which keeps the tensors)."""
+    from .runtime import RunConfig
+
+    given = {k: kwargs.pop(k) for k in _COMPILE_KEYWORDS if k in kwargs}
+    for k in _IGNORED_COMPILE_KEYWORDS:
+        kwargs.pop(k, None)
+    if config is not None and given:
+        raise TypeError(f"compile: give config= or {', '.join(given)}, not both")
+    return config or RunConfig(**given)
+
+
+def _tensor_kwargs(kwargs):
+    return {k: v for k, v in kwargs.items() if k not in _COMPILE_KEYWORDS}
+
+
+class LazyCompiled:
+    """PyPTO's `ir.compile(program, platform=..., distributed_config=...)`
+    without tensors: the program compiles on its first call, for the shapes
+    of that call's tensors (and again for other shapes; the plan cache keeps
+    each)."""
+
+    def __init__(self, function, config):
+        self._function, self.config = function, config
+        self._compiled = None
+
+    @property
+    def output_dir(self):
+        return self._compiled.output_dir if self._compiled else self.config.output_dir
+
+    @_user_facing
+    def __call__(self, *args, config=None, **kwargs):
+        self._compiled = self._function.compile(*args, config=self.config, **kwargs)
+        self._compiled(*args, config=config, **kwargs)
+
+
+# ---- @pl.program classes ------------------------------------------------------------
+
+_INCORE_TYPES = ("InCore", "AIC", "AIV")
+
+
+def function_level(type=None, level=None, role=None):
+    """A @pl.function's anyp level from PyPTO's type / level / role."""
+    level_name = getattr(level, "name", level)
+    role_name = getattr(role, "name", role)
+    type_name = getattr(type, "name", type) or "Opaque"
+    if level_name == "HOST":
+        return "subworker" if role_name in ("SubWorker", "Worker") else "host"
+    if level_name in ("AIV", "AIC", "CORE_GROUP"):
+        return "incore"
+    if level_name not in (None, "CHIP"):
+        raise UnsupportedError(f"not supported by anyp: @pl.function(level=pl.Level.{level_name})")
+    if type_name in _INCORE_TYPES:
+        return "incore"
+    if type_name in ("Orchestration", "Opaque"):
+        return "orchestration"
+    raise UnsupportedError(f"not supported by anyp: @pl.function(type=pl.FunctionType.{type_name})")
+
+
+class Program:
+    """A @pl.program class: its @pl.function methods, called as self.f(...).
+    The entry is its host orchestrator (@pl.function(level=pl.Level.HOST,
+    role=pl.Role.Orchestrator)); it compiles and runs as a @pl.jit.host
+    function does."""
+
+    def __init__(self, cls):
+        self.__name__ = cls.__name__
+        self.__qualname__ = cls.__qualname__
+        self.__doc__ = cls.__doc__
+        self.functions = {}
+        self._host = None
+        for name, member in vars(cls).items():
+            if isinstance(member, JitFunction):
+                member.program = self
+                self.functions[name] = member
+
+    def __getattr__(self, name):
+        functions = self.__dict__.get("functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(f"@pl.program '{self.__name__}' has no @pl.function '{name}'")
+
+    def entry(self):
+        """The host orchestrator; without one, a one-device program (PyPTO's
+        L2 form) whose orchestration function no other one calls runs it on
+        device 0."""
+        hosts = [f for f in self.functions.values() if f.level == "host"]
+        if len(hosts) == 1:
+            return hosts[0]
+        roots = [f for f in self._uncalled() if f.level == "orchestration"]
+        if not hosts and len(roots) == 1:
+            if self._host is None:
+                self._host = _DeviceZeroHost(self.__name__, roots[0])
+            return self._host
+        found = ", ".join(f.__name__ for f in hosts) or "none"
+        raise UnsupportedError(
+            f"not supported by anyp: @pl.program '{self.__name__}' needs exactly one "
+            "@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator) entry (found "
+            f"{found}), or one orchestration function that no other one calls"
+        )
+
+    def _uncalled(self):
+        called = set()
+        for f in self.functions.values():
+            for node in ast.walk(f.tree_def):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "self"
+                ):
+                    called.add(node.attr)
+        return [f for name, f in self.functions.items() if name not in called]
+
+    @_user_facing
+    def compile(self, *args, config=None, **kwargs):
+        return self.entry().compile(*args, config=config, **kwargs)
+
+    def __call__(self, *args, config=None, **kwargs):
+        return self.entry()(*args, config=config, **kwargs)
+
+    def ir_text(self):
+        return self.entry().ir_text()
+
+
+class _DeviceZeroHost(JitFunction):
+    """The host of a one-device program: calls its orchestration function
+    `orch` with the host's tensors on device 0 (P = 1)."""
+
+    def __init__(self, name, orch):  # noqa: super().__init__ reads a source; this has none
+        self.fn, self.level, self.program, self.orch = orch.fn, "host", orch.program, orch
+        self.__name__, self.__doc__ = name, orch.__doc__
+        self.source, self.tree_def, self.is_method = orch.source, orch.tree_def, False
+        self.param_names, self.params = list(orch.param_names), list(orch.params)
+        self._definition, self._result = None, ("none",)
+
+    def definition(self):
+        if self._definition is None:
+
+            def body(handles):
+                _core.call(self.orch.definition(), list(handles), 0)
+
+            self._definition = _core.define(self.__name__, "host", self.params, body)
+        return self._definition
+
+    def compile(self, *args, config=None, **kwargs):
+        """As a host function's; without device_ids, on device 0 alone."""
+        from .ir.distributed_compiled_program import DistributedConfig
+
+        config = copy.copy(_run_config(config, kwargs))
+        if config.distributed_config.device_ids is None:
+            config.distributed_config = DistributedConfig(device_ids=[0])
+        return JitFunction.compile(self, *args, config=config, **kwargs)

@@ -1,7 +1,9 @@
 """anyp._types — the parameter annotations: pl.Tensor[[shape], dtype],
 pl.Out[...], pl.InOut[...], pld.DistributedTensor[[shape], dtype] and
 pl.Scalar[dtype]. Python evaluates them when the function is defined; the
-front-end turns them into the C++ core's parameter declarations."""
+front-end turns them into the C++ core's parameter declarations.
+pl.Tile[[shape], dtype] exists for PyPTO's return annotations (`-> pl.Tile[...]`)
+and local annotations; a tile is not a parameter on anyp."""
 
 from . import _core
 
@@ -61,6 +63,7 @@ class _ScalarAnnotation:
 
 
 Tensor = _TensorAnnotation("tensor", "pl.Tensor")
+Tile = _TensorAnnotation("tile", "pl.Tile")
 DistributedTensor = _TensorAnnotation("dist", "pld.DistributedTensor")
 Out = _IntentAnnotation("out", "pl.Out")
 InOut = _IntentAnnotation("inout", "pl.InOut")

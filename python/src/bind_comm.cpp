@@ -1,8 +1,13 @@
 // bind_comm.cpp — anyp._core's communication ops beyond notify/wait and
-// put/get: remote tile load/store, the builtin collectives and comm
-// domains (pld.tile, pld.tensor, pld in the Python package).
+// whole-window put/get: tile RMA (remote_load / remote_store), the region
+// forms of put/get, the builtin collectives (barrier, allreduce, broadcast,
+// allgather, reduce_scatter, all_to_all, all_to_all_v) and comm domains.
+// The Python wrappers with PyPTO's names and keywords are in
+// anyp/language/distributed/{tile,tensor,__init__}.py.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+
+#include <string>
 
 #include "anyp/anyp.hpp"
 #include "bindings.hpp"
@@ -11,7 +16,140 @@
 namespace py = pybind11;
 
 namespace anyp::python {
+namespace {
 
-void bind_comm(py::module_& m) { (void)m; }
+// "mesh" / "ring" (PyPTO's allreduce mode strings) as anyp's enum.
+pld::AllreduceMode allreduce_mode(const std::string& mode) {
+  if (mode == "mesh") return pld::AllreduceMode::Mesh;
+  if (mode == "ring") return pld::AllreduceMode::Ring;
+  throw CompileError(
+      "compile error: pld.tensor.allreduce: mode must be \"mesh\" or \"ring\", got \"" + mode +
+      "\"");
+}
+
+// ---- tile RMA ------------------------------------------------------------------
+
+pl::Tile remote_load(const pl::Value& view, const py::handle& peer, const py::sequence& offsets,
+                     const py::sequence& tile_shape, const py::object& valid_shape) {
+  if (valid_shape.is_none()) {
+    return pld::tile::remote_load(view, scalar_arg(peer), index(offsets), shape(tile_shape));
+  }
+  return pld::tile::remote_load(view, scalar_arg(peer), index(offsets), shape(tile_shape),
+                                shape(valid_shape.cast<py::sequence>()));
+}
+
+void remote_store(const pl::Tile& tile, const pl::Value& view, const py::handle& peer,
+                  const py::sequence& offsets, pld::AtomicType atomic) {
+  pld::tile::remote_store(tile, view, scalar_arg(peer), index(offsets), atomic);
+}
+
+// ---- region put / get --------------------------------------------------------------
+
+void put_region(const pl::Value& dst, const py::handle& peer, const pl::Value& src,
+                const py::sequence& dst_offsets, const py::sequence& src_offsets,
+                const py::sequence& region, pld::AtomicType atomic) {
+  pld::tensor::put(dst, scalar_arg(peer), src, index(dst_offsets), index(src_offsets),
+                   shape(region), atomic);
+}
+
+void get_region(const pl::Value& dst, const py::handle& peer, const pl::Value& src,
+                const py::sequence& dst_offsets, const py::sequence& src_offsets,
+                const py::sequence& region, pld::AtomicType atomic) {
+  pld::tensor::get(dst, scalar_arg(peer), src, index(dst_offsets), index(src_offsets),
+                   shape(region), atomic);
+}
+
+// ---- collectives -------------------------------------------------------------------
+
+// allreduce(data, signal or None, op, mode, core_num or None): without a
+// signal, the host form with a synthesized one (mesh only).
+pl::Value allreduce(const pl::Value& data, const py::object& signal, pld::ReduceOp op,
+                    const std::string& mode, const py::object& core_num) {
+  const pld::AllreduceMode m = allreduce_mode(mode);
+  if (signal.is_none()) {
+    if (m != pld::AllreduceMode::Mesh) {
+      throw CompileError(
+          "compile error: pld.tensor.allreduce: mode=\"ring\" needs an explicit signal "
+          "([2 * (NR - 1), NR] INT32); only the mesh allreduce synthesizes one");
+    }
+    if (!core_num.is_none()) {
+      throw CompileError(
+          "compile error: pld.tensor.allreduce: core_num needs an explicit [NR, S] signal "
+          "(S >= core_num) on anyp");
+    }
+    return pld::tensor::allreduce(data, op);
+  }
+  const auto& sig = signal.cast<const pl::Value&>();
+  if (!core_num.is_none()) {
+    if (m != pld::AllreduceMode::Mesh) {
+      throw CompileError("compile error: pld.tensor.allreduce: core_num is for mode=\"mesh\" only");
+    }
+    return pld::tensor::allreduce(data, sig, pld::core_num(scalar_arg(core_num)), op);
+  }
+  return pld::tensor::allreduce(data, sig, op, m);
+}
+
+pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
+                       const pl::Value& recv_counts, const pl::Value& signal,
+                       const py::object& core_num) {
+  if (core_num.is_none()) {
+    return pld::tensor::all_to_all_v(src, send_counts, dst, recv_counts, signal);
+  }
+  return pld::tensor::all_to_all_v(src, send_counts, dst, recv_counts, signal,
+                                   pld::core_num(scalar_arg(core_num)));
+}
+
+void bind_collectives(py::module_& m) {
+  py::enum_<pld::ReduceOp>(m, "ReduceOp")
+      .value("Sum", pld::ReduceOp::Sum)
+      .value("Max", pld::ReduceOp::Max)
+      .value("Min", pld::ReduceOp::Min)
+      .value("Prod", pld::ReduceOp::Prod);
+  m.def("barrier", [](const pl::Value& signal) { return pld::tensor::barrier(signal); });
+  m.def("host_barrier", [] { pld::tensor::barrier(); });
+  m.def("allreduce", &allreduce);
+  m.def("broadcast", [](const pl::Value& data, const pl::Value& signal, const py::handle& root) {
+    return pld::tensor::broadcast(data, signal, scalar_arg(root));
+  });
+  m.def("allgather", [](const pl::Value& src, const pl::Value& dst, const pl::Value& signal) {
+    return pld::tensor::allgather(src, dst, signal);
+  });
+  m.def("reduce_scatter", [](const pl::Value& data, const pl::Value& signal, pld::ReduceOp op) {
+    return pld::tensor::reduce_scatter(data, signal, op);
+  });
+  m.def("all_to_all", [](const pl::Value& src, const pl::Value& dst, const pl::Value& signal) {
+    return pld::tensor::all_to_all(src, dst, signal);
+  });
+  m.def("all_to_all_v", &all_to_all_v);
+}
+
+// ---- comm domains (host) --------------------------------------------------------------
+
+void bind_domains(py::module_& m) {
+  py::class_<pld::CommDomain>(m, "CommDomain");
+  m.def("comm_domain", [](const std::string& name) { return pld::comm_domain(name); });
+  m.def("comm_group", [](const pld::CommDomain& d, const py::handle& first, const py::handle& count,
+                         const py::handle& stride) {
+    pld::comm_group(d, scalar_arg(first), scalar_arg(count), scalar_arg(stride));
+  });
+  m.def("comm_group_ranks", [](const pld::CommDomain& d, const py::sequence& ranks) {
+    pld::comm_group(d, index(ranks));
+  });
+  m.def("alloc_domain_window_buffer", [](const std::string& name, const py::sequence& s,
+                                         anyp::DType dtype, const pld::CommDomain& d) {
+    return pld::alloc_window_buffer(name, shape(s), dtype, d);
+  });
+}
+
+}  // namespace
+
+void bind_comm(py::module_& m) {
+  m.def("remote_load", &remote_load);
+  m.def("remote_store", &remote_store);
+  m.def("put_region", &put_region);
+  m.def("get_region", &get_region);
+  bind_collectives(m);
+  bind_domains(m);
+}
 
 }  // namespace anyp::python

@@ -1,17 +1,25 @@
 // bind_run.cpp — anyp._core's compile and run: RunConfig from a dict,
 // torch/numpy arrays as zero-copy views (tensor_views.hpp), the compiled
-// program, and a C++-side timing loop (the baseline of
-// bench/python_bench.py).
+// program and its RunStats, a C++-side timing loop (the baseline of
+// bench/python_bench.py), and the example command line's pieces that
+// anyp.runtime.cli uses so that a Python example prints exactly what its
+// C++ twin prints: the C++ parse() of the flags, InputGenerator, the golden
+// checks' messages, --dump-outputs, the cost card, the timeline, the Chrome
+// trace and the --explore replay command (include/anyp/example_cli.hpp).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "anyp/anyp.hpp"
+#include "anyp/engines.hpp"
+#include "anyp/example_cli.hpp"
+#include "anyp/timeline_output.hpp"
 #include "bindings.hpp"
 #include "tensor_views.hpp"
 
@@ -40,6 +48,26 @@ RunConfig run_config(const py::dict& c) {
       config.output_dir = value.cast<std::string>();
     } else if (key == "workers") {
       config.workers = value.cast<int>();
+    } else if (key == "deterministic") {
+      config.deterministic = value.cast<bool>();
+    } else if (key == "schedule_seed") {
+      config.schedule_seed = value.cast<std::uint64_t>();
+    } else if (key == "pct_enabled") {
+      config.pct.enabled = value.cast<bool>();
+    } else if (key == "pct_seed") {
+      config.pct.seed = value.cast<std::uint64_t>();
+    } else if (key == "pct_depth") {
+      config.pct.depth = value.cast<int>();
+    } else if (key == "pct_steps") {
+      config.pct.steps = value.cast<std::int64_t>();
+    } else if (key == "preempt_budget") {
+      config.preempt_budget = value.cast<std::int64_t>();
+    } else if (key == "memory_limit") {
+      config.memory_limit = value.cast<std::int64_t>();
+    } else if (key == "timeline") {
+      config.timeline = value.cast<bool>();
+    } else if (key == "model_file") {
+      config.model_file = value.cast<std::string>();
     } else {
       throw ConfigError("config error: RunConfig field '" + key + "' is not known to anyp");
     }
@@ -86,10 +114,10 @@ Compiled compile(const FunctionRef& fn, const py::sequence& args,
   return Compiled{host.compile(a.refs, run_config(config)), names, fn.name()};
 }
 
-void run(const Compiled& c, const py::sequence& args) {
+RunStats run(const Compiled& c, const py::sequence& args) {
   Arguments a = arguments(args, c.names, c.function);
   py::gil_scoped_release release;  // the run calls no Python
-  c.program.run(a.refs);
+  return c.program.run(a.refs);
 }
 
 // Seconds per run of `runs` back-to-back runs from C++ (the baseline of
@@ -103,12 +131,164 @@ double seconds_per_run(const Compiled& c, const py::sequence& args, int runs) {
   return took.count() / std::max(1, runs);
 }
 
+// ---- the example command line (anyp.runtime.cli) ------------------------------
+
+// The C++ example command line's parse() of `argv` against `spec` (a dict:
+// name, step, modes, ops, default_devices, has_fixed): the Options, or the
+// message of the usage error (a str).
+py::object parse_options(const std::vector<std::string>& argv, const py::dict& spec) {
+  cli::ExampleSpec s;
+  s.name = spec["name"].cast<std::string>();
+  s.step = spec["step"].cast<int>();
+  s.modes = spec["modes"].cast<std::vector<std::string>>();
+  s.ops = spec["ops"].cast<std::vector<std::string>>();
+  s.default_devices = spec["default_devices"].cast<std::vector<std::int64_t>>();
+  s.has_fixed = spec["has_fixed"].cast<bool>();
+  std::vector<const char*> args;
+  for (const std::string& a : argv) args.push_back(a.c_str());
+  try {
+    return py::cast(cli::parse(static_cast<int>(args.size()), args.data(), s));
+  } catch (const cli::UsageError& e) {
+    return py::str(e.message);
+  } catch (const cli::HelpRequested& help) {
+    return py::str(help.usage);
+  }
+}
+
+// A golden check: "" when it passed, else the message C++ prints.
+std::string check_message(bool exact, const std::string& name, const py::handle& out,
+                          const py::handle& golden, std::int64_t world_size) {
+  const HostTensor o = tensor_view(out, "cli.check", name);
+  const HostTensor g = tensor_view(golden, "cli.check", name + " (golden)");
+  const bool ok = exact ? equal_exact(o, g) : allclose(o, g, 1e-5, 1e-5);
+  return ok ? std::string() : cli::mismatch_message(name, o, g, world_size);
+}
+
+// The InputGenerator's next values, written into `tensor` in place (its
+// shape and dtype are the uniform() call's).
+void fill_uniform(InputGenerator& gen, const py::handle& tensor) {
+  const HostTensor view = tensor_view(tensor, "cli.InputGenerator.uniform", "tensor");
+  const HostTensor values = gen.uniform(view.shape(), view.dtype());
+  if (values.nbytes() > 0) std::memcpy(view.data(), values.data(), values.nbytes());
+}
+
+const Timeline& timeline_of(const RunStats& stats, const char* what) {
+  if (!stats.timeline) {
+    throw ConfigError(std::string(what) +
+                      ": the run has no modeled timeline (RunConfig::timeline was off)");
+  }
+  return *stats.timeline;
+}
+
+void bind_stats(py::module_& m) {
+  py::class_<RankCost>(m, "RankCost")
+      .def_readonly("bytes_in", &RankCost::bytes_in)
+      .def_readonly("bytes_out", &RankCost::bytes_out)
+      .def_readonly("rma", &RankCost::rma)
+      .def_readonly("notifies", &RankCost::notifies)
+      .def_readonly("local_notifies", &RankCost::local_notifies)
+      .def_readonly("waits", &RankCost::waits)
+      .def("__eq__", [](const RankCost& a, const RankCost& b) { return a == b; })
+      .def("__repr__", [](const RankCost& c) {
+        return "RankCost(bytes_in=" + std::to_string(c.bytes_in) +
+               ", bytes_out=" + std::to_string(c.bytes_out) + ", rma=" + std::to_string(c.rma) +
+               ", notifies=" + std::to_string(c.notifies) +
+               ", local_notifies=" + std::to_string(c.local_notifies) +
+               ", waits=" + std::to_string(c.waits) + ")";
+      });
+  py::class_<RunStats>(m, "RunStats")
+      .def_readonly("cost", &RunStats::cost)
+      .def("total", [](const RunStats& s) { return s.total(); })
+      .def_readonly("instructions", &RunStats::instructions)
+      .def_readonly("parks", &RunStats::parks)
+      .def_readonly("preemptions", &RunStats::preemptions)
+      .def_readonly("schedule_steps", &RunStats::schedule_steps)
+      .def_readonly("workers", &RunStats::workers)
+      .def_property_readonly("has_timeline",
+                             [](const RunStats& s) { return static_cast<bool>(s.timeline); })
+      .def_property_readonly(
+          "makespan_ns",
+          [](const RunStats& s) { return timeline_of(s, "makespan_ns").makespan_ns; })
+      .def_property_readonly("rounds",
+                             [](const RunStats& s) { return timeline_of(s, "rounds").rounds; })
+      .def("memory_text", [](const RunStats& s) { return s.memory_text(); })
+      .def("cost_card", [](const RunStats& s) { return cli::cost_card(s); })
+      .def("timeline_text",
+           [](const RunStats& s) { return cli::timeline_text(timeline_of(s, "--timeline")); })
+      .def("write_chrome_trace", [](const RunStats& s, const std::string& path) {
+        cli::write_chrome_trace(timeline_of(s, "--trace"), path);
+      });
+}
+
+void bind_cli(py::module_& m) {
+  py::class_<InputGenerator>(m, "InputGenerator")
+      .def(py::init<std::uint32_t>(), py::arg("seed"))
+      .def("next", [](InputGenerator& g) { return g.next(); })
+      .def("fill_uniform", [](InputGenerator& g, const py::handle& t) { fill_uniform(g, t); });
+  py::class_<cli::Options>(m, "CliOptions")
+      .def_readonly("platform", &cli::Options::platform)
+      .def_readonly("device_ids", &cli::Options::device_ids)
+      .def_readonly("mode", &cli::Options::mode)
+      .def_readonly("op", &cli::Options::op)
+      .def_readonly("compile_only", &cli::Options::compile_only)
+      .def_readonly("fixed", &cli::Options::fixed)
+      .def_readonly("seed", &cli::Options::seed)
+      .def_readonly("workers", &cli::Options::workers)
+      .def_readonly("deterministic", &cli::Options::deterministic)
+      .def_readonly("schedule_seed", &cli::Options::schedule_seed)
+      .def_readonly("output_dir", &cli::Options::output_dir)
+      .def_readonly("cost", &cli::Options::cost)
+      .def_readonly("timeline", &cli::Options::timeline)
+      .def_readonly("trace", &cli::Options::trace)
+      .def_readonly("model", &cli::Options::model)
+      .def_readonly("check_races", &cli::Options::check_races)
+      .def_readonly("preempt_budget", &cli::Options::preempt_budget)
+      .def_readonly("memory_limit", &cli::Options::memory_limit)
+      .def_readonly("explore", &cli::Options::explore)
+      .def_readonly("explore_depth", &cli::Options::explore_depth)
+      .def_readonly("pct", &cli::Options::pct)
+      .def_readonly("pct_seed", &cli::Options::pct_seed)
+      .def_readonly("pct_steps", &cli::Options::pct_steps)
+      .def_readonly("engine", &cli::Options::engine)
+      .def_readonly("verbose", &cli::Options::verbose)
+      .def_readonly("dump_outputs", &cli::Options::dump_outputs)
+      .def_readonly("process_rank", &cli::Options::process_rank);
+  m.def("cli_parse", [](const std::vector<std::string>& argv, const py::dict& spec) {
+    return parse_options(argv, spec);
+  });
+  m.def("cli_check", [](bool exact, const std::string& name, const py::handle& out,
+                        const py::handle& golden, std::int64_t world_size) {
+    return check_message(exact, name, out, golden, world_size);
+  });
+  m.def("cli_dump_output",
+        [](const std::string& dir, const std::string& name, const py::handle& out) {
+          cli::dump_output(dir, name, tensor_view(out, "cli.dump_output", name));
+        });
+  m.def("cli_replay_command",
+        [](const std::vector<std::string>& argv, std::uint64_t seed, int depth,
+           std::int64_t steps) { return cli::replay_command(argv, seed, depth, steps); });
+  m.def("process_world", [](const std::string& engine) {
+    py::gil_scoped_release release;
+    const ProcessWorld w = process_world(engine);
+    return std::make_pair(w.rank, w.size);
+  });
+  m.def("engine_details", [](const std::string& engine) {
+    py::gil_scoped_release release;
+    return engine_details(engine);
+  });
+  m.def("available_engines", [] { return available_engines(); });
+}
+
 }  // namespace
 
 void bind_run(py::module_& m) {
+  bind_stats(m);
+  bind_cli(m);
   py::class_<Compiled>(m, "Compiled")
       .def_property_readonly("output_dir", [](const Compiled& c) { return c.program.output_dir(); })
-      .def("lowered_code", [](const Compiled& c) { return c.program.lowered_code(); });
+      .def("lowered_code", [](const Compiled& c) { return c.program.lowered_code(); })
+      .def("write_artifact",
+           [](Compiled& c, const std::string& dir) { c.program.write_artifact(dir); });
 
   m.def("compile", &compile);
   m.def("run", &run);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -19,6 +20,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -116,15 +118,22 @@ std::string shortest(double x) {
   return ec == std::errc{} ? std::string(buf, ptr) : std::to_string(x);
 }
 
-bool check(std::string_view name, bool ok, const HostTensor& out, const HostTensor& golden,
-           std::int64_t world_size) {
-  if (ok) return true;
-  err() << name << " mismatch: max diff = " << shortest(max_abs_diff(out, golden))
-        << " (P=" << world_size << ")\n";
-  return false;
+}  // namespace
+
+std::string mismatch_message(std::string_view name, const HostTensor& out, const HostTensor& golden,
+                             std::int64_t world_size) {
+  return std::string(name) + " mismatch: max diff = " + shortest(max_abs_diff(out, golden)) +
+         " (P=" + std::to_string(world_size) + ")";
 }
 
-}  // namespace
+void dump_output(const std::string& dir, std::string_view name, const HostTensor& out) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string path = (std::filesystem::path(dir) / (std::string(name) + ".bin")).string();
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.nbytes()));
+  if (!file) throw std::runtime_error("--dump-outputs: cannot write '" + path + "'");
+}
 
 RunConfig Options::config() const {
   RunConfig config;
@@ -268,6 +277,10 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
       ->capture_default_str();
   app.add_flag("--verbose", options.verbose,
                "Print which engine runs the program and how it moves data (stderr)");
+  app.add_option("--dump-outputs", options.dump_outputs,
+                 "Write each checked output's raw bytes to DIR/<name>.bin (to compare two "
+                 "implementations bit for bit)")
+      ->type_name("DIR");
   CLI::Option* output_opt = app.add_option(
       "--output-dir", options.output_dir,
       "Where --compile-only writes (default: anyp_out/" + spec.name + "/P<P>-<platform>)");
@@ -332,6 +345,13 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   if (!options.trace.empty() && options.process_rank == 0 &&
       !std::ofstream(options.trace, std::ios::app)) {
     throw UsageError{"--trace: cannot write '" + options.trace + "'"};
+  }
+  if (!options.dump_outputs.empty() && options.process_rank == 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.dump_outputs, ec);
+    if (!std::filesystem::is_directory(options.dump_outputs)) {
+      throw UsageError{"--dump-outputs: cannot create directory '" + options.dump_outputs + "'"};
+    }
   }
   if (output_opt->count() == 0 || options.output_dir.empty()) {
     options.output_dir = "anyp_out/" + spec.name + "/P" + std::to_string(options.world_size()) +
@@ -431,10 +451,12 @@ int guarded(const std::function<int()>& body) {
   }
 }
 
-// argv for a replay: the original arguments without the schedule flags,
-// shell-quoted where needed.
-std::string replay_command(int argc, const char* const* argv, std::uint64_t seed, int depth,
+}  // namespace
+
+std::string replay_command(const std::vector<std::string>& argv, std::uint64_t seed, int depth,
                            std::int64_t steps) {
+  if (argv.empty()) throw std::invalid_argument("replay_command: argv is empty");
+  const int argc = static_cast<int>(argv.size());
   static const std::set<std::string> dropped = {"--explore", "--explore-depth", "--pct-seed",
                                                 "--pct-steps", "--schedule-seed"};
   auto quote = [](const std::string& a) {
@@ -458,6 +480,8 @@ std::string replay_command(int argc, const char* const* argv, std::uint64_t seed
   return cmd + " --pct-seed " + std::to_string(seed) + " --explore-depth " + std::to_string(depth) +
          " --pct-steps " + std::to_string(steps);
 }
+
+namespace {
 
 // The body under `options`, its runs told to g_body (run_example's
 // listener) and its outcome reported through it.
@@ -520,7 +544,9 @@ int explore(int argc, const char* const* argv, const Options& options,
                 " (PCT seed " + std::to_string(failed.seed) + ", depth " +
                 std::to_string(failed.depth) + ", " + std::to_string(failed.steps) + " steps)";
   err() << "explore: " << which << " failed; replay it with:\n  "
-        << replay_command(argc, argv, failed.seed, failed.depth, failed.steps) << '\n';
+        << replay_command(std::vector<std::string>(argv, argv + argc), failed.seed, failed.depth,
+                          failed.steps)
+        << '\n';
   return result.code;
 }
 
@@ -560,6 +586,21 @@ int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
   if (options.explore > 0 && !options.compile_only) return explore(argc, argv, options, body);
   return run_body(options, body);
 }
+
+namespace {
+
+// A golden check's outcome: under run_example with --dump-outputs the
+// output is written first; a mismatch is printed.
+bool check(std::string_view name, bool ok, const HostTensor& out, const HostTensor& golden,
+           std::int64_t world_size) {
+  if (g_body != nullptr && !g_body->options->dump_outputs.empty() && g_process_rank == 0)
+    dump_output(g_body->options->dump_outputs, name, out);
+  if (ok) return true;
+  err() << mismatch_message(name, out, golden, world_size) << '\n';
+  return false;
+}
+
+}  // namespace
 
 bool check_exact(std::string_view name, const HostTensor& out, const HostTensor& golden,
                  std::int64_t world_size) {

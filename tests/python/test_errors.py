@@ -257,3 +257,467 @@ def test_an_unknown_run_config_keyword_is_refused():
     with pytest.raises(TypeError) as e:
         RunConfig(turbo=True)
     assert str(e.value) == "RunConfig: not supported by anyp: turbo"
+
+
+# ---- loops, branches and names --------------------------------------------------
+
+
+def test_a_kind_change_of_a_loop_carried_name_is_refused():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        acc = pl.load(x, [0, 0], [1, SIZE])
+        for i in pl.range(4):
+            acc = pl.add(acc, acc)
+            acc = pld.rank(pld.get_comm_ctx(s))  # planted: kind change
+
+    line, _ = line_of("planted: kind change")
+    assert compile_error(host_of(k)) == located(
+        "planted: kind change",
+        f"not supported by anyp: 'acc' is carried by the loop at line {line - 2} as "
+        "Tile[1, 64] FP32 and rebound here to Scalar INT32; a loop-carried name keeps its kind, "
+        "dtype and shape (give the new value another name)",
+    )
+
+
+def test_a_shape_change_of_a_loop_carried_name_is_refused():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        t = pl.load(x, [0, 0], [1, SIZE])
+        for i in pl.range(2):
+            y = pl.store(t, [0, 0], y)
+            t = pl.load(x, [0, 0], [1, 32])  # planted: shape change
+
+    line, _ = line_of("planted: shape change")
+    assert compile_error(host_of(k)) == located(
+        "planted: shape change",
+        f"not supported by anyp: 't' is carried by the loop at line {line - 2} as "
+        "Tile[1, 64] FP32 and rebound here to Tile[1, 32] FP32; a loop-carried name keeps its "
+        "kind, dtype and shape (give the new value another name)",
+    )
+
+
+def test_a_python_list_carried_by_a_traced_loop_is_refused():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        offsets = [0, 0]
+        for i in pl.range(2):  # planted: python carried
+            y = pl.store(pl.load(x, offsets, [1, SIZE]), [0, 0], y)
+            offsets = [0, 0]
+
+    assert compile_error(host_of(k)) == located(
+        "planted: python carried",
+        "not supported by anyp: 'offsets' is carried by this loop (read, then assigned in its "
+        "body) but holds a Python list; the body is read once, so it would keep one value (make "
+        "it a traced value, or give the new value another name)",
+    )
+
+
+def test_break_is_refused_at_its_line():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        for i in pl.range(4):
+            break  # planted: break
+
+    assert compile_error(host_of(k)) == located(
+        "planted: break",
+        "not supported by anyp: break in a traced function (use pl.range and if)",
+    )
+
+
+def test_a_comprehension_over_a_traced_value_is_refused():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        rows = [row for row in x]  # planted: comprehension
+
+    assert compile_error(host_of(k)) == located(
+        "planted: comprehension",
+        "not supported by anyp: iterating over a traced value (a comprehension, unpacking or for "
+        "loop over a tensor, tile or scalar); loop with pl.range",
+    )
+
+
+def test_a_return_inside_a_loop_is_refused():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        for i in pl.range(4):
+            return y  # planted: return in loop
+
+    assert compile_error(host_of(k)) == located(
+        "planted: return in loop",
+        "not supported by anyp: return inside a for loop (a return ends the function or a "
+        "branch of an if)",
+    )
+
+
+def test_a_loop_with_init_values_must_yield():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        t = pl.load(x, [0, 0], [1, SIZE])
+        for i, (acc,) in pl.range(4, init_values=(t,)):  # planted: no yield
+            acc2 = pl.add(acc, t)
+
+    assert compile_error(host_of(k)) == located(
+        "planted: no yield",
+        "not supported by anyp: a for loop with init_values whose body does not end in "
+        "pl.yield_(...)",
+    )
+
+
+def test_a_yield_of_another_kind_than_the_init_value_is_refused():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        t = pl.load(x, [0, 0], [1, SIZE])
+        for i, (acc,) in pl.range(4, init_values=(t,)):
+            out = pl.yield_(i)  # planted: yield kind
+
+    assert compile_error(host_of(k)) == located(
+        "planted: yield kind",
+        "not supported by anyp: pl.yield_ value 0 is Scalar INT32, but the loop carries "
+        "Tile[1, 64] FP32 there; a loop-carried value keeps its kind, dtype and shape",
+    )
+
+
+def test_a_yield_outside_a_loop_is_refused():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        t = pl.yield_(pl.load(x, [0, 0], [1, SIZE]))  # planted: stray yield
+
+    assert compile_error(host_of(k)) == located(
+        "planted: stray yield",
+        "not supported by anyp: pl.yield_ outside a for loop with init_values (or an if on a "
+        "traced scalar)",
+    )
+
+
+def test_a_name_of_another_kind_in_each_branch_is_refused():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        r = pld.rank(pld.get_comm_ctx(s))
+        v = pl.load(x, [0, 0], [1, SIZE])
+        if r == 0:  # planted: branch kinds
+            v = r
+        y = pl.store(v, [0, 0], y)
+
+    assert compile_error(host_of(k)) == located(
+        "planted: branch kinds",
+        "not supported by anyp: 'v' is Scalar INT32 after the then branch of this if on a traced "
+        "scalar and Tile[1, 64] FP32 after its else branch; a name keeps its kind, dtype and "
+        "shape across the branches (or give it another name)",
+    )
+
+
+def test_a_traced_scalar_in_a_tile_shape_is_refused():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        n = pld.nranks(pld.get_comm_ctx(s))
+        t = pl.load(x, [0, 0], [1, n])  # planted: scalar shape
+
+    assert compile_error(host_of(k)) == located(
+        "planted: scalar shape",
+        "not supported by anyp: a tile shape from a traced scalar (pl.load's shapes are ints or "
+        "pl.dynamic dims; a tile has a static shape)",
+    )
+
+
+# ---- calls, keywords and annotations ----------------------------------------------
+
+
+def test_a_wrong_keyword_of_an_op_is_located():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        pld.system.wait(s, offset=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)  # planted: op keyword
+
+    assert compile_error(host_of(k)) == located(
+        "planted: op keyword",
+        "TypeError: wait() got an unexpected keyword argument 'offset'",
+    )
+
+
+def test_a_missing_argument_of_a_traced_call_is_located():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        copy_kernel(x, y)  # planted: missing argument
+
+    assert compile_error(host_of(k)) == located(
+        "planted: missing argument", "TypeError: copy_kernel() is missing parameter 's'"
+    )
+
+
+def test_a_shape_without_a_dtype_is_refused_where_it_is_written():
+    with pytest.raises(TypeError) as e:
+
+        @pl.jit.incore
+        def k(x: pl.Tensor[[1, SIZE]]):  # planted: no dtype
+            pass
+
+    assert str(e.value) == "pl.Tensor[[shape], dtype]: give a shape list and a dtype"
+    assert e.traceback[-1].lineno + 1 != 0  # raised by Python while the def line runs
+    line, _ = line_of("planted: no dtype")
+    assert any(entry.lineno + 1 == line for entry in e.traceback)
+
+
+def test_an_out_scalar_is_refused():
+    with pytest.raises(TypeError) as e:
+
+        @pl.jit.incore
+        def k(n: pl.Out[pl.Scalar[pl.INT32]]):
+            pass
+
+    assert str(e.value) == "pl.Out / pl.InOut take a tensor type, not a scalar"
+
+
+def test_a_subworker_function_is_refused_where_it_is_called():
+    @pl.program
+    class Checked:
+        @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+        def verify(self, y: pl.Tensor[[NR, 1, SIZE], pl.FP32]):
+            pass
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host_orch(
+            self,
+            x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
+            y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
+        ):
+            self.verify(y)  # planted: subworker
+
+    assert compile_error(Checked) == located(
+        "planted: subworker",
+        "not supported by anyp: calling 'verify', a host SubWorker function (a Python callback "
+        "in the host); check results after the run instead",
+    )
+
+
+def test_a_program_without_a_host_entry_is_refused():
+    @pl.program
+    class NoHost:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, x: pl.Tensor[[1, SIZE], pl.FP32]):
+            pass
+
+    x, y = tensors()
+    with pytest.raises(anyp.CompileError) as e:
+        NoHost.compile(x, y)
+    assert str(e.value) == (
+        "not supported by anyp: @pl.program 'NoHost' needs exactly one "
+        "@pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator) entry (found none), or "
+        "one orchestration function that no other one calls"
+    )
+
+
+def test_an_unknown_function_type_is_refused():
+    with pytest.raises(anyp.CompileError) as e:
+        pl.function(type=pl.FunctionType.Inline)
+    assert str(e.value) == "not supported by anyp: @pl.function(type=pl.FunctionType.Inline)"
+
+
+# ---- the traceback shows the user's lines -----------------------------------------
+
+
+def test_the_traceback_ends_at_the_users_line():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        t = pl.load(x, [0, 0], [1, SIZE], 1)  # planted: traceback
+
+    x, y = tensors()
+    with pytest.raises(anyp.CompileError) as e:
+        host_of(k).compile(x, y)
+    line, _ = line_of("planted: traceback")
+    frames = [(os.path.basename(t.path), t.lineno + 1, t.name) for t in e.traceback]
+    # The call site in this test, anyp's entry point, then the user's frames:
+    # the host's dispatch, the orchestration's call and the kernel's line.
+    user = [f for f in frames if f[0] == HERE]
+    assert user[-1] == (HERE, line, "k")
+    assert [f[2] for f in user[-3:]] == ["host", "orch", "k"]
+    assert [f[0] for f in frames if f[0] != HERE] == ["_frontend.py"]
+
+
+# ---- errors the core finds after the trace (the core's own source locations,
+# issue 24, will add the line to these) -----------------------------------------------
+
+
+def test_a_tile_shape_that_breaks_the_row_rule_is_refused():
+    @pl.jit.incore
+    def row_kernel(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        t = pl.load(x, [0, 0], [1, 3])
+
+    assert compile_error(host_of(row_kernel)) == (
+        "compile error: function 'row_kernel' (incore), op pl.load: a tile row of 3 x FP32 = 12 B "
+        "is not a whole number of 32-byte units (tile [1, 3]); load a tile of a multiple of 8 "
+        "elements per row with a valid_shape of the part you need (only that part is read), or "
+        "pl::read one element"
+    )
+
+
+def test_a_notify_at_the_host_level_is_refused():
+    @pl.jit.host
+    def host_notify(
+        x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]
+    ):
+        buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
+        s = pld.window(buf, [1, 1], dtype=pl.INT32)
+        pld.system.notify(s, peer=0, offsets=[0, 0], value=1, op=pld.NotifyOp.Set)
+
+    assert compile_error(host_notify) == (
+        "compile error: function 'host_notify' (host): op pld.system.notify is not allowed at the "
+        "host level (it is an incore op)"
+    )
+
+
+def test_a_tensor_of_another_dtype_than_declared_names_the_parameter():
+    _, y = tensors()
+    with pytest.raises(anyp.CompileError) as e:
+        COPY.compile(torch.zeros((2, 1, SIZE), dtype=torch.int32), y)
+    assert str(e.value) == (
+        "compile error: function 'host', parameter 'x': dtype mismatch: declared FP32, actual INT32"
+    )
+
+
+def test_a_wait_nobody_notifies_is_a_deadlock_report():
+    @pl.jit.incore
+    def lonely(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        pld.system.wait(s, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
+
+    x, y = tensors()
+    compiled = host_of(lonely).compile(x, y)
+    with pytest.raises(anyp.DeadlockError) as e:
+        compiled(x, y)
+    assert str(e.value) == (
+        "deadlock: no rank can make progress (2 of 2 ranks waiting)\n"
+        "  ranks 0, 1 (2 ranks): function 'lonely', op pld.system.wait: waits for signal 'buf' "
+        "cell [0, 0] Ge 1; current value 0; never notified"
+    )
+
+
+def test_two_unordered_puts_into_one_window_are_a_race_report():
+    @pl.jit.incore
+    def racy(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        pld.tensor.put(s, peer=0, src=s)
+
+    x, y = tensors()
+    compiled = host_of(racy).compile(x, y, config=RunConfig(check_races=True))
+    with pytest.raises(anyp.RaceError) as e:
+        compiled(x, y)
+    assert str(e.value) == (
+        "race report: 1 op pair accesses the same elements from two ranks with no happens-before "
+        "order (at least one writes)\n"
+        "  race 1: window 'buf' of rank 0, elements [0, 0]\n"
+        "    first:  write by rank 0 (device 0), function 'racy', op pld.tensor.put\n"
+        "    second: write by rank 1 (device 1), function 'racy', op pld.tensor.put\n"
+        "    missing: no wait on rank 1 observed a notify that rank 0 issued after its write; rank "
+        "1 never synchronised with rank 0\n"
+    )
+
+
+def test_a_tile_parameter_is_refused_where_the_function_is_defined():
+    with pytest.raises(anyp.CompileError) as e:
+
+        @pl.jit.incore
+        def k(t: pl.Tile[[1, SIZE], pl.FP32]):  # planted: tile parameter
+            pass
+
+    assert str(e.value) == located(
+        "planted: tile parameter",
+        "function 'k', parameter 't': not supported by anyp: a pl.Tile parameter (pass a tensor "
+        "and pl.load it)",
+    )
+
+
+def test_an_assignment_expression_is_refused_under_it():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        y = pl.store((t := pl.load(x, [0, 0], [1, SIZE])), [0, 0], y)  # planted: walrus
+
+    assert compile_error(host_of(k)) == located(
+        "planted: walrus",
+        "not supported by anyp: an assignment expression (:=); assign in a statement",
+        start="t := pl.load(x, [0, 0], [1, SIZE])",
+    )
+
+
+def test_a_slice_assignment_is_refused():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        y[0:1, 0:SIZE] = pl.load(x, [0, 0], [1, SIZE])  # planted: slice assignment
+
+    assert compile_error(host_of(k)) == located(
+        "planted: slice assignment",
+        "not supported by anyp: assigning to x[...] (PyPTO's slice assignment; write with "
+        "pl.store)",
+    )

@@ -1,8 +1,11 @@
 """The seed's program in Python (examples/distributed/07_dynamic_rank_count.py)
 at P = 2, 3, 4, 5, 8 in both modes: exact against the golden, also under the
-race checker, and the seed's own command line prints OK."""
+race checker, and the seed's own command line prints OK (also in-process through
+main(argv), the example command line of anyp.runtime.cli)."""
 
+import contextlib
 import importlib.util
+import io
 import os
 import subprocess
 import sys
@@ -68,3 +71,15 @@ def test_python_percent_floors_so_the_left_neighbour_of_rank_0_is_P_minus_1():
     # in Python (C++'s % would give -1 and fail the run).
     text = step07.ring_get.ir_text()
     assert "floormod" in text and " mod " not in text
+
+
+@pytest.mark.parametrize("mode", ["put", "get"])
+@pytest.mark.parametrize("P", RANKS)
+def test_main_prints_ok_in_process(P, mode):
+    # The example's own inputs (cli.InputGenerator(7), the C++ twin's) and
+    # golden check, through anyp.runtime.cli.
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["-d", ",".join(map(str, range(P))), "--mode", mode, "--check-races"]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = step07.main(argv)
+    assert (code, out.getvalue(), err.getvalue()) == (0, "OK\n", "")

@@ -1,8 +1,15 @@
 """anyp.ir.distributed_compiled_program — PyPTO's DistributedConfig and the
 compiled program: call it with the tensors to run it (outputs are written
-in place)."""
+in place); a call returns the run's RunStats (anyp::RunStats: the cost card's
+counters, the modeled timeline when RunConfig.timeline is on)."""
 
 from .. import _core
+
+# The configuration and RunStats of the last run that finished, any program
+# (the C++ run listener's view: anyp.runtime.cli.report checks that the run
+# took the command line's flags, and prints its stats).
+last_run_config = [None]
+last_run_stats = [None]
 
 
 class DistributedConfig:
@@ -28,6 +35,10 @@ class CompiledProgram:
     def lowered_code(self):
         return self._native.lowered_code()
 
+    def write_artifact(self, directory):
+        """Writes the compiled artifact (plan, lowered code) into `directory`."""
+        self._native.write_artifact(str(directory))
+
     def __call__(self, *args, config=None, **kwargs):
         # PyPTO's programs pass RunConfig(platform=...) here: it must agree
         # with the compile's (a program is compiled for its devices and
@@ -44,4 +55,6 @@ class CompiledProgram:
                     f"config error: the program was compiled for devices {self.config.device_ids()}"
                     f", not {devices}: compile it again"
                 )
-        _core.run(self._native, self._function._ordered(args, kwargs))
+        stats = _core.run(self._native, self._function._ordered(args, kwargs))
+        last_run_config[0], last_run_stats[0] = self.config, stats
+        return stats

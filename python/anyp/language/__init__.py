@@ -1,13 +1,15 @@
 """anyp.language — PyPTO's `pl`: dtypes, parameter annotations, dynamic
-dims, the jit decorators, pl.range and the tile ops anyp's Python front-end
-has so far (docs/python.md lists them; any other name is refused with
-"not supported by anyp")."""
+dims, the jit decorators, @pl.program / @pl.function, pl.range with
+pl.yield_, and the tile ops anyp's Python front-end has so far
+(docs/python.md lists them; any other name is refused with "not supported
+by anyp")."""
 
 import builtins as _builtins
 
 from .. import _core
-from .._frontend import JitFunction, UnsupportedError
-from .._types import InOut, Out, Scalar, Tensor  # noqa: F401
+from .. import _frontend
+from .._frontend import JitFunction, Program, UnsupportedError
+from .._types import InOut, Out, Scalar, Tensor, Tile  # noqa: F401
 from ._tile_ops import *  # noqa: F401,F403  (pl's tile compute ops)
 from ._tile_ops import __all__ as _tile_op_names
 
@@ -18,6 +20,8 @@ INT8 = _core.DType.INT8
 INT16 = _core.DType.INT16
 INT32 = _core.DType.INT32
 INT64 = _core.DType.INT64
+# PyPTO's index dtype (offsets, loop counters, sizes): a 64-bit integer.
+INDEX = _core.DType.INT64
 
 
 def dynamic(name):
@@ -44,36 +48,134 @@ jit = _Jit()
 
 
 class _Range:
-    """pl.range(stop), pl.range(start, stop[, step]): only as a for loop's
-    iterable in a traced function (the loop is recorded, not unrolled)."""
+    """pl.range(stop), pl.range(start, stop[, step][, init_values=...]): only
+    as a for loop's iterable in a traced function (the loop is recorded, not
+    unrolled). pl.parallel and pl.pipeline are the same loop on anyp: their
+    iterations run in order, which gives the results any order would, and
+    the pipelining keywords (`stage`, ...) are hardware schedules, ignored."""
+
+    def __init__(self, name, ignored=()):
+        self.name, self.ignored = name, ignored
 
     def __call__(self, *args, **kwargs):
-        raise UnsupportedError("pl.range(...) is the iterable of a for loop in a traced function")
+        raise UnsupportedError(
+            f"pl.{self.name}(...) is the iterable of a for loop in a traced function"
+        )
 
-    @staticmethod
-    def bounds(*args, init_values=None):
-        if init_values is not None:
-            raise UnsupportedError("pl.range(..., init_values=...) (use loop-carried rebinding)")
+    def bounds(self, *args, **kwargs):
+        unknown = sorted(set(kwargs) - set(self.ignored))
+        if unknown:
+            raise TypeError(f"pl.{self.name}() got an unexpected keyword argument '{unknown[0]}'")
         if len(args) == 1:
             return 0, args[0], 1
         if len(args) == 2:
             return args[0], args[1], 1
         if len(args) == 3:
             return args
-        raise TypeError(f"pl.range takes 1 to 3 arguments, got {len(args)}")
+        raise TypeError(f"pl.{self.name} takes 1 to 3 arguments, got {len(args)}")
 
 
-range = _Range()  # noqa: A001  (PyPTO's name)
+range = _Range("range")  # noqa: A001  (PyPTO's name)
+parallel = _Range("parallel")
+pipeline = _Range("pipeline", ignored=("stage",))
+
+
+def yield_(*values):
+    """In a `for i, (a, b) in pl.range(n, init_values=(x, y))` body: the
+    values a and b take in the next iteration; after the loop, the names it
+    is assigned to hold the last ones. In an if on a traced scalar: the
+    if's result."""
+    return _frontend.current_walker("pl.yield_").yield_values(list(values))
+
+
+# ---- @pl.program / @pl.function (PyPTO's program form) -------------------------
+
+
+class _Enum:
+    """A PyPTO enum's members as named constants (pl.FunctionType.InCore)."""
+
+    def __init__(self, enum_name, names):
+        self._enum_name = enum_name
+        for name in names:
+            setattr(self, name, _Member(enum_name, name))
+
+    def __getattr__(self, name):
+        raise AttributeError(f"not supported by anyp: pl.{self._enum_name}.{name}")
+
+
+class _Member:
+    def __init__(self, enum_name, name):
+        self.enum_name, self.name = enum_name, name
+
+    def __repr__(self):
+        return f"pl.{self.enum_name}.{self.name}"
+
+
+FunctionType = _Enum(
+    "FunctionType",
+    ["Opaque", "Orchestration", "InCore", "AIC", "AIV", "Group", "Spmd", "Inline", "Graph"],
+)
+Level = _Enum(
+    "Level",
+    [
+        "AIV",
+        "AIC",
+        "CORE_GROUP",
+        "CHIP_DIE",
+        "CHIP",
+        "HOST",
+        "CLUSTER_0",
+        "CLUSTER_1",
+        "CLUSTER_2",
+        "GLOBAL",
+    ],
+)
+Role = _Enum("Role", ["Orchestrator", "SubWorker", "Worker"])
+
+# @pl.function keywords that change nothing on anyp: accepted, ignored.
+_IGNORED_FUNCTION_KEYWORDS = ("strict_ssa", "attrs", "auto_scope")
+
+
+def function(fn=None, *, type=None, level=None, role=None, **kwargs):  # noqa: A002
+    """@pl.function / @pl.function(type=pl.FunctionType.InCore) /
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator): InCore,
+    AIC and AIV are kernels, Orchestration and Opaque (no type) are
+    orchestration, the HOST orchestrator is the host (a @pl.program's
+    entry)."""
+    unknown = sorted(set(kwargs) - set(_IGNORED_FUNCTION_KEYWORDS))
+    if unknown:
+        raise UnsupportedError(f"not supported by anyp: @pl.function({unknown[0]}=...)")
+    lvl = _frontend.function_level(type, level, role)
+
+    def decorate(f):
+        return JitFunction(f, lvl)
+
+    return decorate(fn) if fn is not None else decorate
+
+
+def program(cls):
+    """@pl.program: a class of @pl.function methods calling each other as
+    self.f(...); compile it (or its host entry) as a @pl.jit.host function."""
+    return Program(cls)
 
 
 def load(tensor, offsets, shapes):
-    """The tile of `shapes` at `offsets` of `tensor`."""
+    """The tile of `shapes` at `offsets` of `tensor` (offsets may be traced
+    scalars; the shape is static)."""
+    for extent in shapes:
+        if isinstance(extent, _core.Scalar):
+            raise UnsupportedError(
+                "not supported by anyp: a tile shape from a traced scalar (pl.load's shapes are "
+                "ints or pl.dynamic dims; a tile has a static shape)"
+            )
     return _core.load(tensor, list(offsets), list(shapes))
 
 
 def store(tile, offsets, output_tensor):
-    """Writes `tile` into `output_tensor` at `offsets`; returns the tensor."""
-    return _core.store(tile, list(offsets), output_tensor)
+    """Writes `tile` into `output_tensor` at `offsets`; returns the tensor
+    (the same object, so a function returning it returns its parameter)."""
+    _core.store(tile, list(offsets), output_tensor)
+    return output_tensor
 
 
 def add(lhs, rhs):
@@ -106,6 +208,5 @@ def max(a, b):  # noqa: A001
 
 def __getattr__(name):
     raise AttributeError(
-        f"not supported by anyp: pl.{name} (docs/python.md lists what the Python "
-        "front-end has)"
+        f"not supported by anyp: pl.{name} (docs/python.md lists what the Python " "front-end has)"
     )

@@ -1,4 +1,6 @@
-"""anyp.runtime — PyPTO's RunConfig."""
+"""anyp.runtime — PyPTO's RunConfig, with anyp's own run settings (engine,
+race checking, schedules, the modeled timeline, memory limit), and the
+example command line (anyp.runtime.cli)."""
 
 from ..ir.distributed_compiled_program import DistributedConfig
 
@@ -15,9 +17,33 @@ _IGNORED = {
 }
 
 
+class Pct:
+    """A PCT schedule (anyp::RunConfig::Pct): random rank priorities from
+    `seed`, depth - 1 priority change points over `steps` steps. Replays
+    exactly from (seed, depth, steps)."""
+
+    def __init__(self, seed=0, depth=3, steps=0):
+        self.seed, self.depth, self.steps = int(seed), int(depth), int(steps)
+
+    def __eq__(self, other):
+        return isinstance(other, Pct) and (self.seed, self.depth, self.steps) == (
+            other.seed,
+            other.depth,
+            other.steps,
+        )
+
+    def __repr__(self):
+        return f"Pct(seed={self.seed}, depth={self.depth}, steps={self.steps})"
+
+
 class RunConfig:
     """How to compile and run: the platform, the devices (one per rank) and
-    anyp's own settings (engine, check_races, workers, output_dir)."""
+    anyp's own settings, as in anyp::RunConfig (include/anyp/run_config.hpp):
+    engine, check_races, workers, deterministic + schedule_seed (one worker,
+    a replayable interleaving), pct (a Pct: one PCT schedule), preempt_budget,
+    memory_limit (bytes, 0: what the machine has), timeline (compute the
+    modeled timeline, RunStats.has_timeline) with model_file (default: the
+    platform's model) and output_dir (where compile writes the artifact)."""
 
     def __init__(
         self,
@@ -28,15 +54,28 @@ class RunConfig:
         check_races=False,
         workers=0,
         output_dir=None,
+        deterministic=False,
+        schedule_seed=0,
+        pct=None,
+        preempt_budget=4096,
+        memory_limit=0,
+        timeline=False,
+        model_file=None,
         **kwargs,
     ):
         unknown = sorted(set(kwargs) - _IGNORED)
         if unknown:
             raise TypeError(f"RunConfig: not supported by anyp: {', '.join(unknown)}")
+        if pct is not None and not isinstance(pct, Pct):
+            raise TypeError(f"RunConfig: pct must be an anyp.runtime.Pct, got {pct!r}")
         self.platform = platform
         self.distributed_config = distributed_config or DistributedConfig()
         self.engine, self.check_races, self.workers = engine, check_races, workers
         self.output_dir = output_dir
+        self.deterministic, self.schedule_seed = deterministic, schedule_seed
+        self.pct = pct
+        self.preempt_budget, self.memory_limit = preempt_budget, memory_limit
+        self.timeline, self.model_file = timeline, model_file
 
     def device_ids(self):
         devices = self.distributed_config.device_ids
@@ -47,9 +86,18 @@ class RunConfig:
             "platform": self.platform,
             "device_ids": self.device_ids(),
             "engine": self.engine,
-            "check_races": self.check_races,
-            "workers": self.workers,
+            "check_races": bool(self.check_races),
+            "workers": int(self.workers),
+            "deterministic": bool(self.deterministic),
+            "schedule_seed": int(self.schedule_seed),
+            "pct_enabled": self.pct is not None,
+            "preempt_budget": int(self.preempt_budget),
+            "memory_limit": int(self.memory_limit),
+            "timeline": bool(self.timeline),
+            "model_file": str(self.model_file or ""),
         }
+        if self.pct is not None:
+            d.update(pct_seed=self.pct.seed, pct_depth=self.pct.depth, pct_steps=self.pct.steps)
         if self.output_dir:
             d["output_dir"] = str(self.output_dir)
         return d

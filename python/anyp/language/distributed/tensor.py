@@ -1,16 +1,171 @@
-"""anyp.language.distributed.tensor — pld.tensor: one-sided put and get."""
+"""anyp.language.distributed.tensor — pld.tensor: one-sided put and get
+(whole or by region), the barrier and the builtin collectives, with PyPTO's
+argument orders and keywords. Every collective works in place on its window
+and returns it: re-bind the result (`data = pld.tensor.allreduce(data, sig)`).
+
+PyPTO's hardware-only keywords (`chunk_rows`, `chunk_cols`, `pipeline` of
+put/get) are checked as PyPTO checks them and otherwise ignored: anyp moves
+the data in one piece, with the same result."""
 
 from ... import _core
 
-
-def put(dst, peer, src, atomic=_core.AtomicType.None_):
-    """Pushes local `src` into `peer`'s window `dst`, whole."""
-    _core.put(dst, peer, src, atomic)
+ReduceOp = _core.ReduceOp
+_MODES = ("mesh", "ring")
 
 
-def get(dst, peer, src, atomic=_core.AtomicType.None_):
-    """Pulls `peer`'s window `src` into local `dst`, whole."""
-    _core.get(dst, peer, src, atomic)
+def _check_chunking(op, chunk_rows, chunk_cols, pipeline):
+    """PyPTO's checks of the staging-tile keywords (which change nothing here)."""
+    for name, value in (("chunk_rows", chunk_rows), ("chunk_cols", chunk_cols)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{op} {name} must be an int (static), got {type(value).__name__}")
+        if value < 0:
+            raise ValueError(f"{op} {name} must be non-negative (0 = full), got {value}")
+    if pipeline and not (chunk_rows > 0 and chunk_cols > 0):
+        raise ValueError(
+            f"{op} pipeline=True requires both chunk_rows>0 and chunk_cols>0 "
+            f"(got chunk_rows={chunk_rows}, chunk_cols={chunk_cols})"
+        )
+
+
+def _region(op, dst_offsets, src_offsets, shape):
+    """None (whole) or the three region lists; all three or none."""
+    given = [v is not None for v in (dst_offsets, src_offsets, shape)]
+    if not any(given):
+        return None
+    if not all(given):
+        raise ValueError(f"{op} dst_offsets, src_offsets, and shape must be provided together")
+    return list(dst_offsets), list(src_offsets), list(shape)
+
+
+def put(
+    dst,
+    peer,
+    src,
+    dst_offsets=None,
+    src_offsets=None,
+    shape=None,
+    *,
+    atomic=_core.AtomicType.None_,
+    chunk_rows=0,
+    chunk_cols=0,
+    pipeline=False,
+):
+    """Pushes local `src` into `peer`'s window `dst`: whole, or `shape`
+    elements from `src_offsets` to `dst_offsets`. AtomicType.Add accumulates."""
+    _check_chunking("pld.tensor.put", chunk_rows, chunk_cols, pipeline)
+    region = _region("pld.tensor.put", dst_offsets, src_offsets, shape)
+    if region is None:
+        _core.put(dst, peer, src, atomic)
+    else:
+        _core.put_region(dst, peer, src, *region, atomic)
+
+
+def get(
+    dst,
+    peer,
+    src,
+    dst_offsets=None,
+    src_offsets=None,
+    shape=None,
+    *,
+    atomic=_core.AtomicType.None_,
+    chunk_rows=0,
+    chunk_cols=0,
+    pipeline=False,
+):
+    """Pulls `peer`'s window `src` into local `dst`: whole, or by region.
+    (`atomic` is anyp's: PyPTO's get has none; Add accumulates.)"""
+    _check_chunking("pld.tensor.get", chunk_rows, chunk_cols, pipeline)
+    region = _region("pld.tensor.get", dst_offsets, src_offsets, shape)
+    if region is None:
+        _core.get(dst, peer, src, atomic)
+    else:
+        _core.get_region(dst, peer, src, *region, atomic)
+
+
+def barrier(signal=None):
+    """A full barrier on an [NR, 1] (or [NR]) INT32 signal; self-clearing, so
+    one signal serves back-to-back calls. Returns the signal. Without a
+    signal (anyp's host form, between dispatch loops) the compiler makes one."""
+    if signal is None:
+        _core.host_barrier()
+        return None
+    return _core.barrier(signal)
+
+
+def _core_num(op, core_num):
+    if core_num is None or core_num == 1:
+        return None
+    if not isinstance(core_num, int) or isinstance(core_num, bool):
+        raise TypeError(
+            f"{op} core_num must be a positive compile-time int, got {type(core_num).__name__}"
+        )
+    if core_num <= 0:
+        raise ValueError(f"{op} core_num must be positive, got {core_num}")
+    return core_num
+
+
+def allreduce(target, signal=None, *, op=ReduceOp.Sum, mode="mesh", core_num=1):
+    """In place on window `target`: every rank ends with `op` over all ranks.
+    mode="mesh" takes an [NR, 1] signal, mode="ring" a [2 * (NR - 1), NR]
+    one. In the host, between dispatch loops, the mesh form may omit the
+    signal (the compiler makes one); core_num > 1 runs it on that many
+    blocks per rank over an [NR, S >= core_num] signal (host only)."""
+    if mode not in _MODES:
+        raise ValueError(f'pld.tensor.allreduce mode must be "mesh" or "ring", got {mode!r}')
+    if not isinstance(op, ReduceOp):
+        raise TypeError(f"pld.tensor.allreduce op must be a pld.ReduceOp, got {op!r}")
+    cores = _core_num("pld.tensor.allreduce", core_num)
+    return _core.allreduce(target, signal, op, mode, cores)
+
+
+def broadcast(target, signal, *, root):
+    """Every rank's window `target` becomes the root's. `root` is a
+    compile-time integer in [0, P). Signal [NR, 1]."""
+    return _core.broadcast(target, signal, root)
+
+
+def allgather(local_data, target, signal):
+    """Rank r's `local_data` (a plain tensor in a kernel) lands in row r of
+    every rank's window `target` ([NR, ...]). Signal [NR, 1]. Returns target."""
+    return _core.allgather(local_data, target, signal)
+
+
+def reduce_scatter(target, signal, *, op=ReduceOp.Sum):
+    """Window `target` is [NR, ...]: rank r's row r becomes `op` over every
+    rank's row r. Signal [NR, 1]. Returns target."""
+    if not isinstance(op, ReduceOp):
+        raise TypeError(f"pld.tensor.reduce_scatter op must be a pld.ReduceOp, got {op!r}")
+    return _core.reduce_scatter(target, signal, op)
+
+
+def all_to_all(input, target, signal):  # noqa: A002  (PyPTO's name)
+    """Row d of rank r's `input` ([NR, ...], a plain tensor in a kernel)
+    lands in row r of rank d's window `target`. Signal [NR, 1]."""
+    return _core.all_to_all(input, target, signal)
+
+
+def all_to_all_v(input, target, signal, send_counts, recv_counts, *, core_num=1):  # noqa: A002
+    """As all_to_all, but only the first send_counts[d, 0] elements of row d
+    go to rank d, which finds the count in cell {r, 0} of its window
+    `recv_counts`. (anyp counts elements of a row; PyPTO counts rows of a
+    flat [NR * MAX_RECV, SIZE] block. docs/python.md.)"""
+    cores = _core_num("pld.tensor.all_to_all_v", core_num)
+    return _core.all_to_all_v(input, send_counts, target, recv_counts, signal, cores)
+
+
+def alloc_window_buffer(*args, **kwargs):
+    """pld.alloc_window_buffer under PyPTO's three-segment name."""
+    from . import alloc_window_buffer as alloc
+
+    return alloc(*args, **kwargs)
+
+
+def window(*args, **kwargs):
+    """pld.window under PyPTO's three-segment name."""
+    from . import window as view
+
+    return view(*args, **kwargs)
 
 
 def __getattr__(name):

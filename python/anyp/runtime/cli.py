@@ -1,0 +1,587 @@
+"""anyp.runtime.cli — the example command line of the Python examples, the
+twin of the C++ examples' (include/anyp/example_cli.hpp): the same flags,
+inputs, golden checks, output and exit codes, so that a Python example and
+its C++ twin print the same bytes.
+
+    def run(args, config):
+        gen = cli.InputGenerator(args.seed)
+        x = gen.uniform([P, 1, SIZE])                # == C++ gen.uniform({P, 1, SIZE})
+        compiled = program.compile(x, y, config=config)
+        if args.compile_only:
+            return cli.finish_compile_only(compiled, args)
+        stats = compiled(x, y)
+        return cli.report([cli.check_exact("y", y, golden, P)], args, stats)
+
+    def main(argv=None):
+        parser = argparse.ArgumentParser(...)
+        parser.add_argument("-p", "--platform", default="a2a3sim")
+        parser.add_argument("-d", "--device", default="0,1")
+        parser.add_argument("--mode", choices=["put", "get"], default="put")
+        cli.add_anyp_arguments(parser, step=7)
+        return cli.run_example(parser.parse_args(argv), run)
+
+The flags are checked by the C++ command line's own parser (anyp._core
+cli_parse), so that a bad flag value is refused with the C++ message; the
+cost card, timeline, trace, mismatch messages and --explore's replay command
+are the C++ functions' text. Exit codes: 0 OK; 1 golden mismatch, compile
+error, run error, deadlock or race; 2 usage or configuration error.
+"""
+
+import inspect
+import os
+import sys
+import traceback
+
+import torch
+
+from .. import _core
+from ..ir import distributed_compiled_program as _dcp
+from ..ir.distributed_compiled_program import DistributedConfig
+from . import Pct, RunConfig
+
+FP32 = _core.DType.FP32
+
+_TORCH_DTYPES = {
+    _core.DType.FP32: torch.float32,
+    _core.DType.FP16: torch.float16,
+    _core.DType.BF16: torch.bfloat16,
+    _core.DType.INT8: torch.int8,
+    _core.DType.INT16: torch.int16,
+    _core.DType.INT32: torch.int32,
+    _core.DType.INT64: torch.int64,
+}
+
+# The anyp flags: (flag, dest, takes a value, help). Values are passed as
+# text to the C++ parser, which converts and checks them.
+_FLAGS = [
+    ("--cost", "cost", False, "After OK, print the cost card counted from the run"),
+    ("--timeline", "timeline", False, "After OK, print the run's modeled timeline"),
+    ("--trace", "trace", True, "Write the modeled timeline to FILE as a Chrome trace"),
+    ("--model", "model", True, "The cost model file (default: models/<platform>.model)"),
+    ("--seed", "seed", True, "Input generator seed (default: the step number)"),
+    ("--workers", "workers", True, "Worker threads (0: min(P, cores))"),
+    ("--schedule-seed", "schedule_seed", True, "One worker, ranks picked by an RNG seeded by N"),
+    ("--check-races", "check_races", False, "Check every access for races (happens-before)"),
+    ("--preempt-budget", "preempt_budget", True, "Instructions a rank runs before preemption"),
+    ("--memory-limit", "memory_limit", True, "Refuse a run needing more than SIZE (512MiB, ...)"),
+    ("--explore", "explore", True, "Run N PCT schedules; print the first failure's replay"),
+    ("--explore-depth", "explore_depth", True, "PCT depth D (default 3)"),
+    ("--pct-seed", "pct_seed", True, "Replay one PCT schedule"),
+    ("--pct-steps", "pct_steps", True, "Steps the PCT change points are drawn over"),
+    ("--engine", "engine", True, "threads, or mpi (one rank per process, under mpirun -n P)"),
+    ("--verbose", "verbose", False, "Print the engine's details (stderr)"),
+    ("--dump-outputs", "dump_outputs", True, "Write each checked output to DIR/<name>.bin"),
+    ("--output-dir", "output_dir", True, "Where --compile-only writes"),
+]
+_METAVARS = {
+    "trace": "FILE",
+    "model": "FILE",
+    "memory_limit": "SIZE",
+    "explore_depth": "D",
+    "pct_seed": "S",
+    "pct_steps": "K",
+    "engine": "{threads,mpi}",
+    "dump_outputs": "DIR",
+    "output_dir": "DIR",
+}
+_SCRIPT_OPTIONS = ["-p", "-d", "--mode", "--op", "--compile-only", "--fixed"]
+
+
+class UsageError(Exception):
+    """A usage or configuration error of the example (a P constraint of the
+    step, ...): run_example prints its message on stderr and exits 2."""
+
+
+class _Meta:
+    """What add_anyp_arguments learnt about the example: its step, script
+    and parser, and (set when the arguments are parsed) the raw argv."""
+
+    def __init__(self, parser, step, script):
+        self.parser, self.step, self.script = parser, step, script
+        self.argv, self.from_sys_argv, self.device_given = [], False, False
+
+
+class _Run:
+    """The run_example in progress (the C++ BodyRun)."""
+
+    def __init__(self, options, config):
+        self.options, self.config = options, config
+        self.quiet = False
+        self.last_run = None
+
+
+_current = None
+
+
+def _rank0():
+    return _current is None or _current.options.process_rank == 0
+
+
+def _out(text):
+    if _rank0():
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _err(text):
+    if _rank0():
+        sys.stdout.flush()
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+
+# ---- the arguments -----------------------------------------------------------
+
+
+def _action(parser, option):
+    return parser._option_string_actions.get(option)  # noqa: SLF001 (argparse has no API)
+
+
+def add_anyp_arguments(parser, step):
+    """Adds the anyp flags to `parser` (an argparse.ArgumentParser that
+    already has the example's -p/-d/--mode/--op/--compile-only): --cost,
+    --timeline, --trace FILE, --model FILE, --seed (default: `step`),
+    --workers, --schedule-seed, --check-races, --preempt-budget,
+    --memory-limit, --explore N, --explore-depth D, --pct-seed S, --pct-steps
+    K, --engine threads|mpi, --verbose, --dump-outputs DIR, --output-dir DIR
+    (and --compile-only when the parser lacks it)."""
+    caller = sys._getframe(1).f_globals.get("__file__")  # noqa: SLF001 (the example script)
+    parser.allow_abbrev = False  # the C++ command line takes whole flags only
+    if _action(parser, "--compile-only") is None:
+        parser.add_argument("--compile-only", action="store_true", help="Compile, do not run")
+    group = parser.add_argument_group("anyp")
+    for flag, dest, value, help_text in _FLAGS:
+        if _action(parser, flag) is not None:
+            continue
+        if value:
+            metavar = _METAVARS.get(dest, "N")
+            group.add_argument(flag, dest=dest, default=None, metavar=metavar, help=help_text)
+        else:
+            group.add_argument(flag, dest=dest, action="store_true", help=help_text)
+    meta = _Meta(parser, int(step), caller)
+    parse_args = parser.parse_args
+
+    def parse_with_meta(args=None, namespace=None):
+        device = _action(parser, "-d")
+        default = device.default if device is not None else None
+        if device is not None:
+            device.default = None  # to tell "not given" from the default
+        try:
+            ns = parse_args(args, namespace)
+        finally:
+            if device is not None:
+                device.default = default
+        meta.argv = list(sys.argv[1:] if args is None else args)
+        meta.from_sys_argv = args is None
+        if device is not None:
+            meta.device_given = getattr(ns, device.dest) is not None
+            if not meta.device_given:
+                setattr(ns, device.dest, default)
+        ns._anyp = meta
+        return ns
+
+    parser.parse_args = parse_with_meta
+    return parser
+
+
+def _spec(meta, args):
+    """The C++ ExampleSpec of the example's parser."""
+
+    def choices(option):
+        action = _action(meta.parser, option)
+        if action is None or not action.choices:
+            return []
+        first = action.default if action.default in action.choices else list(action.choices)[0]
+        return [first] + [c for c in action.choices if c != first]
+
+    name = os.path.splitext(os.path.basename(meta.script or "example"))[0]
+    return {
+        "name": name,
+        "step": meta.step,
+        "modes": choices("--mode"),
+        "ops": choices("--op"),
+        "default_devices": [0, 1],  # the script's -d default is passed as -d
+        "has_fixed": _action(meta.parser, "--fixed") is not None,
+    }
+
+
+def _cpp_argv(meta, args, spec):
+    """The flags as the C++ parser reads them."""
+    argv = [spec["name"]]
+    for option in _SCRIPT_OPTIONS:
+        action = _action(meta.parser, option)
+        if action is None:
+            continue
+        value = getattr(args, action.dest)
+        if action.nargs == 0:
+            if value:
+                argv.append(option)
+        elif option == "-d":
+            # Not given: the script's default (its C++ twin's) on the threads
+            # engine; on the MPI engine the world's size decides.
+            if value is not None and (meta.device_given or (args.engine or "threads") == "threads"):
+                argv += [option, str(value)]
+        elif value is not None:
+            argv += [option, str(value)]
+    for flag, dest, takes_value, _ in _FLAGS:
+        value = getattr(args, dest, None)
+        if takes_value and value is not None:
+            argv += [flag, str(value)]
+        elif not takes_value and value:
+            argv.append(flag)
+    return argv
+
+
+def _config(options):
+    """The RunConfig the flags set (the C++ Options::config())."""
+    return RunConfig(
+        platform=options.platform,
+        distributed_config=DistributedConfig(device_ids=list(options.device_ids)),
+        engine=options.engine,
+        check_races=options.check_races,
+        workers=options.workers,
+        deterministic=options.deterministic,
+        schedule_seed=options.schedule_seed,
+        pct=Pct(options.pct_seed, options.explore_depth, options.pct_steps)
+        if options.pct
+        else None,
+        preempt_budget=options.preempt_budget,
+        memory_limit=options.memory_limit,
+        timeline=options.cost or options.timeline or bool(options.trace),
+        model_file=options.model or None,
+    )
+
+
+def _set_args(args, options):
+    """The parsed values, typed, on the example's namespace."""
+    for name in (
+        "platform",
+        "mode",
+        "op",
+        "compile_only",
+        "fixed",
+        "seed",
+        "workers",
+        "schedule_seed",
+        "output_dir",
+        "cost",
+        "timeline",
+        "trace",
+        "model",
+        "check_races",
+        "preempt_budget",
+        "memory_limit",
+        "explore",
+        "explore_depth",
+        "pct_seed",
+        "pct_steps",
+        "engine",
+        "verbose",
+        "dump_outputs",
+        "process_rank",
+    ):
+        if name in ("mode", "op") and not hasattr(args, name):
+            continue
+        setattr(args, name, getattr(options, name))
+    args.device_ids = list(options.device_ids)
+
+
+# ---- running the example -------------------------------------------------------
+
+
+def _guarded(body):
+    """body(), its errors mapped to messages and exit codes (C++ guarded)."""
+    try:
+        code = body()
+    except UsageError as e:
+        _err(str(e))
+        return 2
+    except _core.ConfigError as e:
+        _err(str(e))
+        return 2
+    except (_core.CompileError, _core.RunError) as e:  # DeadlockError, RaceError too
+        _err(str(e))
+        return 1
+    except Exception as e:  # noqa: BLE001 (C++ catches std::exception: "error: ...")
+        if _current is not None and _current.options.verbose and _rank0():
+            traceback.print_exc()
+        _err(f"error: {e}")
+        return 1
+    if not isinstance(code, int):
+        _err(f"error: the example's run(args, config) returned {code!r}, not an exit code")
+        return 1
+    return code
+
+
+def _run_body(state, run, args, config):
+    global _current
+    state.config = config
+    _dcp.last_run_config[0] = _dcp.last_run_stats[0] = None
+    _current = state
+    return _guarded(lambda: run(args, config))
+
+
+def _script_path(meta, run):
+    if meta.from_sys_argv and sys.argv and sys.argv[0]:
+        return sys.argv[0]
+    path = inspect.getsourcefile(run) or meta.script or "example.py"
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def _explore(state, run, args, meta):
+    """--explore N: a calibration schedule (PCT seed 0, depth 1: it counts
+    the steps K), then PCT seeds 1..N at depth D over K steps, each run
+    quiet; the first that fails is printed with the command that replays it
+    (the C++ explore)."""
+    options, base = state.options, state.config
+    state.quiet = True
+
+    def one(pct):
+        config = RunConfig(**{**_config_kwargs(base), "pct": pct})
+        args.pct_seed, args.explore_depth, args.pct_steps = pct.seed, pct.depth, pct.steps
+        state.last_run = None
+        code = _run_body(state, run, args, config)
+        steps = state.last_run.schedule_steps if state.last_run is not None else 0
+        return code, steps
+
+    failed = None
+    code, steps = one(Pct(0, 1, 0))
+    if code != 0:
+        failed = Pct(0, 1, 0)
+    else:
+        for seed in range(1, options.explore + 1):
+            pct = Pct(seed, options.explore_depth, steps)
+            code, _ = one(pct)
+            if code != 0:
+                failed = pct
+                break
+    state.quiet = False
+    if failed is None:
+        _out("OK\n")
+        if state.last_run is not None:
+            _print_extras(options, state.last_run)
+        return 0
+    if code == 2:
+        return code  # a usage error: no schedule to replay
+    if failed.seed == 0:
+        which = "the calibration schedule (PCT seed 0, depth 1)"
+    else:
+        which = (
+            f"schedule {failed.seed} of {options.explore} (PCT seed {failed.seed}, depth "
+            f"{failed.depth}, {failed.steps} steps)"
+        )
+    argv = [sys.executable, _script_path(meta, run)] + meta.argv
+    replay = _core.cli_replay_command(argv, failed.seed, failed.depth, failed.steps)
+    _err(f"explore: {which} failed; replay it with:\n  {replay}")
+    return code
+
+
+def _config_kwargs(config):
+    return {
+        "platform": config.platform,
+        "distributed_config": DistributedConfig(device_ids=config.device_ids()),
+        "engine": config.engine,
+        "check_races": config.check_races,
+        "workers": config.workers,
+        "deterministic": config.deterministic,
+        "schedule_seed": config.schedule_seed,
+        "pct": config.pct,
+        "preempt_budget": config.preempt_budget,
+        "memory_limit": config.memory_limit,
+        "timeline": config.timeline,
+        "model_file": config.model_file,
+    }
+
+
+def run_example(args, run):
+    """Runs the example `run(args, config)` on the command line's RunConfig
+    and returns the exit code (see the module's docstring). `args` comes
+    from a parser that add_anyp_arguments set up; run_example adds to it the
+    parsed values (args.seed, args.device_ids, args.process_rank, ...)."""
+    global _current
+    meta = getattr(args, "_anyp", None)
+    if meta is None:
+        raise TypeError(
+            "cli.run_example: parse the arguments with a parser that cli.add_anyp_arguments "
+            "set up"
+        )
+    spec = _spec(meta, args)
+    parsed = _core.cli_parse(_cpp_argv(meta, args, spec), spec)
+    if isinstance(parsed, str):
+        launched_rank = os.environ.get("OMPI_COMM_WORLD_RANK")
+        if launched_rank is None or launched_rank == "0":
+            sys.stderr.write(parsed + "\n")
+        return 2
+    options = parsed
+    _set_args(args, options)
+    state = _Run(options, _config(options))
+    _current = state
+    try:
+        if options.verbose:
+            details = _core.engine_details(options.engine)  # collective on MPI
+            _err(details)
+        if options.explore > 0 and not options.compile_only:
+            return _explore(state, run, args, meta)
+        return _run_body(state, run, args, state.config)
+    finally:
+        sys.stdout.flush()
+        _current = None
+
+
+# ---- inputs, checks and the report ------------------------------------------------
+
+
+class InputGenerator:
+    """anyp::InputGenerator (include/anyp/host_tensor.hpp): a std::mt19937
+    seeded with `seed`; each element 0.5 + (g() >> 9) * 2^-23, in call
+    order, row-major. uniform() returns a torch tensor with exactly the
+    values C++ gen.uniform(shape, dtype) has."""
+
+    def __init__(self, seed):
+        self._gen = _core.InputGenerator(int(seed))
+
+    def uniform(self, shape, dtype=FP32):
+        torch_dtype = _TORCH_DTYPES.get(dtype, dtype)
+        if not isinstance(torch_dtype, torch.dtype):
+            raise TypeError(f"InputGenerator.uniform: dtype must be a pl dtype, got {dtype!r}")
+        tensor = torch.empty([int(e) for e in shape], dtype=torch_dtype)
+        self._gen.fill_uniform(tensor)
+        return tensor
+
+    def next(self):
+        """One value, as a float."""
+        return self._gen.next()
+
+
+def _golden_like(golden, out):
+    if not isinstance(golden, torch.Tensor):
+        golden = torch.as_tensor(golden)
+    if golden.dtype != out.dtype:
+        golden = golden.to(out.dtype)  # rounds to nearest even, as HostTensor::set
+    return golden.contiguous()
+
+
+def _check(exact, name, out, golden, world_size):
+    golden = _golden_like(golden, out)
+    state = _current
+    if state is not None and state.options.dump_outputs and state.options.process_rank == 0:
+        _core.cli_dump_output(state.options.dump_outputs, name, out)
+    message = _core.cli_check(exact, name, out, golden, int(world_size))
+    if message:
+        _err(message)
+        return False
+    return True
+
+
+def check_exact(name, out, golden, world_size):
+    """Bitwise equal (anyp::cli::check_exact): on a mismatch prints
+    "<name> mismatch: max diff = <x> (P=<n>)" to stderr and returns False.
+    A float64 golden is rounded to the output's dtype first."""
+    return _check(True, name, out, golden, world_size)
+
+
+def check_close(name, out, golden, world_size):
+    """|out - golden| <= 1e-5 + 1e-5 * |golden| everywhere
+    (anyp::cli::check_close); messages as check_exact."""
+    return _check(False, name, out, golden, world_size)
+
+
+_FLAG_OF = [
+    (("check_races",), "--check-races"),
+    (("timeline",), "--cost, --timeline or --trace"),
+    (("model_file",), "--model"),
+    (("pct_enabled", "pct_seed", "pct_depth", "pct_steps"), "--explore or --pct-seed"),
+    (("deterministic", "schedule_seed"), "--schedule-seed"),
+    (("workers",), "--workers"),
+    (("preempt_budget",), "--preempt-budget"),
+    (("memory_limit",), "--memory-limit"),
+    (("engine",), "--engine"),
+    (("platform",), "--platform"),
+    (("device_ids",), "-d"),
+]
+
+
+def _flags_not_honoured(state):
+    """ "" when the example's last run took the command line's RunConfig in
+    everything a flag sets, else why a flag would not take effect."""
+    options = state.options
+    printing = options.cost or options.timeline or bool(options.trace)
+    last = _dcp.last_run_config[0]
+    if last is None:
+        if not printing:
+            return ""
+        flag = "--cost" if options.cost else "--timeline" if options.timeline else "--trace"
+        return (
+            f"{flag}: the program reported its outcome, but no anyp run finished (no "
+            "CompiledProgram or Session run), so there is no run to print"
+        )
+    got, want = last.to_dict(), state.config.to_dict()
+    for keys, flag in _FLAG_OF:
+        if any(got.get(k) != want.get(k) for k in keys):
+            return (
+                f"{flag}: the program ran with a RunConfig of its own, not the command line's, "
+                "so the flag would not take effect; compile with the config that "
+                "cli.run_example passes to run(args, config)"
+            )
+    return ""
+
+
+def _print_extras(options, stats):
+    if options.cost:
+        _out(stats.cost_card())
+    if stats.has_timeline and options.timeline:
+        _out(stats.timeline_text())
+    if stats.has_timeline and options.trace and options.process_rank == 0:
+        stats.write_chrome_trace(options.trace)
+
+
+def report(checks, args=None, stats=None):
+    """ "OK" and 0 when every check passed, else 1; after OK, with --cost
+    the run's cost card, with --timeline its modeled timeline and with
+    --trace FILE the timeline as a Chrome trace (anyp::cli::report).
+    `stats` is the run's RunStats (what `compiled(...)` returned; default:
+    the last run's)."""
+    state = _current
+    ok = all(bool(c) for c in checks)
+    if state is None:
+        if ok:
+            _out("OK\n")
+        return 0 if ok else 1
+    if stats is None:
+        stats = _dcp.last_run_stats[0]  # report(checks): the body's last run
+    state.last_run = stats
+    why = _flags_not_honoured(state)
+    options = state.options
+    if (
+        not why
+        and (stats is None or not stats.has_timeline)
+        and (options.timeline or options.trace)
+    ):
+        flag = "--timeline" if options.timeline else "--trace"
+        why = f"{flag}: the run has no modeled timeline (RunConfig::timeline was off)"
+    if why:
+        _err(why)
+        return 2
+    if state.quiet:
+        return 0 if ok else 1
+    if not ok:
+        return 1
+    _out("OK\n")
+    if stats is not None:
+        _print_extras(options, stats)
+    return 0
+
+
+def finish_compile_only(compiled, args):
+    """Writes the artifact to the --output-dir (default
+    anyp_out/<example>/P<P>-<platform>), prints "compile_only done: <dir>"
+    and returns 0 (anyp::cli::finish_compile_only)."""
+    directory = getattr(args, "output_dir", None)
+    if not directory:
+        raise ValueError("cli.finish_compile_only: args.output_dir is empty (use cli.run_example)")
+    if getattr(args, "process_rank", 0) != 0:
+        return 0  # one process writes the artifact
+    compiled.write_artifact(directory)
+    _out(f"compile_only done: {directory}\n")
+    return 0
