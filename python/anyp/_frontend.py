@@ -21,6 +21,7 @@ import functools
 import inspect
 import io
 import os
+import re
 import sys
 import textwrap
 import tokenize
@@ -185,6 +186,7 @@ class _Source:
                 if getattr(node, "end_col_offset", None) is not None:
                     node.end_col_offset += self.indent
         self.file_lines = open(self.file).read().splitlines() if os.path.exists(self.file) else []
+        _sources.setdefault(os.path.basename(self.file), self)
 
     def span(self, node):
         """(line, text, first column, end column) of `node` on its first line."""
@@ -201,6 +203,48 @@ class _Source:
         line, text, col, end = self.span(node)
         caret = " " * col + "^" * (end - col)
         return f"{os.path.basename(self.file)}:{line}", f"    {text}\n    {caret}"
+
+
+# Every function source read, by the file's base name: the core names
+# places as "op pl.store at step.py:42" (base name and line).
+_sources = {}
+_SITE = re.compile(r" at ([A-Za-z0-9_.+-]+\.py):([0-9]+)")
+
+
+def _source_lines(text, limit=3):
+    """The lines the core's message `text` names ("... at step.py:42"),
+    each with a caret under its code: at most `limit` distinct places, in
+    the order the message names them."""
+    places = []
+    for m in _SITE.finditer(text):
+        place = (m.group(1), int(m.group(2)))
+        if place not in places:
+            places.append(place)
+    out = []
+    for base, line in places[:limit]:
+        source = _sources.get(base)
+        if source is None or not 0 < line <= len(source.file_lines):
+            continue
+        code = source.file_lines[line - 1]
+        col = len(code) - len(code.lstrip())
+        caret = " " * col + "^" * max(1, _code_end(code) - col)
+        out.append(f"  {base}:{line}\n    {code}\n    {caret}")
+    return out
+
+
+def _with_source_lines(error):
+    """A compile or run error of the core, found after the trace (its
+    message names ops "at step.py:42"), with those lines and carets
+    appended; `error` itself when it names none or is located already."""
+    if getattr(error, "_anyp_located", False) or not isinstance(error, _core.Error):
+        return error
+    text = str(error)
+    lines = _source_lines(text)
+    if not lines:
+        return error
+    located = type(error)(text.rstrip("\n") + "\n" + "\n".join(lines))
+    located._anyp_located = True
+    return located
 
 
 def _code_end(text):
@@ -230,7 +274,10 @@ def _located(error, source, node, name=None):
     if getattr(error, "_anyp_located", False):
         return error
     where, snippet = source.where(node)
-    message = f"{where}: {error}\n{snippet}"
+    # The core names the statement's place itself ("function 'k' (incore) at
+    # step.py:16: ..."): the prefix says it once.
+    text = str(error).replace(f" at {where}", "", 1)
+    message = f"{where}: {text}\n{snippet}"
     cls = type(error) if isinstance(error, _core.Error) else _core.CompileError
     located = cls(message)
     located._anyp_located = True
@@ -279,9 +326,11 @@ def _user_facing(method):
         try:
             return method(*args, **kwargs)
         except _core.Error as e:
-            if tracing() or os.environ.get("ANYP_BACKTRACE") == "1":
+            if tracing():
                 raise
-            error = e
+            if os.environ.get("ANYP_BACKTRACE") == "1":
+                raise _with_source_lines(e) from e
+            error = _with_source_lines(e)
         raise error.with_traceback(_user_traceback(error)) from None
 
     return entry
@@ -443,6 +492,9 @@ class _Walker:
         stmts = _early_returns(stmts)
         for i, stmt in enumerate(stmts):
             self.current = stmt
+            # Every op the statement records carries its place (the core's
+            # diagnostics name it).
+            _core.set_location(self.source.file, stmt.lineno, stmt.col_offset + 1)
             try:
                 self.statement(stmt, last=tail and i == len(stmts) - 1)
             except _core.Error as e:

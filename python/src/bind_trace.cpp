@@ -141,6 +141,11 @@ void bind_trace(py::module_& m) {
 
   // Writes `dst` (the C++ handle's assignment): a loop-carried or
   // rebound name.
+  // A new variable holding the handle's value (C++'s `pl::Tile b = a;`):
+  // `b = a` in Python when either name is written again.
+  m.def("copy", [](const pl::Tile& h) { return pl::Tile(h); });
+  m.def("copy", [](const pl::Scalar& h) { return pl::Scalar(h); });
+  m.def("copy", [](const pl::Value& h) { return pl::Value(h); });
   m.def("assign", [](pl::Value& dst, const pl::Value& src) { dst = src; });
   m.def("assign", [](pl::Tile& dst, const pl::Tile& src) { dst = src; });
   m.def("assign", [](pl::Scalar& dst, const pl::Scalar& src) { dst = src; });
@@ -214,10 +219,10 @@ void bind_trace(py::module_& m) {
   m.def("window", [](const pl::Value& buffer, const py::sequence& s, anyp::DType d) {
     return pld::window(buffer, shape(s), d);
   });
-  m.def("world_size", &pld::world_size);
-  m.def("get_comm_ctx", &pld::get_comm_ctx);
-  m.def("rank", &pld::rank);
-  m.def("nranks", &pld::nranks);
+  m.def("world_size", [] { return pld::world_size(); });
+  m.def("get_comm_ctx", [](const pl::Value& window) { return pld::get_comm_ctx(window); });
+  m.def("rank", [](const pld::CommCtx& ctx) { return pld::rank(ctx); });
+  m.def("nranks", [](const pld::CommCtx& ctx) { return pld::nranks(ctx); });
   m.def("notify", [](const pl::Value& signal, const py::handle& peer, const py::sequence& offsets,
                      const py::handle& value, pld::NotifyOp op) {
     pld::system::notify(signal, scalar_arg(peer), index(offsets), scalar_arg(value), op);

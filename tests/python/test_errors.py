@@ -37,6 +37,20 @@ def located(marker, message, start=None, width=None):
     return f"{HERE}:{line}: {message}\n    {text}\n    {' ' * col}{'^' * width}"
 
 
+def at(marker):
+    """How the core names the place of the op on the line marked `marker`."""
+    return f" at {HERE}:{line_of(marker)[0]}"
+
+
+def source_line(marker):
+    """What the Python layer appends to a core error found after the trace:
+    the marked line, a caret under its code (up to its comment)."""
+    line, text = line_of(marker)
+    col = len(text) - len(text.lstrip())
+    width = len(text.split("  #")[0].rstrip()) - col
+    return f"\n  {HERE}:{line}\n    {text}\n    {' ' * col}{'^' * width}"
+
+
 def host_of(kernel):
     @pl.jit
     def orch(
@@ -599,13 +613,14 @@ def test_a_tile_shape_that_breaks_the_row_rule_is_refused():
         y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
         s: pld.DistributedTensor[[1, 1], pl.INT32],
     ):
-        t = pl.load(x, [0, 0], [1, 3])
+        t = pl.load(x, [0, 0], [1, 3])  # planted: row rule
 
     assert compile_error(host_of(row_kernel)) == (
-        "compile error: function 'row_kernel' (incore), op pl.load: a tile row of 3 x FP32 = 12 B "
-        "is not a whole number of 32-byte units (tile [1, 3]); load a tile of a multiple of 8 "
-        "elements per row with a valid_shape of the part you need (only that part is read), or "
-        "pl::read one element"
+        "compile error: function 'row_kernel' (incore), op pl.load"
+        + at("planted: row rule")
+        + ": a tile row of 3 x FP32 = 12 B is not a whole number of 32-byte units (tile [1, 3]); "
+        "load a tile of a multiple of 8 elements per row with a valid_shape of the part you need "
+        "(only that part is read), or pl::read one element" + source_line("planted: row rule")
     )
 
 
@@ -616,11 +631,13 @@ def test_a_notify_at_the_host_level_is_refused():
     ):
         buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
         s = pld.window(buf, [1, 1], dtype=pl.INT32)
-        pld.system.notify(s, peer=0, offsets=[0, 0], value=1, op=pld.NotifyOp.Set)
+        pld.system.notify(s, peer=0, offsets=[0, 0], value=1, op=pld.NotifyOp.Set)  # planted: host
 
     assert compile_error(host_notify) == (
-        "compile error: function 'host_notify' (host): op pld.system.notify is not allowed at the "
-        "host level (it is an incore op)"
+        "compile error: function 'host_notify' (host): op pld.system.notify"
+        + at("planted: host")
+        + " is not allowed at the host level (it is an incore op)"
+        + source_line("planted: host")
     )
 
 
@@ -640,7 +657,7 @@ def test_a_wait_nobody_notifies_is_a_deadlock_report():
         y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
         s: pld.DistributedTensor[[1, 1], pl.INT32],
     ):
-        pld.system.wait(s, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        pld.system.wait(s, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)  # planted: lonely
 
     x, y = tensors()
     compiled = host_of(lonely).compile(x, y)
@@ -648,8 +665,10 @@ def test_a_wait_nobody_notifies_is_a_deadlock_report():
         compiled(x, y)
     assert str(e.value) == (
         "deadlock: no rank can make progress (2 of 2 ranks waiting)\n"
-        "  ranks 0, 1 (2 ranks): function 'lonely', op pld.system.wait: waits for signal 'buf' "
-        "cell [0, 0] Ge 1; current value 0; never notified"
+        "  ranks 0, 1 (2 ranks): function 'lonely', op pld.system.wait"
+        + at("planted: lonely")
+        + ": waits for signal 'buf' cell [0, 0] Ge 1; current value 0; never notified"
+        + source_line("planted: lonely")
     )
 
 
@@ -660,20 +679,21 @@ def test_two_unordered_puts_into_one_window_are_a_race_report():
         y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
         s: pld.DistributedTensor[[1, 1], pl.INT32],
     ):
-        pld.tensor.put(s, peer=0, src=s)
+        pld.tensor.put(s, peer=0, src=s)  # planted: racy put
 
     x, y = tensors()
     compiled = host_of(racy).compile(x, y, config=RunConfig(check_races=True))
     with pytest.raises(anyp.RaceError) as e:
         compiled(x, y)
+    put = "op pld.tensor.put" + at("planted: racy put")
     assert str(e.value) == (
         "race report: 1 op pair accesses the same elements from two ranks with no happens-before "
         "order (at least one writes)\n"
         "  race 1: window 'buf' of rank 0, elements [0, 0]\n"
-        "    first:  write by rank 0 (device 0), function 'racy', op pld.tensor.put\n"
-        "    second: write by rank 1 (device 1), function 'racy', op pld.tensor.put\n"
+        f"    first:  write by rank 0 (device 0), function 'racy', {put}\n"
+        f"    second: write by rank 1 (device 1), function 'racy', {put}\n"
         "    missing: no wait on rank 1 observed a notify that rank 0 issued after its write; rank "
-        "1 never synchronised with rank 0\n"
+        "1 never synchronised with rank 0" + source_line("planted: racy put")
     )
 
 

@@ -324,6 +324,20 @@ def located(fn, text, message):
     return f"{HERE}:{line}: {message}\n    {source}\n    {' ' * indent}{'^' * len(code)}"
 
 
+def at(fn, text):
+    """How the core names the place of the op on `fn`'s line holding `text`."""
+    return f" at {HERE}:{line_of(fn, text)[0]}"
+
+
+def source_line(fn, text):
+    """What the Python layer appends to an error found after the trace: that
+    line, with a caret under its code."""
+    line, source = line_of(fn, text)
+    code = source.strip()
+    indent = len(source) - len(code)
+    return f"\n  {HERE}:{line}\n    {source}\n    {' ' * indent}{'^' * len(code)}"
+
+
 @pl.jit.incore
 def remote_load_of_a_tensor(
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
@@ -361,16 +375,23 @@ def test_remote_load_of_a_plain_tensor_names_the_op_and_the_line():
 
 
 def test_remote_load_out_of_bounds_names_the_op_and_the_region():
-    assert error_of(remote_load_out_of_bounds) == (
-        "compile error: function 'remote_load_out_of_bounds' (incore), op pld.tile.remote_load: "
-        "region out of bounds in dim 1: offset 8 + extent 64 exceeds the source 'data' [1, 64]"
+    fn, line = remote_load_out_of_bounds, "remote_load("
+    assert error_of(fn) == (
+        "compile error: function 'remote_load_out_of_bounds' (incore), op pld.tile.remote_load"
+        + at(fn, line)
+        + ": region out of bounds in dim 1: offset 8 + extent 64 exceeds the source 'data' "
+        "[1, 64]" + source_line(fn, line)
     )
 
 
 def test_remote_store_to_a_peer_out_of_range_is_a_run_error():
-    assert error_of(remote_store_to_a_missing_peer) == (
+    fn, line = remote_store_to_a_missing_peer, "remote_store("
+    assert error_of(fn) == (
         "run error: rank 0 (device 0), function 'remote_store_to_a_missing_peer', "
-        "op pld.tile.remote_store: peer 5 is out of range [0, 2)"
+        "op pld.tile.remote_store"
+        + at(fn, line)
+        + ": peer 5 is out of range [0, 2)"
+        + source_line(fn, line)
     )
 
 
@@ -418,10 +439,12 @@ def test_allreduce_refuses_an_unknown_mode_at_its_line():
 
 
 def test_ring_allreduce_names_the_signal_shape_it_needs():
-    assert error_of(ring_allreduce_on_a_mesh_signal) == (
+    fn, line = ring_allreduce_on_a_mesh_signal, "allreduce("
+    assert error_of(fn) == (
         "compile error: function 'ring_allreduce_on_a_mesh_signal' (incore), op "
-        "pld.tensor.allreduce: the Ring signal must be [2 * (P - 1), P] (or PyPTO's "
-        "[2 * (P - 1) + 1, P]) INT32, which is [2, 2] at P = 2, got [2, 1]"
+        "pld.tensor.allreduce" + at(fn, line) + ": the Ring signal must be [2 * (P - 1), P] (or "
+        "PyPTO's [2 * (P - 1) + 1, P]) INT32, which is [2, 2] at P = 2, got [2, 1]"
+        + source_line(fn, line)
     )
 
 

@@ -58,8 +58,8 @@ const auto waits_forever = kernel("waits_forever", [](pl::Value, pl::Value w) {
 
 TEST(SourceLocationRun, ADeadlockReportNamesTheWaitsLine) {
   const std::string report = run_error(host_of(waits_forever), false);
-  EXPECT_NE(report.find("rank 0: function 'waits_forever', op pld.system.wait" +
-                        at(wait_line) + ": waits for signal 'w' cell"),
+  EXPECT_NE(report.find("rank 0: function 'waits_forever', op pld.system.wait" + at(wait_line) +
+                        ": waits for signal 'w' cell"),
             std::string::npos)
       << report;
 }

@@ -288,7 +288,7 @@ TEST(EverydayErrors, HostZeroStep) {
     ADD_FAILURE() << "compiled";
   } catch (const anyp::CompileError& e) {
     EXPECT_EQ(anyp_test::without_locations(e.what()),
-                 "compile error: function 'host' (host): pl.range: the step is 0");
+              "compile error: function 'host' (host): pl.range: the step is 0");
   }
 }
 

@@ -4,6 +4,7 @@ in place); a call returns the run's RunStats (anyp::RunStats: the cost card's
 counters, the modeled timeline when RunConfig.timeline is on)."""
 
 from .. import _core
+from .._frontend import _user_facing
 
 # The configuration and RunStats of the last run that finished, any program
 # (the C++ run listener's view: anyp.runtime.cli.report checks that the run
@@ -39,6 +40,7 @@ class CompiledProgram:
         """Writes the compiled artifact (plan, lowered code) into `directory`."""
         self._native.write_artifact(str(directory))
 
+    @_user_facing
     def __call__(self, *args, config=None, **kwargs):
         # PyPTO's programs pass RunConfig(platform=...) here: it must agree
         # with the compile's (a program is compiled for its devices and
