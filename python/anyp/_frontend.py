@@ -36,6 +36,7 @@ class UnsupportedError(_core.CompileError):
 
 _HANDLES = (_core.Value, _core.Tile, _core.Scalar)
 _MISSING = object()
+_launch_blocks = []  # block counts of the `with pl.spmd(n):` blocks being walked
 _walkers = []  # the bodies being walked, innermost last (calls record, not run)
 
 
@@ -600,9 +601,35 @@ class _Walker:
             self.return_(s, last)
         elif isinstance(s, ast.Pass):
             pass
+        elif isinstance(s, ast.With) and self.launch(s):
+            pass
         else:
             what = _STATEMENT_NAMES.get(type(s), f"the statement {type(s).__name__}")
             self.refuse(s, what + " in a traced function (use pl.range and if)")
+
+    def launch(self, s):
+        """`with pl.spmd(n):`: walks the body with every kernel call in it
+        (a call without device=) launched over n blocks (C++ pl::blocks(n))
+        and returns True; False for any other `with` (its context
+        expression not evaluated), which is refused."""
+        if len(s.items) != 1 or not isinstance(s.items[0].context_expr, ast.Call):
+            return False
+        item = s.items[0]
+        if not getattr(self.eval(item.context_expr.func), "_anyp_launches_blocks", False):
+            return False
+        blocks = self.eval(item.context_expr).core_num
+        if item.optional_vars is not None:
+            self.refuse(
+                s, "with pl.spmd(...) as name (read pl.tile.get_block_idx() in the kernel instead)"
+            )
+        if _launch_blocks:
+            self.refuse(s, "a with pl.spmd(...) inside another")
+        _launch_blocks.append(blocks)
+        try:
+            self.block(s.body)
+        finally:
+            _launch_blocks.pop()
+        return True
 
     def assignment(self, s):
         targets = s.targets if isinstance(s, ast.Assign) else [s.target]
@@ -925,7 +952,10 @@ class JitFunction:
                 "(a Python callback in the host); check results after the run instead"
             )
         ordered = self._ordered(args, kwargs)
-        _core.call(self.definition(), ordered, device)
+        if device is None and _launch_blocks:
+            _core.call_blocks(self.definition(), ordered, _launch_blocks[-1])
+        else:
+            _core.call(self.definition(), ordered, device)
         return _build_result(self._result, ordered)
 
     @_user_facing

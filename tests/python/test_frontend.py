@@ -20,7 +20,9 @@ NR = pl.dynamic("NR")
 
 
 def config(P):
-    return RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))))
+    # PyPTO's launch sizes are accepted and ignored (anyp's blocks are pl.spmd's).
+    devices = DistributedConfig(device_ids=list(range(P)), block_dim=24, aicpu_thread_num=4)
+    return RunConfig(distributed_config=devices)
 
 
 def rows(P, dtype=torch.float32):
@@ -50,7 +52,9 @@ class RingGet:
         left = (my_rank - 1) % nranks
         right = (my_rank + 1) % nranks
         src = pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], src)
-        pld.system.notify(signal, peer=left, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        pld.system.notify(
+            target=signal, peer=left, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd
+        )  # PyPTO's keyword for the signal
         pld.system.wait(signal, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
         pld.tensor.get(dst, peer=right, src=src)
         out = pl.store(pl.load(dst, [0, 0], [1, SIZE]), [0, 0], y)

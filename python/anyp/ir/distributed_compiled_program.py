@@ -15,12 +15,14 @@ last_run_stats = [None]
 
 class DistributedConfig:
     """The devices, one per rank: P = len(device_ids) (default [0, 1]).
-    num_sub_workers is PyPTO's host-callback pool; anyp has none and ignores
-    it."""
+    num_sub_workers is PyPTO's host-callback pool, block_dim and
+    aicpu_thread_num its device launch sizes: anyp has none of them and
+    ignores them (a kernel's blocks are pl.spmd's)."""
 
-    def __init__(self, device_ids=None, num_sub_workers=0):
+    def __init__(self, device_ids=None, num_sub_workers=0, block_dim=None, aicpu_thread_num=None):
         self.device_ids = None if device_ids is None else [int(d) for d in device_ids]
         self.num_sub_workers = num_sub_workers
+        self.block_dim, self.aicpu_thread_num = block_dim, aicpu_thread_num
 
 
 class CompiledProgram:

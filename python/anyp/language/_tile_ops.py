@@ -13,9 +13,8 @@ in each docstring); a value anyp cannot honour is refused with
 name: zeros, arange, batch_matmul_acc, get_block_num at pl level.
 """
 
-import ast as _ast
 
-from .. import _core, _frontend
+from .. import _core
 from .._frontend import UnsupportedError as _Unsupported
 
 __all__ = [
@@ -564,6 +563,8 @@ class spmd:  # noqa: N801  (PyPTO's name)
     (anyp's blocks always start together) and `allow_early_resolve` are
     accepted and ignored."""
 
+    _anyp_launches_blocks = True  # the walker's `with` form (anyp/_frontend.py)
+
     def __init__(
         self,
         core_num,
@@ -595,65 +596,6 @@ class _TileNamespace:
             return getattr(language, name)
         raise AttributeError(f"not supported by anyp: pl.tile.{name} (docs/python.md)")
 
-
-# ---- multi-block launches: the walker's `with pl.spmd(n):` -----------------------------------
-# Until anyp/_frontend.py reads `with` itself, this wraps its statement walker:
-# a `with pl.spmd(n):` block walks its body with the tracer's call recorder
-# (_core.call) swapped for one that records each call without a device as a
-# launch over n blocks (_core.call_blocks, C++ pl::blocks(n)). Every other
-# `with` is refused as before, its context expression not evaluated.
-
-_launches = []  # block counts of the enclosing `with pl.spmd(...)` blocks
-
-
-def _spmd_with(walker, s):
-    """Walks `with pl.spmd(n):` and returns True, or returns False for any
-    other `with` (its context expression is not evaluated then)."""
-    if len(s.items) != 1 or not isinstance(s.items[0].context_expr, _ast.Call):
-        return False
-    item = s.items[0]
-    if walker.eval(item.context_expr.func) is not spmd:
-        return False
-    launch = walker.eval(item.context_expr)
-    if item.optional_vars is not None:
-        walker.refuse(
-            s, "with pl.spmd(...) as name (read pl.tile.get_block_idx() in the kernel instead)"
-        )
-    if _launches:
-        walker.refuse(s, "a with pl.spmd(...) inside another")
-    record = _core.call
-
-    def launch_call(fn, args, device):
-        if device is None:
-            return _core.call_blocks(fn, args, launch.core_num)
-        return record(fn, args, device)
-
-    _launches.append(launch.core_num)
-    _core.call = launch_call
-    try:
-        walker.block(s.body)
-    finally:
-        _core.call = record
-        _launches.pop()
-    return True
-
-
-def _install_spmd():
-    walker_cls = _frontend._Walker
-    if getattr(walker_cls, "_anyp_spmd", False):
-        return
-    statement = walker_cls.statement
-
-    def spmd_statement(self, s, last):
-        if isinstance(s, _ast.With) and _spmd_with(self, s):
-            return None
-        return statement(self, s, last)
-
-    walker_cls.statement = spmd_statement
-    walker_cls._anyp_spmd = True
-
-
-_install_spmd()
 
 _TILE_NAMES = [n for n in __all__ if n not in ("spmd", "tile", "EQ", "NE", "LT", "LE", "GT", "GE")]
 

@@ -3,9 +3,10 @@
 from ... import _core
 
 
-def notify(signal, peer, offsets, value, op):
-    """Updates cell `offsets` of `peer`'s copy of `signal` (AtomicAdd or Set)."""
-    _core.notify(signal, peer, list(offsets), value, op)
+def notify(target, peer, offsets, value, op):
+    """Updates cell `offsets` of `peer`'s copy of the signal `target`
+    (AtomicAdd or Set); PyPTO's programs pass it as `target=`."""
+    _core.notify(target, peer, list(offsets), value, op)
 
 
 def wait(signal, offsets, expected, cmp):
