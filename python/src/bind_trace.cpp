@@ -216,8 +216,17 @@ void bind_trace(py::module_& m) {
   m.def("alloc_window_buffer", [](const std::string& name, const py::sequence& s, anyp::DType d) {
     return pld::alloc_window_buffer(name, shape(s), d);
   });
+  // A byte-sized buffer: typed by the views taken of it (pld.window with an
+  // offset in elements of the view's dtype).
+  m.def("alloc_window_buffer_bytes", [](const std::string& name, const py::handle& bytes) {
+    return pld::alloc_window_buffer(name, dim(bytes));
+  });
   m.def("window", [](const pl::Value& buffer, const py::sequence& s, anyp::DType d) {
     return pld::window(buffer, shape(s), d);
+  });
+  m.def("window_at", [](const pl::Value& buffer, const py::sequence& s, anyp::DType d,
+                        const py::handle& offset) {
+    return pld::window(buffer, shape(s), d, scalar_arg(offset));
   });
   m.def("world_size", [] { return pld::world_size(); });
   m.def("get_comm_ctx", [](const pl::Value& window) { return pld::get_comm_ctx(window); });

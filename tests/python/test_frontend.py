@@ -509,3 +509,63 @@ def test_a_declared_index_scalar_carried_by_a_loop_is_an_offset(P):
         start = (r % 2) * SIZE
         assert torch.equal(y[r], x[r, :, start : start + SIZE]), f"rank {r}"
     assert "INT64" in index_counter.ir_text()
+
+
+# ---- byte-sized window buffers (PyPTO's pld.alloc_window_buffer(nbytes)) --------
+
+
+@pl.jit.incore
+def shift_through_one_buffer(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+    src: pld.DistributedTensor[[1, SIZE], pl.FP32],
+    dst: pld.DistributedTensor[[1, SIZE], pl.FP32],
+    signal: pld.DistributedTensor[[1, 1], pl.INT32],
+):
+    """y[r] = x[(r - 1) % P]: src and dst are two views of one byte buffer."""
+    nranks = pld.nranks(pld.get_comm_ctx(src))
+    right = (pld.rank(pld.get_comm_ctx(src)) + 1) % nranks
+    src = pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], src)
+    pld.tensor.put(dst, peer=right, src=src)
+    pld.system.notify(signal, peer=right, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+    pld.system.wait(signal, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
+    y = pl.store(pl.load(dst, [0, 0], [1, SIZE]), [0, 0], y)
+
+
+@pl.jit
+def shift_orch(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+    src: pld.DistributedTensor[[1, SIZE], pl.FP32],
+    dst: pld.DistributedTensor[[1, SIZE], pl.FP32],
+    signal: pld.DistributedTensor[[1, 1], pl.INT32],
+):
+    shift_through_one_buffer(x, y, src, dst, signal)
+
+
+@pl.jit.host
+def shift_host(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):
+    data = pld.alloc_window_buffer(2 * SIZE * 4)  # bytes: src, then dst
+    flags = pld.alloc_window_buffer(4)
+    for r in pl.range(pld.world_size()):
+        src = pld.window(data, [1, SIZE], dtype=pl.FP32)
+        dst = pld.window(data, [1, SIZE], dtype=pl.FP32, offset=SIZE)
+        signal = pld.window(flags, [1, 1], dtype=pl.INT32)
+        shift_orch(x[r], y[r], src, dst, signal, device=r)
+
+
+@pytest.mark.parametrize("P", RANKS)
+def test_views_of_a_byte_sized_buffer_at_element_offsets(P):
+    x = rows(P)
+    y = torch.zeros_like(x)
+    shift_host.compile(x, y, config=config(P))(x, y)
+    assert torch.equal(y, torch.roll(x, shifts=1, dims=0))
+
+
+def test_a_byte_sized_buffer_takes_no_dtype():
+    with pytest.raises(TypeError) as e:
+        pld.alloc_window_buffer(256, pl.FP32)
+    assert str(e.value) == (
+        "pld.alloc_window_buffer(nbytes) takes a byte count alone: give a shape list with a dtype "
+        "or a domain"
+    )
