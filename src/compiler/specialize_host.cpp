@@ -508,9 +508,15 @@ class HostEvaluator {
 
   void call(const ir::Op& op) {
     const ir::Function& callee = *op.callee;
-    const std::size_t nargs = op.args.size() - 1;  // the verifier ensured a device
-    const std::int64_t rank = scalar(op.args.back(), "pl.device").as_int();
+    const std::size_t nargs = op.has_device ? op.args.size() - 1 : op.args.size();
     const std::string what = "dispatch of '" + callee.name + "'";
+    if (!op.has_device && world_size_ != 1) {
+      fail("the " + ir::site_name(what, op.loc) +
+           " has no pl::device(r): the host runs orchestration functions on a " +
+           "device (only a one-rank run may leave it out, and runs it on rank 0; here P = " +
+           std::to_string(world_size_) + ")");
+    }
+    const std::int64_t rank = op.has_device ? scalar(op.args.back(), "pl.device").as_int() : 0;
     if (rank < 0 || rank >= world_size_) {
       fail(what + ": pl::device(" + std::to_string(rank) +
            ") is out of range for P = " + std::to_string(world_size_));

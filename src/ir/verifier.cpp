@@ -105,10 +105,8 @@ void check_call(const Function& fn, const Op& op) {
                    "' passes pl::blocks(n); blocks launch an incore kernel, from an "
                    "orchestration function (the host dispatches with pl::device(r))");
     }
-    if (!op.has_device) {
-      fail(fn, "the dispatch of '" + callee.name +
-                   "' has no pl::device(r): the host runs orchestration functions on a device");
-    }
+    // A dispatch without pl::device(r) runs on rank 0 of a one-rank run
+    // (specialize_host refuses it at P > 1, where the rank matters).
   } else if (fn.level == Level::Orchestration) {
     if (op.has_device) {
       fail(fn, "the call of '" + callee.name +

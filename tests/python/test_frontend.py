@@ -8,6 +8,8 @@ Each runs at P = 2, 3, 4, 5, 8 and is checked exactly."""
 import pytest
 import torch
 
+import anyp
+
 import anyp.language as pl
 import anyp.language.distributed as pld
 from anyp import ir
@@ -568,4 +570,44 @@ def test_a_byte_sized_buffer_takes_no_dtype():
     assert str(e.value) == (
         "pld.alloc_window_buffer(nbytes) takes a byte count alone: give a shape list with a dtype "
         "or a domain"
+    )
+
+
+# ---- PyPTO's one-device form: a host call without device= at P = 1 -----------------
+
+
+@pl.jit.incore
+def add_one(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+    y = pl.store(pl.add(pl.load(x, [0, 0], [1, SIZE]), 1.0), [0, 0], y)
+
+
+@pl.jit
+def add_one_orch(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+    add_one(x, y)
+
+
+@pl.jit.host
+def one_device(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+    add_one_orch(x, y)  # no device=: rank 0 of a one-rank run
+
+
+def test_a_host_call_without_device_runs_on_rank_0_at_P_1():
+    x = torch.arange(SIZE, dtype=torch.float32).reshape(1, SIZE)
+    y = torch.zeros_like(x)
+    one_device(x, y, config=config(1))  # compiled on this first call
+    assert torch.equal(y, x + 1)
+
+
+def test_a_host_call_without_device_is_refused_at_P_2():
+    x = torch.zeros((1, SIZE))
+    with pytest.raises(anyp.CompileError) as e:
+        one_device.compile(x, torch.zeros_like(x), config=config(2))
+    line = one_device.fn.__code__.co_firstlineno + 2
+    assert str(e.value).startswith(
+        f"compile error: function 'one_device' (host): the dispatch of 'add_one_orch' at "
+        f"test_frontend.py:{line} has no pl::device(r): the host runs orchestration functions on "
+        "a device (only a one-rank run may leave it out, and runs it on rank 0; here P = 2)\n"
+        f"  test_frontend.py:{line}\n"
+        "        add_one_orch(x, y)  # no device=: rank 0 of a one-rank run\n"
+        "        ^^^^^^^^^^^^^^^^^^"
     )

@@ -522,7 +522,8 @@ TEST(CompileErrors, HostDispatchWithoutADevice) {
   });
   EXPECT_EQ(compile_error(host, 2),
             "compile error: function 'host' (host): the dispatch of 'per_rank' has no "
-            "pl::device(r): the host runs orchestration functions on a device");
+            "pl::device(r): the host runs orchestration functions on a device (only a one-rank "
+            "run may leave it out, and runs it on rank 0; here P = 2)");
 }
 
 TEST(CompileErrors, WrongArgumentCountInACall) {
