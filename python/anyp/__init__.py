@@ -39,3 +39,4 @@ from ._core import (  # noqa: E402,F401
     RunError,
 )
 from . import _frontend  # noqa: E402,F401  (the handles' operators)
+from ._frontend import UnsupportedError  # noqa: E402,F401

@@ -120,8 +120,8 @@ for _name, _op in (("add", "+"), ("sub", "-"), ("mul", "*"), ("floordiv", "//"),
 def _tile_op(op, swap=False):
     def apply(a, b):
         if swap and op == "sub":  # s - t = -(t - s)
-            return _core.tile_binary("mul", _core.tile_binary("sub", a, b), -1)
-        return _core.tile_binary(op, a, b)
+            return _core.tile_elementwise("mul", _core.tile_elementwise("sub", a, b), -1)
+        return _core.tile_elementwise(op, a, b)
 
     return apply
 
@@ -153,7 +153,7 @@ def _copy(value):
     if copy is not None:
         return copy(value)
     if isinstance(value, _core.Tile):
-        return _core.tile_binary("mul", value, 1)  # exact for every dtype
+        return _core.tile_elementwise("mul", value, 1)  # exact for every dtype
     if isinstance(value, _core.Scalar):
         return _core.scalar_binary("*", value, 1)
     return value  # a tensor is a reference: both names see one tensor

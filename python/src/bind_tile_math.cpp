@@ -43,6 +43,9 @@ using TileScalar = std::function<Tile(const Tile&, const pl::ScalarArg&)>;
 
 const std::map<std::string, TileTile>& tile_tile_ops() {
   static const std::map<std::string, TileTile> ops = {
+      {"add", [](const Tile& a, const Tile& b) { return pl::add(a, b); }},
+      {"sub", [](const Tile& a, const Tile& b) { return pl::sub(a, b); }},
+      {"mul", [](const Tile& a, const Tile& b) { return pl::mul(a, b); }},
       {"maximum", [](const Tile& a, const Tile& b) { return pl::maximum(a, b); }},
       {"minimum", [](const Tile& a, const Tile& b) { return pl::minimum(a, b); }},
       {"div", [](const Tile& a, const Tile& b) { return pl::div(a, b); }},
@@ -57,6 +60,9 @@ const std::map<std::string, TileTile>& tile_tile_ops() {
 
 const std::map<std::string, TileScalar>& tile_scalar_ops() {
   static const std::map<std::string, TileScalar> ops = {
+      {"add", [](const Tile& a, const pl::ScalarArg& b) { return pl::add(a, b); }},
+      {"sub", [](const Tile& a, const pl::ScalarArg& b) { return pl::sub(a, b); }},
+      {"mul", [](const Tile& a, const pl::ScalarArg& b) { return pl::mul(a, b); }},
       {"maximum", [](const Tile& a, const pl::ScalarArg& b) { return pl::maximum(a, b); }},
       {"minimum", [](const Tile& a, const pl::ScalarArg& b) { return pl::minimum(a, b); }},
       {"div", [](const Tile& a, const pl::ScalarArg& b) { return pl::div(a, b); }},

@@ -193,23 +193,6 @@ void bind_trace(py::module_& m) {
   m.def("store", [](const pl::Tile& tile, const py::sequence& offsets, const pl::Value& t) {
     return pl::store(tile, index(offsets), t);
   });
-  m.def("tile_binary", [](const std::string& op, const pl::Tile& a, const py::handle& b) {
-    if (py::isinstance<pl::Tile>(b)) {
-      const auto& t = b.cast<const pl::Tile&>();
-      if (op == "add") return pl::add(a, t);
-      if (op == "sub") return pl::sub(a, t);
-      if (op == "mul") return pl::mul(a, t);
-      if (op == "div") return pl::div(a, t);
-    } else {
-      const pl::ScalarArg s = scalar_arg(b);
-      if (op == "add") return pl::add(a, s);
-      if (op == "sub") return pl::sub(a, s);
-      if (op == "mul") return pl::mul(a, s);
-    }
-    throw anyp::CompileError("compile error: pl." + op + " of a tile and " +
-                             std::string(py::str(py::type::handle_of(b).attr("__name__"))) +
-                             " is not supported by anyp");
-  });
   m.def("index", [](const pl::Value& v, const py::handle& i) { return v[scalar_arg(i)]; });
 
   // Windows, the comm context, signals and one-sided transfers.

@@ -602,8 +602,8 @@ def test_the_traceback_ends_at_the_users_line():
     assert [f[0] for f in frames if f[0] != HERE] == ["_frontend.py"]
 
 
-# ---- errors the core finds after the trace (the core's own source locations,
-# issue 24, will add the line to these) -----------------------------------------------
+# ---- errors the core finds after the trace: the core names the op's line, the
+# Python layer appends it with a caret --------------------------------------------------
 
 
 def test_a_tile_shape_that_breaks_the_row_rule_is_refused():
@@ -740,4 +740,20 @@ def test_a_slice_assignment_is_refused():
         "planted: slice assignment",
         "not supported by anyp: assigning to x[...] (PyPTO's slice assignment; write with "
         "pl.store)",
+    )
+
+
+def test_a_tile_min_is_refused_with_the_ops_that_do_it():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        t = pl.min(pl.load(x, [0, 0], [1, SIZE]), 0.0)  # planted: tile min
+
+    assert compile_error(host_of(k)) == located(
+        "planted: tile min",
+        "not supported by anyp: pl.min of a tile (PyPTO's reduction with an axis): use "
+        "pl.row_min / pl.col_min, or pl.minimum for the elementwise minimum",
     )

@@ -113,6 +113,11 @@ ELEMENTWISE = [
     ("relu", lambda a, b, c: pl.relu(pl.sub(a, 1.0)), torch.relu(A - 1)),
     ("sqrt", lambda a, b, c: pl.sqrt(a), torch.sqrt(A)),
     ("div", lambda a, b, c: pl.div(a, b), A / B),
+    ("div scalar", lambda a, b, c: pl.div(a, 4.0, high_precision=True), A / 4),
+    ("true-divide operator", lambda a, b, c: a / 4.0, A / 4),
+    ("add scalar", lambda a, b, c: pl.add(a, 2.0), A + 2),
+    ("mul tiles", lambda a, b, c: pl.mul(a, b), A * B),
+    ("reversed subtraction", lambda a, b, c: 1.0 - a, 1 - A),
 ]
 
 

@@ -11,6 +11,7 @@ from .. import _frontend
 from .._frontend import JitFunction, Program, UnsupportedError
 from .._types import InOut, Out, Scalar, Tensor, Tile  # noqa: F401
 from ._tile_ops import *  # noqa: F401,F403  (pl's tile compute ops)
+from . import _tile_ops
 from ._tile_ops import __all__ as _tile_op_names
 
 FP32 = _core.DType.FP32
@@ -179,34 +180,49 @@ def store(tile, offsets, output_tensor):
 
 
 def add(lhs, rhs):
-    return _core.tile_binary("add", lhs, rhs)
+    """Elementwise sum of a tile and a tile or a scalar."""
+    return _tile_ops._elementwise("add", "add", lhs, rhs)
 
 
 def sub(lhs, rhs):
-    return _core.tile_binary("sub", lhs, rhs)
+    """Elementwise difference of a tile and a tile or a scalar."""
+    return _tile_ops._elementwise("sub", "sub", lhs, rhs)
 
 
 def mul(lhs, rhs):
-    return _core.tile_binary("mul", lhs, rhs)
+    """Elementwise product of a tile and a tile or a scalar."""
+    return _tile_ops._elementwise("mul", "mul", lhs, rhs)
 
 
-def div(lhs, rhs):
-    return _core.tile_binary("div", lhs, rhs)
+def div(lhs, rhs, high_precision=False):
+    """Elementwise quotient of a tile and a tile or a scalar. PyPTO's
+    high_precision selects a hardware lowering; anyp divides exactly as
+    IEEE does either way, so it is ignored."""
+    return _tile_ops._elementwise("div", "div", lhs, rhs)
+
+
+def _scalar_extreme(name, a, b):
+    if isinstance(a, _core.Tile) or isinstance(b, _core.Tile):
+        raise UnsupportedError(
+            f"not supported by anyp: pl.{name} of a tile (PyPTO's reduction with an axis): use "
+            f"pl.row_{name} / pl.col_{name}, or pl.{name}imum for the elementwise {name}imum"
+        )
+    if isinstance(a, _core.Scalar) or isinstance(b, _core.Scalar):
+        return _core.scalar_binary(name, a, b)
+    return getattr(_builtins, name)(a, b)
 
 
 def min(a, b):  # noqa: A001
-    if isinstance(a, _core.Scalar) or isinstance(b, _core.Scalar):
-        return _core.scalar_binary("min", a, b)
-    return _builtins.min(a, b)
+    """The smaller of two scalars (traced or Python numbers)."""
+    return _scalar_extreme("min", a, b)
 
 
 def max(a, b):  # noqa: A001
-    if isinstance(a, _core.Scalar) or isinstance(b, _core.Scalar):
-        return _core.scalar_binary("max", a, b)
-    return _builtins.max(a, b)
+    """The larger of two scalars (traced or Python numbers)."""
+    return _scalar_extreme("max", a, b)
 
 
 def __getattr__(name):
     raise AttributeError(
-        f"not supported by anyp: pl.{name} (docs/python.md lists what the Python " "front-end has)"
+        f"not supported by anyp: pl.{name} (docs/python.md lists what the Python front-end has)"
     )
