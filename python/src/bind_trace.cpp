@@ -187,11 +187,17 @@ void bind_trace(py::module_& m) {
   m.def("scalar_neg", [](const pl::Scalar& a) { return -a; });
 
   // Tiles and memory.
-  m.def("load", [](const pl::Value& t, const py::sequence& offsets, const py::sequence& s) {
-    return pl::load(t, index(offsets), shape(s));
+  // With `valid` (not None): a partial tile, only its top-left `valid`
+  // corner moved (the rest of a loaded tile is 0).
+  m.def("load", [](const pl::Value& t, const py::sequence& offsets, const py::sequence& s,
+                   const py::object& valid) {
+    if (valid.is_none()) return pl::load(t, index(offsets), shape(s));
+    return pl::load(t, index(offsets), shape(s), shape(valid.cast<py::sequence>()));
   });
-  m.def("store", [](const pl::Tile& tile, const py::sequence& offsets, const pl::Value& t) {
-    return pl::store(tile, index(offsets), t);
+  m.def("store", [](const pl::Tile& tile, const py::sequence& offsets, const pl::Value& t,
+                    const py::object& valid) {
+    if (valid.is_none()) return pl::store(tile, index(offsets), t);
+    return pl::store(tile, index(offsets), t, shape(valid.cast<py::sequence>()));
   });
   m.def("index", [](const pl::Value& v, const py::handle& i) { return v[scalar_arg(i)]; });
 

@@ -611,3 +611,38 @@ def test_a_host_call_without_device_is_refused_at_P_2():
         "        add_one_orch(x, y)  # no device=: rank 0 of a one-rank run\n"
         "        ^^^^^^^^^^^^^^^^^^"
     )
+
+
+# ---- partial tiles: pl.load / pl.store with valid_shapes ----------------------------
+
+PART = 40  # elements of each row that are moved: not a whole 32-byte row
+
+
+@pl.jit.incore
+def copy_part(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+    t = pl.load(x, [0, 0], [1, SIZE], valid_shapes=[1, PART])  # the rest of t is 0
+    y = pl.store(pl.add(t, 1.0), [0, 0], y, valid_shape=[1, PART + 8])
+
+
+@pl.jit
+def copy_part_orch(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+    copy_part(x, y)
+
+
+@pl.jit.host
+def copy_part_host(
+    x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]
+):
+    for r in pl.range(pld.world_size()):
+        copy_part_orch(x[r], y[r], device=r)
+
+
+@pytest.mark.parametrize("P", [2, 3])
+def test_partial_loads_read_and_partial_stores_write_only_their_corner(P):
+    x = rows(P)
+    y = torch.full_like(x, -1.0)
+    copy_part_host.compile(x, y, config=config(P))(x, y)
+    want = torch.full_like(x, -1.0)
+    want[:, :, :PART] = x[:, :, :PART] + 1  # loaded, plus one
+    want[:, :, PART : PART + 8] = 1.0  # outside the loaded corner: 0, plus one
+    assert torch.equal(y, want)

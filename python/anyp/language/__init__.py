@@ -160,22 +160,37 @@ def program(cls):
     return Program(cls)
 
 
-def load(tensor, offsets, shapes):
-    """The tile of `shapes` at `offsets` of `tensor` (offsets may be traced
-    scalars; the shape is static)."""
-    for extent in shapes:
+def _static_extents(what, extents):
+    for extent in extents:
         if isinstance(extent, _core.Scalar):
             raise UnsupportedError(
-                "not supported by anyp: a tile shape from a traced scalar (pl.load's shapes are "
-                "ints or pl.dynamic dims; a tile has a static shape)"
+                f"not supported by anyp: {what} from a traced scalar (pl.load's shapes and "
+                "valid_shapes are ints or pl.dynamic dims; a tile has a static shape)"
             )
-    return _core.load(tensor, list(offsets), list(shapes))
+    return list(extents)
 
 
-def store(tile, offsets, output_tensor):
-    """Writes `tile` into `output_tensor` at `offsets`; returns the tensor
-    (the same object, so a function returning it returns its parameter)."""
-    _core.store(tile, list(offsets), output_tensor)
+def _valid(valid_shapes, valid_shape):
+    if valid_shapes is not None and valid_shape is not None:
+        raise TypeError("give valid_shapes or valid_shape, not both")
+    valid = valid_shapes if valid_shapes is not None else valid_shape
+    return None if valid is None else _static_extents("a valid_shape", valid)
+
+
+def load(tensor, offsets, shapes, valid_shapes=None, *, valid_shape=None):
+    """The tile of `shapes` at `offsets` of `tensor` (offsets may be traced
+    scalars; the shape is static). With `valid_shapes` (or `valid_shape`),
+    a partial tile: only its top-left corner of that shape is read, the rest
+    is 0."""
+    shape = _static_extents("a tile shape", shapes)
+    return _core.load(tensor, list(offsets), shape, _valid(valid_shapes, valid_shape))
+
+
+def store(tile, offsets, output_tensor, valid_shapes=None, *, valid_shape=None):
+    """Writes `tile` into `output_tensor` at `offsets` (with `valid_shapes`,
+    only the tile's top-left corner of that shape); returns the tensor (the
+    same object, so a function returning it returns its parameter)."""
+    _core.store(tile, list(offsets), output_tensor, _valid(valid_shapes, valid_shape))
     return output_tensor
 
 
