@@ -462,9 +462,6 @@ def cast(input, target_type, mode="round"):  # noqa: A002
     raise TypeError(f"pl.cast: expected a Tile or a Scalar, got {_kind(input)}")
 
 
-cast._anyp_scalar_cast = True  # takes scalars itself (pld's _pl_ops.install leaves it)
-
-
 def full(shape, dtype, value):
     """A tile of `shape` whose every element is `value` in `dtype`."""
     return _core.tile_full(list(shape), value, dtype)

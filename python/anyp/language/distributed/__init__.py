@@ -115,7 +115,9 @@ def barrier(signal):
 def all_reduce(target, *, op=ReduceOp.Sum, mode="mesh", nranks=None):
     """Host-level allreduce with its signal managed here: mesh uses the
     compiler's synthesized signal; ring allocates a fresh [2 * (NR - 1), NR]
-    one (anyp's ring shape; `nranks` is accepted and checked, not needed)."""
+    one (anyp's ring shape). PyPTO's `nranks` sizes that signal; anyp sizes
+    it from P itself, so with mode='ring' it is accepted and ignored (it
+    changes no result), and refused with mesh."""
     if mode not in ("mesh", "ring"):
         raise ValueError(f'pld.all_reduce mode must be "mesh" or "ring", got {mode!r}')
     if mode == "mesh":
