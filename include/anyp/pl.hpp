@@ -601,7 +601,38 @@ void mul(const Value& dst, const Value& a, const ScalarArg& b, Here where = Here
 void div(const Value& dst, const Value& a, const ScalarArg& b, Here where = Here::current());
 void maximum(const Value& dst, const Value& a, const ScalarArg& b, Here where = Here::current());
 void minimum(const Value& dst, const Value& a, const ScalarArg& b, Here where = Here::current());
+// The value-returning forms (PyPTO's `c = pl.add(a, b)` on tensors): a new
+// tensor (pl::create_tensor of a's shape and dtype) holding a <op> b.
+Value add(const Value& a, const Value& b, Here where = Here::current());
+Value sub(const Value& a, const Value& b, Here where = Here::current());
+Value mul(const Value& a, const Value& b, Here where = Here::current());
+Value div(const Value& a, const Value& b, Here where = Here::current());
+Value maximum(const Value& a, const Value& b, Here where = Here::current());
+Value minimum(const Value& a, const Value& b, Here where = Here::current());
+Value add(const Value& a, const ScalarArg& b, Here where = Here::current());
+Value sub(const Value& a, const ScalarArg& b, Here where = Here::current());
+Value mul(const Value& a, const ScalarArg& b, Here where = Here::current());
+Value div(const Value& a, const ScalarArg& b, Here where = Here::current());
+Value maximum(const Value& a, const ScalarArg& b, Here where = Here::current());
+Value minimum(const Value& a, const ScalarArg& b, Here where = Here::current());
+// A new tensor of t's shape holding t converted to `dtype` (pl::tensor::copy
+// into a pl::create_tensor).
+Value cast(const Value& t, DType dtype, Here where = Here::current());
 }  // namespace tensor
+
+// A new tensor of `shape` and `dtype` (PyPTO's pl.create_tensor), in an
+// orchestration function or a kernel: this rank's own memory, which no peer
+// reaches, zeroed each time the op runs (PyPTO leaves it uninitialised).
+// Pass it to kernels, slice it, load and store it, and use it in the
+// pl::tensor ops. A created tensor is a value, as a tile is: copying its
+// variable copies the elements into a new tensor, and assigning a tensor to
+// its variable (`acc = pl::tensor::add(acc, x)`) writes the elements into
+// it. Assigning a created tensor to a variable that names a parameter, a
+// window view or a slice is refused (it would only rename it): write into
+// that tensor with pl::tensor::copy or pl::tensor::assemble. A
+// pl::create_tensor inside a pl::range gives the same storage, zeroed
+// again, in every iteration.
+Value create_tensor(Shape shape, DType dtype, Here where = Here::current());
 
 // A program of orchestration functions only, each an entry point (PyPTO's
 // L2 programs with several orchestrations and no host). Entry `e` compiles

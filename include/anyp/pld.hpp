@@ -149,6 +149,14 @@ void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
          pl::Index dst_offsets, pl::Index src_offsets, pl::Shape shape,
          AtomicType atomic = AtomicType::None, pl::Here where = pl::Here::current());
 
+// PyPTO's tensor-level remote_store: writes (or, with AtomicType::Add,
+// accumulates) the whole local tensor `src` into `peer`'s window `target`
+// at `offsets`: put(target, peer, src, offsets, {0, ...}, src's shape,
+// atomic), recorded as that put.
+void remote_store(const pl::Value& src, const pl::Value& target, const pl::ScalarArg& peer,
+                  pl::Index offsets, AtomicType atomic = AtomicType::None,
+                  pl::Here where = pl::Here::current());
+
 // Full barrier over all ranks on an [NR, 1] INT32 signal; self-clearing, so
 // one signal serves back-to-back calls. Returns the signal (re-bind it).
 // In a kernel it orders the ranks inside one dispatch; in the host function,

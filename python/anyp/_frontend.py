@@ -117,19 +117,24 @@ for _name, _op in (("add", "+"), ("sub", "-"), ("mul", "*"), ("floordiv", "//"),
     setattr(_core.Dim, f"__r{_name}__", _dim_op(_op, swap=True))
 
 
-def _tile_op(op, swap=False):
+def _operator(apply_op, op, swap=False):
     def apply(a, b):
         if swap and op == "sub":  # s - t = -(t - s)
-            return _core.tile_elementwise("mul", _core.tile_elementwise("sub", a, b), -1)
-        return _core.tile_elementwise(op, a, b)
+            return apply_op("mul", apply_op("sub", a, b), -1)
+        return apply_op(op, a, b)
 
     return apply
 
 
-for _name in ("add", "sub", "mul"):
-    setattr(_core.Tile, f"__{_name}__", _tile_op(_name))
-    setattr(_core.Tile, f"__r{_name}__", _tile_op(_name, swap=True))
-_core.Tile.__truediv__ = _tile_op("div")
+def install_operators(cls, apply_op):
+    """`+ - *` (either side) and `/` on a handle class, as `apply_op(op, a, b)`."""
+    for name in ("add", "sub", "mul"):
+        setattr(cls, f"__{name}__", _operator(apply_op, name))
+        setattr(cls, f"__r{name}__", _operator(apply_op, name, swap=True))
+    cls.__truediv__ = _operator(apply_op, "div")
+
+
+install_operators(_core.Tile, _core.tile_elementwise)
 _core.Value.__getitem__ = lambda v, i: _core.index(v, i)
 
 
@@ -345,7 +350,14 @@ def _loaded_names(node):
 
 
 def _target_names(target):
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    """The names an assignment target rebinds (`x[a:b] = v` rebinds none)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_target_names(t) for t in target.elts))
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return set()
 
 
 def _read_before_written(stmts):
@@ -359,6 +371,7 @@ def _read_before_written(stmts):
                 if s.value is not None:
                     carried.update(_loaded_names(s.value) - written)
                 for t in s.targets if isinstance(s, ast.Assign) else [s.target]:
+                    carried.update(_loaded_names(t) - written)  # x[a:b] = v reads x, a, b
                     written |= _target_names(t)
             elif isinstance(s, ast.AugAssign):
                 carried.update((_loaded_names(s.value) | _target_names(s.target)) - written)
@@ -439,6 +452,104 @@ def _early_returns(stmts):
     return stmts
 
 
+class _SliceError(Exception):
+    """A slice the front-end cannot take, at `node`."""
+
+    def __init__(self, node, what):
+        super().__init__(what)
+        self.node = node
+
+
+def _same_expr(a, b):
+    return ast.dump(a) == ast.dump(b)
+
+
+def _slice_parts(node):
+    """`x[a:b, c:d]` as (x, (a, c), (extent, extent)) expressions, an extent
+    None for a slice to the end of its dim. `a : a + e` (or `e + a`) has
+    extent e, which a static e keeps static when a is a run-time scalar."""
+    elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    offsets, extents = [], []
+    for e in elements:
+        if not isinstance(e, ast.Slice):
+            raise _SliceError(
+                e,
+                "indexing one dim of a slice (slice every dim with start:stop, e.g. x[0:8, 0:16])",
+            )
+        if e.step is not None:
+            raise _SliceError(e, "a slice with a step (slices are contiguous)")
+        lower = e.lower if e.lower is not None else ast.Constant(0)
+        offsets.append(lower)
+        upper = e.upper
+        if upper is None:
+            extents.append(ast.Constant(None))
+        elif e.lower is None:
+            extents.append(upper)
+        elif isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add):
+            if _same_expr(upper.left, lower):
+                extents.append(upper.right)
+            elif _same_expr(upper.right, lower):
+                extents.append(upper.left)
+            else:
+                extents.append(ast.BinOp(left=upper, op=ast.Sub(), right=lower))
+        else:
+            extents.append(ast.BinOp(left=upper, op=ast.Sub(), right=lower))
+    parts = ast.Tuple(
+        elts=[
+            node.value,
+            ast.Tuple(elts=offsets, ctx=ast.Load()),
+            ast.Tuple(elts=extents, ctx=ast.Load()),
+        ],
+        ctx=ast.Load(),
+    )
+    return ast.fix_missing_locations(ast.copy_location(parts, node))
+
+
+def _is_slicing(node):
+    elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return any(isinstance(e, ast.Slice) for e in elements)
+
+
+class _Subscripts(ast.NodeTransformer):
+    """Rewrites every `x[a:b, ...]` read into `_anyp_subscript_(parts)`."""
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if not _is_slicing(node):
+            return node
+        call = ast.Call(
+            func=ast.Name("_anyp_subscript_", ast.Load()), args=[_slice_parts(node)], keywords=[]
+        )
+        return ast.fix_missing_locations(ast.copy_location(call, node))
+
+
+def _static_extents(value, offsets, extents):
+    """The extents of a slice of `value`: ints or dims, never run-time."""
+    dims = None
+    out = []
+    for d, (offset, extent) in enumerate(zip(offsets, extents)):
+        if extent is None:
+            if dims is None:
+                dims = _core.value_dims(value) if isinstance(value, _HANDLES) else None
+            if dims is None or d >= len(dims):
+                raise TypeError(f"slicing a {type(value).__name__} (slice a tensor or a tile)")
+            extent = dims[d] - offset if not (isinstance(offset, int) and offset == 0) else dims[d]
+        if isinstance(extent, _core.Scalar):
+            raise UnsupportedError(
+                f"not supported by anyp: a slice whose extent in dim {d} is known only at run "
+                "time (write the slice as start : start + extent with a static extent)"
+            )
+        out.append(extent)
+    return out
+
+
+def _subscript(parts):
+    from .language import _tensor_ops
+
+    value, offsets, extents = parts
+    return _tensor_ops.subscript(value, offsets, _static_extents(value, offsets, extents))
+
+
 _STATEMENT_NAMES = {
     ast.While: "while loops",
     ast.Break: "break",
@@ -474,6 +585,7 @@ class _Walker:
                 self.env[name] = cell.cell_contents
         if jit.is_method:
             self.env["self"] = jit.program
+        self.env["_anyp_subscript_"] = _subscript  # what x[a:b, ...] reads become
         self.env.update(zip(jit.param_names, handles))
         self.target = None  # the name being assigned (pld.alloc_window_buffer's default name)
         self.current = None  # the statement being walked
@@ -519,6 +631,11 @@ class _Walker:
         for inner in ast.walk(node):
             if isinstance(inner, ast.NamedExpr):
                 self.refuse(inner, "an assignment expression (:=); assign in a statement")
+        if any(isinstance(n, ast.Subscript) and _is_slicing(n) for n in ast.walk(node)):
+            try:
+                node = _Subscripts().visit(copy.deepcopy(node))
+            except _SliceError as e:
+                self.refuse(e.node, str(e))
         code = compile(ast.Expression(node), self.source.file, "eval")
         if _has_inner_scope(node):  # a comprehension or lambda sees locals only as globals
             return eval(code, {**self.globals, **self.env})
@@ -552,6 +669,11 @@ class _Walker:
             return
         self.check_carried(name, value, node)
         old = self.env.get(name)
+        if isinstance(value, _core.Value):
+            _core.name_created(value, name)  # a created tensor is named after its first name
+        if self.renames_to_created(name, old, value, node):
+            self.env[name] = value
+            return
         if (
             isinstance(value, _HANDLES)
             and type(old) is type(value)
@@ -565,6 +687,29 @@ class _Walker:
             value = _copy(value)  # `b = a` is a new variable, as in C++
         self.env[name] = value
 
+    def renames_to_created(self, name, old, value, node):
+        """Whether `name = value` only renames: value a new tensor (from
+        pl.create_tensor or a tensor op) and the name holding a parameter, a
+        window view or a slice, as PyPTO's names do. A name a traced loop
+        carries must keep one tensor, so there it is refused."""
+        if not (
+            isinstance(value, _core.Value)
+            and isinstance(old, _core.Value)
+            and _core.tensor_created(value)
+            and not _core.tensor_created(old)
+        ):
+            return False
+        for scope in self.scopes:
+            if name in scope.get("carried", {}):
+                self.refuse(
+                    node,
+                    f"'{name}' is carried by the loop at line {scope['node'].lineno} and names a "
+                    "parameter, a window view or a slice; assigning it a new tensor would leave "
+                    "that tensor unchanged (write into it with pl.assemble or a slice "
+                    f"assignment, or create '{name}' with pl.create_tensor above the loop)",
+                )
+        return True
+
     def assign_targets(self, target, value, node, fresh=False):
         if isinstance(target, ast.Name):
             self.bind(target.id, value, node, fresh)
@@ -574,8 +719,20 @@ class _Walker:
                 self.refuse(node, "unpacking a value that is not a tuple of the same length")
             for t, v in zip(target.elts, values):
                 self.assign_targets(t, v, node, fresh)
+        elif isinstance(target, ast.Subscript) and _is_slicing(target):
+            from .language import _tensor_ops
+
+            try:
+                parts = _slice_parts(target)
+            except _SliceError as e:
+                self.refuse(e.node, str(e))
+            tensor, offsets, extents = self.eval(parts)
+            extents = _static_extents(tensor, offsets, extents)
+            _tensor_ops.assign_subscript(tensor, offsets, extents, value)
         elif isinstance(target, ast.Subscript):
-            self.refuse(node, "assigning to x[...] (PyPTO's slice assignment; write with pl.store)")
+            self.refuse(
+                node, "assigning to x[i] (slice every dim: x[a:b, c:d] = value writes a slice)"
+            )
         else:
             self.refuse(node, f"assigning to {type(target).__name__} (assign to a name)")
 

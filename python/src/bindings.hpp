@@ -13,6 +13,8 @@ void bind_trace(pybind11::module_& m);
 void bind_comm(pybind11::module_& m);
 // bind_tile_math.cpp: tile compute (matmul, reductions, unary ops, ...).
 void bind_tile_math(pybind11::module_& m);
+// bind_tensor_ops.cpp: pl.create_tensor and the tensor-level ops.
+void bind_tensor_ops(pybind11::module_& m);
 // bind_run.cpp: compile and run with torch/numpy arrays, RunConfig, run
 // statistics and the example command line's pieces.
 void bind_run(pybind11::module_& m);

@@ -27,5 +27,6 @@ PYBIND11_MODULE(_core, m) {
   bind_trace(m);
   bind_comm(m);
   bind_tile_math(m);
+  bind_tensor_ops(m);
   bind_run(m);
 }

@@ -379,6 +379,18 @@ class Lowerer {
         i.idx = scalars(f, a, 1, n);
         i.shape = eval_shape(op.shape);
         break;
+      case ir::OpKind::CreateTensor: {
+        i.op = Opcode::CreateView;
+        i.dtype = op.dtype;
+        i.shape = eval_shape(op.shape);
+        i.count = static_cast<std::int32_t>(launch_blocks_);
+        i.imm = static_cast<std::int64_t>(code_.scratch.size());
+        const std::string& var = f.fn->vars[op.result].name;
+        code_.scratch.push_back(runtime::ScratchTensor{
+            f.fn->name + "." + (var.empty() ? "%" + std::to_string(op.result) : var), op.dtype,
+            i.shape, launch_blocks_});
+        break;
+      }
       case ir::OpKind::TensorCopy:
         i.op = Opcode::CopyView;
         i.a = reg(f, a[0]);
@@ -604,7 +616,10 @@ class Lowerer {
     }
     // The blocks start with the parameters bound, and all run the body.
     const std::int64_t blocks = begin_launch(op);
+    const std::int64_t outer_blocks = launch_blocks_;
+    launch_blocks_ = blocks;
     block(g, callee.body);
+    launch_blocks_ = outer_blocks;
     if (ir::contains_op(callee.body, ir::OpKind::PutAsync)) {  // its puts end with it
       Instr check;
       check.op = Opcode::CheckAsync;
@@ -615,6 +630,7 @@ class Lowerer {
   }
 
   Emitter e_;
+  std::int64_t launch_blocks_ = 1;  // the blocks of the kernel launch being lowered
   runtime::LoweredCode& code_;
   const ir::DimBindings& bindings_;
   const CommScope& scope_;

@@ -119,6 +119,24 @@ std::shared_ptr<const detail::Plan> compile_plan(std::uint64_t function_id,
     exec.block_buffer = next_buffer();
     spec.buffers.push_back(engine_cells("(block launches)", exec.blocks));
   }
+  std::map<std::string, int> scratch_names;        // a repeated name gets " #2", " #3", ...
+  for (runtime::LoweredCode& code : exec.codes) {  // pl::create_tensor's storage
+    const std::int32_t first = next_buffer();
+    for (const runtime::ScratchTensor& t : code.scratch) {
+      runtime::WindowBuffer b;
+      const int seen = ++scratch_names[t.name];
+      b.name = seen == 1 ? t.name : t.name + " #" + std::to_string(seen);
+      b.dtype = t.dtype;
+      b.shape = t.shape;
+      std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
+      for (std::int64_t e : t.shape) bytes *= e;
+      b.used = t.slots * ((bytes + 31) / 32 * 32);
+      b.local = true;
+      spec.buffers.push_back(std::move(b));
+    }
+    for (runtime::Instr& i : code.instrs)
+      if (i.op == runtime::Opcode::CreateView) i.imm += first;
+  }
   if (order.cells > 0) {
     exec.order_buffer = next_buffer();
     spec.buffers.push_back(engine_cells("(dispatch order)", order.cells));

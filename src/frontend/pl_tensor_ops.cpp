@@ -1,7 +1,8 @@
-// pl_tensor_ops.cpp — recording of the tensor-level ops (pl::tensor::slice,
-// copy, assemble and the elementwise binary ops on tensors and window
-// views). Kinds, dtypes and ranks are checked here; extents once dims are
-// bound (compiler/check_functions.cpp).
+// pl_tensor_ops.cpp — recording of the tensor-level ops (pl::create_tensor,
+// pl::tensor::slice, copy, assemble, cast and the elementwise binary ops on
+// tensors and window views, in place and value-returning). Kinds, dtypes
+// and ranks are checked here; extents once dims are bound
+// (compiler/check_functions.cpp).
 #include "anyp/pl.hpp"
 #include "frontend/call_site.hpp"
 #include "frontend/op_recording.hpp"
@@ -70,6 +71,16 @@ void view_scalar(ir::BinaryOp kind, const Value& dst, const Value& a, const Scal
   record_binary(kind, dst, a, t.operand(b, binary_name(kind)), t);
 }
 
+// A new tensor of a's shape and dtype holding a <kind> b.
+Value binary_value(ir::BinaryOp kind, const Value& a, const ir::Operand& b, Trace& t) {
+  const ir::VarId av = expect_kind(t, a, binary_name(kind), "the first operand", kMemory);
+  Shape shape;
+  for (const ir::Expr& e : t.type_of(av).shape) shape.push_back(Dim(e));
+  Value result = pl::create_tensor(std::move(shape), t.type_of(av).dtype);
+  record_binary(kind, result, a, b, t);
+  return result;
+}
+
 }  // namespace
 
 Value slice(const Value& src, Index offsets, Shape shape, pl::Here where) {
@@ -120,14 +131,26 @@ void assemble(const Value& target, const Value& src, Index offsets, pl::Here whe
   copy(slice(target, std::move(offsets), std::move(shape)), src);
 }
 
-#define ANYP_TENSOR_BINARY(fn, kind)                                              \
-  void fn(const Value& dst, const Value& a, const Value& b, pl::Here where) {     \
-    const anyp::detail::CallSite call_site(where);                                \
-    view_view(ir::BinaryOp::kind, dst, a, b);                                     \
-  }                                                                               \
-  void fn(const Value& dst, const Value& a, const ScalarArg& b, pl::Here where) { \
-    const anyp::detail::CallSite call_site(where);                                \
-    view_scalar(ir::BinaryOp::kind, dst, a, b);                                   \
+#define ANYP_TENSOR_BINARY(fn, kind)                                                              \
+  void fn(const Value& dst, const Value& a, const Value& b, pl::Here where) {                     \
+    const anyp::detail::CallSite call_site(where);                                                \
+    view_view(ir::BinaryOp::kind, dst, a, b);                                                     \
+  }                                                                                               \
+  void fn(const Value& dst, const Value& a, const ScalarArg& b, pl::Here where) {                 \
+    const anyp::detail::CallSite call_site(where);                                                \
+    view_scalar(ir::BinaryOp::kind, dst, a, b);                                                   \
+  }                                                                                               \
+  Value fn(const Value& a, const Value& b, pl::Here where) {                                      \
+    const anyp::detail::CallSite call_site(where);                                                \
+    Trace& t = Trace::current(binary_name(ir::BinaryOp::kind));                                   \
+    const ir::VarId bv =                                                                          \
+        expect_kind(t, b, binary_name(ir::BinaryOp::kind), "the second operand", kMemory);        \
+    return binary_value(ir::BinaryOp::kind, a, ir::Operand::of_var(bv), t);                       \
+  }                                                                                               \
+  Value fn(const Value& a, const ScalarArg& b, pl::Here where) {                                  \
+    const anyp::detail::CallSite call_site(where);                                                \
+    Trace& t = Trace::current(binary_name(ir::BinaryOp::kind));                                   \
+    return binary_value(ir::BinaryOp::kind, a, t.operand(b, binary_name(ir::BinaryOp::kind)), t); \
   }
 ANYP_TENSOR_BINARY(add, Add)
 ANYP_TENSOR_BINARY(sub, Sub)
@@ -137,4 +160,43 @@ ANYP_TENSOR_BINARY(maximum, Max)
 ANYP_TENSOR_BINARY(minimum, Min)
 #undef ANYP_TENSOR_BINARY
 
+Value cast(const Value& src, DType dtype, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  Trace& t = Trace::current("pl.tensor.cast");
+  const ir::VarId s = expect_kind(t, src, "pl.tensor.cast", "the tensor", kMemory);
+  Shape shape;
+  for (const ir::Expr& e : t.type_of(s).shape) shape.push_back(Dim(e));
+  Value result = pl::create_tensor(std::move(shape), dtype);
+  copy(result, src);
+  return result;
+}
+
 }  // namespace pl::tensor
+
+namespace pl {
+
+Value create_tensor(Shape shape, DType dtype, Here where) {
+  using anyp::detail::Trace;
+  namespace ir = anyp::ir;
+  const anyp::detail::CallSite call_site(where);
+  const char* name = "pl.create_tensor";
+  Trace& t = Trace::current(name);
+  if (t.function().level == ir::Level::Host) {
+    t.fail(std::string(name) +
+           " in the host function: a host function allocates window buffers "
+           "(pld::alloc_window_buffer) or takes tensors as parameters; create the tensor in the "
+           "orchestration function or kernel that uses it");
+  }
+  if (shape.empty()) t.fail(std::string(name) + ": the shape has no dims");
+  ir::Op op;
+  op.kind = ir::OpKind::CreateTensor;
+  op.dtype = dtype;
+  op.shape = anyp::detail::shape_exprs(shape);
+  op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tensor, op.shape, dtype));
+  const ir::VarId res = op.result;
+  t.emit(std::move(op));
+  t.mark_created(res);
+  return Value(t.ref(res));
+}
+
+}  // namespace pl

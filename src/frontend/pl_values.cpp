@@ -73,6 +73,25 @@ ir::VarId emit_assign(Trace& t, ir::VarId dst, const ir::Operand& src) {
   return dst;
 }
 
+// A created tensor's copy: a new created tensor of its type holding its
+// elements (pl::create_tensor + pl::tensor::copy).
+ir::VarId emit_created_copy(Trace& t, ir::VarId src) {
+  const ir::Type type = t.type_of(src);
+  ir::Op create;
+  create.kind = ir::OpKind::CreateTensor;
+  create.dtype = type.dtype;
+  create.shape = type.shape;
+  create.result = t.new_var(type);
+  const ir::VarId dst = create.result;
+  t.emit(std::move(create));
+  t.mark_created(dst);
+  ir::Op copy;
+  copy.kind = ir::OpKind::TensorCopy;
+  copy.args = {ir::Operand::of_var(dst), ir::Operand::of_var(src)};
+  t.emit(std::move(copy));
+  return dst;
+}
+
 anyp::detail::VarRef emit_const(const ScalarArg& value) {
   Trace& t = Trace::current("pl::Scalar");
   ir::Operand o = t.operand(value, "pl::Scalar");
@@ -91,6 +110,10 @@ Handle::Handle(const Handle& other) {
   if (!other.var_.valid()) return;
   Trace& t = Trace::current("copy of a traced value");
   ir::VarId src = t.id_of(other.var_, "copy of a traced value");
+  if (t.created(src)) {  // a created tensor is a value: its copy is a new one
+    var_ = t.ref(emit_created_copy(t, src));
+    return;
+  }
   ir::VarId dst = t.new_var(t.type_of(src));
   var_ = t.ref(emit_assign(t, dst, ir::Operand::of_var(src)));
 }
@@ -99,6 +122,10 @@ Handle& Handle::operator=(const Handle& other) {
   if (var_.owner == other.var_.owner && var_.id == other.var_.id) return *this;
   Trace& t = Trace::current("assignment of a traced value");
   ir::VarId src = t.id_of(other.var_, "assignment");
+  if (!var_.valid() && t.created(src)) {
+    var_ = t.ref(emit_created_copy(t, src));
+    return *this;
+  }
   if (!var_.valid()) {
     var_ = t.ref(t.new_var(t.type_of(src)));
   }
@@ -118,6 +145,20 @@ Handle& Handle::operator=(const Handle& other) {
   if (!same_shape) {
     t.fail("assignment of " + ir::to_string(st) + " to a variable of type " + ir::to_string(dt) +
            ": a variable keeps its shape; give the new shape a new variable");
+  }
+  if (t.created(dst)) {  // a created tensor is a value: assigning writes its elements
+    ir::Op copy;
+    copy.kind = ir::OpKind::TensorCopy;
+    copy.args = {ir::Operand::of_var(dst), ir::Operand::of_var(src)};
+    t.emit(std::move(copy));
+    return *this;
+  }
+  if (t.created(src)) {
+    t.fail("assignment of a new tensor " + ir::to_string(st) +
+           " (made by pl.create_tensor or a value-returning tensor op) to a variable that names "
+           "a parameter, a window view or a slice: that would only rename the variable, and "
+           "the tensor it names would not change; write into it with pl.tensor.copy / "
+           "pl.assemble, or give the new tensor a new variable");
   }
   emit_assign(t, dst, ir::Operand::of_var(src));
   return *this;

@@ -155,6 +155,18 @@ void get(const pl::Value& dst, const pl::ScalarArg& peer, const pl::Value& src,
   transfer(ir::OpKind::Get, dst, peer, src, &dst_offsets, &src_offsets, &shape, atomic);
 }
 
+void remote_store(const pl::Value& src, const pl::Value& target, const pl::ScalarArg& peer,
+                  pl::Index offsets, AtomicType atomic, pl::Here where) {
+  const anyp::detail::CallSite call_site(where);
+  Trace& t = Trace::current("pld.tensor.remote_store");
+  const ir::VarId s = anyp::detail::expect_kind(t, src, "pld.tensor.remote_store", "the source",
+                                                {ir::TypeKind::Tensor, ir::TypeKind::DistTensor});
+  pl::Shape shape;
+  for (const ir::Expr& e : t.type_of(s).shape) shape.push_back(pl::Dim(e));
+  pl::Index zeros(shape.size(), pl::ScalarArg(0));
+  transfer(ir::OpKind::Put, target, peer, src, &offsets, &zeros, &shape, atomic);
+}
+
 }  // namespace tensor
 
 namespace tile {

@@ -42,6 +42,11 @@ ir::VarId Trace::new_var(ir::Type type, std::string name) {
   return static_cast<ir::VarId>(fn_.vars.size() - 1);
 }
 
+void Trace::mark_created(ir::VarId var) {
+  if (created_.size() <= static_cast<std::size_t>(var)) created_.resize(var + 1, false);
+  created_[var] = true;
+}
+
 ir::VarId Trace::id_of(VarRef v, std::string_view op) const {
   if (!v.valid()) fail(std::string(op) + ": a moved-from or empty handle was used");
   if (v.owner != this) {

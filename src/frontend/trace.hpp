@@ -46,6 +46,19 @@ class Trace {
   void enter_loop() { ++loop_depth_; }
   void exit_loop() { --loop_depth_; }
 
+  // Tensors made by pl::create_tensor (and the value-returning tensor ops):
+  // values, which copying and assigning copy (pl_values.cpp).
+  void mark_created(ir::VarId var);
+  bool created(ir::VarId var) const {
+    return var >= 0 && static_cast<std::size_t>(var) < created_.size() && created_[var];
+  }
+
+  // Names an unnamed variable (the Python front-end names a created tensor
+  // after the name it is bound to; diagnostics and the IR show it).
+  void name_if_unnamed(ir::VarId var, const std::string& name) {
+    if (fn_.vars[var].name.empty()) fn_.vars[var].name = name;
+  }
+
   [[noreturn]] void fail(const std::string& what) const;
   ir::Function finish();
 
@@ -53,6 +66,7 @@ class Trace {
   ir::Function fn_;
   std::vector<ir::Block> blocks_;
   int loop_depth_ = 0;
+  std::vector<bool> created_;
 };
 
 }  // namespace anyp::detail

@@ -62,6 +62,10 @@
 //   TensorSlice  %r = the view [offsets args[1..], + shape) of view args[0] (no copy)
 //   TensorCopy   view args[0] = view args[1], element by element, converted to args[0]'s dtype
 //   TensorBinary view args[0] = args[1] <attr:BinaryOp> args[2] (a view or a scalar)
+//   CreateTensor %r = a new zeroed tensor of `shape` and dtype, this rank's own (a
+//                compiler-allocated slot of its window that no peer reaches; in a
+//                multi-block kernel one slot per block); the same storage each time the
+//                op runs (pl::create_tensor)
 // Tile compute ops (incore; shapes and dtypes checked when traced and once dims are bound):
 //   TileUnary    %r = <attr:UnaryOp> args[0]
 //   TileCmp      %r = mask (1 / 0) of args[0] <attr:CmpKind> args[1] (tile or scalar)
@@ -180,8 +184,9 @@ inline constexpr unsigned kArg0 = 1, kArg1 = 2, kArg2 = 4, kArg3 = 8, kArg4 = 16
   X(Concat, "pl.concat", kIncore, Tile, -1, 0, "")                                               \
   X(Arange, "pl.arange", kIncore, Tile, -1, 0, "")                                               \
   X(TensorSlice, "pl.tensor.slice", kOrch | kIncore, Tensor, 0, 0, "")                           \
-  X(TensorCopy, "pl.tensor.copy", kIncore, Tensor, -1, kArg0, "")                                \
-  X(TensorBinary, "pl.tensor", kIncore, Tensor, -1, kArg0, "")
+  X(TensorCopy, "pl.tensor.copy", kOrch | kIncore, Tensor, -1, kArg0, "")                        \
+  X(TensorBinary, "pl.tensor", kOrch | kIncore, Tensor, -1, kArg0, "")                           \
+  X(CreateTensor, "pl.create_tensor", kOrch | kIncore, Tensor, -1, 0, "")
 
 enum class OpKind {
 #define ANYP_X(kind, name, levels, family, view_of, writes, roles) kind,

@@ -176,6 +176,8 @@ class Printer {
         return "pl.tensor.copy " + operand(a[0]) + " <- " + operand(a[1]);
       case OpKind::TensorBinary:
         return op_display_name(op) + " " + operand(a[0]) + " <- " + operands(a, 1, 3);
+      case OpKind::CreateTensor:
+        return res + "pl.create_tensor " + shape(op.shape) + result_type(op);
       case OpKind::Arange:
         return res + "pl.arange " + operand(a[0]) +
                (attr_of<ArangeDirection>(op).descending ? " descending" : "") + " " +

@@ -77,6 +77,15 @@ struct CollectiveDesc {
   std::vector<std::string> roles;
 };
 
+// A tensor made by pl::create_tensor: `slots` copies (one per block of the
+// kernel launch it is in) of `shape` and `dtype`, each rounded up to 32 B.
+struct ScratchTensor {
+  std::string name;  // "function.variable"
+  DType dtype = DType::FP32;
+  std::vector<std::int64_t> shape;
+  std::int64_t slots = 1;
+};
+
 struct LoweredCode {
   std::string function;          // orchestration function name
   std::vector<Instr> constants;  // Const instructions run at dispatch entry
@@ -87,6 +96,10 @@ struct LoweredCode {
   std::vector<char> param_files;
   std::vector<std::int32_t> param_regs;
   std::vector<CollectiveDesc> collectives;
+  // The tensors its pl::create_tensor ops make (CreateView's imm indexes
+  // this until the compiler gives each its window buffer, then it is the
+  // buffer's index).
+  std::vector<ScratchTensor> scratch;
 };
 
 // A symmetric window buffer: same offset in every rank's window.
@@ -102,6 +115,8 @@ struct WindowBuffer {
   std::int64_t bytes = 0;    // slot size, rounded up to 32 B
   std::int64_t used = 0;     // requested size
   std::int32_t domain = -1;  // its CommDomain (index into Executable::domains), -1: the world
+  // A pl::create_tensor's storage: this rank's own, reached by no peer.
+  bool local = false;
 };
 
 // A communication domain (pld::comm_domain): disjoint groups of ranks, all

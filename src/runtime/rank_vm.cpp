@@ -251,6 +251,9 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
           case Opcode::SliceView:
             slice_view(in);
             break;
+          case Opcode::CreateView:
+            create_view(in);
+            break;
           case Opcode::CopyView:
             copy_view(in);
             break;

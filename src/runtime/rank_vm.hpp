@@ -239,6 +239,7 @@ class RankVm {
   // Tile compute (rank_vm_compute.cpp).
   void tile_binary(const Instr& in);
   // Tensor-level ops (rank_vm_tensor.cpp): views of this rank's memory.
+  void create_view(const Instr& in);
   void slice_view(const Instr& in);
   void copy_view(const Instr& in);
   void tensor_binary(const Instr& in);

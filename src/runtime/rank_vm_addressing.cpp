@@ -50,8 +50,10 @@ RankVm::Index RankVm::offsets(const Instr& in, std::size_t from, std::size_t cou
 std::string RankVm::memory_text(const ViewReg& v, std::int64_t owner) const {
   if (v.space == Space::Host)
     return "host tensor '" + ctx_->exec->host_args[static_cast<std::size_t>(v.id)].name + "'";
-  return "rank " + std::to_string(owner) + "'s window '" +
-         ctx_->exec->buffers[static_cast<std::size_t>(v.id)].name + "'";
+  const WindowBuffer& b = ctx_->exec->buffers[static_cast<std::size_t>(v.id)];
+  if (b.local)
+    return "rank " + std::to_string(owner) + "'s tensor '" + b.name + "' (pl.create_tensor)";
+  return "rank " + std::to_string(owner) + "'s window '" + b.name + "'";
 }
 
 void RankVm::check_region(const Instr& in, const ViewReg& v, std::int64_t owner,

@@ -1,6 +1,8 @@
 // rank_vm_tensor.cpp — the rank VM's tensor-level instructions
-// (pl::tensor::slice, copy, and the elementwise binary ops on whole views):
-// a slice is a register operation; copy and the binary ops read their
+// (pl::create_tensor, pl::tensor::slice, copy, and the elementwise binary
+// ops on whole views): a created tensor is a view of its window slot,
+// zeroed through the door; a slice is a register operation; copy and the
+// binary ops read their
 // operands through the door into scratch, compute with the tile math
 // (priced as a compute event, like a tile op) and write the result through
 // the door, all on this rank's memory.
@@ -11,6 +13,21 @@
 #include "runtime/tile_math.hpp"
 
 namespace anyp::runtime {
+
+void RankVm::create_view(const Instr& in) {
+  ViewReg v;
+  v.space = Space::Window;
+  v.id = static_cast<std::int32_t>(in.imm);
+  v.dtype = in.dtype;
+  v.shape = in.shape;
+  v.extent = in.shape;
+  v.elements = element_count(in.shape);
+  const std::int64_t bytes = v.elements * static_cast<std::int64_t>(dtype_bytes(in.dtype));
+  if (in.count > 1) v.base = block_ * ((bytes + 31) / 32 * 32);  // this block's slot
+  v_[in.dst] = v;
+  tensor_out_.assign(static_cast<std::size_t>(bytes), std::byte{0});
+  ctx_->fabric->write(agent_, site(in), whole_region(in, v, rank_), tensor_out_.data(), false);
+}
 
 void RankVm::slice_view(const Instr& in) {
   const ViewReg& src = v_[in.a];

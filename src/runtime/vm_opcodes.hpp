@@ -95,6 +95,8 @@
     "peer s[b]'s v[a] from element s[idx0] = local v[c] elements [s[idx1], +s[idx2])")             \
   X(SliceView, "slice.view", kViewOfA,                                                             \
     "v[dst] = the part [s[idx], + shape) of view v[a] (pl::tensor::slice)")                        \
+  X(CreateView, "create.view", kVisible,                                                           \
+    "v[dst] = window buffer imm (slot: this block when count > 1), shape, dtype, zeroed")          \
   X(CopyView, "copy.view", kVisible | kDataA | kDataB,                                             \
     "this rank's v[a] = v[b], converted to v[a]'s dtype (pl::tensor::copy)")                       \
   X(TensorBin, "tensor.bin", kVisible | kDataA | kDataB | kDataCView,                              \

@@ -727,19 +727,19 @@ def test_an_assignment_expression_is_refused_under_it():
     )
 
 
-def test_a_slice_assignment_is_refused():
+def test_an_assignment_to_an_element_is_refused():
     @pl.jit.incore
     def k(
         x: pl.Tensor[[1, SIZE], pl.FP32],
         y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
         s: pld.DistributedTensor[[1, 1], pl.INT32],
     ):
-        y[0:1, 0:SIZE] = pl.load(x, [0, 0], [1, SIZE])  # planted: slice assignment
+        y[0] = pl.load(x, [0, 0], [1, SIZE])  # planted: element assignment
 
     assert compile_error(host_of(k)) == located(
-        "planted: slice assignment",
-        "not supported by anyp: assigning to x[...] (PyPTO's slice assignment; write with "
-        "pl.store)",
+        "planted: element assignment",
+        "not supported by anyp: assigning to x[i] (slice every dim: x[a:b, c:d] = value writes "
+        "a slice)",
     )
 
 
@@ -756,4 +756,130 @@ def test_a_tile_min_is_refused_with_the_ops_that_do_it():
         "planted: tile min",
         "not supported by anyp: pl.min of a tile (PyPTO's reduction with an axis): use "
         "pl.row_min / pl.col_min, or pl.minimum for the elementwise minimum",
+    )
+
+
+# ---- tensors made by pl.create_tensor and the tensor-level ops ----------------------
+
+
+def orch_host(orch):
+    """A host dispatching orch(x[r], y[r]) with [1, SIZE] FP32 rows."""
+
+    @pl.jit.host
+    def host(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):
+        for r in pl.range(pld.world_size()):
+            orch(x[r], y[r], device=r)
+
+    return host
+
+
+def test_a_loop_that_rebinds_a_parameter_to_a_new_tensor_is_refused():
+    @pl.jit
+    def orch(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+        for i in pl.range(2):
+            y = pl.add(y, x)  # planted: carried parameter
+
+    line = line_of("planted: carried parameter")[0]
+    assert compile_error(orch_host(orch)) == located(
+        "planted: carried parameter",
+        f"not supported by anyp: 'y' is carried by the loop at line {line - 1} and names a "
+        "parameter, a window view or a slice; assigning it a new tensor would leave that tensor "
+        "unchanged (write into it with pl.assemble or a slice assignment, or create 'y' with "
+        "pl.create_tensor above the loop)",
+    )
+
+
+def test_a_slice_with_a_run_time_extent_is_refused():
+    @pl.jit
+    def orch(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+        for i in pl.range(1, 4):
+            y[0:1, 0:i] = x[0:1, 0:i]  # planted: run-time extent
+
+    assert compile_error(orch_host(orch)) == located(
+        "planted: run-time extent",
+        "not supported by anyp: a slice whose extent in dim 1 is known only at run time (write "
+        "the slice as start : start + extent with a static extent)",
+    )
+
+
+def test_a_slice_with_a_step_is_refused():
+    @pl.jit
+    def orch(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+        y[0:1, 0:SIZE] = x[0:1, 0:SIZE:2]  # planted: step
+
+    assert compile_error(orch_host(orch)) == located(
+        "planted: step",
+        "not supported by anyp: a slice with a step (slices are contiguous)",
+        start="0:SIZE:2",
+    )
+
+
+def test_an_index_among_slices_is_refused():
+    @pl.jit
+    def orch(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+        y[0, 0:SIZE] = x  # planted: index
+
+    assert compile_error(orch_host(orch)) == located(
+        "planted: index",
+        "not supported by anyp: indexing one dim of a slice (slice every dim with start:stop, "
+        "e.g. x[0:8, 0:16])",
+        start="0",
+        width=1,
+    )
+
+
+def test_a_slice_assignment_of_another_shape_names_both_shapes():
+    @pl.jit
+    def orch(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+        y[0:1, 0:8] = x  # planted: slice shape
+
+    assert compile_error(orch_host(orch)) == (
+        "compile error: function 'orch' (orchestration), op pl.tensor.copy"
+        + at("planted: slice shape")
+        + ": the source [1, 64] and the destination [1, 8] differ; copy takes one shape "
+        "(pl::tensor::slice the larger one)" + source_line("planted: slice shape")
+    )
+
+
+def test_a_tensor_op_anyp_lacks_names_the_ones_it_has():
+    @pl.jit
+    def orch(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+        y[0:1, 0:SIZE] = pl.exp(x)  # planted: exp of a tensor
+
+    assert compile_error(orch_host(orch)) == located(
+        "planted: exp of a tensor",
+        "not supported by anyp: pl.exp of a tensor (anyp's tensor-level ops are pl.add, sub, "
+        "mul, div, maximum, minimum and cast); pl.load a tile and use the tile form",
+    )
+
+
+def test_a_tensor_created_in_the_host_function_is_refused():
+    @pl.jit.host
+    def host(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):
+        t = pl.create_tensor([1, SIZE], pl.FP32)  # planted: host tensor
+
+    assert compile_error(host) == located(
+        "planted: host tensor",
+        "compile error: function 'host' (host): pl.create_tensor in the host function: a host "
+        "function allocates window buffers (pld::alloc_window_buffer) or takes tensors as "
+        "parameters; create the tensor in the orchestration function or kernel that uses it",
+    )
+
+
+def test_a_run_error_names_the_created_tensor_by_its_variable():
+    @pl.jit
+    def orch(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+        scratch = pl.create_tensor([1, 8], pl.FP32)
+        for i in pl.range(2):
+            y[0:1, i * 8 : i * 8 + 8] = scratch[0:1, i : i + 8]  # planted: past the tensor
+
+    x, y = tensors()
+    with pytest.raises(anyp.RunError) as e:
+        orch_host(orch)(x, y)
+    assert str(e.value) == (
+        "run error: rank 0 (device 0), function 'orch', op pl.tensor.slice"
+        + at("planted: past the tensor")
+        + ": region out of bounds: offsets [0, 1] + shape [1, 8] exceeds the tensor [1, 8] "
+        "(rank 0's tensor 'orch.scratch' (pl.create_tensor)) in dim 1"
+        + source_line("planted: past the tensor")
     )

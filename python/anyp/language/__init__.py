@@ -1,6 +1,6 @@
 """anyp.language — PyPTO's `pl`: dtypes, parameter annotations, dynamic
 dims, the jit decorators, @pl.program / @pl.function, pl.range with
-pl.yield_, and the tile ops anyp's Python front-end has so far
+pl.yield_, the tile ops and the tensor-level ops anyp's Python front-end has
 (docs/python.md lists them; any other name is refused with "not supported
 by anyp")."""
 
@@ -13,6 +13,7 @@ from .._types import InOut, Out, Scalar, Tensor, Tile  # noqa: F401
 from ._tile_ops import *  # noqa: F401,F403  (pl's tile compute ops)
 from . import _tile_ops
 from ._tile_ops import __all__ as _tile_op_names
+from ._tensor_ops import assemble, create_tensor, tensor  # noqa: F401
 
 FP32 = _core.DType.FP32
 FP16 = _core.DType.FP16

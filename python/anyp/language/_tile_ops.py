@@ -112,13 +112,19 @@ def _kind(v):
     return type(v).__name__
 
 
+# The ops that also take tensors (value-returning: a new tensor, as PyPTO's
+# tensor-level ops), besides pl.cast.
+_TENSOR_OPS = ("add", "sub", "mul", "div", "maximum", "minimum")
+
+
 def _tiles(op, *args):
     """Checks that every operand of pl.<op> is a tile (PyPTO's dispatch error)."""
     for a in args:
         if isinstance(a, _Value):
             raise _Unsupported(
-                f"not supported by anyp: pl.{op} of a tensor (PyPTO's value-returning tensor "
-                "ops); pl.load a tile and use the tile form"
+                f"not supported by anyp: pl.{op} of a tensor (anyp's tensor-level ops are "
+                "pl.add, sub, mul, div, maximum, minimum and cast); pl.load a tile and use the "
+                "tile form"
             )
         if not isinstance(a, _Tile):
             types = ", ".join(_kind(x) for x in args)
@@ -136,6 +142,11 @@ def _refuse(op, **flags):
 
 
 def _elementwise(op, core_op, lhs, rhs, scalar_only=False):
+    if isinstance(lhs, _Value) and core_op in _TENSOR_OPS:
+        if (isinstance(rhs, _Value) and not scalar_only) or _is_scalar(rhs):
+            return _core.tensor_binary(core_op, lhs, rhs)
+        want = "a scalar" if scalar_only else "a tensor or a scalar"
+        raise TypeError(f"pl.{op}: rhs must be {want}, got {_kind(rhs)}")
     _tiles(op, lhs)
     if isinstance(rhs, _Tile) and not scalar_only:
         return _core.tile_elementwise(core_op, lhs, rhs)
@@ -447,9 +458,9 @@ def gemv_bias(lhs, rhs, bias):
 
 
 def cast(input, target_type, mode="round"):  # noqa: A002
-    """Converts a tile or a scalar: into a float dtype rounding to nearest
-    even, into an integer dtype truncating toward zero (docs/api.md). Only
-    PyPTO's default `mode` is taken."""
+    """Converts a tile, a tensor (into a new one) or a scalar: into a float
+    dtype rounding to nearest even, into an integer dtype truncating toward
+    zero (docs/api.md). Only PyPTO's default `mode` is taken."""
     if mode not in ("round", 2):
         raise _Unsupported(
             f"not supported by anyp: pl.cast(..., mode={mode!r}) (anyp's cast rounds to "
@@ -457,9 +468,11 @@ def cast(input, target_type, mode="round"):  # noqa: A002
         )
     if isinstance(input, _Tile):
         return _core.tile_cast(input, target_type)
+    if isinstance(input, _Value):
+        return _core.tensor_cast(input, target_type)
     if _is_scalar(input):
         return _core.cast_scalar(input, target_type)
-    raise TypeError(f"pl.cast: expected a Tile or a Scalar, got {_kind(input)}")
+    raise TypeError(f"pl.cast: expected a Tile, a Tensor or a Scalar, got {_kind(input)}")
 
 
 def full(shape, dtype, value):

@@ -98,13 +98,11 @@ def _fresh_signal(op, shape):
 
 
 def remote_store(src, target, peer, offsets, *, atomic=_core.AtomicType.None_):
-    """PyPTO's short form: a tile goes to pld.tile.remote_store; a tensor
-    (PyPTO's pld.tensor.remote_store) is not supported by anyp yet."""
-    if not isinstance(src, _core.Tile):
-        raise _frontend.UnsupportedError(
-            "not supported by anyp: pld.remote_store of a tensor (pld.tensor.remote_store); "
-            "pl.load it into a tile first"
-        )
+    """PyPTO's short form: a tile goes to pld.tile.remote_store, a tensor to
+    pld.tensor.remote_store."""
+    if isinstance(src, _core.Value):
+        tensor.remote_store(src, target, peer, offsets, atomic=atomic)
+        return
     tile.remote_store(src, target, peer, offsets, atomic=atomic)
 
 

@@ -37,6 +37,19 @@ def _region(op, dst_offsets, src_offsets, shape):
     return list(dst_offsets), list(src_offsets), list(shape)
 
 
+def remote_store(src, target, peer, offsets, *, atomic=_core.AtomicType.None_):
+    """Writes the whole local tensor `src` (a parameter, a window view, a
+    slice or a pl.create_tensor) into `peer`'s copy of window `target` at
+    `offsets` (AtomicType.Add accumulates instead). Recorded as the region
+    put it is, so its diagnostics name pld.tensor.put. Returns nothing."""
+    if not isinstance(src, _core.Value):
+        raise TypeError(
+            f"pld.tensor.remote_store: src must be a tensor, got {type(src).__name__} "
+            "(a tile goes to pld.tile.remote_store)"
+        )
+    _core.tensor_remote_store(src, target, peer, list(offsets), atomic)
+
+
 def put(
     dst,
     peer,
