@@ -7,6 +7,11 @@ short form) into the right neighbour, and tiles stored by slice
 assignment. Each runs at P = 2, 3, 4, 5, 8 under the race checker and is
 checked exactly against torch; the refusals are in test_errors.py."""
 
+import os
+import shutil
+import subprocess
+import sys
+
 import pytest
 import torch
 
@@ -20,10 +25,9 @@ NR = pl.dynamic("NR")
 R, C = 4, 6
 
 
-def config(P):
-    return RunConfig(
-        distributed_config=DistributedConfig(device_ids=list(range(P))), check_races=True
-    )
+def config(P, engine="threads"):
+    devices = DistributedConfig(device_ids=list(range(P)))
+    return RunConfig(distributed_config=devices, check_races=engine == "threads", engine=engine)
 
 
 def inputs(P):
@@ -166,14 +170,47 @@ def ring_host(x: pl.Tensor[[NR, B, W], pl.FP32], y: pl.Out[pl.Tensor[[NR, NR * B
         ring_orch(x[r], win, sig, y[r], device=r)
 
 
-@pytest.mark.parametrize("P", RANKS)
-def test_one_tensor_per_block_remote_stored_to_the_right(P):
+def ring_agrees(P, engine="threads"):
     x = torch.arange(P * B * W, dtype=torch.float32).reshape(P, B, W)
     y = torch.zeros(P, P * B, W)
-    ring_host(x, y, config=config(P))
+    ring_host(x, y, config=config(P, engine))
     want = torch.zeros_like(y)
     for r in range(P):
         left = (r - 1) % P
         for b in range(B):
             want[r, left * B + b] = x[left, b] + left * 100 + b
-    assert torch.equal(y, want)
+    return torch.equal(y, want)
+
+
+@pytest.mark.parametrize("P", RANKS)
+def test_one_tensor_per_block_remote_stored_to_the_right(P):
+    assert ring_agrees(P)
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="no mpirun")
+@pytest.mark.parametrize("P", [2, 3])
+def test_created_tensors_on_the_mpi_engine(tmp_path, P):
+    """The same ring, one process per rank (this file run as a script)."""
+    env = dict(
+        os.environ,
+        OMPI_ALLOW_RUN_AS_ROOT="1",
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+        TMPDIR=str(tmp_path),
+    )
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    done = subprocess.run(
+        ["mpirun", "-n", str(P), "--oversubscribe", sys.executable, __file__, str(P)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout) == (0, "OK\n"), done.stderr
+
+
+if __name__ == "__main__":  # under mpirun: every process is one rank and checks its result
+    if not ring_agrees(int(sys.argv[1]), engine="mpi"):
+        sys.exit("WRONG")
+    if os.environ.get("OMPI_COMM_WORLD_RANK") == "0":
+        print("OK", flush=True)
