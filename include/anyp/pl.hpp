@@ -247,10 +247,12 @@ Value store(const Tile& tile, Index offsets, const Value& tensor, Here where = H
 // of `shape` and fills the rest with 0; store writes only the tile's
 // top-left valid_shape corner. The tile follows the tile rule; the region
 // need not (a [1, 17] FP32 row loads into a [1, 24] tile). valid_shape has
-// one extent per dim, each in [1, the tile's].
-Tile load(const Value& tensor, Index offsets, Shape shape, Shape valid_shape,
+// one extent per dim, each in [1, the tile's]: constants and dims (checked
+// when compiled), or run-time scalars (PyPTO's `pl.min(TILE, n - p0)`,
+// checked when the op runs).
+Tile load(const Value& tensor, Index offsets, Shape shape, Index valid_shape,
           Here where = Here::current());
-Value store(const Tile& tile, Index offsets, const Value& tensor, Shape valid_shape,
+Value store(const Tile& tile, Index offsets, const Value& tensor, Index valid_shape,
             Here where = Here::current());
 Scalar read(const Value& tensor, Index indices, Here where = Here::current());
 void write(const Value& tensor, Index indices, const ScalarArg& value,

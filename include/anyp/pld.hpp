@@ -230,7 +230,7 @@ pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl
 // A partial tile (as pl::load's): only the top-left `valid_shape` region is
 // read, the rest of the tile is 0; a store of it writes only that region.
 pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
-                     pl::Shape shape, pl::Shape valid_shape, pl::Here where = pl::Here::current());
+                     pl::Shape shape, pl::Index valid_shape, pl::Here where = pl::Here::current());
 // Write (or, with AtomicType::Add, accumulate) a tile into `peer`'s window.
 void remote_store(const pl::Tile& tile, const pl::Value& window_view, const pl::ScalarArg& peer,
                   pl::Index offsets, AtomicType atomic = AtomicType::None,

@@ -35,7 +35,7 @@ pl::Tile remote_load(const pl::Value& view, const py::handle& peer, const py::se
     return pld::tile::remote_load(view, scalar_arg(peer), index(offsets), shape(tile_shape));
   }
   return pld::tile::remote_load(view, scalar_arg(peer), index(offsets), shape(tile_shape),
-                                shape(valid_shape.cast<py::sequence>()));
+                                index(valid_shape.cast<py::sequence>()));
 }
 
 void remote_store(const pl::Tile& tile, const pl::Value& view, const py::handle& peer,

@@ -192,12 +192,12 @@ void bind_trace(py::module_& m) {
   m.def("load", [](const pl::Value& t, const py::sequence& offsets, const py::sequence& s,
                    const py::object& valid) {
     if (valid.is_none()) return pl::load(t, index(offsets), shape(s));
-    return pl::load(t, index(offsets), shape(s), shape(valid.cast<py::sequence>()));
+    return pl::load(t, index(offsets), shape(s), index(valid.cast<py::sequence>()));
   });
   m.def("store", [](const pl::Tile& tile, const py::sequence& offsets, const pl::Value& t,
                     const py::object& valid) {
     if (valid.is_none()) return pl::store(tile, index(offsets), t);
-    return pl::store(tile, index(offsets), t, shape(valid.cast<py::sequence>()));
+    return pl::store(tile, index(offsets), t, index(valid.cast<py::sequence>()));
   });
   m.def("index", [](const pl::Value& v, const py::handle& i) { return v[scalar_arg(i)]; });
 

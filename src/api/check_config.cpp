@@ -5,6 +5,7 @@
 // What an engine can do comes from its traits (engines.hpp).
 #include <algorithm>
 #include <set>
+#include <vector>
 
 #include "anyp/engines.hpp"
 #include "anyp/run_config.hpp"
@@ -33,9 +34,16 @@ std::optional<ConfigProblem> device_problem(const std::vector<std::int64_t>& ids
   const std::string field = "distributed.device_ids";
   if (ids.empty())
     return ConfigProblem{field, "the device list is empty: give at least one device id"};
+  for (auto id : ids)
+    if (id < 0) return ConfigProblem{field, "device id " + std::to_string(id) + " is negative"};
+  // Sorted, a repeat is adjacent: one allocation, checked on every compile
+  // (the cache hit's cost at large P). The message names the first repeat in
+  // list order, found only when there is one.
+  std::vector<std::int64_t> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) return std::nullopt;
   std::set<std::int64_t> seen;
   for (auto id : ids) {
-    if (id < 0) return ConfigProblem{field, "device id " + std::to_string(id) + " is negative"};
     if (!seen.insert(id).second)
       return ConfigProblem{field, "device " + std::to_string(id) + " is listed twice"};
   }

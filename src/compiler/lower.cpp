@@ -109,6 +109,15 @@ class Lowerer {
     for (std::size_t i = from; i < to; ++i) out.push_back(scalar(f, a[i]));
     return out;
   }
+  // A partial tile's valid_shape: static (Instr::valid), or run-time (its
+  // extents' registers appended to idx, count of them in Instr::count).
+  void run_time_valid(const Frame& f, const ir::Op& op, Instr& i) {
+    i.valid = eval_shape(op.valid);
+    if (!ir::has_run_time_valid(op)) return;
+    for (std::size_t k = ir::operands_before_valid(op); k < op.args.size(); ++k)
+      i.idx.push_back(scalar(f, op.args[k]));
+    i.count = op.count;
+  }
   DType dtype_of(const Frame& f, ir::VarId v) const { return f.fn->vars[v].type.dtype; }
   // The right operand of a tile op that takes a tile or a scalar: b is a
   // tile register (count 0) or a scalar one (count 1).
@@ -228,7 +237,7 @@ class Lowerer {
       if (const ir::Operand* w = first_window(*f.fn, op)) f.domains[op.result] = f.domains[w->var];
     }
     const auto& a = op.args;
-    const std::size_t n = a.size();
+    const std::size_t n = ir::operands_before_valid(op);  // (a run-time valid_shape follows)
     Instr i;
     i.dst = op.result >= 0 ? f.regs[op.result] : -1;
     switch (op.kind) {
@@ -262,7 +271,7 @@ class Lowerer {
         i.a = reg(f, a[0]);
         i.idx = scalars(f, a, 1, n);
         i.shape = eval_shape(op.shape);
-        i.valid = eval_shape(op.valid);
+        run_time_valid(f, op, i);
         break;
       case ir::OpKind::Store:
         i.op = Opcode::Store;
@@ -270,7 +279,7 @@ class Lowerer {
         i.a = reg(f, a[0]);
         i.b = reg(f, a[1]);
         i.idx = scalars(f, a, 2, n);
-        i.valid = eval_shape(op.valid);
+        run_time_valid(f, op, i);
         break;
       case ir::OpKind::Read:
         i.op = Opcode::Read;
@@ -462,7 +471,7 @@ class Lowerer {
         i.b = scalar(f, a[1]);
         i.idx = scalars(f, a, 2, n);
         i.shape = eval_shape(op.shape);
-        i.valid = eval_shape(op.valid);
+        run_time_valid(f, op, i);
         break;
       case ir::OpKind::RemoteStore:
         i.op = Opcode::RemoteStore;
@@ -471,7 +480,7 @@ class Lowerer {
         i.a = reg(f, a[1]);
         i.b = scalar(f, a[2]);
         i.idx = scalars(f, a, 3, n);
-        i.valid = eval_shape(op.valid);
+        run_time_valid(f, op, i);
         break;
       case ir::OpKind::Call:
         return inline_call(f, op);

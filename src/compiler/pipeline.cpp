@@ -27,8 +27,16 @@ std::string cache_key(std::uint64_t function_id, const std::vector<ArgRef>& args
                       const RunConfig& config) {
   // By the function's id, not its address: a destroyed function's address
   // can be reused by a new one, which must not hit the old plan.
-  std::string key = std::to_string(function_id) + "|" + config.platform + "|";
-  for (auto d : config.distributed.device_ids) key += std::to_string(d) + ",";
+  // The devices by count and FNV-1a hash (a list of P numbers is the key's
+  // largest part at large P); a hit compares the plan's list itself.
+  std::uint64_t hash = 1469598103934665603ull;
+  for (auto d : config.distributed.device_ids) {
+    auto v = static_cast<std::uint64_t>(d);
+    for (int b = 0; b < 8; ++b, v >>= 8) hash = (hash ^ (v & 0xff)) * 1099511628211ull;
+  }
+  std::string key = std::to_string(function_id) + "|" + config.platform + "|" +
+                    std::to_string(config.distributed.device_ids.size()) + ":" +
+                    std::to_string(hash);
   for (const ArgRef& a : args) {
     key += "|";
     if (a.is_tensor()) {
@@ -66,7 +74,8 @@ std::shared_ptr<const detail::Plan> compile_plan(std::uint64_t function_id,
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
     auto it = plan_cache.find(key);
-    if (it != plan_cache.end()) return it->second;
+    if (it != plan_cache.end() && it->second->exec.device_ids == config.distributed.device_ids)
+      return it->second;
   }
   auto plan = std::make_shared<detail::Plan>();
   plan->program = ir::collect_program(std::move(host));
@@ -152,7 +161,10 @@ std::shared_ptr<const detail::Plan> compile_plan(std::uint64_t function_id,
     exec.buffers[static_cast<std::size_t>(exec.order_buffer)].credit_only = true;
   check_collective_windows(plan->program, exec);
   std::lock_guard<std::mutex> lock(cache_mutex);
-  return plan_cache.emplace(key, std::move(plan)).first->second;
+  const auto [it, inserted] = plan_cache.emplace(key, plan);
+  // Another device list of the same hash keeps its entry: this plan is not cached.
+  if (!inserted && it->second->exec.device_ids != config.distributed.device_ids) return plan;
+  return it->second;
 }
 
 void clear_plan_cache() {

@@ -48,13 +48,31 @@ std::vector<ir::Expr> shape_exprs(const pl::Shape& shape) {
   return out;
 }
 
-std::vector<ir::Expr> valid_exprs(Trace& t, std::string_view op, const pl::Shape& valid,
-                                  std::size_t rank) {
+void record_valid(Trace& t, std::string_view op, const pl::Index& valid, std::size_t rank,
+                  ir::Op& out) {
   if (valid.size() != rank) {
     t.fail(std::string(op) + ": valid_shape has " + counted(valid.size(), "extent", "extents") +
            ", but the tile has " + counted(rank, "dim", "dims"));
   }
-  return shape_exprs(valid);
+  bool run_time = false;
+  for (const pl::ScalarArg& e : valid) {
+    if (e.kind() == pl::ScalarArg::Kind::Float)
+      t.fail(std::string(op) + ": valid_shape extents are integers, got a floating constant");
+    run_time = run_time || e.kind() == pl::ScalarArg::Kind::Var;
+  }
+  if (!run_time) {
+    for (const pl::ScalarArg& e : valid) out.valid.push_back(e.int_expr());
+    return;
+  }
+  for (const pl::ScalarArg& e : valid) {
+    ir::Operand o = t.operand(e, op);
+    if (anyp::dtype_is_float(t.operand_type(o).dtype)) {
+      t.fail(std::string(op) + ": a valid_shape extent is " + ir::to_string(t.operand_type(o)) +
+             "; extents are integers (pl::cast it)");
+    }
+    out.args.push_back(std::move(o));
+  }
+  out.count = static_cast<int>(rank);
 }
 
 std::string dtype_with_article(DType dtype) {

@@ -21,8 +21,12 @@ std::vector<ir::Operand> index_operands(Trace& t, const pl::Index& index, std::s
 std::vector<ir::Expr> shape_exprs(const pl::Shape& shape);
 // A partial tile's valid_shape: one extent per dim of the tile (else a
 // failure naming `op`).
-std::vector<ir::Expr> valid_exprs(Trace& t, std::string_view op, const pl::Shape& valid,
-                                  std::size_t rank);
+// Records a partial tile's valid_shape on `out` (a load, store or remote
+// load of a `rank`-dim tile): constants and dims as out.valid, checked when
+// compiled; with a run-time scalar among them, every extent as one of the
+// last out.count operands (ir/op.hpp), checked when the op runs.
+void record_valid(Trace& t, std::string_view op, const pl::Index& valid, std::size_t rank,
+                  ir::Op& out);
 // A signal operand: an INT32 window view (else a failure naming `op`).
 ir::VarId expect_signal(Trace& t, const pl::Value& signal, std::string_view op);
 // A peer operand: an integer scalar or constant (else a failure naming `op`).

@@ -21,7 +21,7 @@ const auto kMemory = {ir::TypeKind::Tensor, ir::TypeKind::DistTensor};
 
 namespace {
 
-Tile load_tile(const Value& tensor, Index offsets, Shape shape, const Shape* valid) {
+Tile load_tile(const Value& tensor, Index offsets, Shape shape, const Index* valid) {
   Trace& t = Trace::current("pl.load");
   ir::VarId src = expect_kind(t, tensor, "pl.load", "the source", kMemory);
   const ir::Type& st = t.type_of(src);
@@ -35,14 +35,14 @@ Tile load_tile(const Value& tensor, Index offsets, Shape shape, const Shape* val
   for (auto& o : index_operands(t, offsets, st.shape.size(), "pl.load", "offsets"))
     op.args.push_back(o);
   op.shape = anyp::detail::shape_exprs(shape);
-  if (valid) op.valid = anyp::detail::valid_exprs(t, "pl.load", *valid, shape.size());
+  if (valid) anyp::detail::record_valid(t, "pl.load", *valid, shape.size(), op);
   op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tile, op.shape, st.dtype));
   ir::VarId res = op.result;
   t.emit(std::move(op));
   return Tile(t.ref(res));
 }
 
-Value store_tile(const Tile& tile, Index offsets, const Value& tensor, const Shape* valid) {
+Value store_tile(const Tile& tile, Index offsets, const Value& tensor, const Index* valid) {
   Trace& t = Trace::current("pl.store");
   ir::VarId tv = expect_kind(t, tile, "pl.store", "the stored value", {ir::TypeKind::Tile});
   ir::VarId dst = expect_kind(t, tensor, "pl.store", "the target", kMemory);
@@ -62,7 +62,7 @@ Value store_tile(const Tile& tile, Index offsets, const Value& tensor, const Sha
   op.args = {ir::Operand::of_var(tv), ir::Operand::of_var(dst)};
   for (auto& o : index_operands(t, offsets, dt.shape.size(), "pl.store", "offsets"))
     op.args.push_back(o);
-  if (valid) op.valid = anyp::detail::valid_exprs(t, "pl.store", *valid, tt.shape.size());
+  if (valid) anyp::detail::record_valid(t, "pl.store", *valid, tt.shape.size(), op);
   op.result = dst;
   t.emit(std::move(op));
   return Value(t.ref(dst));
@@ -74,7 +74,7 @@ Tile load(const Value& tensor, Index offsets, Shape shape, pl::Here where) {
   const anyp::detail::CallSite call_site(where);
   return load_tile(tensor, std::move(offsets), std::move(shape), nullptr);
 }
-Tile load(const Value& tensor, Index offsets, Shape shape, Shape valid_shape, pl::Here where) {
+Tile load(const Value& tensor, Index offsets, Shape shape, Index valid_shape, pl::Here where) {
   const anyp::detail::CallSite call_site(where);
   return load_tile(tensor, std::move(offsets), std::move(shape), &valid_shape);
 }
@@ -82,7 +82,7 @@ Value store(const Tile& tile, Index offsets, const Value& tensor, pl::Here where
   const anyp::detail::CallSite call_site(where);
   return store_tile(tile, std::move(offsets), tensor, nullptr);
 }
-Value store(const Tile& tile, Index offsets, const Value& tensor, Shape valid_shape,
+Value store(const Tile& tile, Index offsets, const Value& tensor, Index valid_shape,
             pl::Here where) {
   const anyp::detail::CallSite call_site(where);
   return store_tile(tile, std::move(offsets), tensor, &valid_shape);

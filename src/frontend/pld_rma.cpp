@@ -174,7 +174,7 @@ namespace tile {
 namespace {
 
 pl::Tile remote_load_tile(const pl::Value& window_view, const pl::ScalarArg& peer,
-                          pl::Index offsets, pl::Shape shape, const pl::Shape* valid) {
+                          pl::Index offsets, pl::Shape shape, const pl::Index* valid) {
   const char* name = "pld.tile.remote_load";
   Trace& t = Trace::current(name);
   ir::VarId w = expect_kind(t, window_view, name, "the source", kWindow);
@@ -189,7 +189,7 @@ pl::Tile remote_load_tile(const pl::Value& window_view, const pl::ScalarArg& pee
   op.args = {ir::Operand::of_var(w), peer_operand(t, peer, name)};
   for (auto& o : index_operands(t, offsets, wt.shape.size(), name, "offsets")) op.args.push_back(o);
   op.shape = anyp::detail::shape_exprs(shape);
-  if (valid) op.valid = anyp::detail::valid_exprs(t, name, *valid, shape.size());
+  if (valid) anyp::detail::record_valid(t, name, *valid, shape.size(), op);
   op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tile, op.shape, wt.dtype));
   ir::VarId res = op.result;
   t.emit(std::move(op));
@@ -204,7 +204,7 @@ pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl
   return remote_load_tile(window_view, peer, std::move(offsets), std::move(shape), nullptr);
 }
 pl::Tile remote_load(const pl::Value& window_view, const pl::ScalarArg& peer, pl::Index offsets,
-                     pl::Shape shape, pl::Shape valid_shape, pl::Here where) {
+                     pl::Shape shape, pl::Index valid_shape, pl::Here where) {
   const anyp::detail::CallSite call_site(where);
   return remote_load_tile(window_view, peer, std::move(offsets), std::move(shape), &valid_shape);
 }

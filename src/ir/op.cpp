@@ -74,6 +74,22 @@ std::string op_display_name(const Op& op) {
   }
 }
 
+bool has_run_time_valid(const Op& op) {
+  switch (op.kind) {
+    case OpKind::Load:
+    case OpKind::Store:
+    case OpKind::RemoteLoad:
+    case OpKind::RemoteStore:
+      return op.count > 0;
+    default:
+      return false;
+  }
+}
+
+std::size_t operands_before_valid(const Op& op) {
+  return op.args.size() - (has_run_time_valid(op) ? static_cast<std::size_t>(op.count) : 0);
+}
+
 std::string op_site_name(const Op& op) { return site_name(op_display_name(op), op.loc); }
 
 void wrong_attr(const Op& op) {

@@ -55,6 +55,8 @@
 //   AllToAllV    src args[0], send_counts args[1], dst args[2], recv_counts args[3],
 //                signal args[4]
 //   (every collective's result %r is its in-place window: data, or dst; the table's view_of)
+//   Load, Store, RemoteLoad, RemoteStore with `count` > 0: a run-time valid_shape, one
+//   extent per dim as the last `count` args (scalars or immediates; `valid` is empty)
 //   At the host level a collective runs between dispatch loops: every rank gets one
 //   dispatch of it. A host Allreduce may omit its signal (args = [data]); the compiler
 //   then synthesizes an [NR, 1] one.
@@ -263,13 +265,19 @@ struct Op {
   std::vector<Expr> valid;  // Load/Store of a partial tile: the region moved (empty: whole)
   DType dtype = DType::INT32;
   OpAttr attr;              // see OpAttr: which op carries which
-  int count = 0;            // Put/Get region: number of dst offsets; CommGroup: its form
+  int count = 0;            // Put/Get region: number of dst offsets; CommGroup: its form;
+                            // Load/Store/RemoteLoad/RemoteStore: run-time valid extents
   bool has_device = false;  // Call: last arg is the device
   Expr blocks;              // Call: the block count (null: one block)
   std::string name;         // AllocWindow: buffer name
   std::shared_ptr<const Function> callee;  // Call
   SourceLoc loc;                           // where the user recorded it (may be unknown)
 };
+
+// Whether a load or store (remote or not) has a run-time valid_shape (its
+// last op.count args), and where its other operands end.
+bool has_run_time_valid(const Op& op);
+std::size_t operands_before_valid(const Op& op);
 
 // The name shown in diagnostics ("pl.add", "pld.system.wait", "call @k").
 std::string op_display_name(const Op& op);

@@ -87,6 +87,8 @@ class Printer {
 
   // " valid=[1, 17]" for a partial tile's load or store, else "".
   std::string valid(const Op& op) const {
+    if (has_run_time_valid(op))
+      return " valid=[" + operands(op.args, operands_before_valid(op), op.args.size()) + "]";
     return op.valid.empty() ? "" : " valid=" + shape(op.valid);
   }
 
@@ -103,7 +105,7 @@ class Printer {
   std::string op_text(const Op& op) const {
     const std::string res = op.result >= 0 ? var(op.result) + " = " : "";
     const auto& a = op.args;
-    const std::size_t n = a.size();
+    const std::size_t n = operands_before_valid(op);  // a run-time valid_shape: valid(op)
     switch (op.kind) {
       case OpKind::Const:
         return res + "const " + operand(a[0]) + result_type(op);

@@ -3,7 +3,10 @@
 #include "ir/tile_valid.hpp"
 
 #include <functional>
+#include <string>
 #include <vector>
+
+#include "anyp/errors.hpp"
 
 namespace anyp::ir {
 namespace {
@@ -49,12 +52,14 @@ void infer_store_valid(Function& fn) {
     if (op.result >= 0) ++definitions[static_cast<std::size_t>(op.result)];
   });
   // Loops define their variable too (it is never a tile).
-  std::vector<const std::vector<Expr>*> valid(n, nullptr);
+  // Per tile variable: the load whose valid_shape it has (static or run-time).
+  std::vector<const Op*> valid(n, nullptr);
   for_each_op(fn.body, [&](Op& op) {
     if (op.result < 0 || definitions[static_cast<std::size_t>(op.result)] != 1) return;
     if (fn.vars[static_cast<std::size_t>(op.result)].type.kind != TypeKind::Tile) return;
-    if ((op.kind == OpKind::Load || op.kind == OpKind::RemoteLoad) && !op.valid.empty()) {
-      valid[static_cast<std::size_t>(op.result)] = &op.valid;
+    if ((op.kind == OpKind::Load || op.kind == OpKind::RemoteLoad) &&
+        (!op.valid.empty() || has_run_time_valid(op))) {
+      valid[static_cast<std::size_t>(op.result)] = &op;
       return;
     }
     const int from = elementwise_source(op);
@@ -66,9 +71,32 @@ void infer_store_valid(Function& fn) {
       valid[static_cast<std::size_t>(op.result)] = valid[src];
   });
   for_each_op(fn.body, [&](Op& op) {
-    if ((op.kind != OpKind::Store && op.kind != OpKind::RemoteStore) || !op.valid.empty()) return;
+    if (op.kind != OpKind::Store && op.kind != OpKind::RemoteStore) return;
+    if (!op.valid.empty() || has_run_time_valid(op)) return;
     if (op.args.empty() || !op.args[0].is_var()) return;
-    if (const auto* v = valid[static_cast<std::size_t>(op.args[0].var)]) op.valid = *v;
+    const Op* load = valid[static_cast<std::size_t>(op.args[0].var)];
+    if (load == nullptr) return;
+    if (!has_run_time_valid(*load)) {
+      op.valid = load->valid;
+      return;
+    }
+    // A run-time valid_shape is carried when its extents cannot change
+    // between the load and the store: immediates, or variables defined once.
+    for (std::size_t i = operands_before_valid(*load); i < load->args.size(); ++i) {
+      const Operand& e = load->args[i];
+      if (!e.is_var() || definitions[static_cast<std::size_t>(e.var)] == 1) continue;
+      const std::string& name = fn.vars[static_cast<std::size_t>(e.var)].name;
+      throw CompileError("compile error: function '" + fn.name + "' (" + level_name(fn.level) +
+                         "), op " + op_site_name(op) +
+                         ": the tile comes from a load with a run-time valid_shape whose extent " +
+                         (name.empty() ? "%" + std::to_string(e.var) : "'" + name + "'") +
+                         " is assigned more than once, so the store cannot tell which value "
+                         "its valid part had; give the store its own valid_shape");
+    }
+    op.args.insert(op.args.end(),
+                   load->args.begin() + static_cast<std::ptrdiff_t>(operands_before_valid(*load)),
+                   load->args.end());
+    op.count = load->count;
   });
 }
 

@@ -323,18 +323,38 @@ std::byte* RankVm::shape_tile(TileReg& t, DType dtype, std::span<const std::int6
   return t.data.data();
 }
 
+std::span<const std::int64_t> RankVm::valid_extents(const Instr& in,
+                                                    std::span<const std::int64_t> tile,
+                                                    Index& into) const {
+  if (in.count == 0) return in.valid;  // static (or none: empty)
+  const std::size_t first = in.idx.size() - static_cast<std::size_t>(in.count);
+  for (std::size_t d = 0; d < static_cast<std::size_t>(in.count); ++d)
+    into[d] = s_[in.idx[first + d]].as_int();
+  const std::span<const std::int64_t> valid(into.data(), static_cast<std::size_t>(in.count));
+  for (std::size_t d = 0; d < valid.size(); ++d) {
+    if (valid[d] < 1 || valid[d] > tile[d]) [[unlikely]] {
+      fail(in, "valid_shape " + list_text(valid) + " is outside the tile " + list_text(tile) +
+                   " in dim " + std::to_string(d) + ": each extent is in [1, the tile's]");
+    }
+  }
+  return valid;
+}
+
 void RankVm::load(const Instr& in) {
   const ViewReg& v = v_[in.a];
   const std::int64_t owner = in.op == Opcode::Load ? rank_ : peer_of(in, in.b, v);
-  const Index offs = offsets(in, 0, in.idx.size());
-  const std::span<const std::int64_t> at(offs.data(), in.idx.size());
-  if (!in.valid.empty()) {  // a partial tile: read the valid region, pad with 0
-    check_region(in, v, owner, at, in.valid, "source");
-    const Region r = region(in, v, owner, at, in.valid);
+  const std::size_t n = in.idx.size() - static_cast<std::size_t>(in.count);
+  const Index offs = offsets(in, 0, n);
+  const std::span<const std::int64_t> at(offs.data(), n);
+  Index run_time_valid;
+  const auto valid = valid_extents(in, in.shape, run_time_valid);
+  if (!valid.empty()) {  // a partial tile: read the valid region, pad with 0
+    check_region(in, v, owner, at, valid, "source");
+    const Region r = region(in, v, owner, at, valid);
     scratch_.resize(static_cast<std::size_t>(r.nbytes));
     ctx_->fabric->read(agent_, site(in), r, scratch_.data());
     std::byte* out = shape_tile(t_[in.dst], v.dtype, in.shape, element_count(in.shape));
-    tile_embed(in.shape, dtype_bytes(v.dtype), in.valid, scratch_.data(), out);
+    tile_embed(in.shape, dtype_bytes(v.dtype), valid, scratch_.data(), out);
     return;
   }
   check_region(in, v, owner, at, in.shape, "source");
@@ -347,17 +367,20 @@ void RankVm::store(const Instr& in) {
   const TileReg& t = t_[remote ? in.c : in.a];
   const ViewReg& v = v_[remote ? in.a : in.b];
   const std::int64_t owner = remote ? peer_of(in, in.b, v) : rank_;
-  const Index offs = offsets(in, 0, in.idx.size());
-  const std::span<const std::int64_t> at(offs.data(), in.idx.size());
+  const std::size_t n = in.idx.size() - static_cast<std::size_t>(in.count);
+  const Index offs = offsets(in, 0, n);
+  const std::span<const std::int64_t> at(offs.data(), n);
   ANYP_CHECK(t.dtype == v.dtype, "store of a tile into a view of another dtype");
-  if (!in.valid.empty()) {  // a partial tile: write its top-left valid corner
-    ANYP_CHECK(in.valid.size() == t.shape.size(), "store.valid of another rank");
-    check_region(in, v, owner, at, in.valid, "target");
-    const Region r = region(in, v, owner, at, in.valid);
+  Index run_time_valid;
+  const auto valid = valid_extents(in, t.shape, run_time_valid);
+  if (!valid.empty()) {  // a partial tile: write its top-left valid corner
+    ANYP_CHECK(valid.size() == t.shape.size(), "store.valid of another rank");
+    check_region(in, v, owner, at, valid, "target");
+    const Region r = region(in, v, owner, at, valid);
     if (owner == rank_) guard_sources(in, r);
     scratch_.resize(static_cast<std::size_t>(r.nbytes));
     const std::vector<std::int64_t> origin(t.shape.size(), 0);
-    runtime::tile_slice(t.shape, dtype_bytes(t.dtype), origin, in.valid, t.data.data(),
+    runtime::tile_slice(t.shape, dtype_bytes(t.dtype), origin, valid, t.data.data(),
                         scratch_.data());
     ctx_->fabric->write(agent_, site(in), r, scratch_.data(), remote && is_atomic(in));
     return;

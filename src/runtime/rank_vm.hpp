@@ -209,6 +209,10 @@ class RankVm {
   void scalar_bin(const Instr& in);  // the general case (run() inlines integer operands)
   void check_count(const Instr& in) const;
   void load(const Instr& in);
+  // A partial tile's valid_shape: Instr::valid, or its run-time extents
+  // (the last Instr::count registers of idx), checked against `tile`.
+  std::span<const std::int64_t> valid_extents(const Instr& in, std::span<const std::int64_t> tile,
+                                              Index& into) const;
   void store(const Instr& in);
   void read_or_write(const Instr& in);
   void transfer(const Instr& in, bool is_put);

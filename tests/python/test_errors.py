@@ -472,8 +472,8 @@ def test_a_traced_scalar_in_a_tile_shape_is_refused():
 
     assert compile_error(host_of(k)) == located(
         "planted: scalar shape",
-        "not supported by anyp: a tile shape from a traced scalar (pl.load's shapes and "
-        "valid_shapes are ints or pl.dynamic dims; a tile has a static shape)",
+        "not supported by anyp: a tile shape from a traced scalar (pl.load's shapes are ints "
+        "or pl.dynamic dims: a tile has a static shape; its valid_shapes may be traced)",
     )
 
 

@@ -646,3 +646,43 @@ def test_partial_loads_read_and_partial_stores_write_only_their_corner(P):
     want[:, :, :PART] = x[:, :, :PART] + 1  # loaded, plus one
     want[:, :, PART : PART + 8] = 1.0  # outside the loaded corner: 0, plus one
     assert torch.equal(y, want)
+
+
+# ---- a run-time valid_shape: PyPTO's ragged tail, pl.min(TILE, n - p0) ----------------
+
+TILE = 8
+N_DYN = pl.dynamic("N")
+
+
+@pl.jit.incore
+def ragged_walk(x: pl.Tensor[[1, N_DYN], pl.FP32], y: pl.Out[pl.Tensor[[1, N_DYN], pl.FP32]]):
+    for p0 in pl.range(0, N_DYN, TILE):
+        valid = pl.min(TILE, N_DYN - p0)  # the last tile is ragged
+        t = pl.load(x, [0, p0], [1, TILE], valid_shapes=[1, valid])
+        y = pl.store(pl.mul(t, 3.0), [0, p0], y)  # the tile carries its valid part
+
+
+@pl.jit
+def ragged_orch(x: pl.Tensor[[1, N_DYN], pl.FP32], y: pl.Out[pl.Tensor[[1, N_DYN], pl.FP32]]):
+    ragged_walk(x, y)
+
+
+@pl.jit.host
+def ragged_host(
+    x: pl.Tensor[[NR, 1, N_DYN], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, N_DYN], pl.FP32]]
+):
+    for r in pl.range(pld.world_size()):
+        ragged_orch(x[r], y[r], device=r)
+
+
+@pytest.mark.parametrize("P", [2, 3, 5])
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 17, 24])
+def test_a_run_time_valid_shape_walks_a_ragged_row(P, n):
+    x = torch.arange(P * n, dtype=torch.float32).reshape(P, 1, n) - 5
+    y = torch.zeros_like(x)
+    ragged_host(
+        x,
+        y,
+        config=RunConfig(distributed_config=DistributedConfig(list(range(P))), check_races=True),
+    )
+    assert torch.equal(y, 3 * x)

@@ -79,7 +79,7 @@ TEST(SourceLocation, ACompileErrorNamesTheOpAndItsLine) {
 
 TEST(SourceLocation, AnOpInsideARangeBodyNamesItsOwnLineNotTheLoops) {
   int line = 0;
-  const auto k = kernel([&](pl::Value y) {
+  const auto k = kernel([&](pl::Value) {
     pl::range(4, [&](pl::Scalar i) {
       (void)i;
       line = __LINE__ + 1;

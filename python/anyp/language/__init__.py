@@ -165,24 +165,26 @@ def _static_extents(what, extents):
     for extent in extents:
         if isinstance(extent, _core.Scalar):
             raise UnsupportedError(
-                f"not supported by anyp: {what} from a traced scalar (pl.load's shapes and "
-                "valid_shapes are ints or pl.dynamic dims; a tile has a static shape)"
+                f"not supported by anyp: {what} from a traced scalar (pl.load's shapes are ints "
+                "or pl.dynamic dims: a tile has a static shape; its valid_shapes may be traced)"
             )
     return list(extents)
 
 
 def _valid(valid_shapes, valid_shape):
+    """The valid extents: ints, dims or traced scalars (known at run time)."""
     if valid_shapes is not None and valid_shape is not None:
         raise TypeError("give valid_shapes or valid_shape, not both")
     valid = valid_shapes if valid_shapes is not None else valid_shape
-    return None if valid is None else _static_extents("a valid_shape", valid)
+    return None if valid is None else list(valid)
 
 
 def load(tensor, offsets, shapes, valid_shapes=None, *, valid_shape=None):
     """The tile of `shapes` at `offsets` of `tensor` (offsets may be traced
     scalars; the shape is static). With `valid_shapes` (or `valid_shape`),
     a partial tile: only its top-left corner of that shape is read, the rest
-    is 0."""
+    is 0; its extents may be traced scalars (PyPTO's
+    `pl.min(TILE, n - p0)`), checked to be in [1, the tile's] when it runs."""
     shape = _static_extents("a tile shape", shapes)
     return _core.load(tensor, list(offsets), shape, _valid(valid_shapes, valid_shape))
 
