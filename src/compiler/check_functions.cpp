@@ -305,9 +305,14 @@ class FunctionChecker {
         domain = domains_[a.var];
         first_role = r;
       } else if (domains_[a.var] != domain) {
+        const bool inferred = scope_.inferred(domain) || scope_.inferred(domains_[a.var]);
         fail(op, "the " + roles.at(first_role) + " is a view in " + scope_.name(domain) +
                      ", but the " + roles.at(r) + " is a view in " + scope_.name(domains_[a.var]) +
-                     "; a collective's windows must be in one domain");
+                     "; a collective's windows must be in one domain" +
+                     (inferred ? " (a buffer whose views are dispatched to some ranks only is "
+                                 "theirs alone, a domain inferred as PyPTO does: pass every "
+                                 "rank views of the same buffers, or declare the domain)"
+                               : ""));
       }
     }
     return domain == -2 ? -1 : domain;

@@ -32,6 +32,10 @@ struct CommScope {
   std::string count_text(std::int32_t d) const;
   // "the world", or "domain 'tp'".
   std::string name(std::int32_t d) const;
+  // Whether domain d was inferred from the dispatched ranks.
+  bool inferred(std::int32_t d) const {
+    return d >= 0 && (*domains)[static_cast<std::size_t>(d)].inferred;
+  }
 };
 
 // Operand `o` of a function of `fn` is a window view.

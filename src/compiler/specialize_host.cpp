@@ -107,12 +107,55 @@ class HostEvaluator {
              "' is never passed to a dispatch");
       }
     }
+    infer_domains();
     return std::move(result_);
   }
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
     throw CompileError("compile error: function '" + host_.name + "' (host): " + what);
+  }
+
+  // PyPTO's comm domains from the dispatched ranks: a buffer of no declared
+  // domain whose views reach only some ranks is the window of those ranks
+  // alone, a sub-communicator numbered in rank order. Buffers reached by the
+  // same ranks share one such domain, named after them ("ranks {1, 2}").
+  void infer_domains() {
+    const std::size_t buffers = result_.buffers.size();
+    std::vector<std::vector<std::int64_t>> reached(buffers);
+    for (std::size_t r = 0; r < result_.ranks.size(); ++r) {
+      for (const HostDispatch& d : result_.ranks[r]) {
+        for (const runtime::ArgBinding& a : d.args) {
+          if (a.kind != runtime::ArgBinding::Kind::Window) continue;
+          auto& ranks = reached[static_cast<std::size_t>(a.buffer)];
+          if (ranks.empty() || ranks.back() != static_cast<std::int64_t>(r))
+            ranks.push_back(static_cast<std::int64_t>(r));
+        }
+      }
+    }
+    std::map<std::vector<std::int64_t>, std::int32_t> inferred;
+    for (std::size_t b = 0; b < buffers; ++b) {
+      const std::vector<std::int64_t>& group = reached[b];
+      if (result_.buffers[b].domain >= 0 || group.empty() ||
+          static_cast<std::int64_t>(group.size()) == world_size_)
+        continue;
+      auto [it, fresh] = inferred.emplace(group, static_cast<std::int32_t>(result_.domains.size()));
+      if (fresh) {
+        runtime::CommDomain d;
+        d.name = "ranks " + runtime::group_text(group);
+        d.group_size = static_cast<std::int64_t>(group.size());
+        d.groups = {group};
+        d.inferred = true;
+        d.group_of.assign(static_cast<std::size_t>(world_size_), -1);
+        d.index_of.assign(static_cast<std::size_t>(world_size_), -1);
+        for (std::size_t i = 0; i < group.size(); ++i) {
+          d.group_of[static_cast<std::size_t>(group[i])] = 0;
+          d.index_of[static_cast<std::size_t>(group[i])] = static_cast<std::int32_t>(i);
+        }
+        result_.domains.push_back(std::move(d));
+      }
+      result_.buffers[b].domain = it->second;
+    }
   }
 
   std::string var_name(ir::VarId v) const {

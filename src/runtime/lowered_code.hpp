@@ -129,6 +129,9 @@ struct CommDomain {
   std::vector<std::vector<std::int64_t>> groups;  // world ranks, in group order
   std::vector<std::int32_t> group_of;             // per world rank: its group, or -1
   std::vector<std::int32_t> index_of;             // per world rank: its index in the group, or -1
+  // Made by the compiler from the ranks a buffer's views are dispatched to
+  // (PyPTO's inference), not declared with pld::comm_domain.
+  bool inferred = false;
 };
 // "{2, 3}": the world ranks of a group.
 std::string group_text(const std::vector<std::int64_t>& group);

@@ -5,6 +5,9 @@ values with init_values / pl.yield_ and by rebinding, an early return inside
 an if, tuple returns, pl.INDEX scalars as offsets and keyword arguments.
 Each runs at P = 2, 3, 4, 5, 8 and is checked exactly."""
 
+import sys
+
+import mpi_support
 import pytest
 import torch
 
@@ -686,3 +689,73 @@ def test_a_run_time_valid_shape_walks_a_ragged_row(P, n):
         config=RunConfig(distributed_config=DistributedConfig(list(range(P))), check_races=True),
     )
     assert torch.equal(y, 3 * x)
+
+
+# ---- comm domains inferred from the dispatched ranks (PyPTO's sub-communicators) ------
+
+
+@pl.jit.incore
+def subset_sum(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+    data: pld.DistributedTensor[[1, SIZE], pl.FP32],
+    signal: pld.DistributedTensor[[NR - 1, 1], pl.INT32],
+):
+    ctx = pld.get_comm_ctx(data)
+    data = pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], data)
+    data = pld.tensor.allreduce(data, signal)  # over the ranks this buffer reaches
+    total = pl.load(data, [0, 0], [1, SIZE])
+    y = pl.store(pl.add(total, pl.cast(pld.rank(ctx) * 1000, pl.FP32)), [0, 0], y)
+
+
+@pl.jit
+def subset_orch(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+    data: pld.DistributedTensor[[1, SIZE], pl.FP32],
+    signal: pld.DistributedTensor[[NR - 1, 1], pl.INT32],
+):
+    subset_sum(x, y, data, signal)
+
+
+@pl.jit
+def idle(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+    y[0:1, 0:SIZE] = x
+
+
+@pl.jit.host
+def subset_host(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):
+    data_buf = pld.alloc_window_buffer(SIZE * 4)
+    signal_buf = pld.alloc_window_buffer([NR - 1, 1], dtype=pl.INT32)
+    idle(x[0], y[0], device=0)
+    for r in pl.range(1, pld.world_size()):
+        data = pld.window(data_buf, [1, SIZE], dtype=pl.FP32)
+        signal = pld.window(signal_buf, [NR - 1, 1], dtype=pl.INT32)
+        subset_orch(x[r], y[r], data, signal, device=r)
+
+
+def subset_agrees(P, engine="threads"):
+    x = rows(P)
+    y = torch.zeros_like(x)
+    devices = DistributedConfig(device_ids=list(range(P)))
+    subset_host(x, y, config=RunConfig(distributed_config=devices, engine=engine))
+    want = x.clone()
+    total = x[1:].sum(dim=0)
+    for r in range(1, P):
+        want[r] = total + (r - 1) * 1000  # pld.rank: the index among ranks 1 .. P - 1
+    return torch.equal(y, want)
+
+
+@pytest.mark.parametrize("P", [3, 4, 5, 8])
+def test_a_buffer_dispatched_to_some_ranks_is_their_own_communicator(P):
+    assert subset_agrees(P)
+
+
+@pytest.mark.skipif(mpi_support.MPIRUN is None, reason="no mpirun")
+def test_an_inferred_communicator_on_the_mpi_engine(tmp_path):
+    code, out, err = mpi_support.run_script(__file__, 4, tmp_path)
+    assert (code, out) == (0, "OK\n"), err
+
+
+if __name__ == "__main__":  # under mpirun: every process is one rank and checks its result
+    mpi_support.report(subset_agrees(int(sys.argv[1]), engine="mpi"))

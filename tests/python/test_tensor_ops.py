@@ -7,11 +7,9 @@ short form) into the right neighbour, and tiles stored by slice
 assignment. Each runs at P = 2, 3, 4, 5, 8 under the race checker and is
 checked exactly against torch; the refusals are in test_errors.py."""
 
-import os
-import shutil
-import subprocess
 import sys
 
+import mpi_support
 import pytest
 import torch
 
@@ -187,30 +185,13 @@ def test_one_tensor_per_block_remote_stored_to_the_right(P):
     assert ring_agrees(P)
 
 
-@pytest.mark.skipif(shutil.which("mpirun") is None, reason="no mpirun")
+@pytest.mark.skipif(mpi_support.MPIRUN is None, reason="no mpirun")
 @pytest.mark.parametrize("P", [2, 3])
 def test_created_tensors_on_the_mpi_engine(tmp_path, P):
     """The same ring, one process per rank (this file run as a script)."""
-    env = dict(
-        os.environ,
-        OMPI_ALLOW_RUN_AS_ROOT="1",
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-        TMPDIR=str(tmp_path),
-    )
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-    done = subprocess.run(
-        ["mpirun", "-n", str(P), "--oversubscribe", sys.executable, __file__, str(P)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=120,
-    )
-    assert (done.returncode, done.stdout) == (0, "OK\n"), done.stderr
+    code, out, err = mpi_support.run_script(__file__, P, tmp_path)
+    assert (code, out) == (0, "OK\n"), err
 
 
 if __name__ == "__main__":  # under mpirun: every process is one rank and checks its result
-    if not ring_agrees(int(sys.argv[1]), engine="mpi"):
-        sys.exit("WRONG")
-    if os.environ.get("OMPI_COMM_WORLD_RANK") == "0":
-        print("OK", flush=True)
+    mpi_support.report(ring_agrees(int(sys.argv[1]), engine="mpi"))

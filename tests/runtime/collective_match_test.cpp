@@ -142,12 +142,47 @@ const pl::HostFunction two_buffers = pl::jit::host(
     });
 
 TEST(CollectiveMatch, ViewsOfDifferentBuffersOnDifferentRanksAreAnError) {
+  // 'A' reaches rank 0 only and 'B' the others: each is its ranks' own
+  // window (a domain inferred as PyPTO does), which the world's signal is not.
   EXPECT_EQ(run_error(two_buffers, 3),
-            "run error: rank 1 (device 1), function 'aliased', op pld.tensor.allreduce: "
+            "compile error: function 'aliased' (incore), op pld.tensor.allreduce: the data is a "
+            "view in domain 'ranks {0}', but the signal is a view in the world; a collective's "
+            "windows must be in one domain (a buffer whose views are dispatched to some ranks "
+            "only is theirs alone, a domain inferred as PyPTO does: pass every rank views of "
+            "the same buffers, or declare the domain)");
+}
+
+// Every rank gets views of both A and B, and the kernel picks one by its
+// rank: the buffers are the world's, and the run finds the mismatch.
+const auto picks_by_rank = pl::jit::incore(
+    "picks_by_rank",
+    {pl::InOut("a", pld::DistributedTensor({1, ROW}, pl::FP32)),
+     pl::InOut("b", pld::DistributedTensor({1, ROW}, pl::FP32)),
+     pl::InOut("sig", pld::DistributedTensor({NR, 1}, pl::INT32))},
+    [](pl::Value a, pl::Value b, pl::Value sig) {
+      pl::if_(
+          pld::rank(pld::get_comm_ctx(sig)) == 0, [&] { a = pld::tensor::allreduce(a, sig); },
+          [&] { b = pld::tensor::allreduce(b, sig); });
+    });
+
+TEST(CollectiveMatch, ViewsOfDifferentBuffersChosenByRankAreARunError) {
+  const auto per_rank = pl::jit::orchestration_for("per_rank_picks", picks_by_rank);
+  const pl::HostFunction host = pl::jit::host(
+      "picks", {pl::In("x", pl::Tensor({NR, 1, ROW}, pl::FP32))}, [per_rank](pl::Value) {
+        auto a = pld::alloc_window_buffer("A", {1, ROW}, pl::FP32);
+        auto b = pld::alloc_window_buffer("B", {1, ROW}, pl::FP32);
+        auto sig = pld::alloc_window_buffer("sig", {NR, 1}, pl::INT32);
+        pl::range(pld::world_size(), [&](pl::Scalar r) {
+          per_rank(pld::window(a, {1, ROW}, pl::FP32), pld::window(b, {1, ROW}, pl::FP32),
+                   pld::window(sig, {NR, 1}, pl::INT32), pl::device(r));
+        });
+      });
+  EXPECT_EQ(run_error(host, 3),
+            "run error: rank 1 (device 1), function 'picks_by_rank', op pld.tensor.allreduce: "
             "collective mismatch on signal 'sig': call #1 on it is pld.tensor.allreduce (Sum, "
-            "Mesh, data FP32 [1, 64]) in function 'aliased' with data 'A' on rank 0, but with "
-            "data 'B' on rank 1; every rank must pass views of the same window buffers to a "
-            "builtin collective");
+            "Mesh, data FP32 [1, 64]) in function 'picks_by_rank' with data 'A' on rank 0, but "
+            "with data 'B' on rank 1; every rank must pass views of the same window buffers to "
+            "a builtin collective");
 }
 
 }  // namespace
