@@ -4,6 +4,7 @@
 // whose "<name>sim" is shipped is real hardware, which anyp does not drive.
 // What an engine can do comes from its traits (engines.hpp).
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <vector>
 
@@ -36,9 +37,12 @@ std::optional<ConfigProblem> device_problem(const std::vector<std::int64_t>& ids
     return ConfigProblem{field, "the device list is empty: give at least one device id"};
   for (auto id : ids)
     if (id < 0) return ConfigProblem{field, "device id " + std::to_string(id) + " is negative"};
-  // Sorted, a repeat is adjacent: one allocation, checked on every compile
-  // (the cache hit's cost at large P). The message names the first repeat in
-  // list order, found only when there is one.
+  // Checked on every compile (the cache hit's cost at large P): a strictly
+  // increasing list (the usual one) has no repeat; else, sorted, a repeat is
+  // adjacent. The message names the first repeat in list order, found only
+  // when there is one.
+  if (std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<>()) == ids.end())
+    return std::nullopt;
   std::vector<std::int64_t> sorted = ids;
   std::sort(sorted.begin(), sorted.end());
   if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) return std::nullopt;

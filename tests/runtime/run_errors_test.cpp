@@ -110,6 +110,11 @@ TEST(RunErrors, NegativePeerInAPut) {
             "run error: rank 0 (device 0), function 'put_left', op pld.tensor.put: peer -1 is out "
             "of range [0, 3)\n  hint: a negative peer usually comes from (r - 1) % P, which C++ "
             "truncates to -1 at r = 0; write (r + P - 1) % P");
+  // The same P on other devices is another plan (the cache keys the list).
+  EXPECT_EQ(run_error(host, 3, anyp::RunConfig::for_world_size(3, 20)),
+            "run error: rank 0 (device 20), function 'put_left', op pld.tensor.put: peer -1 is "
+            "out of range [0, 3)" +
+                kNegativePeerHint);
   for (std::int64_t P : {2, 8}) {
     EXPECT_EQ(run_error(host, P, anyp::RunConfig::for_world_size(P, 10)),
               "run error: rank 0 (device 10), function 'put_left', op pld.tensor.put: peer -1 is "

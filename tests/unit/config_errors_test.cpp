@@ -117,6 +117,9 @@ TEST(ConfigErrors, NegativeDeviceId) {
 TEST(ConfigErrors, DuplicateDeviceId) {
   EXPECT_EQ(config_error(with_devices({0, 1, 1})), "device 1 is listed twice");
   EXPECT_EQ(config_error(with_devices({3, 0, 3})), "device 3 is listed twice");
+  // The first repeat in list order, not the smallest repeated id.
+  EXPECT_EQ(config_error(with_devices({5, 3, 5, 3})), "device 5 is listed twice");
+  EXPECT_EQ(config_error(with_devices({0, 1, 2, 2})), "device 2 is listed twice");
 }
 
 std::string engines_text() {
