@@ -523,7 +523,7 @@ class _Subscripts(ast.NodeTransformer):
         return ast.fix_missing_locations(ast.copy_location(call, node))
 
 
-def _static_extents(value, offsets, extents):
+def _slice_extents(value, offsets, extents):
     """The extents of a slice of `value`: ints or dims, never run-time."""
     dims = None
     out = []
@@ -547,7 +547,7 @@ def _subscript(parts):
     from .language import _tensor_ops
 
     value, offsets, extents = parts
-    return _tensor_ops.subscript(value, offsets, _static_extents(value, offsets, extents))
+    return _tensor_ops.subscript(value, offsets, _slice_extents(value, offsets, extents))
 
 
 _STATEMENT_NAMES = {
@@ -727,7 +727,7 @@ class _Walker:
             except _SliceError as e:
                 self.refuse(e.node, str(e))
             tensor, offsets, extents = self.eval(parts)
-            extents = _static_extents(tensor, offsets, extents)
+            extents = _slice_extents(tensor, offsets, extents)
             _tensor_ops.assign_subscript(tensor, offsets, extents, value)
         elif isinstance(target, ast.Subscript):
             self.refuse(

@@ -75,6 +75,25 @@ void record_valid(Trace& t, std::string_view op, const pl::Index& valid, std::si
   out.count = static_cast<int>(rank);
 }
 
+ir::VarId record_created_tensor(Trace& t, const ir::Type& type) {
+  ir::Op op;
+  op.kind = ir::OpKind::CreateTensor;
+  op.dtype = type.dtype;
+  op.shape = type.shape;
+  op.result = t.new_var(type);
+  const ir::VarId created = op.result;
+  t.emit(std::move(op));
+  t.mark_created(created);
+  return created;
+}
+
+void record_tensor_copy(Trace& t, ir::VarId dst, ir::VarId src) {
+  ir::Op op;
+  op.kind = ir::OpKind::TensorCopy;
+  op.args = {ir::Operand::of_var(dst), ir::Operand::of_var(src)};
+  t.emit(std::move(op));
+}
+
 std::string dtype_with_article(DType dtype) {
   const std::string name(anyp::dtype_name(dtype));
   return (dtype == DType::BF16 ? "a " : "an ") + name;  // "eff-", "int-" read with "an"

@@ -19,14 +19,17 @@ ir::VarId expect_kind(Trace& t, const pl::Handle& h, std::string_view op, std::s
 std::vector<ir::Operand> index_operands(Trace& t, const pl::Index& index, std::size_t rank,
                                         std::string_view op, std::string_view role);
 std::vector<ir::Expr> shape_exprs(const pl::Shape& shape);
-// A partial tile's valid_shape: one extent per dim of the tile (else a
-// failure naming `op`).
 // Records a partial tile's valid_shape on `out` (a load, store or remote
 // load of a `rank`-dim tile): constants and dims as out.valid, checked when
 // compiled; with a run-time scalar among them, every extent as one of the
 // last out.count operands (ir/op.hpp), checked when the op runs.
 void record_valid(Trace& t, std::string_view op, const pl::Index& valid, std::size_t rank,
                   ir::Op& out);
+// A new tensor of `type` (pl::create_tensor): records it and marks it
+// created (a value, pl_values.cpp).
+ir::VarId record_created_tensor(Trace& t, const ir::Type& type);
+// dst <- src element by element (pl::tensor::copy), shapes checked later.
+void record_tensor_copy(Trace& t, ir::VarId dst, ir::VarId src);
 // A signal operand: an INT32 window view (else a failure naming `op`).
 ir::VarId expect_signal(Trace& t, const pl::Value& signal, std::string_view op);
 // A peer operand: an integer scalar or constant (else a failure naming `op`).

@@ -74,9 +74,7 @@ void view_scalar(ir::BinaryOp kind, const Value& dst, const Value& a, const Scal
 // A new tensor of a's shape and dtype holding a <kind> b.
 Value binary_value(ir::BinaryOp kind, const Value& a, const ir::Operand& b, Trace& t) {
   const ir::VarId av = expect_kind(t, a, binary_name(kind), "the first operand", kMemory);
-  Shape shape;
-  for (const ir::Expr& e : t.type_of(av).shape) shape.push_back(Dim(e));
-  Value result = pl::create_tensor(std::move(shape), t.type_of(av).dtype);
+  Value result(t.ref(anyp::detail::record_created_tensor(t, t.type_of(av))));
   record_binary(kind, result, a, b, t);
   return result;
 }
@@ -116,10 +114,7 @@ void copy(const Value& dst, const Value& src, pl::Here where) {
     t.fail(std::string(name) + ": the destination " + ir::to_string(t.type_of(d)) +
            " and the source " + ir::to_string(t.type_of(s)) + " differ in rank");
   }
-  ir::Op op;
-  op.kind = ir::OpKind::TensorCopy;
-  op.args = {ir::Operand::of_var(d), ir::Operand::of_var(s)};
-  t.emit(std::move(op));
+  anyp::detail::record_tensor_copy(t, d, s);
 }
 
 void assemble(const Value& target, const Value& src, Index offsets, pl::Here where) {
@@ -164,11 +159,10 @@ Value cast(const Value& src, DType dtype, pl::Here where) {
   const anyp::detail::CallSite call_site(where);
   Trace& t = Trace::current("pl.tensor.cast");
   const ir::VarId s = expect_kind(t, src, "pl.tensor.cast", "the tensor", kMemory);
-  Shape shape;
-  for (const ir::Expr& e : t.type_of(s).shape) shape.push_back(Dim(e));
-  Value result = pl::create_tensor(std::move(shape), dtype);
-  copy(result, src);
-  return result;
+  const ir::VarId result = anyp::detail::record_created_tensor(
+      t, ir::shaped_type(ir::TypeKind::Tensor, t.type_of(s).shape, dtype));
+  anyp::detail::record_tensor_copy(t, result, s);
+  return Value(t.ref(result));
 }
 
 }  // namespace pl::tensor
@@ -188,15 +182,9 @@ Value create_tensor(Shape shape, DType dtype, Here where) {
            "orchestration function or kernel that uses it");
   }
   if (shape.empty()) t.fail(std::string(name) + ": the shape has no dims");
-  ir::Op op;
-  op.kind = ir::OpKind::CreateTensor;
-  op.dtype = dtype;
-  op.shape = anyp::detail::shape_exprs(shape);
-  op.result = t.new_var(ir::shaped_type(ir::TypeKind::Tensor, op.shape, dtype));
-  const ir::VarId res = op.result;
-  t.emit(std::move(op));
-  t.mark_created(res);
-  return Value(t.ref(res));
+  const ir::Type type =
+      ir::shaped_type(ir::TypeKind::Tensor, anyp::detail::shape_exprs(shape), dtype);
+  return Value(t.ref(anyp::detail::record_created_tensor(t, type)));
 }
 
 }  // namespace pl

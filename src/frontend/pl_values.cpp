@@ -2,6 +2,7 @@
 // traced handles (copy = new variable, assignment = write the variable).
 #include "anyp/pl.hpp"
 #include "frontend/call_site.hpp"
+#include "frontend/op_recording.hpp"
 #include "frontend/trace.hpp"
 
 namespace pl {
@@ -76,19 +77,8 @@ ir::VarId emit_assign(Trace& t, ir::VarId dst, const ir::Operand& src) {
 // A created tensor's copy: a new created tensor of its type holding its
 // elements (pl::create_tensor + pl::tensor::copy).
 ir::VarId emit_created_copy(Trace& t, ir::VarId src) {
-  const ir::Type type = t.type_of(src);
-  ir::Op create;
-  create.kind = ir::OpKind::CreateTensor;
-  create.dtype = type.dtype;
-  create.shape = type.shape;
-  create.result = t.new_var(type);
-  const ir::VarId dst = create.result;
-  t.emit(std::move(create));
-  t.mark_created(dst);
-  ir::Op copy;
-  copy.kind = ir::OpKind::TensorCopy;
-  copy.args = {ir::Operand::of_var(dst), ir::Operand::of_var(src)};
-  t.emit(std::move(copy));
+  const ir::VarId dst = anyp::detail::record_created_tensor(t, t.type_of(src));
+  anyp::detail::record_tensor_copy(t, dst, src);
   return dst;
 }
 
@@ -147,10 +137,7 @@ Handle& Handle::operator=(const Handle& other) {
            ": a variable keeps its shape; give the new shape a new variable");
   }
   if (t.created(dst)) {  // a created tensor is a value: assigning writes its elements
-    ir::Op copy;
-    copy.kind = ir::OpKind::TensorCopy;
-    copy.args = {ir::Operand::of_var(dst), ir::Operand::of_var(src)};
-    t.emit(std::move(copy));
+    anyp::detail::record_tensor_copy(t, dst, src);
     return *this;
   }
   if (t.created(src)) {
