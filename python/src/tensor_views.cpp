@@ -99,8 +99,11 @@ HostTensor buffer_view(const py::handle& object, const std::string& function,
 
 HostTensor tensor_view(const py::handle& array, const std::string& function,
                        const std::string& param) {
-  if (is_torch(array)) return torch_view(array, function, param);
+  // Buffer-protocol arrays first: the check is one slot lookup, where the
+  // torch test is four attribute lookups that fail (and raise) on numpy.
+  // torch tensors do not export the buffer protocol.
   if (PyObject_CheckBuffer(array.ptr())) return buffer_view(array, function, param);
+  if (is_torch(array)) return torch_view(array, function, param);
   refuse(function, param,
          "expected a torch tensor or a numpy array, got " +
              std::string(py::str(py::type::handle_of(array).attr("__name__"))));
