@@ -147,6 +147,18 @@ Handle& Handle::operator=(const Handle& other) {
            "the tensor it names would not change; write into it with pl.tensor.copy / "
            "pl.assemble, or give the new tensor a new variable");
   }
+  if (const ir::VarId root = t.created_root(src);
+      root >= 0 && t.inside_open_loop_not_enclosing(root, dst)) {
+    const std::string& name = t.function().vars[root].name;
+    t.fail("assignment of a view of the tensor '" + t.function().name + "." +
+           (name.empty() ? "%" + std::to_string(root) : name) +
+           "' (pl.create_tensor inside a pl.range loop) to a variable from outside that loop: "
+           "the loop makes that tensor again, zeroed and in the same storage, in every "
+           "iteration, so the variable would not keep this iteration's elements; create the "
+           "tensor above the loop, or copy the view into a tensor created above it "
+           "(pl.tensor.copy / pl.assemble)");
+  }
+  t.add_view_root(dst, t.created_root(src));
   emit_assign(t, dst, ir::Operand::of_var(src));
   return *this;
 }

@@ -39,12 +39,21 @@ Trace& Trace::current(std::string_view op) {
 
 ir::VarId Trace::new_var(ir::Type type, std::string name) {
   fn_.vars.push_back(ir::Var{std::move(name), std::move(type)});
+  defs_.push_back(Definition{open_loops_.size(), open_loops_.empty() ? -1 : open_loops_.back()});
   return static_cast<ir::VarId>(fn_.vars.size() - 1);
+}
+
+bool Trace::inside_open_loop_not_enclosing(ir::VarId var, ir::VarId outside) const {
+  const Definition& d = defs_[var];
+  if (d.loops == 0 || d.loops > open_loops_.size()) return false;
+  if (open_loops_[d.loops - 1] != d.innermost) return false;  // that loop was closed
+  return defs_[outside].loops < d.loops;
 }
 
 void Trace::mark_created(ir::VarId var) {
   if (created_.size() <= static_cast<std::size_t>(var)) created_.resize(var + 1, false);
   created_[var] = true;
+  defs_[var].root = var;
 }
 
 ir::VarId Trace::id_of(VarRef v, std::string_view op) const {
@@ -95,6 +104,10 @@ ir::Operand Trace::operand(const pl::ScalarArg& arg, std::string_view op) const 
 
 void Trace::emit(ir::Op op) {
   if (!op.loc.known()) op.loc = current_call_site();
+  // A view (a slice, a row) of a created tensor views that tensor's storage.
+  if (const int v = ir::result_view_operand(op); v >= 0 && op.result >= 0 && op.args[v].is_var()) {
+    defs_[op.result].root = created_root(op.args[v].var);
+  }
   blocks_.back().push_back(ir::Stmt{std::move(op)});
 }
 void Trace::set_last_op_blocks(ir::Expr blocks) {
@@ -120,7 +133,7 @@ ir::Function Trace::finish() {
   // pl::range and pl::if_ pop the block they push when their body returns;
   // a body that threw and was caught inside this trace leaves it open, and
   // the ops recorded since would be silently misplaced.
-  if (blocks_.size() != 1 || loop_depth_ != 0) {
+  if (blocks_.size() != 1 || !open_loops_.empty()) {
     fail(
         "a pl::range or pl::if_ body was left by an exception that was caught inside this "
         "function's body; let exceptions thrown while tracing propagate out of the body");

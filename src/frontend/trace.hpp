@@ -42,15 +42,28 @@ class Trace {
   void push_block();
   ir::Block pop_block();
   // pl::range bodies being traced (ops that may not sit in a loop check it).
-  int loop_depth() const { return loop_depth_; }
-  void enter_loop() { ++loop_depth_; }
-  void exit_loop() { --loop_depth_; }
+  int loop_depth() const { return static_cast<int>(open_loops_.size()); }
+  void enter_loop() { open_loops_.push_back(next_loop_++); }
+  void exit_loop() { open_loops_.pop_back(); }
 
   // Tensors made by pl::create_tensor (and the value-returning tensor ops):
   // values, which copying and assigning copy (pl_values.cpp).
   void mark_created(ir::VarId var);
   bool created(ir::VarId var) const {
     return var >= 0 && static_cast<std::size_t>(var) < created_.size() && created_[var];
+  }
+  // The created tensor whose storage `var` views (itself, or the source of
+  // the slices it was taken by), or -1.
+  ir::VarId created_root(ir::VarId var) const {
+    return static_cast<std::size_t>(var) < defs_.size() ? defs_[var].root : -1;
+  }
+  // Whether `var` was made inside a loop that is still being traced and
+  // `outside` before that loop began: a loop-local created tensor that the
+  // loop re-creates (zeroed, in the same storage) in every iteration.
+  bool inside_open_loop_not_enclosing(ir::VarId var, ir::VarId outside) const;
+  // A view variable assigned a view of created tensor `root` views it too.
+  void add_view_root(ir::VarId var, ir::VarId root) {
+    if (root >= 0) defs_[var].root = root;
   }
 
   // Names an unnamed variable (the Python front-end names a created tensor
@@ -65,8 +78,17 @@ class Trace {
  private:
   ir::Function fn_;
   std::vector<ir::Block> blocks_;
-  int loop_depth_ = 0;
   std::vector<bool> created_;
+  // Per variable: the loops open when it was made and the created tensor
+  // it views (-1: none).
+  struct Definition {
+    std::size_t loops = 0;  // open loops, outermost first: open_loops_[0, loops)
+    int innermost = -1;     // the innermost one's id, -1 outside every loop
+    ir::VarId root = -1;
+  };
+  std::vector<Definition> defs_;
+  std::vector<int> open_loops_;  // ids of the pl::range bodies being traced
+  int next_loop_ = 0;
 };
 
 }  // namespace anyp::detail

@@ -789,6 +789,26 @@ def test_a_loop_that_rebinds_a_parameter_to_a_new_tensor_is_refused():
     )
 
 
+def test_a_view_of_a_loop_local_tensor_kept_past_its_iteration_is_refused():
+    @pl.jit
+    def orch(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):
+        prev = x[0:1, 0:8]
+        for i in pl.range(3):
+            t = pl.add(x, 1.0)
+            y[0:1, 0:8] = prev
+            prev = t[0:1, 8:16]  # planted: kept view
+
+    assert compile_error(orch_host(orch)) == located(
+        "planted: kept view",
+        "compile error: function 'orch' (orchestration): assignment of a view of the tensor "
+        "'orch.t' (pl.create_tensor inside a pl.range loop) to a variable from outside that "
+        "loop: the loop makes that tensor again, zeroed and in the same storage, in every "
+        "iteration, so the variable would not keep this iteration's elements; create the "
+        "tensor above the loop, or copy the view into a tensor created above it "
+        "(pl.tensor.copy / pl.assemble)",
+    )
+
+
 def test_a_slice_with_a_run_time_extent_is_refused():
     @pl.jit
     def orch(x: pl.Tensor[[1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]]):

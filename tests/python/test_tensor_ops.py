@@ -89,6 +89,27 @@ def test_the_pl_tensor_namespace_and_slices_to_the_end(P):
     assert torch.equal(y, want)
 
 
+@pl.jit
+def carried_view(x: pl.Tensor[[R, C], pl.FP32], y: pl.Out[pl.Tensor[[R, C], pl.FP32]]):
+    t = x + 1.0  # made above the loop: a view of it may be carried
+    prev = x[0:1, :]
+    acc = pl.create_tensor([1, C], pl.FP32)
+    for i in pl.range(3):
+        acc = acc + prev
+        prev = t[i : i + 1, :]
+    y[0:1, :] = acc
+    return y
+
+
+@pytest.mark.parametrize("P", RANKS)
+def test_a_loop_carries_a_view_of_a_tensor_made_above_it(P):
+    x, y = inputs(P)
+    per_rank(carried_view)(x, y, config=config(P))
+    want = torch.zeros_like(x)
+    want[:, 0, :] = (x[:, 0, :] + (x[:, 0, :] + 1)) + (x[:, 1, :] + 1)
+    assert torch.equal(y, want)
+
+
 @pl.jit.incore
 def store_tiles(x: pl.Tensor[[R, 8], pl.FP32], y: pl.Out[pl.Tensor[[R, 8], pl.FP32]]):
     t = pl.load(x, [0, 0], [2, 8])

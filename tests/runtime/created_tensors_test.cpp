@@ -156,6 +156,31 @@ TEST_P(CreatedTensors, OneSlotPerBlockAndATensorRemoteStore) {
 
 INSTANTIATE_TEST_SUITE_P(P, CreatedTensors, testing::Values(2, 3, 4, 5, 8));
 
+TEST_P(CreatedTensors, AViewCarriedByALoopOfATensorMadeAboveIt) {
+  // prev starts as row 0 of x and then names row i of t, made above the
+  // loop: y row 0 = x row 0 + rows 0, 1 of t = x + 1 (iterations 1, 2).
+  const auto host = per_rank("carried_view", [](pl::Value& x, pl::Value& y) {
+    pl::Value t = pl::tensor::add(x, 1.0);
+    pl::Value prev = pl::tensor::slice(x, {0, 0}, {1, C});
+    pl::Value acc = pl::create_tensor({1, C}, pl::FP32);
+    pl::range(3, [&](pl::Scalar i) {
+      acc = pl::tensor::add(acc, prev);
+      prev = pl::tensor::slice(t, {i, 0}, {1, C});
+    });
+    pl::tensor::copy(pl::tensor::slice(y, {0, 0}, {1, C}), acc);
+  });
+  const Io io = run(host, GetParam());
+  for (std::int64_t p = 0; p < GetParam(); ++p) {
+    for (std::int64_t c = 0; c < C; ++c) {
+      const auto x = [&](std::int64_t row) {
+        return static_cast<float>(io.x.get((p * R + row) * C + c));
+      };
+      const float expected = (x(0) + (x(0) + 1.0f)) + (x(1) + 1.0f);
+      ASSERT_EQ(io.y.get(p * R * C + c), expected) << p << "," << c;
+    }
+  }
+}
+
 TEST(CreatedTensorsIr, PrintedAsCreateThenWrite) {
   const auto orch = pl::jit::orchestration(
       "orch",
@@ -193,6 +218,23 @@ TEST(CreatedTensorErrors, EachMistakeByItsMessage) {
             "compile error: function 'shapes' (orchestration), op pl.tensor.copy: the source "
             "[3, 6] and the destination [3, 5] differ; copy takes one shape (pl::tensor::slice "
             "the larger one)");
+  // A view of a tensor the loop makes again each iteration, kept in a
+  // variable from before the loop: the next iteration would zero it.
+  EXPECT_EQ(failure(per_rank("kept",
+                             [](pl::Value& x, pl::Value& y) {
+                               pl::Value prev = pl::tensor::slice(x, {0, 0}, {1, C});
+                               pl::range(3, [&](pl::Scalar) {
+                                 pl::Value t = pl::tensor::add(x, 1.0);
+                                 pl::tensor::copy(pl::tensor::slice(y, {0, 0}, {1, C}), prev);
+                                 prev = pl::tensor::slice(t, {1, 0}, {1, C});
+                               });
+                             })),
+            "compile error: function 'kept' (orchestration): assignment of a view of the "
+            "tensor 'kept.%4' (pl.create_tensor inside a pl.range loop) to a variable from "
+            "outside that loop: the loop makes that tensor again, zeroed and in the same "
+            "storage, in every iteration, so the variable would not keep this iteration's "
+            "elements; create the tensor above the loop, or copy the view into a tensor "
+            "created above it (pl.tensor.copy / pl.assemble)");
   const auto host_create =
       pl::jit::host("host_create", {pl::In("x", pl::Tensor({NR, R, C}, pl::FP32))}, [](pl::Value) {
         pl::create_tensor({R, C}, pl::FP32);
