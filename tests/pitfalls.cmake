@@ -17,7 +17,7 @@ set(ANYP_PITFALLS
   04_notify_before_put
   05_eq_on_monotonic_cell
   06_negative_peer
-  07_mesh_signal_to_ring
+  07_ring_signal_transposed
   08_collectives_out_of_order
   09_collective_on_some_ranks
   10_data_and_signal_one_buffer
@@ -138,9 +138,9 @@ run error: rank 0 (device 0), function 'get_step', op pld.system.notify at 06_ne
   hint: a negative peer usually comes from (r - 1) % P, which C++ truncates to -1 at r = 0; write (r + P - 1) % P
 ]=])
 
-# 07_mesh_signal_to_ring: a compile error: the ring's signal shape.
-anyp_add_pitfall_diagnostic_test(07_mesh_signal_to_ring [=[
-compile error: function 'ring_allreduce' (incore), op pld.tensor.allreduce at 07_mesh_signal_to_ring.cpp:32: the Ring signal must be [2 * (P - 1), P] (or PyPTO's [2 * (P - 1) + 1, P]) INT32, which is [4, 3] at P = 3, got [3, 1]
+# 07_ring_signal_transposed: a compile error: the ring's signal shape.
+anyp_add_pitfall_diagnostic_test(07_ring_signal_transposed [=[
+compile error: function 'ring_allreduce' (incore), op pld.tensor.allreduce at 07_ring_signal_transposed.cpp:34: the Ring signal must be [2 * (P - 1), P] (or PyPTO's [2 * (P - 1) + 1, P], or [P, 1]) INT32, which is [4, 3] at P = 3, got [3, 4]
 ]=])
 
 # 08_collectives_out_of_order: a run error: collective mismatch on the shared signal.

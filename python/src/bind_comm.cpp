@@ -22,9 +22,12 @@ namespace {
 pld::AllreduceMode allreduce_mode(const std::string& mode) {
   if (mode == "mesh") return pld::AllreduceMode::Mesh;
   if (mode == "ring") return pld::AllreduceMode::Ring;
+  if (mode == "recursive_doubling") return pld::AllreduceMode::RecursiveDoubling;
+  if (mode == "rabenseifner") return pld::AllreduceMode::Rabenseifner;
   throw CompileError(
-      "compile error: pld.tensor.allreduce: mode must be \"mesh\" or \"ring\", got \"" + mode +
-      "\"");
+      "compile error: pld.tensor.allreduce: mode must be \"mesh\", \"ring\", "
+      "\"recursive_doubling\" or \"rabenseifner\", got \"" +
+      mode + "\"");
 }
 
 // ---- tile RMA ------------------------------------------------------------------
@@ -68,9 +71,8 @@ pl::Value allreduce(const pl::Value& data, const py::object& signal, pld::Reduce
   const pld::AllreduceMode m = allreduce_mode(mode);
   if (signal.is_none()) {
     if (m != pld::AllreduceMode::Mesh) {
-      throw CompileError(
-          "compile error: pld.tensor.allreduce: mode=\"ring\" needs an explicit signal "
-          "([2 * (NR - 1), NR] INT32); only the mesh allreduce synthesizes one");
+      throw CompileError("compile error: pld.tensor.allreduce: mode=\"" + mode +
+                         "\" needs an explicit signal; only the mesh allreduce synthesizes one");
     }
     if (!core_num.is_none()) {
       throw CompileError(

@@ -378,16 +378,23 @@ class FunctionChecker {
     const std::string cells = "[" + n + ", 1]";
     switch (op.kind) {
       case ir::OpKind::Allreduce:
-        if (ir::attr_of<ir::AllreduceAttr>(op).mode == ir::AllreduceKind::Ring) {
+        if (const ir::AllreduceKind mode = ir::attr_of<ir::AllreduceAttr>(op).mode;
+            mode == ir::AllreduceKind::Ring) {
           if (world() < 2) fail(op, "a Ring allreduce needs " + n + " >= 2, got " + count_text());
-          // PyPTO's host ring allocates one row more, [2 (P - 1) + 1, P]: taken too.
+          // PyPTO's host ring allocates one row more, [2 (P - 1) + 1, P]: taken too,
+          // and so is the mesh's [P, 1] (its compact form, collectives.md §3.3).
           const std::vector<std::int64_t> pypto = {2 * (world() - 1) + 1, world()};
-          if (shape_of(op.args[1]) != pypto) {
+          const auto& got = shape_of(op.args[1]);
+          const bool compact = got == mesh_signal() || got == std::vector<std::int64_t>{world()};
+          if (got != pypto && !compact) {
             check_signal(op, 1, {2 * (world() - 1), world()},
                          "[2 * (" + n + " - 1), " + n + "] (or PyPTO's [2 * (" + n + " - 1) + 1, " +
-                             n + "])",
+                             n + "], or " + cells + ")",
                          "the Ring signal");
           }
+        } else if (mode != ir::AllreduceKind::Mesh) {
+          check_signal(op, 1, mesh_signal(), cells,
+                       std::string("the ") + ir::allreduce_mode_name(mode) + " signal");
         } else if (op.blocks) {
           check_lanes(op, 1, n, "the Mesh signal");
         } else {

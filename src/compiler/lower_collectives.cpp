@@ -6,202 +6,14 @@
 #include <utility>
 
 #include "common/internal_check.hpp"
+#include "compiler/collective_emitter.hpp"
+#include "compiler/lower_log_allreduce.hpp"
 
 namespace anyp::compiler {
 
 using runtime::Instr;
 using runtime::Opcode;
-
-namespace {
-
-// Which cell of a signal belongs to rank `who` (registers for row, column).
-using CellOf = std::function<std::pair<std::int32_t, std::int32_t>(std::int32_t who)>;
-
-ir::BinaryOp reduce_binary(ir::ReduceKind k) {
-  switch (k) {
-    case ir::ReduceKind::Sum:
-      return ir::BinaryOp::Add;
-    case ir::ReduceKind::Max:
-      return ir::BinaryOp::Max;
-    case ir::ReduceKind::Min:
-      return ir::BinaryOp::Min;
-    case ir::ReduceKind::Prod:
-      return ir::BinaryOp::Mul;
-  }
-  return ir::BinaryOp::Add;
-}
-
-class CollectiveEmitter {
- public:
-  CollectiveEmitter(Emitter& e, const CollectiveRegs& regs, const CollectiveCall& call)
-      : e_(e), regs_(regs) {
-    for (std::size_t k = 0; k < call.views.size(); ++k)
-      if (call.views[k] >= 0 && call.ranks[k] == 1) one_dim_.push_back(call.views[k]);
-  }
-
-  // The index of cell (row, column) of view `view`: {row} when the view has
-  // one dim (the column is then always 0).
-  std::vector<std::int32_t> cell_index(std::int32_t view,
-                                       std::pair<std::int32_t, std::int32_t> cell) const {
-    for (std::int32_t v : one_dim_)
-      if (v == view) return {cell.first};
-    return {cell.first, cell.second};
-  }
-
-  std::int32_t c(std::int64_t v) { return e_.int_constant(v); }
-  std::int32_t op(ir::BinaryOp kind, std::int32_t a, std::int32_t b) {
-    Instr i;
-    i.op = Opcode::ScalarBin;
-    i.sub = static_cast<std::uint8_t>(kind);
-    i.dst = e_.scalar_reg();
-    i.a = a;
-    i.b = b;
-    i.dtype = DType::INT64;
-    e_.emit(i);
-    return i.dst;
-  }
-
-  // Cells of an [NR, 1] signal: rank s's credits sit in row s (column b,
-  // the block's lane, in a multi-block collective).
-  CellOf mesh_cells() {
-    return [this](std::int32_t who) {
-      return std::make_pair(who, regs_.block >= 0 ? regs_.block : c(0));
-    };
-  }
-  void notify(std::int32_t signal, std::int32_t peer, std::pair<std::int32_t, std::int32_t> cell,
-              std::int32_t value, ir::NotifyKind kind = ir::NotifyKind::AtomicAdd) {
-    Instr i;
-    i.op = Opcode::Notify;
-    i.sub = static_cast<std::uint8_t>(kind);
-    i.a = signal;
-    i.b = peer;
-    i.c = value;
-    i.idx = cell_index(signal, cell);
-    e_.emit(i);
-  }
-
-  void wait(std::int32_t signal, std::pair<std::int32_t, std::int32_t> cell,
-            std::int32_t expected) {
-    Instr i;
-    i.op = Opcode::Wait;
-    i.sub = static_cast<std::uint8_t>(ir::WaitKind::Ge);
-    i.a = signal;
-    i.b = expected;
-    i.idx = cell_index(signal, cell);
-    e_.emit(i);
-  }
-
-  // Barrier number `expected` (a register holding k) of the current call.
-  void barrier(std::int32_t signal, const CellOf& cell, std::int32_t expected) {
-    e_.for_range(c(0), regs_.nranks, regs_.rank,
-                 [&](std::int32_t peer) { notify(signal, peer, cell(regs_.rank), c(1)); });
-    e_.for_range(c(0), regs_.nranks, regs_.rank,
-                 [&](std::int32_t s) { wait(signal, cell(s), expected); });
-  }
-
-  // Gives back the `total` credits of one call: every cell returns to 0.
-  void epilogue(std::int32_t signal, const CellOf& cell, std::int64_t total) {
-    epilogue_minus(signal, cell, c(-total));
-  }
-  // The same, with -total in a register (a block's barrier count is known
-  // at run time).
-  void epilogue_minus(std::int32_t signal, const CellOf& cell, std::int32_t minus) {
-    e_.for_range(c(0), regs_.nranks, regs_.rank,
-                 [&](std::int32_t s) { notify(signal, regs_.rank, cell(s), minus); });
-  }
-  // This block's share of `count` items dealt out block-cyclically:
-  // ceil((count - b) / blocks) (0 when b >= count).
-  std::int32_t share_of(std::int64_t count) {
-    using ir::BinaryOp;
-    return op(BinaryOp::Div, op(BinaryOp::Sub, c(count + regs_.blocks - 1), regs_.block),
-              c(regs_.blocks));
-  }
-  // Item k of this block's share: b + k * blocks.
-  std::int32_t item(std::int32_t k) {
-    using ir::BinaryOp;
-    return op(BinaryOp::Add, regs_.block, op(BinaryOp::Mul, k, c(regs_.blocks)));
-  }
-
-  std::int32_t load_flat(std::int32_t view, std::int32_t rank, std::int32_t offset,
-                         std::int32_t len) {
-    const std::int32_t tile = e_.tile_reg();
-    load_flat_into(tile, view, rank, offset, len);
-    return tile;
-  }
-  void load_flat_into(std::int32_t tile, std::int32_t view, std::int32_t rank, std::int32_t offset,
-                      std::int32_t len) {
-    Instr i;
-    i.op = Opcode::LoadFlat;
-    i.dst = tile;
-    i.a = view;
-    i.b = rank;
-    i.idx = {offset, len};
-    e_.emit(i);
-  }
-  void store_flat(std::int32_t view, std::int32_t rank, std::int32_t offset, std::int32_t tile) {
-    Instr i;
-    i.op = Opcode::StoreFlat;
-    i.a = view;
-    i.b = rank;
-    i.c = tile;
-    i.idx = {offset};
-    e_.emit(i);
-  }
-  void put_flat(std::int32_t dst, std::int32_t peer, std::int32_t dst_offset, std::int32_t src,
-                std::int32_t src_offset, std::int32_t len) {
-    Instr i;
-    i.op = Opcode::PutFlat;
-    i.a = dst;
-    i.b = peer;
-    i.c = src;
-    i.idx = {dst_offset, src_offset, len};
-    e_.emit(i);
-  }
-  void reduce_into(std::int32_t acc, std::int32_t other, ir::ReduceKind kind) {
-    Instr i;
-    i.op = Opcode::TileBin;
-    i.sub = static_cast<std::uint8_t>(reduce_binary(kind));
-    i.dst = acc;
-    i.a = acc;
-    i.b = other;
-    e_.emit(i);
-  }
-  void jump_if_zero(std::int32_t cond, std::size_t& patch_at) {
-    Instr i;
-    i.op = Opcode::JumpIfZero;
-    i.a = cond;
-    patch_at = e_.emit(i);
-  }
-
-  // body(j) for j = 0 .. count - 1: a run-time loop, or straight code when
-  // count is 1 (a collective's data mostly fits one chunk).
-  void repeat(std::int64_t count, const std::function<void(std::int32_t)>& body) {
-    if (count == 1) return body(c(0));
-    e_.for_range(c(0), c(count), -1, body);
-  }
-  // Part j of `parts` near-equal parts of [begin, begin + len): (offset,
-  // length) registers, [begin + j·len/parts, begin + (j+1)·len/parts).
-  std::pair<std::int32_t, std::int32_t> part(std::int32_t begin, std::int32_t len, std::int32_t j,
-                                             std::int64_t parts) {
-    using ir::BinaryOp;
-    if (parts == 1) return {begin, len};
-    const std::int32_t lo = op(BinaryOp::Div, op(BinaryOp::Mul, j, len), c(parts));
-    const std::int32_t hi =
-        op(BinaryOp::Div, op(BinaryOp::Mul, op(BinaryOp::Add, j, c(1)), len), c(parts));
-    return {op(BinaryOp::Add, begin, lo), op(BinaryOp::Sub, hi, lo)};
-  }
-
-  Emitter& e_;
-  const CollectiveRegs& regs_;
-  std::vector<std::int32_t> one_dim_;  // view registers of one-dim windows
-};
-
-std::int64_t chunks_for(std::int64_t elements, DType dtype) {
-  const std::int64_t bytes = elements * static_cast<std::int64_t>(dtype_bytes(dtype));
-  return std::max<std::int64_t>(1, (bytes + kCollectiveChunkBytes - 1) / kCollectiveChunkBytes);
-}
-
-}  // namespace
+using namespace collective;
 
 std::int64_t block_chunks(std::int64_t elements, DType dtype, std::int64_t blocks) {
   return std::max(chunks_for(elements, dtype), std::min(blocks, elements));
@@ -264,20 +76,36 @@ void lower_block_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& cal
 // Ring: 2(P-1) rounds with neighbour handshakes only (collectives.md §3.3).
 // Round g pulls segment k = (r - g - 1) mod P from the left neighbour
 // (reduce-scatter: accumulate; all-gather: overwrite) once the left
-// neighbour's credit for round g is in cell {g, left}, then gives the right
-// neighbour its credit for round g + 1 in cell {g + 1, r}. After the last
-// round: read-done to the left (cell {0, left} of the left neighbour: its
-// own column, which no ready credit uses), a wait for the right
-// neighbour's read-done in {0, r}, and the epilogue (-1 on each cell used).
+// neighbour's credit for round g is in, then gives the right neighbour its
+// credit for round g + 1. After the last round: read-done to the left, a
+// wait for the right neighbour's read-done, and the epilogue.
+// Two signal forms:
+//   [2(P - 1), P]: the credit for round g in cell {g, left}, expected 1; the
+//     read-done in the left neighbour's own column, cell {0, left}; the
+//     epilogue gives back 1 on each cell used.
+//   [P, 1] (the mesh's): every credit from the left neighbour in cell
+//     {left}, counted (round g expects g + 1); the read-done from the
+//     right in cell {right} (at P = 2 left is right: its read-done is that
+//     cell's credit 2(P - 1) + 1); the epilogue gives back each cell's count.
 void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   using ir::BinaryOp;
   const std::int32_t data = call.views[0], signal = call.views[1];
   const std::int64_t n = call.numel[0], world = ce.regs_.world, rounds = 2 * (world - 1);
+  const bool compact = call.numel[1] == world;
   const std::int64_t subs = chunks_for((n + world - 1) / world, call.dtypes[0]);
   const std::int32_t r = ce.regs_.rank, p = ce.regs_.nranks;
   const std::int32_t left = ce.op(BinaryOp::Mod, ce.op(BinaryOp::Add, r, ce.c(world - 1)), p);
   const std::int32_t right = ce.op(BinaryOp::Mod, ce.op(BinaryOp::Add, r, ce.c(1)), p);
-  const std::int32_t one = ce.c(1);
+  const std::int32_t one = ce.c(1), zero = ce.c(0);
+  // The cell of the credit for round g (to the right neighbour: in its
+  // cells, written from my side), and the wait for mine from the left.
+  auto credit_right = [&](std::int32_t g) {
+    ce.notify(signal, right, compact ? std::make_pair(r, zero) : std::make_pair(g, r), one);
+  };
+  auto wait_left = [&](std::int32_t g) {
+    if (compact) return ce.wait(signal, {left, zero}, ce.op(BinaryOp::Add, g, one));
+    ce.wait(signal, {g, left}, one);
+  };
   // Segment k = (r - g - 1) mod P in both phases: reduce-scatter step s = g
   // pulls (r - s - 1); all-gather step s = g - (P - 1) pulls (r - s), the
   // same residue. (+2P keeps the dividend positive; C's % truncates.)
@@ -288,7 +116,7 @@ void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   // phases and the last round (no credit) are separate loops, so a round
   // tests nothing; the segment is k·(n/P) long when P divides n.
   auto round = [&](std::int32_t g, bool reduce, bool credit_next) {
-    ce.wait(signal, {g, left}, one);
+    wait_left(g);
     const std::int32_t k = ce.op(BinaryOp::Mod, ce.op(BinaryOp::Sub, r_shifted, g), p);
     std::int32_t seg_begin = 0, seg_len = 0;
     if (n % world == 0) {
@@ -310,20 +138,27 @@ void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
       ce.store_flat(data, r, off, incoming);
     });
     // My round-g segment, for its round g + 1.
-    if (credit_next) ce.notify(signal, right, {ce.op(BinaryOp::Add, g, one), r}, one);
+    if (credit_next) credit_right(ce.op(BinaryOp::Add, g, one));
   };
-  ce.notify(signal, right, {ce.c(0), r}, one);  // my staged data, for its round 0
-  ce.e_.for_range(ce.c(0), ce.c(world - 1), -1, [&](std::int32_t g) { round(g, true, true); });
+  credit_right(zero);  // my staged data, for its round 0
+  ce.e_.for_range(zero, ce.c(world - 1), -1, [&](std::int32_t g) { round(g, true, true); });
   ce.e_.for_range(ce.c(world - 1), ce.c(rounds - 1), -1,
                   [&](std::int32_t g) { round(g, false, true); });
   round(ce.c(rounds - 1), false, false);
-  ce.notify(signal, left, {ce.c(0), left}, one);  // read-done: I read the left window no more
-  ce.wait(signal, {ce.c(0), r}, one);             // the right neighbour reads mine no more
   const std::int32_t minus = ce.c(-1);
-  ce.e_.for_range(ce.c(0), ce.c(rounds), -1, [&](std::int32_t g) {
+  if (compact) {
+    ce.notify(signal, left, {r, zero}, one);  // read-done: I read the left window no more
+    ce.wait(signal, {right, zero}, ce.c(world == 2 ? rounds + 1 : 1));
+    ce.notify(signal, r, {left, zero}, ce.c(-rounds));
+    ce.notify(signal, r, {right, zero}, minus);
+    return;
+  }
+  ce.notify(signal, left, {zero, left}, one);  // read-done: I read the left window no more
+  ce.wait(signal, {zero, r}, one);             // the right neighbour reads mine no more
+  ce.e_.for_range(zero, ce.c(rounds), -1, [&](std::int32_t g) {
     ce.notify(signal, r, {g, left}, minus);
   });
-  ce.notify(signal, r, {ce.c(0), r}, minus);
+  ce.notify(signal, r, {zero, r}, minus);
 }
 
 }  // namespace
@@ -339,6 +174,10 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
       return;
     case ir::OpKind::Allreduce:
       if (call.mode == ir::AllreduceKind::Ring) return lower_ring_allreduce(ce, call);
+      if (call.mode == ir::AllreduceKind::RecursiveDoubling)
+        return lower_recursive_doubling_allreduce(ce, call);
+      if (call.mode == ir::AllreduceKind::Rabenseifner)
+        return lower_rabenseifner_allreduce(ce, call);
       if (regs.block >= 0) return lower_block_mesh_allreduce(ce, call);
       return lower_mesh_allreduce(ce, call);
     case ir::OpKind::Broadcast: {

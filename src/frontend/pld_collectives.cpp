@@ -16,6 +16,10 @@ using anyp::detail::Trace;
 
 static_assert(static_cast<int>(ReduceOp::Prod) == static_cast<int>(ir::ReduceKind::Prod));
 static_assert(static_cast<int>(AllreduceMode::Ring) == static_cast<int>(ir::AllreduceKind::Ring));
+static_assert(static_cast<int>(AllreduceMode::RecursiveDoubling) ==
+              static_cast<int>(ir::AllreduceKind::RecursiveDoubling));
+static_assert(static_cast<int>(AllreduceMode::Rabenseifner) ==
+              static_cast<int>(ir::AllreduceKind::Rabenseifner));
 
 const auto kWindowKind = {ir::TypeKind::DistTensor};
 

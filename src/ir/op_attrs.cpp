@@ -111,7 +111,8 @@ const char* reduce_name(ReduceKind k) {
 }
 
 const char* allreduce_mode_name(AllreduceKind k) {
-  return k == AllreduceKind::Ring ? "Ring" : "Mesh";
+  static const char* names[] = {"Mesh", "Ring", "RecursiveDoubling", "Rabenseifner"};
+  return names[static_cast<int>(k)];
 }
 
 }  // namespace anyp::ir

@@ -119,7 +119,7 @@ enum class AtomicKind : std::uint8_t { None, Add };
 // Same order as pld::ReduceOp and pld::AllreduceMode. Tile reductions
 // (pl::row_sum ...) use Sum, Max and Min.
 enum class ReduceKind : std::uint8_t { Sum, Max, Min, Prod };
-enum class AllreduceKind : std::uint8_t { Mesh, Ring };
+enum class AllreduceKind : std::uint8_t { Mesh, Ring, RecursiveDoubling, Rabenseifner };
 
 const char* binary_op_name(BinaryOp op);    // "add", "lt", ...
 const char* tile_binary_name(BinaryOp op);  // "pl.add", "pl.maximum"; "" for a scalar-only op
@@ -142,6 +142,6 @@ const char* notify_name(NotifyKind k);             // "AtomicAdd"
 const char* wait_name(WaitKind k);                 // "Ge"
 const char* atomic_name(AtomicKind k);             // "None"
 const char* reduce_name(ReduceKind k);             // "Sum"
-const char* allreduce_mode_name(AllreduceKind k);  // "Mesh"
+const char* allreduce_mode_name(AllreduceKind k);  // "Mesh", "RecursiveDoubling"
 
 }  // namespace anyp::ir

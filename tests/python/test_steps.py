@@ -422,10 +422,10 @@ def allreduce_in_an_unknown_mode(
 
 
 @pl.jit.incore
-def ring_allreduce_on_a_mesh_signal(
+def ring_allreduce_on_a_transposed_signal(
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
     data: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
-    signal: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    signal: pl.InOut[pld.DistributedTensor[[NR, 2 * (NR - 1)], pl.INT32]],
 ):
     data = pld.tensor.allreduce(data, signal, op=pld.ReduceOp.Max, mode="ring")
 
@@ -434,16 +434,42 @@ def test_allreduce_refuses_an_unknown_mode_at_its_line():
     assert error_of(allreduce_in_an_unknown_mode) == located(
         allreduce_in_an_unknown_mode,
         "mode=",
-        'ValueError: pld.tensor.allreduce mode must be "mesh" or "ring", got \'tree\'',
+        'ValueError: pld.tensor.allreduce mode must be "mesh", "ring", "recursive_doubling" or '
+        "\"rabenseifner\", got 'tree'",
     )
 
 
 def test_ring_allreduce_names_the_signal_shape_it_needs():
-    fn, line = ring_allreduce_on_a_mesh_signal, "allreduce("
-    assert error_of(fn) == (
-        "compile error: function 'ring_allreduce_on_a_mesh_signal' (incore), op "
+    transposed = [NR, 2 * (NR - 1)]  # one column per round
+
+    @pl.jit
+    def orch(
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        data: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
+        signal: pl.InOut[pld.DistributedTensor[[NR, 2 * (NR - 1)], pl.INT32]],
+    ):
+        ring_allreduce_on_a_transposed_signal(y, data, signal)
+
+    @pl.jit.host
+    def host(y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):
+        data = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+        signal = pld.alloc_window_buffer(transposed, dtype=pl.INT32)
+        for r in pl.range(pld.world_size()):
+            orch(
+                y[r],
+                pld.window(data, [1, SIZE], dtype=pl.FP32),
+                pld.window(signal, transposed, dtype=pl.INT32),
+                device=r,
+            )
+
+    y = torch.zeros((3, 1, SIZE))
+    with pytest.raises(anyp.Error) as info:
+        host.compile(y, config=config(3))(y)
+    fn, line = ring_allreduce_on_a_transposed_signal, "allreduce("
+    assert str(info.value) == (
+        "compile error: function 'ring_allreduce_on_a_transposed_signal' (incore), op "
         "pld.tensor.allreduce" + at(fn, line) + ": the Ring signal must be [2 * (P - 1), P] (or "
-        "PyPTO's [2 * (P - 1) + 1, P]) INT32, which is [2, 2] at P = 2, got [2, 1]"
+        "PyPTO's [2 * (P - 1) + 1, P], or [P, 1]) INT32, which is [4, 3] at P = 3, got [3, 4]"
         + source_line(fn, line)
     )
 
@@ -559,6 +585,47 @@ def test_host_level_short_form_all_reduce(P):
     y = torch.zeros_like(x)
     host_all_reduce.compile(x, y, config=config(P, check_races=True))(x, y)
     assert torch.equal(y, x[P - 1 : P].expand_as(x))
+
+
+@pl.jit.host
+def host_recursive_doubling(
+    x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
+):
+    data_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+    data = pld.window(data_buf, [1, SIZE], dtype=pl.FP32)
+    for r in pl.range(pld.world_size()):
+        stage_orch(x[r], data, device=r)
+    data = pld.all_reduce(data, op=pld.ReduceOp.Sum, mode="recursive_doubling")
+    pld.tensor.barrier()
+    for r in pl.range(pld.world_size()):
+        read_orch(data, y[r], device=r)
+
+
+@pl.jit.host
+def host_rabenseifner(
+    x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
+):
+    data_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+    signal_buf = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+    data = pld.window(data_buf, [1, SIZE], dtype=pl.FP32)
+    signal = pld.window(signal_buf, [NR, 1], dtype=pl.INT32)
+    for r in pl.range(pld.world_size()):
+        stage_orch(x[r], data, device=r)
+    data = pld.tensor.allreduce(data, signal, op=pld.ReduceOp.Sum, mode="rabenseifner")
+    pld.tensor.barrier()
+    for r in pl.range(pld.world_size()):
+        read_orch(data, y[r], device=r)
+
+
+@pytest.mark.parametrize("P", [2, 3, 4, 5, 8])
+@pytest.mark.parametrize("host", [host_recursive_doubling, host_rabenseifner])
+def test_logarithmic_allreduce_modes(host, P):
+    x = torch.arange(P * SIZE, dtype=torch.float32).view(P, 1, SIZE) / 4  # exact sums
+    y = torch.zeros_like(x)
+    host.compile(x, y, config=config(P, check_races=True))(x, y)
+    assert torch.equal(y, x.sum(dim=0, keepdim=True).expand_as(x))
 
 
 @pl.jit.incore

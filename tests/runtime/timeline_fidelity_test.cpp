@@ -13,6 +13,12 @@
 // J = ceil(N/P / 16 KiB) sub-chunks per ring segment:
 //   builtin mesh  (P - 1)(K alpha + N beta)
 //   builtin ring  2 (P - 1)(J alpha + N/P beta)
+// and the logarithmic builtins over p' = 2^L <= P (collectives.md §3.3a,
+// §3.3b), with 2 (K alpha + N beta) more when P is not a power of two (the
+// fold's pull in, and the result's pull out):
+//   recursive doubling  L (K alpha + N beta)
+//   Rabenseifner        2 sum_s (J_s alpha + N m_s/p' beta), m_s = p'/2^(s+1),
+//                       = 2 L alpha + 2 (p' - 1)/p' N beta when every J_s = 1
 // Under a full model (local accesses, compute, notify issue and latency,
 // waits all priced) the rings run in lockstep: every round waits the
 // notify latency of its left neighbour's credit; their formulas are
@@ -89,6 +95,22 @@ double alpha_beta_formula(Allreduce a, std::int64_t n, std::int64_t P, const Con
       return (p - 1) * (pieces(N) * c.alpha + N * c.beta);
     case Allreduce::BuiltinRing:
       return 2 * (p - 1) * (pieces(4.0 * std::ceil(n / p)) * c.alpha + N / p * c.beta);
+    case Allreduce::BuiltinRecursiveDoubling:
+    case Allreduce::BuiltinRabenseifner: {
+      std::int64_t pow2 = 1, levels = 0;
+      while (pow2 * 2 <= P) pow2 *= 2, ++levels;
+      const double whole = pieces(N) * c.alpha + N * c.beta;
+      const double fold = P == pow2 ? 0 : 2 * whole;
+      if (a == Allreduce::BuiltinRecursiveDoubling)
+        return static_cast<double>(levels) * whole + fold;
+      double phases = 0;
+      for (std::int64_t mask = pow2 / 2; mask >= 1; mask /= 2) {
+        const double elements =
+            std::ceil(static_cast<double>(mask * n) / static_cast<double>(pow2));
+        phases += 2 * (pieces(4.0 * elements) * c.alpha + 4.0 * elements * c.beta);
+      }
+      return phases + fold;
+    }
   }
   return 0;
 }
@@ -159,8 +181,27 @@ TEST_P(AlphaBetaFidelity, MakespanIsTheTextbookFormula) {
 
 INSTANTIATE_TEST_SUITE_P(Steps08To11, AlphaBetaFidelity,
                          ::testing::Values(Allreduce::Mesh, Allreduce::TwoPhase, Allreduce::Ring,
-                                           Allreduce::BuiltinMesh, Allreduce::BuiltinRing),
+                                           Allreduce::BuiltinMesh, Allreduce::BuiltinRing,
+                                           Allreduce::BuiltinRecursiveDoubling,
+                                           Allreduce::BuiltinRabenseifner),
                          [](const auto& info) { return std::string(allreduce_name(info.param)); });
+
+// The logarithmic builtins with pieces above 16 KiB: K = 3 .. 6 for
+// recursive doubling's whole vector, J_s = 1 .. 3 for Rabenseifner's blocks.
+TEST(AlphaBetaFidelity, LogarithmicBuiltinsWithSeveralPieces) {
+  const Constants c{.alpha = 2000, .beta = 0.005};
+  const std::string model = model_file(c, "log_pieces");
+  for (const Allreduce a : {Allreduce::BuiltinRecursiveDoubling, Allreduce::BuiltinRabenseifner}) {
+    for (const std::int64_t P : {2, 3, 8, 12}) {
+      for (const std::int64_t n : {12288, 24576}) {
+        expect_within_1_percent(
+            modeled_makespan(a, n, P, model), alpha_beta_formula(a, n, P, c),
+            std::string(allreduce_name(a)) + " P=" + std::to_string(P) + " n=" + std::to_string(n));
+      }
+    }
+  }
+  std::filesystem::remove(model);
+}
 
 // The builtin ring with segments above 16 KiB: J = 2 and 3 sub-chunks.
 TEST(AlphaBetaFidelity, BuiltinRingWithSubChunks) {

@@ -25,6 +25,19 @@ void hbar(const pl::Value& signal, std::int64_t row, const pl::Scalar& r, const 
   });
 }
 
+pld::AllreduceMode builtin_mode(Allreduce a) {
+  switch (a) {
+    case Allreduce::BuiltinRing:
+      return pld::AllreduceMode::Ring;
+    case Allreduce::BuiltinRecursiveDoubling:
+      return pld::AllreduceMode::RecursiveDoubling;
+    case Allreduce::BuiltinRabenseifner:
+      return pld::AllreduceMode::Rabenseifner;
+    default:
+      return pld::AllreduceMode::Mesh;
+  }
+}
+
 pl::HostFunction make(Allreduce a, std::int64_t n) {
   const std::string tag = std::string(allreduce_name(a)) + "_" + std::to_string(n);
   const pl::Dim C = n / NR;  // the hand-written algorithms' chunk
@@ -101,9 +114,9 @@ pl::HostFunction make(Allreduce a, std::int64_t n) {
           }
           case Allreduce::BuiltinMesh:
           case Allreduce::BuiltinRing:
-            data = pld::tensor::allreduce(
-                data, signal, pld::ReduceOp::Sum,
-                a == Allreduce::BuiltinRing ? pld::AllreduceMode::Ring : pld::AllreduceMode::Mesh);
+          case Allreduce::BuiltinRecursiveDoubling:
+          case Allreduce::BuiltinRabenseifner:
+            data = pld::tensor::allreduce(data, signal, pld::ReduceOp::Sum, builtin_mode(a));
             y = pl::store(pl::load(data, {0, 0}, {1, n}), {0, 0}, y);
             return;
         }
@@ -140,6 +153,10 @@ const char* allreduce_name(Allreduce a) {
       return "builtin_mesh";
     case Allreduce::BuiltinRing:
       return "builtin_ring";
+    case Allreduce::BuiltinRecursiveDoubling:
+      return "builtin_recursive_doubling";
+    case Allreduce::BuiltinRabenseifner:
+      return "builtin_rabenseifner";
   }
   return "?";
 }

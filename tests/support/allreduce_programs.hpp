@@ -7,6 +7,8 @@
 //   TwoPhase  step 09: reduce-scatter by pulls, barrier, all-gather by pulls
 //   Ring      step 10: 2(P - 1) neighbour hops
 //   BuiltinMesh, BuiltinRing  step 11: pld::tensor::allreduce
+//   BuiltinRecursiveDoubling, BuiltinRabenseifner  the logarithmic builtins
+//     (docs/collectives.md §3.3a, §3.3b), on the [NR, 1] signal
 //
 // Every program maps x [NR, 1, n] to y [NR, 1, n] = the sum over ranks. The
 // hand-written ones need n divisible by 8 P (a chunk is a whole number of
@@ -19,7 +21,15 @@
 
 namespace anyp_test {
 
-enum class Allreduce { Mesh, TwoPhase, Ring, BuiltinMesh, BuiltinRing };
+enum class Allreduce {
+  Mesh,
+  TwoPhase,
+  Ring,
+  BuiltinMesh,
+  BuiltinRing,
+  BuiltinRecursiveDoubling,
+  BuiltinRabenseifner
+};
 const char* allreduce_name(Allreduce a);  // "mesh", "two_phase", "ring", "builtin_mesh", ...
 
 // The program for vector length n (one per (algorithm, n), made once).

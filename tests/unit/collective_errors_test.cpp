@@ -128,20 +128,25 @@ TEST(CollectiveErrors, RingSignalOfTheWrongShape) {
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), ring_windows(), 4),
             "compiled without error");
   Windows w = ring_windows();
-  w.signal = {NR, 1};
+  w.signal = {NR, 1};  // the compact form (the mesh's), and its one-dim twin
+  EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 4), "compiled without error");
+  w.signal = {NR};
+  EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 3), "compiled without error");
+  w.signal = {NR, 2 * (NR - 1)};  // transposed: one column per round
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 4),
             "compile error: function 'kernel' (incore), op pld.tensor.allreduce: the Ring signal "
-            "must be [2 * (P - 1), P] (or PyPTO's [2 * (P - 1) + 1, P]) INT32, which is [6, 4] at "
-            "P = 4, got [4, 1]");
-  EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 2),
+            "must be [2 * (P - 1), P] (or PyPTO's [2 * (P - 1) + 1, P], or [P, 1]) INT32, which "
+            "is [6, 4] at P = 4, got [4, 6]");
+  w.signal = {NR, 2};
+  EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 3),
             "compile error: function 'kernel' (incore), op pld.tensor.allreduce: the Ring signal "
-            "must be [2 * (P - 1), P] (or PyPTO's [2 * (P - 1) + 1, P]) INT32, which is [2, 2] at "
-            "P = 2, got [2, 1]");
+            "must be [2 * (P - 1), P] (or PyPTO's [2 * (P - 1) + 1, P], or [P, 1]) INT32, which "
+            "is [4, 3] at P = 3, got [3, 2]");
   w.signal = {2 * NR, NR};  // one row per round, but 2 NR rounds
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 3),
             "compile error: function 'kernel' (incore), op pld.tensor.allreduce: the Ring signal "
-            "must be [2 * (P - 1), P] (or PyPTO's [2 * (P - 1) + 1, P]) INT32, which is [4, 3] at "
-            "P = 3, got [6, 3]");
+            "must be [2 * (P - 1), P] (or PyPTO's [2 * (P - 1) + 1, P], or [P, 1]) INT32, which "
+            "is [4, 3] at P = 3, got [6, 3]");
   w.signal = {2 * (NR - 1) + 1, NR};  // PyPTO's host ring signal: one row more
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 3), "compiled without error");
   EXPECT_EQ(compile_error(allreduce_body(AllreduceMode::Ring), w, 5), "compiled without error");

@@ -1,16 +1,18 @@
-// 07_mesh_signal_to_ring — a pitfall: giving the ring allreduce the mesh
-// allreduce's signal.
+// 07_ring_signal_transposed — a pitfall: the ring allreduce's signal with
+// its dims swapped.
 //
 // The bug: pld::tensor::allreduce(data, signal, Sum, AllreduceMode::Ring) with
-// an [NR, 1] signal, the shape that mesh and every other builtin collective
-// take. The ring needs one row per round: [2 * (NR - 1), NR]. anyp refuses
-// the program when it compiles for the actual P:
+// an [NR, 2 * (NR - 1)] signal: one column per round instead of one row.
+// The ring takes one row per round, [2 * (NR - 1), NR] (or, compact, the
+// mesh's [NR, 1]). anyp refuses the program when it compiles for the
+// actual P:
 //   compile error: function 'ring_allreduce' (incore), op pld.tensor.allreduce: the
-//   Ring signal must be [2 * (P - 1), P] INT32, which is [4, 3] at P = 3, got [3, 1]
+//   Ring signal must be [2 * (P - 1), P] (or PyPTO's [2 * (P - 1) + 1, P], or [P, 1])
+//   INT32, which is [4, 3] at P = 3, got [3, 4]
 // The fix (--fixed): allocate and declare the ring's signal shape.
 //
-//   07_mesh_signal_to_ring -d 0,1,2 --check-races          the compile error, exit 1
-//   07_mesh_signal_to_ring -d 0,1,2 --check-races --fixed  OK
+//   07_ring_signal_transposed -d 0,1,2 --check-races          the compile error, exit 1
+//   07_ring_signal_transposed -d 0,1,2 --check-races --fixed  OK
 #include <anyp/anyp.hpp>
 #include <anyp/example_cli.hpp>
 
@@ -20,8 +22,8 @@ constexpr std::int64_t SIZE = 64;
 const pl::Dim NR = pl::dynamic("NR");
 
 pl::HostFunction make_program(bool fixed) {
-  // BUG: {NR, 1} is the mesh's signal; the ring takes one row per round.
-  const pl::Shape sig = fixed ? pl::Shape{2 * (NR - 1), NR} : pl::Shape{NR, 1};
+  // BUG: one column per round; the ring takes one row per round.
+  const pl::Shape sig = fixed ? pl::Shape{2 * (NR - 1), NR} : pl::Shape{NR, 2 * (NR - 1)};
   const std::vector<pl::Param> params = {
       pl::In("x", pl::Tensor({1, SIZE}, pl::FP32)), pl::Out("y", pl::Tensor({1, SIZE}, pl::FP32)),
       pl::InOut("data", pld::DistributedTensor({1, SIZE}, pl::FP32)),
@@ -35,7 +37,7 @@ pl::HostFunction make_program(bool fixed) {
   const auto per_rank = pl::jit::orchestration(
       "per_rank", params,
       [kernel](pl::Value x, pl::Value y, pl::Value d, pl::Value s) { kernel(x, y, d, s); });
-  return pl::jit::host("mesh_signal_to_ring",
+  return pl::jit::host("ring_signal_transposed",
                        {pl::In("x", pl::Tensor({NR, 1, SIZE}, pl::FP32)),
                         pl::Out("y", pl::Tensor({NR, 1, SIZE}, pl::FP32))},
                        [per_rank, sig](pl::Value x, pl::Value y) {
@@ -70,7 +72,7 @@ int run(const anyp::cli::Options& opt) {
 
 int main(int argc, char** argv) {
   anyp::cli::ExampleSpec spec;
-  spec.name = "07_mesh_signal_to_ring";
+  spec.name = "07_ring_signal_transposed";
   spec.step = 7;
   spec.has_fixed = true;
   return anyp::cli::run_example(argc, argv, spec, run);

@@ -1,0 +1,361 @@
+// log_allreduce_test.cpp — the logarithmic builtin allreduces (recursive
+// doubling, Rabenseifner) and the ring's compact [NR, 1] signal
+// (docs/collectives.md §3.3, §3.3a, §3.3b): every rank's result equal, bit
+// for bit, to the documented reduction tree, computed here element by
+// element in the dtype's own arithmetic (one rounding per ⊕), for every
+// reduce op and dtype, at P = 2 .. 17 (powers of two and the folded
+// others) and large P, with data cut into several 16 KiB pieces, in
+// back-to-back calls on one signal (whose cells are 0 after each call),
+// under the race checker and PCT schedules; the compact ring against the
+// ring on its [2 (P - 1), P] signal, bit for bit.
+#include <gtest/gtest.h>
+
+#include <anyp/anyp.hpp>
+#include <bit>
+#include <cstdint>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using pld::AllreduceMode;
+using pld::ReduceOp;
+
+const pl::Dim NR = pl::dynamic("NR");
+constexpr std::int64_t C = 64;  // columns of the [R, C] data window
+
+struct Case {
+  AllreduceMode mode = AllreduceMode::RecursiveDoubling;
+  ReduceOp op = ReduceOp::Sum;
+  pl::DType dtype = pl::FP32;
+  std::int64_t P = 2;
+  std::int64_t rows = 3;     // data [rows, C]
+  int calls = 1;             // back-to-back allreduces on one signal
+  bool ring_signal = false;  // the ring's [2 (P - 1), P] signal, not [P, 1]
+};
+
+// host(x [NR, R, C], y [NR, R, C], cells [NR, S0, S1]) -> per rank: data = x[r]
+// (row by row), `calls` allreduces, y[r] = data, cells = the signal.
+pl::HostFunction program(const Case& c) {
+  const pl::Shape data_shape{c.rows, C};
+  const pl::Shape sig = c.ring_signal ? pl::Shape{2 * (NR - 1), NR} : pl::Shape{NR, 1};
+  const std::vector<pl::Param> params = {
+      pl::In("x", pl::Tensor(data_shape, c.dtype)), pl::Out("y", pl::Tensor(data_shape, c.dtype)),
+      pl::Out("cells", pl::Tensor(sig, pl::INT32)),
+      pl::InOut("data", pld::DistributedTensor(data_shape, c.dtype)),
+      pl::InOut("signal", pld::DistributedTensor(sig, pl::INT32))};
+  const auto kernel = pl::jit::incore(
+      "log_allreduce", params,
+      [c, sig](pl::Value x, pl::Value y, pl::Value cells, pl::Value data, pl::Value signal) {
+        pl::range(c.rows, [&](pl::Scalar i) {
+          pl::store(pl::load(x, {i, 0}, {1, C}), {i, 0}, data);
+        });
+        for (int k = 0; k < c.calls; ++k) data = pld::tensor::allreduce(data, signal, c.op, c.mode);
+        pl::range(c.rows, [&](pl::Scalar i) {
+          pl::store(pl::load(data, {i, 0}, {1, C}), {i, 0}, y);
+        });
+        pl::range(sig[0], [&](pl::Scalar i) {
+          pl::range(sig[1], [&](pl::Scalar j) {
+            pl::write(cells, {i, j}, pl::read(signal, {i, j}));
+          });
+        });
+      });
+  const auto per_rank =
+      pl::jit::orchestration("per_rank", params,
+                             [kernel](pl::Value x, pl::Value y, pl::Value cells, pl::Value d,
+                                      pl::Value s) { kernel(x, y, cells, d, s); });
+  return pl::jit::host("log_allreduce_host",
+                       {pl::In("x", pl::Tensor({NR, c.rows, C}, c.dtype)),
+                        pl::Out("y", pl::Tensor({NR, c.rows, C}, c.dtype)),
+                        pl::Out("cells", pl::Tensor({NR, sig[0], sig[1]}, pl::INT32))},
+                       [per_rank, c, data_shape, sig](pl::Value x, pl::Value y, pl::Value cells) {
+                         auto data_buf = pld::alloc_window_buffer("data", data_shape, c.dtype);
+                         auto signal_buf = pld::alloc_window_buffer("signal", sig, pl::INT32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           per_rank(x[r], y[r], cells[r],
+                                    pld::window(data_buf, data_shape, c.dtype),
+                                    pld::window(signal_buf, sig, pl::INT32), pl::device(r));
+                         });
+                       });
+}
+
+bool is_float(pl::DType d) { return d == pl::FP32 || d == pl::FP16 || d == pl::BF16; }
+
+// Inputs whose reductions depend on the order in floating dtypes and wrap
+// in the small integer ones; near 1 for Prod (no overflow to inf).
+anyp::HostTensor inputs(const Case& c) {
+  anyp::HostTensor x = anyp::HostTensor::zeros({c.P, c.rows, C}, c.dtype);
+  for (std::int64_t i = 0; i < x.numel(); ++i) {
+    const std::int64_t r = i / (c.rows * C), e = i % (c.rows * C);
+    if (c.op == ReduceOp::Prod) {
+      if (is_float(c.dtype)) {
+        x.set(i, 1.0 + static_cast<double>((e * 7 + r * 3) % 9 - 4) / 37.0);
+      } else {
+        x.set_int(i, (e + r) % 4 == 0 ? 3 : ((e + 2 * r) % 3 == 0 ? -1 : 1));
+      }
+    } else if (is_float(c.dtype)) {
+      x.set(i, static_cast<double>((e * 37 + r * 101) % 211) / 7.3 - 13.0);
+    } else {
+      x.set_int(i, (e * 37 + r * 101) % 211 - 100);
+    }
+  }
+  return x;
+}
+
+// a ⊕ b in the dtype's own arithmetic, as the VM's tiles compute it: float
+// for FP32, FP16 and BF16 (then rounded to the dtype), int64 wrapped to the
+// dtype's width for integers; Max and Min take `a` when neither is greater.
+struct Reference {
+  pl::DType dtype;
+  ReduceOp op;
+  anyp::HostTensor scratch = anyp::HostTensor::zeros({1}, dtype);
+
+  void combine(const anyp::HostTensor& lo, const anyp::HostTensor& hi, anyp::HostTensor& out) {
+    for (std::int64_t i = 0; i < lo.numel(); ++i) {
+      if (is_float(dtype)) {
+        const float a = static_cast<float>(lo.get(i)), b = static_cast<float>(hi.get(i));
+        float v = a + b;
+        if (op == ReduceOp::Prod) v = a * b;
+        if (op == ReduceOp::Max) v = std::max(a, b);
+        if (op == ReduceOp::Min) v = std::min(a, b);
+        scratch.set(0, v);
+        out.set(i, scratch.get(0));
+      } else {
+        const std::int64_t a = lo.get_int(i), b = hi.get_int(i);
+        auto wrap = [](std::uint64_t u) { return static_cast<std::int64_t>(u); };
+        std::int64_t v = wrap(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+        if (op == ReduceOp::Prod)
+          v = wrap(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+        if (op == ReduceOp::Max) v = std::max(a, b);
+        if (op == ReduceOp::Min) v = std::min(a, b);
+        scratch.set_int(0, v);
+        out.set_int(i, scratch.get_int(0));
+      }
+    }
+  }
+};
+
+anyp::HostTensor row_of(const anyp::HostTensor& x, std::int64_t r, std::int64_t n) {
+  anyp::HostTensor row = anyp::HostTensor::zeros({n}, x.dtype());
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (is_float(x.dtype())) {
+      row.set(i, x.get(r * n + i));
+    } else {
+      row.set_int(i, x.get_int(r * n + i));
+    }
+  }
+  return row;
+}
+
+// The documented tree (collectives.md §3.3a, §3.3b): fold rank 2i into
+// 2i + 1 for i < rem (x_2i ⊕ x_2i+1), then over the p' virtual ranks,
+// level by level, v ⊕ v ^ m with the lower virtual rank first: m = 1, 2,
+// 4, ... for recursive doubling, p'/2, p'/4, ... for Rabenseifner.
+anyp::HostTensor reference(const Case& c, std::vector<anyp::HostTensor> value) {
+  const std::int64_t n = value[0].numel();
+  Reference ref{c.dtype, c.op};
+  const auto pow2 = static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(c.P)));
+  const std::int64_t rem = c.P - pow2;
+  std::vector<anyp::HostTensor> v;
+  for (std::int64_t i = 0; i < pow2; ++i) {
+    if (i < rem) {
+      anyp::HostTensor folded = anyp::HostTensor::zeros({n}, c.dtype);
+      ref.combine(value[2 * i], value[2 * i + 1], folded);
+      v.push_back(folded);
+    } else {
+      v.push_back(value[i + rem]);
+    }
+  }
+  for (std::int64_t level = 1; level < pow2; level *= 2) {
+    const std::int64_t m = c.mode == AllreduceMode::Rabenseifner ? pow2 / (2 * level) : level;
+    std::vector<anyp::HostTensor> next;
+    for (std::int64_t i = 0; i < pow2; ++i) {
+      anyp::HostTensor out = anyp::HostTensor::zeros({n}, c.dtype);
+      ref.combine(v[std::min(i, i ^ m)], v[std::max(i, i ^ m)], out);
+      next.push_back(out);
+    }
+    v = std::move(next);
+  }
+  return v[0];
+}
+
+struct Outcome {
+  anyp::HostTensor y, cells;
+};
+
+Outcome run(const Case& c, const anyp::RunConfig& base = {}) {
+  const anyp::HostTensor x = inputs(c);
+  Outcome o{anyp::HostTensor::zeros({c.P, c.rows, C}, c.dtype), {}};
+  const std::int64_t s0 = c.ring_signal ? 2 * (c.P - 1) : c.P, s1 = c.ring_signal ? c.P : 1;
+  o.cells = anyp::HostTensor::zeros({c.P, s0, s1}, pl::INT32);
+  anyp::RunConfig config = base;
+  config.distributed.device_ids.clear();
+  for (std::int64_t d = 0; d < c.P; ++d) config.distributed.device_ids.push_back(d);
+  program(c).compile({x, o.y, o.cells}, config)(x, o.y, o.cells);
+  return o;
+}
+
+// "" when every rank holds the reference of `calls` allreduces, bit for
+// bit, and every signal cell is 0; else the first difference.
+std::string check(const Case& c, const anyp::RunConfig& config = {}) {
+  const Outcome o = run(c, config);
+  const std::int64_t n = c.rows * C;
+  const anyp::HostTensor x = inputs(c);
+  std::vector<anyp::HostTensor> value;
+  for (std::int64_t r = 0; r < c.P; ++r) value.push_back(row_of(x, r, n));
+  for (int k = 0; k < c.calls; ++k) {
+    const anyp::HostTensor result = reference(c, value);
+    for (auto& v : value) v = result;
+  }
+  for (std::int64_t r = 0; r < c.P; ++r) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      const bool same = is_float(c.dtype) ? std::bit_cast<std::uint64_t>(o.y.get(r * n + i)) ==
+                                                std::bit_cast<std::uint64_t>(value[r].get(i))
+                                          : o.y.get_int(r * n + i) == value[r].get_int(i);
+      if (!same) {
+        std::ostringstream m;
+        m << "rank " << r << " element " << i << ": got " << o.y.get(r * n + i) << ", want "
+          << value[r].get(i);
+        return m.str();
+      }
+    }
+  }
+  for (std::int64_t i = 0; i < o.cells.numel(); ++i) {
+    if (o.cells.get_int(i) != 0) return "signal cell " + std::to_string(i) + " is not 0";
+  }
+  return "";
+}
+
+anyp::RunConfig race_checked() {
+  anyp::RunConfig config;
+  config.check_races = true;
+  return config;
+}
+
+const char* mode_name(AllreduceMode m) {
+  return m == AllreduceMode::Rabenseifner ? "rabenseifner" : "recursive_doubling";
+}
+
+constexpr AllreduceMode kLogModes[] = {AllreduceMode::RecursiveDoubling,
+                                       AllreduceMode::Rabenseifner};
+constexpr ReduceOp kOps[] = {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod};
+const pl::DType kDtypes[] = {pl::FP32,  pl::FP16,  pl::BF16, pl::INT8,
+                             pl::INT16, pl::INT32, pl::INT64};
+
+class LogAllreduceAtP : public testing::TestWithParam<std::int64_t> {};
+
+// Sum in FP32 and FP16 at every P = 2 .. 17, 3 rows (192 elements: uneven
+// Rabenseifner blocks at most P), race-checked.
+TEST_P(LogAllreduceAtP, MatchesTheDocumentedTreeBitForBit) {
+  for (AllreduceMode mode : kLogModes) {
+    for (pl::DType dtype : {pl::FP32, pl::FP16}) {
+      Case c;
+      c.mode = mode;
+      c.dtype = dtype;
+      c.P = GetParam();
+      EXPECT_EQ(check(c, race_checked()), "") << mode_name(mode) << " P=" << c.P;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(P, LogAllreduceAtP, testing::Range<std::int64_t>(2, 18));
+
+// Every op and dtype at P = 3, 6, 8 (folded odd and even, a power of two).
+TEST(LogAllreduce, EveryOpAndDtype) {
+  for (std::int64_t P : {3, 6, 8}) {
+    for (AllreduceMode mode : kLogModes) {
+      for (ReduceOp op : kOps) {
+        for (pl::DType dtype : kDtypes) {
+          Case c;
+          c.mode = mode;
+          c.op = op;
+          c.dtype = dtype;
+          c.P = P;
+          c.rows = 1;
+          EXPECT_EQ(check(c, race_checked()), "")
+              << mode_name(mode) << " op " << static_cast<int>(op) << " dtype "
+              << anyp::dtype_name(dtype) << " P=" << P;
+        }
+      }
+    }
+  }
+}
+
+// 80 rows of FP32 (20 KiB: two pieces for recursive doubling, several
+// blocks per Rabenseifner level), three calls back to back on one signal.
+TEST(LogAllreduce, SeveralPiecesAndBackToBackCalls) {
+  for (std::int64_t P : {2, 5, 8}) {
+    for (AllreduceMode mode : kLogModes) {
+      Case c;
+      c.mode = mode;
+      c.P = P;
+      c.rows = 80;
+      c.calls = 3;
+      c.op = ReduceOp::Max;  // three Sums would grow; Max keeps the tree's choice visible
+      EXPECT_EQ(check(c, race_checked()), "") << mode_name(mode) << " P=" << P;
+      c.op = ReduceOp::Sum;
+      c.calls = 2;
+      EXPECT_EQ(check(c), "") << mode_name(mode) << " P=" << P << " sum";
+    }
+  }
+}
+
+TEST(LogAllreduce, LargeP) {
+  for (std::int64_t P : {64, 100, 256}) {
+    for (AllreduceMode mode : kLogModes) {
+      Case c;
+      c.mode = mode;
+      c.P = P;
+      c.rows = 1;
+      EXPECT_EQ(check(c), "") << mode_name(mode) << " P=" << P;
+    }
+  }
+}
+
+// PCT schedules (one worker, priorities changed at random points): the
+// same bits under every one, race-checked.
+TEST(LogAllreduce, UnderPctSchedules) {
+  for (std::int64_t P : {5, 6}) {
+    for (AllreduceMode mode : kLogModes) {
+      for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+        anyp::RunConfig config = race_checked();
+        config.pct.enabled = true;
+        config.pct.seed = seed;
+        config.pct.steps = 400;
+        Case c;
+        c.mode = mode;
+        c.P = P;
+        c.rows = 2;
+        c.calls = 2;
+        c.op = ReduceOp::Min;
+        EXPECT_EQ(check(c, config), "") << mode_name(mode) << " P=" << P << " seed " << seed;
+      }
+    }
+  }
+}
+
+// The ring on the [P, 1] signal runs the same rounds as on [2 (P - 1), P]:
+// the same bits, every cell back to 0, at P = 2 (left is right) .. 9.
+TEST(CompactRingSignal, SameBitsAsTheRingSignal) {
+  for (std::int64_t P = 2; P <= 9; ++P) {
+    Case c;
+    c.mode = AllreduceMode::Ring;
+    c.P = P;
+    c.rows = 3;
+    c.calls = 2;
+    c.op = ReduceOp::Sum;
+    const Outcome compact = run(c, race_checked());
+    c.ring_signal = true;
+    const Outcome full = run(c, race_checked());
+    for (std::int64_t i = 0; i < compact.y.numel(); ++i)
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(compact.y.get(i)),
+                std::bit_cast<std::uint64_t>(full.y.get(i)))
+          << "P=" << P << " element " << i;
+    for (std::int64_t i = 0; i < compact.cells.numel(); ++i)
+      ASSERT_EQ(compact.cells.get_int(i), 0) << "P=" << P;
+  }
+}
+
+}  // namespace
