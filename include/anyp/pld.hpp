@@ -23,7 +23,7 @@ enum class NotifyOp { AtomicAdd, Set };
 enum class WaitCmp { Eq, Ne, Gt, Ge, Lt, Le };
 enum class AtomicType { None, Add };
 enum class ReduceOp { Sum, Max, Min, Prod };
-enum class AllreduceMode { Mesh, Ring, RecursiveDoubling, Rabenseifner };
+enum class AllreduceMode { Mesh, Ring, RecursiveDoubling, Rabenseifner, Tree };
 
 // A window view parameter: memory that peers can reach.
 pl::TypeSpec DistributedTensor(pl::Shape shape, pl::DType dtype);

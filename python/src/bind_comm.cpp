@@ -24,9 +24,10 @@ pld::AllreduceMode allreduce_mode(const std::string& mode) {
   if (mode == "ring") return pld::AllreduceMode::Ring;
   if (mode == "recursive_doubling") return pld::AllreduceMode::RecursiveDoubling;
   if (mode == "rabenseifner") return pld::AllreduceMode::Rabenseifner;
+  if (mode == "tree") return pld::AllreduceMode::Tree;
   throw CompileError(
       "compile error: pld.tensor.allreduce: mode must be \"mesh\", \"ring\", "
-      "\"recursive_doubling\" or \"rabenseifner\", got \"" +
+      "\"recursive_doubling\", \"rabenseifner\" or \"tree\", got \"" +
       mode + "\"");
 }
 

@@ -178,6 +178,7 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
         return lower_recursive_doubling_allreduce(ce, call);
       if (call.mode == ir::AllreduceKind::Rabenseifner)
         return lower_rabenseifner_allreduce(ce, call);
+      if (call.mode == ir::AllreduceKind::Tree) return lower_tree_allreduce(ce, call);
       if (regs.block >= 0) return lower_block_mesh_allreduce(ce, call);
       return lower_mesh_allreduce(ce, call);
     case ir::OpKind::Broadcast: {

@@ -1,8 +1,10 @@
 // lower_log_allreduce.cpp — the logarithmic allreduces as VM code
-// (docs/collectives.md §3.3a, §3.3b): recursive doubling and Rabenseifner's
+// (docs/collectives.md §3.3a-c): recursive doubling and Rabenseifner's
 // reduce-scatter by recursive halving + allgather by recursive doubling,
 // both over the largest power of two p' <= P, the other P - p' ranks folded
-// in first and served last (Thakur, Rabenseifner & Gropp 2005, §4).
+// in first and served last (Thakur, Rabenseifner & Gropp 2005, §4); and a
+// binomial-tree reduce to rank 0 followed by a binomial-tree broadcast,
+// over any P as it is.
 //
 // Both take the mesh's [P, 1] signal: every credit a rank receives from
 // peer s goes into its cell {s}, and a peer's credits to one rank in one
@@ -178,6 +180,68 @@ class LogAllreduce {
     }
   }
 
+  // Binomial tree over all P ranks (no fold), L = ceil(log2 P) levels,
+  // mask m = 2^s. Reduce to rank 0, levels 0 .. L - 1: a rank r with
+  // r mod 2m = 0 and child r + m < P waits for the child's credit (its
+  // subtree is reduced in its data), pulls it and stores mine ⊕ child's; a
+  // rank with r mod 2m = m credits its parent r - m once its own subtree is
+  // in (its lowest set bit: it sends once). Broadcast, levels L - 1 .. 0:
+  // the child waits for the parent's credit (final), copies the parent's
+  // data and credits it back (read-done); the parent credits each child
+  // once it holds the result. The parent waits for every child's read-done
+  // (its second credit) before it leaves. Cells: child -> parent 2, parent
+  // -> child 1.
+  void binomial_tree() {
+    const std::int64_t world = ce_.regs_.world;
+    std::int64_t levels = 0;
+    while ((std::int64_t{1} << levels) < world) ++levels;
+    struct Level {
+      std::int32_t receives, sends, child, parent;
+    };
+    std::vector<Level> at;
+    for (std::int64_t s = 0; s < levels; ++s) {
+      const std::int64_t mask = std::int64_t{1} << s;
+      const std::int32_t phase = ce_.op(BinaryOp::Mod, r_, ce_.c(2 * mask));
+      const std::int32_t child = ce_.op(BinaryOp::Add, r_, ce_.c(mask));
+      at.push_back(Level{ce_.op(BinaryOp::And, ce_.op(BinaryOp::Eq, phase, ce_.c(0)),
+                                ce_.op(BinaryOp::Lt, child, ce_.c(world))),
+                         ce_.op(BinaryOp::Eq, phase, ce_.c(mask)), child,
+                         ce_.op(BinaryOp::Sub, r_, ce_.c(mask))});
+    }
+    auto when = [&](std::int32_t cond, const std::function<void()>& body) {
+      std::size_t skip = 0;
+      jump_unless(cond, skip);
+      body();
+      ce_.e_.patch(skip, ce_.e_.here());
+    };
+    for (const Level& l : at) {
+      when(l.receives, [&] {
+        wait_for(l.child, 1);
+        for_all([&](std::int32_t off, std::int32_t len) {
+          const std::int32_t acc = ce_.load_flat(data_, r_, off, len);
+          ce_.reduce_into(acc, ce_.load_flat(data_, l.child, off, len), call_.reduce);
+          ce_.store_flat(data_, r_, off, acc);
+        });
+      });
+      when(l.sends, [&] { credit(l.parent); });
+    }
+    for (auto l = at.rbegin(); l != at.rend(); ++l) {
+      when(l->sends, [&] {
+        wait_for(l->parent, 1);
+        copy_all_from(l->parent);
+        credit(l->parent);  // read-done
+        give_back(l->parent, 1);
+      });
+      when(l->receives, [&] { credit(l->child); });
+    }
+    for (const Level& l : at) {
+      when(l.receives, [&] {
+        wait_for(l.child, 2);
+        give_back(l.child, 2);
+      });
+    }
+  }
+
  private:
   Place place() {
     Place p;
@@ -288,6 +352,10 @@ void lower_recursive_doubling_allreduce(CollectiveEmitter& ce, const CollectiveC
 void lower_rabenseifner_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   LogAllreduce a(ce, call);
   a.run([&] { a.rabenseifner(); });
+}
+
+void lower_tree_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
+  LogAllreduce(ce, call).binomial_tree();
 }
 
 }  // namespace anyp::compiler::collective

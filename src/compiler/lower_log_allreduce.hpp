@@ -1,6 +1,6 @@
 // lower_log_allreduce.hpp — the logarithmic builtin allreduces
-// (AllreduceKind::RecursiveDoubling, ::Rabenseifner) as VM code, on the
-// mesh's [P, 1] signal (docs/collectives.md §3.3a, §3.3b).
+// (AllreduceKind::RecursiveDoubling, ::Rabenseifner, ::Tree) as VM code, on
+// the mesh's [P, 1] signal (docs/collectives.md §3.3a-c).
 #pragma once
 
 #include "compiler/collective_emitter.hpp"
@@ -9,5 +9,6 @@ namespace anyp::compiler::collective {
 
 void lower_recursive_doubling_allreduce(CollectiveEmitter& ce, const CollectiveCall& call);
 void lower_rabenseifner_allreduce(CollectiveEmitter& ce, const CollectiveCall& call);
+void lower_tree_allreduce(CollectiveEmitter& ce, const CollectiveCall& call);
 
 }  // namespace anyp::compiler::collective

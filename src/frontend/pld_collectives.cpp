@@ -20,6 +20,7 @@ static_assert(static_cast<int>(AllreduceMode::RecursiveDoubling) ==
               static_cast<int>(ir::AllreduceKind::RecursiveDoubling));
 static_assert(static_cast<int>(AllreduceMode::Rabenseifner) ==
               static_cast<int>(ir::AllreduceKind::Rabenseifner));
+static_assert(static_cast<int>(AllreduceMode::Tree) == static_cast<int>(ir::AllreduceKind::Tree));
 
 const auto kWindowKind = {ir::TypeKind::DistTensor};
 

@@ -111,7 +111,7 @@ const char* reduce_name(ReduceKind k) {
 }
 
 const char* allreduce_mode_name(AllreduceKind k) {
-  static const char* names[] = {"Mesh", "Ring", "RecursiveDoubling", "Rabenseifner"};
+  static const char* names[] = {"Mesh", "Ring", "RecursiveDoubling", "Rabenseifner", "Tree"};
   return names[static_cast<int>(k)];
 }
 

@@ -418,7 +418,7 @@ def allreduce_in_an_unknown_mode(
     data: pl.InOut[pld.DistributedTensor[[1, SIZE], pl.FP32]],
     signal: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
 ):
-    data = pld.tensor.allreduce(data, signal, mode="tree")
+    data = pld.tensor.allreduce(data, signal, mode="butterfly")
 
 
 @pl.jit.incore
@@ -434,8 +434,8 @@ def test_allreduce_refuses_an_unknown_mode_at_its_line():
     assert error_of(allreduce_in_an_unknown_mode) == located(
         allreduce_in_an_unknown_mode,
         "mode=",
-        'ValueError: pld.tensor.allreduce mode must be "mesh", "ring", "recursive_doubling" or '
-        "\"rabenseifner\", got 'tree'",
+        'ValueError: pld.tensor.allreduce mode must be "mesh", "ring", "recursive_doubling", '
+        '"rabenseifner" or "tree", got \'butterfly\'',
     )
 
 
@@ -619,8 +619,23 @@ def host_rabenseifner(
         read_orch(data, y[r], device=r)
 
 
+@pl.jit.host
+def host_tree(
+    x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
+):
+    data_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+    data = pld.window(data_buf, [1, SIZE], dtype=pl.FP32)
+    for r in pl.range(pld.world_size()):
+        stage_orch(x[r], data, device=r)
+    data = pld.all_reduce(data, op=pld.ReduceOp.Sum, mode="tree")
+    pld.tensor.barrier()
+    for r in pl.range(pld.world_size()):
+        read_orch(data, y[r], device=r)
+
+
 @pytest.mark.parametrize("P", [2, 3, 4, 5, 8])
-@pytest.mark.parametrize("host", [host_recursive_doubling, host_rabenseifner])
+@pytest.mark.parametrize("host", [host_recursive_doubling, host_rabenseifner, host_tree])
 def test_logarithmic_allreduce_modes(host, P):
     x = torch.arange(P * SIZE, dtype=torch.float32).view(P, 1, SIZE) / 4  # exact sums
     y = torch.zeros_like(x)

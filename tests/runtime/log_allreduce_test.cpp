@@ -1,6 +1,6 @@
 // log_allreduce_test.cpp — the logarithmic builtin allreduces (recursive
-// doubling, Rabenseifner) and the ring's compact [NR, 1] signal
-// (docs/collectives.md §3.3, §3.3a, §3.3b): every rank's result equal, bit
+// doubling, Rabenseifner, binomial tree) and the ring's compact [NR, 1] signal
+// (docs/collectives.md §3.3, §3.3a-c): every rank's result equal, bit
 // for bit, to the documented reduction tree, computed here element by
 // element in the dtype's own arithmetic (one rounding per ⊕), for every
 // reduce op and dtype, at P = 2 .. 17 (powers of two and the folded
@@ -149,13 +149,24 @@ anyp::HostTensor row_of(const anyp::HostTensor& x, std::int64_t r, std::int64_t 
   return row;
 }
 
-// The documented tree (collectives.md §3.3a, §3.3b): fold rank 2i into
+// The documented tree (collectives.md §3.3a-c). Tree: a binomial tree
+// over the P ranks as they are. The others: fold rank 2i into
 // 2i + 1 for i < rem (x_2i ⊕ x_2i+1), then over the p' virtual ranks,
 // level by level, v ⊕ v ^ m with the lower virtual rank first: m = 1, 2,
 // 4, ... for recursive doubling, p'/2, p'/4, ... for Rabenseifner.
 anyp::HostTensor reference(const Case& c, std::vector<anyp::HostTensor> value) {
   const std::int64_t n = value[0].numel();
   Reference ref{c.dtype, c.op};
+  if (c.mode == AllreduceMode::Tree) {  // rank r ⊕ rank r + m, for r mod 2m = 0, m = 1, 2, 4, ...
+    for (std::int64_t m = 1; m < c.P; m *= 2) {
+      for (std::int64_t r = 0; r + m < c.P; r += 2 * m) {
+        anyp::HostTensor out = anyp::HostTensor::zeros({n}, c.dtype);
+        ref.combine(value[r], value[r + m], out);
+        value[r] = out;
+      }
+    }
+    return value[0];
+  }
   const auto pow2 = static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(c.P)));
   const std::int64_t rem = c.P - pow2;
   std::vector<anyp::HostTensor> v;
@@ -235,11 +246,12 @@ anyp::RunConfig race_checked() {
 }
 
 const char* mode_name(AllreduceMode m) {
+  if (m == AllreduceMode::Tree) return "tree";
   return m == AllreduceMode::Rabenseifner ? "rabenseifner" : "recursive_doubling";
 }
 
 constexpr AllreduceMode kLogModes[] = {AllreduceMode::RecursiveDoubling,
-                                       AllreduceMode::Rabenseifner};
+                                       AllreduceMode::Rabenseifner, AllreduceMode::Tree};
 constexpr ReduceOp kOps[] = {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod};
 const pl::DType kDtypes[] = {pl::FP32,  pl::FP16,  pl::BF16, pl::INT8,
                              pl::INT16, pl::INT32, pl::INT64};

@@ -19,6 +19,10 @@
 //   recursive doubling  L (K alpha + N beta)
 //   Rabenseifner        2 sum_s (J_s alpha + N m_s/p' beta), m_s = p'/2^(s+1),
 //                       = 2 L alpha + 2 (p' - 1)/p' N beta when every J_s = 1
+//   binomial tree       the longest chain of whole-vector pulls (K alpha + N
+//                       beta each) through the reduce up to rank 0 and the
+//                       broadcast down: 2 ceil(log2 P) of them at a power of
+//                       two (tree_pulls() below)
 // Under a full model (local accesses, compute, notify issue and latency,
 // waits all priced) the rings run in lockstep: every round waits the
 // notify latency of its left neighbour's credit; their formulas are
@@ -82,6 +86,30 @@ double modeled_makespan(Allreduce a, std::int64_t n, std::int64_t P, const std::
 constexpr double kChunkBytes = 16 * 1024;
 double pieces(double bytes) { return std::max(1.0, std::ceil(bytes / kChunkBytes)); }
 
+// The binomial tree (collectives.md §3.3c) in units of one whole-vector
+// pull: rank r's subtree is reduced after its pulls from children r + m
+// (r mod 2m = 0, r + m < P; m = 1, 2, ...), each once that child's subtree
+// is in; r then pulls the result from its parent r - lowbit(r) once the
+// parent has it (the parent's credits cost nothing under alpha-beta).
+double tree_pulls(std::int64_t P) {
+  std::vector<double> reduced(static_cast<std::size_t>(P)), final(static_cast<std::size_t>(P));
+  for (std::int64_t r = P - 1; r >= 0; --r) {
+    double t = 0;
+    for (std::int64_t m = 1; m < P && r % (2 * m) == 0; m *= 2)
+      if (r + m < P) t = std::max(t, reduced[static_cast<std::size_t>(r + m)]) + 1;
+    reduced[static_cast<std::size_t>(r)] = t;
+  }
+  double longest = reduced[0];
+  final[0] = reduced[0];
+  for (std::int64_t r = 1; r < P; ++r) {
+    const std::int64_t parent = r - (r & -r);
+    final[static_cast<std::size_t>(r)] =
+        std::max(reduced[static_cast<std::size_t>(r)], final[static_cast<std::size_t>(parent)]) + 1;
+    longest = std::max(longest, final[static_cast<std::size_t>(r)]);
+  }
+  return longest;
+}
+
 // The textbook formula of `a` under the alpha-beta model.
 double alpha_beta_formula(Allreduce a, std::int64_t n, std::int64_t P, const Constants& c) {
   const double N = 4.0 * static_cast<double>(n), p = static_cast<double>(P);
@@ -95,6 +123,8 @@ double alpha_beta_formula(Allreduce a, std::int64_t n, std::int64_t P, const Con
       return (p - 1) * (pieces(N) * c.alpha + N * c.beta);
     case Allreduce::BuiltinRing:
       return 2 * (p - 1) * (pieces(4.0 * std::ceil(n / p)) * c.alpha + N / p * c.beta);
+    case Allreduce::BuiltinTree:
+      return tree_pulls(P) * (pieces(N) * c.alpha + N * c.beta);
     case Allreduce::BuiltinRecursiveDoubling:
     case Allreduce::BuiltinRabenseifner: {
       std::int64_t pow2 = 1, levels = 0;
@@ -183,7 +213,7 @@ INSTANTIATE_TEST_SUITE_P(Steps08To11, AlphaBetaFidelity,
                          ::testing::Values(Allreduce::Mesh, Allreduce::TwoPhase, Allreduce::Ring,
                                            Allreduce::BuiltinMesh, Allreduce::BuiltinRing,
                                            Allreduce::BuiltinRecursiveDoubling,
-                                           Allreduce::BuiltinRabenseifner),
+                                           Allreduce::BuiltinRabenseifner, Allreduce::BuiltinTree),
                          [](const auto& info) { return std::string(allreduce_name(info.param)); });
 
 // The logarithmic builtins with pieces above 16 KiB: K = 3 .. 6 for
@@ -191,7 +221,8 @@ INSTANTIATE_TEST_SUITE_P(Steps08To11, AlphaBetaFidelity,
 TEST(AlphaBetaFidelity, LogarithmicBuiltinsWithSeveralPieces) {
   const Constants c{.alpha = 2000, .beta = 0.005};
   const std::string model = model_file(c, "log_pieces");
-  for (const Allreduce a : {Allreduce::BuiltinRecursiveDoubling, Allreduce::BuiltinRabenseifner}) {
+  for (const Allreduce a : {Allreduce::BuiltinRecursiveDoubling, Allreduce::BuiltinRabenseifner,
+                            Allreduce::BuiltinTree}) {
     for (const std::int64_t P : {2, 3, 8, 12}) {
       for (const std::int64_t n : {12288, 24576}) {
         expect_within_1_percent(

@@ -33,6 +33,8 @@ pld::AllreduceMode builtin_mode(Allreduce a) {
       return pld::AllreduceMode::RecursiveDoubling;
     case Allreduce::BuiltinRabenseifner:
       return pld::AllreduceMode::Rabenseifner;
+    case Allreduce::BuiltinTree:
+      return pld::AllreduceMode::Tree;
     default:
       return pld::AllreduceMode::Mesh;
   }
@@ -116,6 +118,7 @@ pl::HostFunction make(Allreduce a, std::int64_t n) {
           case Allreduce::BuiltinRing:
           case Allreduce::BuiltinRecursiveDoubling:
           case Allreduce::BuiltinRabenseifner:
+          case Allreduce::BuiltinTree:
             data = pld::tensor::allreduce(data, signal, pld::ReduceOp::Sum, builtin_mode(a));
             y = pl::store(pl::load(data, {0, 0}, {1, n}), {0, 0}, y);
             return;
@@ -157,6 +160,8 @@ const char* allreduce_name(Allreduce a) {
       return "builtin_recursive_doubling";
     case Allreduce::BuiltinRabenseifner:
       return "builtin_rabenseifner";
+    case Allreduce::BuiltinTree:
+      return "builtin_tree";
   }
   return "?";
 }

@@ -7,8 +7,8 @@
 //   TwoPhase  step 09: reduce-scatter by pulls, barrier, all-gather by pulls
 //   Ring      step 10: 2(P - 1) neighbour hops
 //   BuiltinMesh, BuiltinRing  step 11: pld::tensor::allreduce
-//   BuiltinRecursiveDoubling, BuiltinRabenseifner  the logarithmic builtins
-//     (docs/collectives.md §3.3a, §3.3b), on the [NR, 1] signal
+//   BuiltinRecursiveDoubling, BuiltinRabenseifner, BuiltinTree  the
+//     logarithmic builtins (docs/collectives.md §3.3a-c), on the [NR, 1] signal
 //
 // Every program maps x [NR, 1, n] to y [NR, 1, n] = the sum over ranks. The
 // hand-written ones need n divisible by 8 P (a chunk is a whole number of
@@ -28,7 +28,8 @@ enum class Allreduce {
   BuiltinMesh,
   BuiltinRing,
   BuiltinRecursiveDoubling,
-  BuiltinRabenseifner
+  BuiltinRabenseifner,
+  BuiltinTree
 };
 const char* allreduce_name(Allreduce a);  // "mesh", "two_phase", "ring", "builtin_mesh", ...
 

@@ -113,13 +113,13 @@ def barrier(signal):
 def all_reduce(target, *, op=ReduceOp.Sum, mode="mesh", nranks=None):
     """Host-level allreduce with its signal managed here: mesh uses the
     compiler's synthesized signal; ring allocates a fresh [2 * (NR - 1), NR]
-    one (anyp's ring shape), recursive_doubling and rabenseifner a fresh
-    [NR, 1] one. PyPTO's `nranks` sizes the ring's signal; anyp sizes it
+    one (anyp's ring shape), recursive_doubling, rabenseifner and tree a
+    fresh [NR, 1] one. PyPTO's `nranks` sizes the ring's signal; anyp sizes it
     from P itself, so with mode='ring' it is accepted and ignored (it
     changes no result), and refused with the others."""
     if mode not in tensor._MODES:
         raise ValueError(f"pld.all_reduce mode must be {tensor._MODES_TEXT}, got {mode!r}")
-    if mode in ("recursive_doubling", "rabenseifner"):
+    if mode in ("recursive_doubling", "rabenseifner", "tree"):
         if nranks is not None:
             raise ValueError(f"pld.all_reduce nranks is only used with mode='ring', not {mode!r}")
         signal = _fresh_signal("allreduce_" + mode, [_core.world_size(), 1])

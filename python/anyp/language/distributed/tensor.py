@@ -10,8 +10,8 @@ the data in one piece, with the same result."""
 from ... import _core
 
 ReduceOp = _core.ReduceOp
-_MODES = ("mesh", "ring", "recursive_doubling", "rabenseifner")
-_MODES_TEXT = '"mesh", "ring", "recursive_doubling" or "rabenseifner"'
+_MODES = ("mesh", "ring", "recursive_doubling", "rabenseifner", "tree")
+_MODES_TEXT = '"mesh", "ring", "recursive_doubling", "rabenseifner" or "tree"'
 
 
 def _check_chunking(op, chunk_rows, chunk_cols, pipeline):
@@ -122,8 +122,9 @@ def _core_num(op, core_num):
 def allreduce(target, signal=None, *, op=ReduceOp.Sum, mode="mesh", core_num=1):
     """In place on window `target`: every rank ends with `op` over all ranks.
     mode="mesh" takes an [NR, 1] signal, mode="ring" a [2 * (NR - 1), NR]
-    one or the [NR, 1] one; anyp's mode="recursive_doubling" and
-    mode="rabenseifner" take the [NR, 1] one (docs/collectives.md). In the host, between dispatch loops, the mesh form may omit the
+    one or the [NR, 1] one; anyp's mode="recursive_doubling",
+    mode="rabenseifner" and mode="tree" take the [NR, 1] one
+    (docs/collectives.md). In the host, between dispatch loops, the mesh form may omit the
     signal (the compiler makes one); core_num > 1 runs it on that many
     blocks per rank over an [NR, S >= core_num] signal (host only)."""
     if mode not in _MODES:
