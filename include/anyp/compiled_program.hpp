@@ -74,6 +74,11 @@ class CompiledProgram {
   std::string window_layout() const;
   std::string lowered_code() const;
   std::string manifest_json() const;
+  // Each AllreduceMode::Auto call's choice, one line per call in code order:
+  // "<function>: pld.tensor.allreduce (Sum, RecursiveDoubling, data FP32
+  // [1, 960]): Auto chose RecursiveDoubling: RecursiveDoubling 3.2 us, ...";
+  // "" when the program has none.
+  std::string collective_choices() const;
 
  private:
   friend class Session;

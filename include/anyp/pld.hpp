@@ -23,7 +23,9 @@ enum class NotifyOp { AtomicAdd, Set };
 enum class WaitCmp { Eq, Ne, Gt, Ge, Lt, Le };
 enum class AtomicType { None, Add };
 enum class ReduceOp { Sum, Max, Min, Prod };
-enum class AllreduceMode { Mesh, Ring, RecursiveDoubling, Rabenseifner, Tree };
+// Auto: the compiler picks, per call, the algorithm of least modeled time
+// on the platform's cost model (docs/collectives.md §3.9); signal [NR, 1].
+enum class AllreduceMode { Mesh, Ring, RecursiveDoubling, Rabenseifner, Tree, Auto };
 
 // A window view parameter: memory that peers can reach.
 pl::TypeSpec DistributedTensor(pl::Shape shape, pl::DType dtype);

@@ -25,9 +25,10 @@ pld::AllreduceMode allreduce_mode(const std::string& mode) {
   if (mode == "recursive_doubling") return pld::AllreduceMode::RecursiveDoubling;
   if (mode == "rabenseifner") return pld::AllreduceMode::Rabenseifner;
   if (mode == "tree") return pld::AllreduceMode::Tree;
+  if (mode == "auto") return pld::AllreduceMode::Auto;
   throw CompileError(
       "compile error: pld.tensor.allreduce: mode must be \"mesh\", \"ring\", "
-      "\"recursive_doubling\", \"rabenseifner\" or \"tree\", got \"" +
+      "\"recursive_doubling\", \"rabenseifner\", \"tree\" or \"auto\", got \"" +
       mode + "\"");
 }
 

@@ -303,6 +303,7 @@ void bind_run(py::module_& m) {
   py::class_<Compiled>(m, "Compiled")
       .def_property_readonly("output_dir", [](const Compiled& c) { return c.program.output_dir(); })
       .def("lowered_code", [](const Compiled& c) { return c.program.lowered_code(); })
+      .def("collective_choices", [](const Compiled& c) { return c.program.collective_choices(); })
       .def("write_artifact",
            [](Compiled& c, const std::string& dir) { c.program.write_artifact(dir); });
 

@@ -148,6 +148,14 @@ std::string CompiledProgram::specialized_ir() const {
 std::string CompiledProgram::window_layout() const { return compiler::window_layout_text(*plan_); }
 std::string CompiledProgram::lowered_code() const { return compiler::lowered_code_text(*plan_); }
 std::string CompiledProgram::manifest_json() const { return compiler::manifest_json_text(*plan_); }
+std::string CompiledProgram::collective_choices() const {
+  std::string text;
+  for (const runtime::LoweredCode& code : plan_->exec.codes)
+    for (const runtime::CollectiveDesc& c : code.collectives)
+      if (!c.choice.empty())
+        text += code.function + ": " + c.op + " (" + c.signature + "): " + c.choice + "\n";
+  return text;
+}
 
 void CompiledProgram::write_artifact(const std::string& dir) {
   compiler::write_artifact(*plan_, dir);

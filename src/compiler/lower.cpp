@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "anyp/errors.hpp"
+#include "compiler/choose_allreduce.hpp"
 #include "compiler/emitter.hpp"
 #include "compiler/lower_collectives.hpp"
 #include "ir/verifier.hpp"
@@ -40,8 +41,9 @@ char file_of(const ir::Type& t) {
 
 class Lowerer {
  public:
-  Lowerer(runtime::LoweredCode& code, const ir::DimBindings& bindings, const CommScope& scope)
-      : e_(code), code_(code), bindings_(bindings), scope_(scope) {}
+  Lowerer(runtime::LoweredCode& code, const ir::DimBindings& bindings, const CommScope& scope,
+          const ModelSource& model)
+      : e_(code), code_(code), bindings_(bindings), scope_(scope), model_(model) {}
 
   struct Frame {
     const ir::Function* fn;
@@ -540,7 +542,15 @@ class Lowerer {
       call.dtypes.push_back(t.dtype);
       call.ranks.push_back(t.shape.size());
     }
+    std::string choice;
+    if (call.kind == ir::OpKind::Allreduce && call.mode == ir::AllreduceKind::Auto) {
+      const std::vector<AllreduceEstimate> estimates =
+          allreduce_estimates(regs.world, call.numel[0], call.dtypes[0], call.reduce, model_());
+      call.mode = choose_allreduce(estimates).kind;
+      choice = allreduce_choice_text(estimates);
+    }
     describe_collective(f, op, call);
+    code_.collectives.back().choice = choice;
     lower_collective(e_, regs, call);
     end_launch(blocks);
   }
@@ -643,15 +653,16 @@ class Lowerer {
   runtime::LoweredCode& code_;
   const ir::DimBindings& bindings_;
   const CommScope& scope_;
+  const ModelSource& model_;
 };
 
 }  // namespace
 
 runtime::LoweredCode lower_orchestration(const ir::Function& orchestration,
                                          const ir::DimBindings& bindings, const CommScope& scope,
-                                         const ParamDomains& domains) {
+                                         const ParamDomains& domains, const ModelSource& model) {
   runtime::LoweredCode code;
-  Lowerer(code, bindings, scope).lower_entry(orchestration, domains);
+  Lowerer(code, bindings, scope, model).lower_entry(orchestration, domains);
   return code;
 }
 

@@ -7,18 +7,23 @@
 // Requires: checked functions (check_functions) and bound dims.
 #pragma once
 
+#include <functional>
+
 #include "compiler/comm_scope.hpp"
 #include "ir/function.hpp"
 #include "runtime/lowered_code.hpp"
+#include "runtime/timeline/cost_model.hpp"
 
 namespace anyp::compiler {
 
 // `domains`: the comm domain of each window parameter, as dispatched (a
 // collective on a domain's view spans its group; its rank and size come
-// from the view at run time).
+// from the view at run time). `model` gives the platform's cost model, for
+// AllreduceMode::Auto (called only when a call needs it).
+using ModelSource = std::function<const runtime::CostModel&()>;
 runtime::LoweredCode lower_orchestration(const ir::Function& orchestration,
                                          const ir::DimBindings& bindings, const CommScope& scope,
-                                         const ParamDomains& domains);
+                                         const ParamDomains& domains, const ModelSource& model);
 // A readable listing of lowered code, one instruction per line.
 std::string lowered_code_text(const runtime::LoweredCode& code);
 

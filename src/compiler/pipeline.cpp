@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <fstream>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "anyp/errors.hpp"
 #include "compiler/bind_dims.hpp"
@@ -23,6 +27,13 @@ namespace {
 std::mutex cache_mutex;
 std::map<std::string, std::shared_ptr<const detail::Plan>> plan_cache;
 
+// The text of a file ("" when it cannot be read: the compile's own read
+// of the model reports that).
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 std::string cache_key(std::uint64_t function_id, const std::vector<ArgRef>& args,
                       const RunConfig& config) {
   // By the function's id, not its address: a destroyed function's address
@@ -34,7 +45,13 @@ std::string cache_key(std::uint64_t function_id, const std::vector<ArgRef>& args
     auto v = static_cast<std::uint64_t>(d);
     for (int b = 0; b < 8; ++b, v >>= 8) hash = (hash ^ (v & 0xff)) * 1099511628211ull;
   }
-  std::string key = std::to_string(function_id) + "|" + config.platform + "|" +
+  // A model file by its text (AllreduceMode::Auto's choices follow it; the
+  // same path may hold another model later).
+  const std::string model =
+      config.model_file.empty()
+          ? std::string()
+          : std::to_string(std::hash<std::string>{}(file_text(config.model_file)));
+  std::string key = std::to_string(function_id) + "|" + config.platform + "|" + model + "|" +
                     std::to_string(config.distributed.device_ids.size()) + ":" +
                     std::to_string(hash);
   for (const ArgRef& a : args) {
@@ -107,8 +124,17 @@ std::shared_ptr<const detail::Plan> compile_plan(std::uint64_t function_id,
     }
   }
   check_functions(plan->program, plan->bindings, scope, dispatched);
+  // The cost model, read once if an AllreduceMode::Auto call asks for it.
+  std::optional<runtime::CostModel> model;
+  const ModelSource model_source = [&]() -> const runtime::CostModel& {
+    if (!model) {
+      model = config.model_file.empty() ? runtime::platform_cost_model(config.platform)
+                                        : runtime::load_cost_model(config.model_file);
+    }
+    return *model;
+  };
   for (const auto& [fn, domains] : dispatched)
-    exec.codes.push_back(lower_orchestration(*fn, plan->bindings, scope, domains));
+    exec.codes.push_back(lower_orchestration(*fn, plan->bindings, scope, domains, model_source));
   DispatchOrder order = order_dispatches(spec.ranks);
   exec.ranks.resize(spec.ranks.size());
   for (std::size_t r = 0; r < spec.ranks.size(); ++r) {

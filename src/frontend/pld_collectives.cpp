@@ -21,6 +21,7 @@ static_assert(static_cast<int>(AllreduceMode::RecursiveDoubling) ==
 static_assert(static_cast<int>(AllreduceMode::Rabenseifner) ==
               static_cast<int>(ir::AllreduceKind::Rabenseifner));
 static_assert(static_cast<int>(AllreduceMode::Tree) == static_cast<int>(ir::AllreduceKind::Tree));
+static_assert(static_cast<int>(AllreduceMode::Auto) == static_cast<int>(ir::AllreduceKind::Auto));
 
 const auto kWindowKind = {ir::TypeKind::DistTensor};
 

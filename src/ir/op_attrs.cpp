@@ -111,7 +111,8 @@ const char* reduce_name(ReduceKind k) {
 }
 
 const char* allreduce_mode_name(AllreduceKind k) {
-  static const char* names[] = {"Mesh", "Ring", "RecursiveDoubling", "Rabenseifner", "Tree"};
+  static const char* names[] = {"Mesh",         "Ring", "RecursiveDoubling",
+                                "Rabenseifner", "Tree", "Auto"};
   return names[static_cast<int>(k)];
 }
 

@@ -119,7 +119,7 @@ enum class AtomicKind : std::uint8_t { None, Add };
 // Same order as pld::ReduceOp and pld::AllreduceMode. Tile reductions
 // (pl::row_sum ...) use Sum, Max and Min.
 enum class ReduceKind : std::uint8_t { Sum, Max, Min, Prod };
-enum class AllreduceKind : std::uint8_t { Mesh, Ring, RecursiveDoubling, Rabenseifner, Tree };
+enum class AllreduceKind : std::uint8_t { Mesh, Ring, RecursiveDoubling, Rabenseifner, Tree, Auto };
 
 const char* binary_op_name(BinaryOp op);    // "add", "lt", ...
 const char* tile_binary_name(BinaryOp op);  // "pl.add", "pl.maximum"; "" for a scalar-only op

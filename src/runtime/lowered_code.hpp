@@ -75,6 +75,9 @@ struct CollectiveDesc {
   // "signal", ...), checked to be distinct buffers; the signal is last.
   std::vector<std::int32_t> views;
   std::vector<std::string> roles;
+  // AllreduceMode::Auto: the algorithm chosen and every candidate's
+  // estimate ("Auto chose Tree: Tree 3.100 us, Mesh 4.000 us, ..."), else "".
+  std::string choice;
 };
 
 // A tensor made by pl::create_tensor: `slots` copies (one per block of the

@@ -435,7 +435,7 @@ def test_allreduce_refuses_an_unknown_mode_at_its_line():
         allreduce_in_an_unknown_mode,
         "mode=",
         'ValueError: pld.tensor.allreduce mode must be "mesh", "ring", "recursive_doubling", '
-        '"rabenseifner" or "tree", got \'butterfly\'',
+        '"rabenseifner", "tree" or "auto", got \'butterfly\'',
     )
 
 
@@ -587,19 +587,24 @@ def test_host_level_short_form_all_reduce(P):
     assert torch.equal(y, x[P - 1 : P].expand_as(x))
 
 
-@pl.jit.host
-def host_recursive_doubling(
-    x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
-    y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
-):
-    data_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    data = pld.window(data_buf, [1, SIZE], dtype=pl.FP32)
-    for r in pl.range(pld.world_size()):
-        stage_orch(x[r], data, device=r)
-    data = pld.all_reduce(data, op=pld.ReduceOp.Sum, mode="recursive_doubling")
-    pld.tensor.barrier()
-    for r in pl.range(pld.world_size()):
-        read_orch(data, y[r], device=r)
+def host_all_reduce_in(mode):
+    """host_all_reduce with a Sum allreduce of `mode`, its signal made for it."""
+
+    @pl.jit.host
+    def host(
+        x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
+    ):
+        data_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+        data = pld.window(data_buf, [1, SIZE], dtype=pl.FP32)
+        for r in pl.range(pld.world_size()):
+            stage_orch(x[r], data, device=r)
+        data = pld.all_reduce(data, op=pld.ReduceOp.Sum, mode=mode)
+        pld.tensor.barrier()
+        for r in pl.range(pld.world_size()):
+            read_orch(data, y[r], device=r)
+
+    return host
 
 
 @pl.jit.host
@@ -619,19 +624,21 @@ def host_rabenseifner(
         read_orch(data, y[r], device=r)
 
 
-@pl.jit.host
-def host_tree(
-    x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
-    y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
-):
-    data_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-    data = pld.window(data_buf, [1, SIZE], dtype=pl.FP32)
-    for r in pl.range(pld.world_size()):
-        stage_orch(x[r], data, device=r)
-    data = pld.all_reduce(data, op=pld.ReduceOp.Sum, mode="tree")
-    pld.tensor.barrier()
-    for r in pl.range(pld.world_size()):
-        read_orch(data, y[r], device=r)
+host_recursive_doubling = host_all_reduce_in("recursive_doubling")
+host_tree = host_all_reduce_in("tree")
+host_auto = host_all_reduce_in("auto")
+
+
+@pytest.mark.parametrize("P", [2, 3, 4, 5, 8])
+def test_auto_allreduce_names_its_choice(P):
+    x = torch.arange(P * SIZE, dtype=torch.float32).view(P, 1, SIZE) / 4
+    y = torch.zeros_like(x)
+    compiled = host_auto.compile(x, y, config=config(P, check_races=True))
+    compiled(x, y)
+    assert torch.equal(y, x.sum(dim=0, keepdim=True).expand_as(x))
+    (line,) = compiled.collective_choices().splitlines()
+    assert line.startswith("host_allreduce_0: pld.tensor.allreduce (Sum, ")  # the host call's code
+    assert "Auto chose " in line and line.count(" us") == 5  # five candidates
 
 
 @pytest.mark.parametrize("P", [2, 3, 4, 5, 8])

@@ -35,6 +35,8 @@ pld::AllreduceMode builtin_mode(Allreduce a) {
       return pld::AllreduceMode::Rabenseifner;
     case Allreduce::BuiltinTree:
       return pld::AllreduceMode::Tree;
+    case Allreduce::BuiltinAuto:
+      return pld::AllreduceMode::Auto;
     default:
       return pld::AllreduceMode::Mesh;
   }
@@ -119,6 +121,7 @@ pl::HostFunction make(Allreduce a, std::int64_t n) {
           case Allreduce::BuiltinRecursiveDoubling:
           case Allreduce::BuiltinRabenseifner:
           case Allreduce::BuiltinTree:
+          case Allreduce::BuiltinAuto:
             data = pld::tensor::allreduce(data, signal, pld::ReduceOp::Sum, builtin_mode(a));
             y = pl::store(pl::load(data, {0, 0}, {1, n}), {0, 0}, y);
             return;
@@ -162,6 +165,8 @@ const char* allreduce_name(Allreduce a) {
       return "builtin_rabenseifner";
     case Allreduce::BuiltinTree:
       return "builtin_tree";
+    case Allreduce::BuiltinAuto:
+      return "builtin_auto";
   }
   return "?";
 }

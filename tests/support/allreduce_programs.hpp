@@ -29,7 +29,8 @@ enum class Allreduce {
   BuiltinRing,
   BuiltinRecursiveDoubling,
   BuiltinRabenseifner,
-  BuiltinTree
+  BuiltinTree,
+  BuiltinAuto  // AllreduceMode::Auto
 };
 const char* allreduce_name(Allreduce a);  // "mesh", "two_phase", "ring", "builtin_mesh", ...
 

@@ -38,6 +38,11 @@ class CompiledProgram:
     def lowered_code(self):
         return self._native.lowered_code()
 
+    def collective_choices(self):
+        """Each mode="auto" allreduce's choice and every candidate's
+        estimate, a line per call (docs/collectives.md §3.3d); "" if none."""
+        return self._native.collective_choices()
+
     def write_artifact(self, directory):
         """Writes the compiled artifact (plan, lowered code) into `directory`."""
         self._native.write_artifact(str(directory))

@@ -119,7 +119,7 @@ def all_reduce(target, *, op=ReduceOp.Sum, mode="mesh", nranks=None):
     changes no result), and refused with the others."""
     if mode not in tensor._MODES:
         raise ValueError(f"pld.all_reduce mode must be {tensor._MODES_TEXT}, got {mode!r}")
-    if mode in ("recursive_doubling", "rabenseifner", "tree"):
+    if mode in ("recursive_doubling", "rabenseifner", "tree", "auto"):
         if nranks is not None:
             raise ValueError(f"pld.all_reduce nranks is only used with mode='ring', not {mode!r}")
         signal = _fresh_signal("allreduce_" + mode, [_core.world_size(), 1])

@@ -10,8 +10,8 @@ the data in one piece, with the same result."""
 from ... import _core
 
 ReduceOp = _core.ReduceOp
-_MODES = ("mesh", "ring", "recursive_doubling", "rabenseifner", "tree")
-_MODES_TEXT = '"mesh", "ring", "recursive_doubling", "rabenseifner" or "tree"'
+_MODES = ("mesh", "ring", "recursive_doubling", "rabenseifner", "tree", "auto")
+_MODES_TEXT = '"mesh", "ring", "recursive_doubling", "rabenseifner", "tree" or "auto"'
 
 
 def _check_chunking(op, chunk_rows, chunk_cols, pipeline):
