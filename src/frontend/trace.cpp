@@ -50,11 +50,7 @@ bool Trace::inside_open_loop_not_enclosing(ir::VarId var, ir::VarId outside) con
   return defs_[outside].loops < d.loops;
 }
 
-void Trace::mark_created(ir::VarId var) {
-  if (created_.size() <= static_cast<std::size_t>(var)) created_.resize(var + 1, false);
-  created_[var] = true;
-  defs_[var].root = var;
-}
+void Trace::mark_created(ir::VarId var) { defs_[var].root = var; }
 
 ir::VarId Trace::id_of(VarRef v, std::string_view op) const {
   if (!v.valid()) fail(std::string(op) + ": a moved-from or empty handle was used");

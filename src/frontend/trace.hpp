@@ -49,9 +49,7 @@ class Trace {
   // Tensors made by pl::create_tensor (and the value-returning tensor ops):
   // values, which copying and assigning copy (pl_values.cpp).
   void mark_created(ir::VarId var);
-  bool created(ir::VarId var) const {
-    return var >= 0 && static_cast<std::size_t>(var) < created_.size() && created_[var];
-  }
+  bool created(ir::VarId var) const { return var >= 0 && created_root(var) == var; }
   // The created tensor whose storage `var` views (itself, or the source of
   // the slices it was taken by), or -1.
   ir::VarId created_root(ir::VarId var) const {
@@ -78,9 +76,8 @@ class Trace {
  private:
   ir::Function fn_;
   std::vector<ir::Block> blocks_;
-  std::vector<bool> created_;
   // Per variable: the loops open when it was made and the created tensor
-  // it views (-1: none).
+  // it views (-1: none; itself: it is one).
   struct Definition {
     std::size_t loops = 0;  // open loops, outermost first: open_loops_[0, loops)
     int innermost = -1;     // the innermost one's id, -1 outside every loop
