@@ -252,6 +252,60 @@ foreach(example ${ANYP_ANY_P_EXAMPLES} ${ANYP_COLLECTIVE_EXAMPLES})
   endforeach()
 endforeach()
 
+# ---- step 11's logarithmic allreduces and Auto (collectives.md §3.3a-d) -------------
+# Not in ANYP_EXAMPLE_MODES_11_allreduce_reveal, so that the step's mesh x ring x
+# op x P grid above stays what it was: each mode at odd and even P with every
+# op at P = 5, race-checked at P = 3 and 4; tests/runtime/log_allreduce_test.cpp
+# checks them bit-exactly at P = 2..17 and large P.
+foreach(mode recursive_doubling rabenseifner tree auto)
+  foreach(P 2 3 8 64)
+    anyp_add_example_test(11_allreduce_reveal ${mode} ${P} OP sum)
+  endforeach()
+  foreach(op max min prod)
+    anyp_add_example_test(11_allreduce_reveal ${mode} 5 OP ${op})
+  endforeach()
+  foreach(P 3 4)
+    anyp_add_example_test(11_allreduce_reveal ${mode} ${P} OP sum TAG checked
+      EXTRA --check-races --explore 10)
+  endforeach()
+endforeach()
+
+# --explain-collectives: the call, what Auto ran and five candidates, fastest
+# first (exact text under an alpha-beta model: tests/runtime/timeline_fidelity_test.cpp;
+# CMake's regexes have no {n}, hence the repeats);
+# --cost and --timeline end with the Auto choice.
+set(candidate "    +[0-9]+\\.[0-9][0-9][0-9] us  [A-Za-z]+(  <- runs)?\n")
+set(auto_call "per_rank: pld\\.tensor\\.allreduce \\(Sum, [A-Za-z]+, data FP32 \\[1, 960\\]\\)")
+anyp_device_list(8 devices)
+foreach(form run compile_only)
+  set(args -d ${devices} --mode auto --explain-collectives)
+  set(first "OK")
+  if(form STREQUAL "compile_only")
+    set(out ${CMAKE_CURRENT_BINARY_DIR}/compile_only/11_allreduce_reveal/explain)
+    list(APPEND args --compile-only --output-dir ${out})
+    set(first "compile_only done: [^\n]+")
+  endif()
+  add_test(NAME cli.11_allreduce_reveal.explain_collectives.${form}
+    COMMAND ${CMAKE_COMMAND}
+      "-DEXPECT_STDOUT_REGEX=^${first}\ncollectives \\(model a2a3sim, P=8\\): per call, the algorithm it runs and each candidate's modeled time, fastest first\n  ${auto_call}: runs [A-Za-z]+ \\(chosen by Auto\\)\n${candidate}${candidate}${candidate}${candidate}${candidate}$"
+      -DEXPECT_STDERR=
+      -P ${ANYP_EXPECT_OUTPUT_SCRIPT}
+      -- $<TARGET_FILE:11_allreduce_reveal> ${args})
+  set_tests_properties(cli.11_allreduce_reveal.explain_collectives.${form} PROPERTIES
+    LABELS examples TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT})
+endforeach()
+set(chosen " [A-Za-z]+ [0-9]+\\.[0-9][0-9][0-9] us,")
+foreach(flag cost timeline)
+  add_test(NAME cli.11_allreduce_reveal.auto_choice.${flag}
+    COMMAND ${CMAKE_COMMAND}
+      "-DEXPECT_STDOUT_REGEX=\n${auto_call}: Auto chose [A-Za-z]+:${chosen}${chosen}${chosen}${chosen} [A-Za-z]+ [0-9.]+ us\n$"
+      -DEXPECT_STDERR=
+      -P ${ANYP_EXPECT_OUTPUT_SCRIPT}
+      -- $<TARGET_FILE:11_allreduce_reveal> -d ${devices} --mode auto --${flag})
+  set_tests_properties(cli.11_allreduce_reveal.auto_choice.${flag} PROPERTIES
+    LABELS examples TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT})
+endforeach()
+
 # ---- the second ladder: real kernels (examples/kernels/, issue 11) -------------------
 # Every kernel and mode at P = 2, 3, 4, 5, 8 and 16 (k6, the 2-D groups: also 6, 9, 12); race-checked under 10 PCT
 # schedules at P = 3, 4 and 5. k1_tp_mlp splits F = 960 into tile-row shards,

@@ -3,8 +3,11 @@
 //
 //   11_allreduce_reveal --mode mesh --op sum        (default P = 4)
 //   11_allreduce_reveal --mode ring --op max -d 0,1,2,3,4 --cost
-// `mode` picks the algorithm and fixes the signal shape: mesh uses [NR, 1],
-// ring uses [2 * (NR - 1), NR] (never share one signal between the two).
+//   11_allreduce_reveal --mode auto -d 0-63 --explain-collectives
+// `mode` picks the algorithm and fixes the signal shape: ring uses
+// [2 * (NR - 1), NR] (never share one signal between two modes), the others
+// [NR, 1]: recursive_doubling, rabenseifner and tree (the logarithmic
+// allreduces), and auto, which runs the one of least modeled time.
 // The call works in place on the window, so its result is re-bound. The
 // builtin ring copes with uneven segments (960 elements at P = 7).
 // Golden: y[r] = OP_k x[k] for every r, close.
@@ -24,6 +27,15 @@ pld::ReduceOp parse_op(const std::string& op) {
   if (op == "min") return pld::ReduceOp::Min;
   if (op == "prod") return pld::ReduceOp::Prod;
   return pld::ReduceOp::Sum;
+}
+
+pld::AllreduceMode parse_mode(const std::string& mode) {
+  if (mode == "ring") return pld::AllreduceMode::Ring;
+  if (mode == "recursive_doubling") return pld::AllreduceMode::RecursiveDoubling;
+  if (mode == "rabenseifner") return pld::AllreduceMode::Rabenseifner;
+  if (mode == "tree") return pld::AllreduceMode::Tree;
+  if (mode == "auto") return pld::AllreduceMode::Auto;
+  return pld::AllreduceMode::Mesh;
 }
 
 // The signal shape is the mode's: [NR, 1] for mesh, [2 * (NR - 1), NR] for ring.
@@ -78,8 +90,7 @@ double combine(pld::ReduceOp op, double a, double b) {
 int run(const anyp::cli::Options& opt) {
   const std::int64_t P = opt.world_size();
   const pld::ReduceOp op = parse_op(opt.op);
-  const pld::AllreduceMode mode =
-      opt.mode == "ring" ? pld::AllreduceMode::Ring : pld::AllreduceMode::Mesh;
+  const pld::AllreduceMode mode = parse_mode(opt.mode);
   anyp::InputGenerator gen(opt.seed);
   anyp::HostTensor x = gen.uniform({P, 1, SIZE});
   anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
@@ -102,7 +113,7 @@ int main(int argc, char** argv) {
   anyp::cli::ExampleSpec spec;
   spec.name = "11_allreduce_reveal";
   spec.step = 11;
-  spec.modes = {"mesh", "ring"};
+  spec.modes = {"mesh", "ring", "recursive_doubling", "rabenseifner", "tree", "auto"};
   spec.ops = {"sum", "max", "min", "prod"};
   spec.default_devices = {0, 1, 2, 3};
   return anyp::cli::run_example(argc, argv, spec, run);

@@ -4,10 +4,13 @@ barrier-and-accumulate core of steps 08-10 with one call.
     python examples/distributed/11_allreduce_reveal.py --mode mesh --op sum        (P = 4)
     python examples/distributed/11_allreduce_reveal.py --mode ring --op max -d 0,1,2,3,4 --cost
     python examples/distributed/11_allreduce_reveal.py --mode ring --check-races --explore 20
+    python examples/distributed/11_allreduce_reveal.py --mode auto -d 0-63 --explain-collectives
 
 `mode` picks the algorithm (PyPTO's mode="mesh" / mode="ring") and fixes the
-signal shape: mesh uses [NR, 1], ring uses [2 * (NR - 1), NR] (never share
-one signal between the two). The call works in place on the window, so its
+signal shape: ring uses [2 * (NR - 1), NR] (never share one signal between
+two modes), the others [NR, 1]: recursive_doubling, rabenseifner and tree
+(the logarithmic allreduces), and auto, which runs the one of least modeled
+time. The call works in place on the window, so its
 result is re-bound. The builtin ring copes with uneven segments (960
 elements at P = 7).
 Golden: y[r] = OP_k x[k] for every r, close.
@@ -34,8 +37,11 @@ OPS = {
 }
 
 
+MODES = ["mesh", "ring", "recursive_doubling", "rabenseifner", "tree", "auto"]
+
+
 def signal_shape(mode):
-    """The mode's signal: [NR, 1] for mesh, [2 * (NR - 1), NR] for ring."""
+    """The mode's signal: [2 * (NR - 1), NR] for ring, else [NR, 1]."""
     return [2 * (NR - 1), NR] if mode == "ring" else [NR, 1]
 
 
@@ -120,7 +126,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-p", "--platform", default="a2a3sim")
     parser.add_argument("-d", "--device", default="0,1,2,3", help="device ids, one per rank")
-    parser.add_argument("--mode", choices=["mesh", "ring"], default="mesh")
+    parser.add_argument("--mode", choices=MODES, default="mesh")
     parser.add_argument("--op", choices=list(OPS), default="sum")
     parser.add_argument("--compile-only", action="store_true")
     cli.add_anyp_arguments(parser, step=11)

@@ -77,8 +77,13 @@ class CompiledProgram {
   // Each AllreduceMode::Auto call's choice, one line per call in code order:
   // "<function>: pld.tensor.allreduce (Sum, RecursiveDoubling, data FP32
   // [1, 960]): Auto chose RecursiveDoubling: RecursiveDoubling 3.2 us, ...";
-  // "" when the program has none.
+  // "" when the program has none. --cost and --timeline print it.
   std::string collective_choices() const;
+  // Every builtin collective call in code order: the algorithm it runs and
+  // why (pinned, chosen by Auto, the op's only algorithm), then each
+  // candidate algorithm's modeled time on the cost model, fastest first;
+  // "" when the program has none. --explain-collectives prints it.
+  std::string collective_table() const;
 
  private:
   friend class Session;

@@ -62,6 +62,7 @@ struct Options {
   bool timeline = false;               // --timeline: print the modeled timeline after OK
   std::string trace;                   // --trace FILE: write it as a Chrome trace
   std::string model;                   // --model FILE: the cost model (default: the platform's)
+  bool explain_collectives = false;    // --explain-collectives: the collective table after OK
   bool check_races = false;            // --check-races
   std::int64_t preempt_budget = 4096;  // --preempt-budget N
   std::int64_t memory_limit = 0;       // --memory-limit SIZE (0: what the machine has)

@@ -26,6 +26,10 @@ enum class ReduceOp { Sum, Max, Min, Prod };
 // Auto: the compiler picks, per call, the algorithm of least modeled time
 // on the platform's cost model (docs/collectives.md §3.9); signal [NR, 1].
 enum class AllreduceMode { Mesh, Ring, RecursiveDoubling, Rabenseifner, Tree, Auto };
+// The builtin broadcast's algorithm (docs/collectives.md §3.4).
+enum class BroadcastMode { Mesh, Tree, ScatterAllgather, Auto };
+// The builtin allgather's algorithm (docs/collectives.md §3.5).
+enum class AllgatherMode { Mesh, Bruck, Auto };
 
 // A window view parameter: memory that peers can reach.
 pl::TypeSpec DistributedTensor(pl::Shape shape, pl::DType dtype);
@@ -193,13 +197,22 @@ pl::Value allreduce(const pl::Value& data, ReduceOp op = ReduceOp::Sum,
 // reads a target that the next call's pushes may overwrite, put a barrier.
 //
 // Every rank's window `data` becomes the root's; root is a compile-time
-// constant in [0, P). Signal [NR, 1].
+// constant in [0, P). Signal [NR, 1]. Mesh: every rank pulls the root's
+// data after one barrier. Tree: a binomial tree of whole-vector pulls from
+// the root, ceil(log2 P) levels. ScatterAllgather (van de Geijn): a
+// binomial scatter of P blocks, then a ring allgather of them. Tree and
+// ScatterAllgather end with read-done handshakes: the data is protected
+// across back-to-back calls. Auto: the one of least modeled time.
 pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::ScalarArg& root,
-                    pl::Here where = pl::Here::current());
+                    BroadcastMode mode = BroadcastMode::Mesh, pl::Here where = pl::Here::current());
 // Row r of every rank's window `dst` ([NR, ...], NR rows of src's size)
-// becomes rank r's plain tensor `src`. Signal [NR, 1].
+// becomes rank r's plain tensor `src`. Signal [NR, 1]. Mesh: every rank
+// puts its row to every rank, then one barrier. Bruck: ceil(log2 P) rounds,
+// round k pulling min(2^k, P - 2^k) rows from rank r + 2^k, with read-done
+// handshakes at the end (dst is protected across calls). Auto: the one of
+// least modeled time.
 pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
-                    pl::Here where = pl::Here::current());
+                    AllgatherMode mode = AllgatherMode::Mesh, pl::Here where = pl::Here::current());
 // Window `data` is [NR, ...]: rank r's row r becomes OP over every rank's row r.
 // Signal [NR, 1].
 pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal,

@@ -51,6 +51,11 @@ struct RunStats {
   // The memory block of the cost card: "memory (this process, planned before the run): 46.4 KiB",
   // then a line per part; "" without parts.
   std::string memory_text() const;
+  // The program's collectives (CompiledProgram::collective_choices() and
+  // collective_table()), for the command line's --cost, --timeline and
+  // --explain-collectives.
+  std::string collective_choices;
+  std::string collective_table;
 };
 
 }  // namespace anyp

@@ -32,6 +32,29 @@ pld::AllreduceMode allreduce_mode(const std::string& mode) {
       mode + "\"");
 }
 
+// "mesh" / "tree" / "scatter_allgather" / "auto" as anyp's enum.
+pld::BroadcastMode broadcast_mode(const std::string& mode) {
+  if (mode == "mesh") return pld::BroadcastMode::Mesh;
+  if (mode == "tree") return pld::BroadcastMode::Tree;
+  if (mode == "scatter_allgather") return pld::BroadcastMode::ScatterAllgather;
+  if (mode == "auto") return pld::BroadcastMode::Auto;
+  throw CompileError(
+      "compile error: pld.tensor.broadcast: mode must be \"mesh\", \"tree\", "
+      "\"scatter_allgather\" or \"auto\", got \"" +
+      mode + "\"");
+}
+
+// "mesh" / "bruck" / "auto" as anyp's enum.
+pld::AllgatherMode allgather_mode(const std::string& mode) {
+  if (mode == "mesh") return pld::AllgatherMode::Mesh;
+  if (mode == "bruck") return pld::AllgatherMode::Bruck;
+  if (mode == "auto") return pld::AllgatherMode::Auto;
+  throw CompileError(
+      "compile error: pld.tensor.allgather: mode must be \"mesh\", \"bruck\" or "
+      "\"auto\", got \"" +
+      mode + "\"");
+}
+
 // ---- tile RMA ------------------------------------------------------------------
 
 pl::Tile remote_load(const pl::Value& view, const py::handle& peer, const py::sequence& offsets,
@@ -112,11 +135,13 @@ void bind_collectives(py::module_& m) {
   m.def("barrier", [](const pl::Value& signal) { return pld::tensor::barrier(signal); });
   m.def("host_barrier", [] { pld::tensor::barrier(); });
   m.def("allreduce", &allreduce);
-  m.def("broadcast", [](const pl::Value& data, const pl::Value& signal, const py::handle& root) {
-    return pld::tensor::broadcast(data, signal, scalar_arg(root));
+  m.def("broadcast", [](const pl::Value& data, const pl::Value& signal, const py::handle& root,
+                        const std::string& mode) {
+    return pld::tensor::broadcast(data, signal, scalar_arg(root), broadcast_mode(mode));
   });
-  m.def("allgather", [](const pl::Value& src, const pl::Value& dst, const pl::Value& signal) {
-    return pld::tensor::allgather(src, dst, signal);
+  m.def("allgather", [](const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
+                        const std::string& mode) {
+    return pld::tensor::allgather(src, dst, signal, allgather_mode(mode));
   });
   m.def("reduce_scatter", [](const pl::Value& data, const pl::Value& signal, pld::ReduceOp op) {
     return pld::tensor::reduce_scatter(data, signal, op);

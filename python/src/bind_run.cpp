@@ -228,6 +228,8 @@ void bind_stats(py::module_& m) {
       .def_property_readonly("rounds",
                              [](const RunStats& s) { return timeline_of(s, "rounds").rounds; })
       .def("memory_text", [](const RunStats& s) { return s.memory_text(); })
+      .def_readonly("collective_choices", &RunStats::collective_choices)
+      .def_readonly("collective_table", &RunStats::collective_table)
       .def("cost_card", [](const RunStats& s) { return cli::cost_card(s); })
       .def("timeline_text",
            [](const RunStats& s) { return cli::timeline_text(timeline_of(s, "--timeline")); })
@@ -255,6 +257,7 @@ void bind_cli(py::module_& m) {
       .def_readonly("output_dir", &cli::Options::output_dir)
       .def_readonly("cost", &cli::Options::cost)
       .def_readonly("timeline", &cli::Options::timeline)
+      .def_readonly("explain_collectives", &cli::Options::explain_collectives)
       .def_readonly("trace", &cli::Options::trace)
       .def_readonly("model", &cli::Options::model)
       .def_readonly("check_races", &cli::Options::check_races)
@@ -304,6 +307,7 @@ void bind_run(py::module_& m) {
       .def_property_readonly("output_dir", [](const Compiled& c) { return c.program.output_dir(); })
       .def("lowered_code", [](const Compiled& c) { return c.program.lowered_code(); })
       .def("collective_choices", [](const Compiled& c) { return c.program.collective_choices(); })
+      .def("collective_table", [](const Compiled& c) { return c.program.collective_table(); })
       .def("write_artifact",
            [](Compiled& c, const std::string& dir) { c.program.write_artifact(dir); });
 

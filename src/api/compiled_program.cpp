@@ -15,6 +15,7 @@
 #include "common/machine.hpp"
 #include "common/memory_available.hpp"
 #include "compiler/artifact.hpp"
+#include "compiler/collective_report.hpp"
 #include "compiler/plan.hpp"
 #include "engines/engine_registry.hpp"
 #include "runtime/cost_counter.hpp"
@@ -149,12 +150,10 @@ std::string CompiledProgram::window_layout() const { return compiler::window_lay
 std::string CompiledProgram::lowered_code() const { return compiler::lowered_code_text(*plan_); }
 std::string CompiledProgram::manifest_json() const { return compiler::manifest_json_text(*plan_); }
 std::string CompiledProgram::collective_choices() const {
-  std::string text;
-  for (const runtime::LoweredCode& code : plan_->exec.codes)
-    for (const runtime::CollectiveDesc& c : code.collectives)
-      if (!c.choice.empty())
-        text += code.function + ": " + c.op + " (" + c.signature + "): " + c.choice + "\n";
-  return text;
+  return compiler::collective_choices_text(*plan_);
+}
+std::string CompiledProgram::collective_table() const {
+  return compiler::collective_table_text(*plan_);
 }
 
 void CompiledProgram::write_artifact(const std::string& dir) {
@@ -235,6 +234,8 @@ RunStats CompiledProgram::run_with(runtime::Engine& engine, runtime::PersistentW
                     available ? static_cast<double>(available->bytes) - beside_checker : 0);
     for (const runtime::MemoryPart& p : footprint.parts)
       stats.memory.push_back(RunStats::MemoryPart{p.what, p.bytes, p.detail});
+    stats.collective_choices = collective_choices();
+    stats.collective_table = collective_table();
     tell_listener(config_, stats);
     return stats;
   } catch (const std::bad_alloc&) {

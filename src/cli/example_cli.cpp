@@ -218,6 +218,9 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
                  "Write the modeled timeline to FILE as a Chrome trace (Perfetto): a track per "
                  "rank, a slice per op, notify -> wait arrows")
       ->type_name("FILE");
+  app.add_flag("--explain-collectives", options.explain_collectives,
+               "After OK (or with --compile-only), print every collective call's algorithm and "
+               "each candidate algorithm's modeled time");
   app.add_option("--model", options.model,
                  "The cost model file for modeled time (default: the platform's, "
                  "models/<platform>.model)")
@@ -335,10 +338,11 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
     throw UsageError{
         "--output-dir: only meaningful with --compile-only (a normal run writes nothing)"};
   }
-  if (!options.model.empty() && !options.cost && !options.timeline && options.trace.empty()) {
+  if (!options.model.empty() && !options.cost && !options.timeline && options.trace.empty() &&
+      !options.explain_collectives) {
     throw UsageError{
-        "--model: only meaningful with --cost, --timeline or --trace (it prices the modeled "
-        "timeline)"};
+        "--model: only meaningful with --cost, --timeline, --trace or --explain-collectives (it "
+        "prices the modeled timeline)"};
   }
   // The trace is written after the run: a path that cannot be written is
   // refused before it (on one process: the first writes it).
@@ -507,6 +511,9 @@ int run_body(const Options& options, const std::function<int(const Options&)>& b
 void print_extras(const Options& options, const RunStats& stats) {
   if (options.cost) out() << cost_card(stats);
   if (stats.timeline && options.timeline) out() << timeline_text(*stats.timeline);
+  // The cost card names the Auto choices; the timeline alone names them too.
+  if (stats.timeline && options.timeline && !options.cost) out() << stats.collective_choices;
+  if (options.explain_collectives) out() << stats.collective_table;
   if (stats.timeline && !options.trace.empty() && g_process_rank == 0)
     write_chrome_trace(*stats.timeline, options.trace);
 }
@@ -676,6 +683,7 @@ std::string cost_card(const RunStats& stats) {
   row("total", stats.total(), t ? t->makespan_ns : 0, t ? t->rounds : 0);
   if (t) out << "(time: modeled on " << t->model << ", the total is the makespan)\n";
   out << stats.memory_text();
+  out << stats.collective_choices;
   return out.str();
 }
 
@@ -686,6 +694,7 @@ int finish_compile_only(CompiledProgram& compiled, const Options& options) {
   if (options.process_rank != 0) return 0;  // one process writes the artifact
   compiled.write_artifact(options.output_dir);
   out() << "compile_only done: " << options.output_dir << '\n';
+  if (options.explain_collectives) out() << compiled.collective_table();
   return 0;
 }
 

@@ -378,8 +378,8 @@ class FunctionChecker {
     const std::string cells = "[" + n + ", 1]";
     switch (op.kind) {
       case ir::OpKind::Allreduce:
-        if (const ir::AllreduceKind mode = ir::attr_of<ir::AllreduceAttr>(op).mode;
-            mode == ir::AllreduceKind::Ring) {
+        if (const ir::Algorithm mode = ir::attr_of<ir::AllreduceAttr>(op).mode;
+            mode == ir::Algorithm::Ring) {
           if (world() < 2) fail(op, "a Ring allreduce needs " + n + " >= 2, got " + count_text());
           // PyPTO's host ring allocates one row more, [2 (P - 1) + 1, P]: taken too,
           // and so is the mesh's [P, 1] (its compact form, collectives.md §3.3).
@@ -392,9 +392,9 @@ class FunctionChecker {
                              n + "], or " + cells + ")",
                          "the Ring signal");
           }
-        } else if (mode != ir::AllreduceKind::Mesh) {
+        } else if (mode != ir::Algorithm::Mesh) {
           check_signal(op, 1, mesh_signal(), cells,
-                       std::string("the ") + ir::allreduce_mode_name(mode) + " signal");
+                       std::string("the ") + ir::algorithm_name(mode) + " signal");
         } else if (op.blocks) {
           check_lanes(op, 1, n, "the Mesh signal");
         } else {

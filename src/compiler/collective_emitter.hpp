@@ -177,6 +177,23 @@ class CollectiveEmitter {
     patch_at = e_.emit(i);
   }
 
+  // body() when the register `cond` is non-zero.
+  void when(std::int32_t cond, const std::function<void()>& body) {
+    std::size_t skip = 0;
+    jump_if_zero(cond, skip);
+    body();
+    e_.patch(skip, e_.here());
+  }
+  // body(offset, length) over [begin, begin + len) in `pieces` near-equal
+  // pieces (chunks_for of the longest len: at most 16 KiB each).
+  void for_pieces(std::int32_t begin, std::int32_t len, std::int64_t pieces,
+                  const std::function<void(std::int32_t, std::int32_t)>& body) {
+    repeat(pieces, [&](std::int32_t j) {
+      const auto [off, piece] = part(begin, len, j, pieces);
+      body(off, piece);
+    });
+  }
+
   // body(j) for j = 0 .. count - 1: a run-time loop, or straight code when
   // count is 1 (a collective's data mostly fits one chunk).
   void repeat(std::int64_t count, const std::function<void(std::int32_t)>& body) {
@@ -204,5 +221,29 @@ inline std::int64_t chunks_for(std::int64_t elements, DType dtype) {
   const std::int64_t bytes = elements * static_cast<std::int64_t>(dtype_bytes(dtype));
   return std::max<std::int64_t>(1, (bytes + kCollectiveChunkBytes - 1) / kCollectiveChunkBytes);
 }
+
+// The credits of the logarithmic collectives on the mesh's [P, 1] signal:
+// every credit a rank receives from peer s goes into its cell {s}; a
+// peer's credits to one rank in one call are counted up from 1 (waits are
+// Ge, so no cell needs a round index), and each call gives back, on its own
+// cells, what it received, so the signal is 0 again when the call ends.
+class PeerCredits {
+ public:
+  PeerCredits(CollectiveEmitter& ce, std::int32_t signal) : ce_(ce), signal_(signal) {}
+  std::pair<std::int32_t, std::int32_t> cell(std::int32_t who) { return {who, ce_.c(0)}; }
+  void credit(std::int32_t peer) { ce_.notify(signal_, peer, cell(ce_.regs_.rank), ce_.c(1)); }
+  // Waits until `peer`'s credits number `count` (a register).
+  void wait_for_reg(std::int32_t peer, std::int32_t count) { ce_.wait(signal_, cell(peer), count); }
+  void wait_for(std::int32_t peer, std::int64_t count) { wait_for_reg(peer, ce_.c(count)); }
+  // Gives back `count` credits received from `peer` (-count on my cell {peer}).
+  void give_back_reg(std::int32_t peer, std::int32_t minus_count) {
+    ce_.notify(signal_, ce_.regs_.rank, cell(peer), minus_count);
+  }
+  void give_back(std::int32_t peer, std::int64_t count) { give_back_reg(peer, ce_.c(-count)); }
+
+ private:
+  CollectiveEmitter& ce_;
+  std::int32_t signal_;
+};
 
 }  // namespace anyp::compiler::collective

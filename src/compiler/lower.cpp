@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "anyp/errors.hpp"
-#include "compiler/choose_allreduce.hpp"
+#include "compiler/choose_algorithm.hpp"
 #include "compiler/emitter.hpp"
 #include "compiler/lower_collectives.hpp"
 #include "ir/verifier.hpp"
@@ -524,6 +524,8 @@ class Lowerer {
       call.mode = allreduce->mode;
     } else if (const auto* reduce = std::get_if<ir::ReduceKind>(&op.attr)) {
       call.reduce = *reduce;
+    } else if (const auto* algorithm = std::get_if<ir::Algorithm>(&op.attr)) {
+      call.mode = *algorithm;
     }
     for (const ir::Operand& o : op.args) {
       if (!o.is_var()) {
@@ -542,15 +544,25 @@ class Lowerer {
       call.dtypes.push_back(t.dtype);
       call.ranks.push_back(t.shape.size());
     }
-    std::string choice;
-    if (call.kind == ir::OpKind::Allreduce && call.mode == ir::AllreduceKind::Auto) {
-      const std::vector<AllreduceEstimate> estimates =
+    // Every single-block allreduce and every broadcast is priced on the
+    // cost model, so that the table of a call names what Auto would run;
+    // Auto runs the least.
+    std::vector<AlgorithmEstimate> estimates;
+    const bool automatic = call.mode == ir::Algorithm::Auto;
+    if (call.kind == ir::OpKind::Allreduce && blocks <= 1)
+      estimates =
           allreduce_estimates(regs.world, call.numel[0], call.dtypes[0], call.reduce, model_());
-      call.mode = choose_allreduce(estimates).kind;
-      choice = allreduce_choice_text(estimates);
-    }
+    if (call.kind == ir::OpKind::Broadcast)
+      estimates = broadcast_estimates(regs.world, call.numel[0], call.dtypes[0], model_());
+    if (call.kind == ir::OpKind::Allgather)
+      estimates = allgather_estimates(regs.world, call.numel[0], call.dtypes[0], model_());
+    if (automatic) call.mode = choose_fastest(estimates).kind;
     describe_collective(f, op, call);
-    code_.collectives.back().choice = choice;
+    runtime::CollectiveDesc& desc = code_.collectives.back();
+    desc.algorithm = ir::algorithm_name(call.mode);
+    desc.chosen_by_auto = automatic;
+    for (const AlgorithmEstimate& x : estimates)
+      desc.estimates.push_back({ir::algorithm_name(x.kind), x.ns});
     lower_collective(e_, regs, call);
     end_launch(blocks);
   }
@@ -586,11 +598,14 @@ class Lowerer {
     std::vector<std::string> parts;
     if (op.kind == ir::OpKind::Allreduce) {
       parts.push_back(ir::reduce_name(call.reduce));
-      parts.push_back(ir::allreduce_mode_name(call.mode));
+      parts.push_back(ir::algorithm_name(call.mode));
     } else if (op.kind == ir::OpKind::ReduceScatter) {
       parts.push_back(ir::reduce_name(call.reduce));
     } else if (op.kind == ir::OpKind::Broadcast) {
       parts.push_back("root " + std::to_string(call.root));
+      if (call.mode != ir::Algorithm::Mesh) parts.push_back(ir::algorithm_name(call.mode));
+    } else if (op.kind == ir::OpKind::Allgather && call.mode != ir::Algorithm::Mesh) {
+      parts.push_back(ir::algorithm_name(call.mode));
     }
     std::size_t role = 0;
     for (std::size_t i = 0; i < op.args.size(); ++i) {

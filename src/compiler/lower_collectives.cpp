@@ -7,7 +7,9 @@
 
 #include "common/internal_check.hpp"
 #include "compiler/collective_emitter.hpp"
+#include "compiler/lower_bruck_allgather.hpp"
 #include "compiler/lower_log_allreduce.hpp"
+#include "compiler/lower_log_broadcast.hpp"
 
 namespace anyp::compiler {
 
@@ -173,15 +175,17 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
       ce.epilogue(call.views[0], mesh, 1);
       return;
     case ir::OpKind::Allreduce:
-      if (call.mode == ir::AllreduceKind::Ring) return lower_ring_allreduce(ce, call);
-      if (call.mode == ir::AllreduceKind::RecursiveDoubling)
+      if (call.mode == ir::Algorithm::Ring) return lower_ring_allreduce(ce, call);
+      if (call.mode == ir::Algorithm::RecursiveDoubling)
         return lower_recursive_doubling_allreduce(ce, call);
-      if (call.mode == ir::AllreduceKind::Rabenseifner)
-        return lower_rabenseifner_allreduce(ce, call);
-      if (call.mode == ir::AllreduceKind::Tree) return lower_tree_allreduce(ce, call);
+      if (call.mode == ir::Algorithm::Rabenseifner) return lower_rabenseifner_allreduce(ce, call);
+      if (call.mode == ir::Algorithm::Tree) return lower_tree_allreduce(ce, call);
       if (regs.block >= 0) return lower_block_mesh_allreduce(ce, call);
       return lower_mesh_allreduce(ce, call);
     case ir::OpKind::Broadcast: {
+      if (call.mode == ir::Algorithm::Tree) return lower_tree_broadcast(ce, call);
+      if (call.mode == ir::Algorithm::ScatterAllgather)
+        return lower_scatter_allgather_broadcast(ce, call);
       const std::int32_t data = call.views[0], signal = call.views[1];
       ce.barrier(signal, mesh, ce.c(1));
       const std::int32_t not_root = ce.op(ir::BinaryOp::Ne, r, ce.c(call.root));
@@ -194,6 +198,7 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
       return;
     }
     case ir::OpKind::Allgather: {
+      if (call.mode == ir::Algorithm::Bruck) return lower_bruck_allgather(ce, call);
       const std::int32_t src = call.views[0], dst = call.views[1], signal = call.views[2];
       const std::int64_t n = call.numel[0];
       const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, r, ce.c(n));

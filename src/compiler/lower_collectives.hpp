@@ -46,7 +46,7 @@ std::int64_t block_chunks(std::int64_t elements, DType dtype, std::int64_t block
 struct CollectiveCall {
   ir::OpKind kind = ir::OpKind::Barrier;
   ir::ReduceKind reduce = ir::ReduceKind::Sum;
-  ir::AllreduceKind mode = ir::AllreduceKind::Mesh;
+  ir::Algorithm mode = ir::Algorithm::Mesh;
   std::int64_t root = 0;
   std::vector<std::int32_t> views;
   std::vector<std::int64_t> numel;

@@ -62,7 +62,7 @@ struct Place {
 class LogAllreduce {
  public:
   LogAllreduce(CollectiveEmitter& ce, const CollectiveCall& call)
-      : ce_(ce), call_(call), f_(folding_of(ce.regs_.world)) {
+      : ce_(ce), call_(call), f_(folding_of(ce.regs_.world)), credits_(ce, call.views[1]) {
     data_ = call.views[0];
     signal_ = call.views[1];
     n_ = call.numel[0];
@@ -208,12 +208,7 @@ class LogAllreduce {
                          ce_.op(BinaryOp::Eq, phase, ce_.c(mask)), child,
                          ce_.op(BinaryOp::Sub, r_, ce_.c(mask))});
     }
-    auto when = [&](std::int32_t cond, const std::function<void()>& body) {
-      std::size_t skip = 0;
-      jump_unless(cond, skip);
-      body();
-      ce_.e_.patch(skip, ce_.e_.here());
-    };
+    auto when = [&](std::int32_t cond, const std::function<void()>& body) { ce_.when(cond, body); };
     for (const Level& l : at) {
       when(l.receives, [&] {
         wait_for(l.child, 1);
@@ -282,14 +277,10 @@ class LogAllreduce {
                   ce_.op(BinaryOp::Min, ce_.op(BinaryOp::Add, v, ce_.c(1)), ce_.c(f_.rem)));
   }
 
-  std::pair<std::int32_t, std::int32_t> cell(std::int32_t who) { return {who, ce_.c(0)}; }
-  void credit(std::int32_t peer) { ce_.notify(signal_, peer, cell(r_), ce_.c(1)); }
-  void wait_for(std::int32_t peer, std::int64_t count) {
-    ce_.wait(signal_, cell(peer), ce_.c(count));
-  }
-  void give_back(std::int32_t peer, std::int64_t count) {
-    ce_.notify(signal_, r_, cell(peer), ce_.c(-count));
-  }
+  std::pair<std::int32_t, std::int32_t> cell(std::int32_t who) { return credits_.cell(who); }
+  void credit(std::int32_t peer) { credits_.credit(peer); }
+  void wait_for(std::int32_t peer, std::int64_t count) { credits_.wait_for(peer, count); }
+  void give_back(std::int32_t peer, std::int64_t count) { credits_.give_back(peer, count); }
 
   void jump_unless(std::int32_t cond, std::size_t& patch_at) { ce_.jump_if_zero(cond, patch_at); }
   void jump_always(std::size_t& patch_at) { ce_.jump_if_zero(ce_.c(0), patch_at); }
@@ -305,20 +296,13 @@ class LogAllreduce {
         BinaryOp::Div, ce_.op(BinaryOp::Mul, ce_.op(BinaryOp::Add, first, ce_.c(mask)), ce_.c(n_)),
         ce_.c(f_.pow2));
     const std::int32_t len = ce_.op(BinaryOp::Sub, end, begin);
-    const std::int64_t pieces = chunks_for((mask * n_ + f_.pow2 - 1) / f_.pow2, call_.dtypes[0]);
-    ce_.repeat(pieces, [&](std::int32_t j) {
-      const auto [off, piece] = ce_.part(begin, len, j, pieces);
-      body(off, piece);
-    });
+    ce_.for_pieces(begin, len, chunks_for((mask * n_ + f_.pow2 - 1) / f_.pow2, call_.dtypes[0]),
+                   body);
   }
 
   // The whole window, in pieces of at most 16 KiB.
   void for_all(const std::function<void(std::int32_t, std::int32_t)>& body) {
-    const std::int64_t pieces = chunks_for(n_, call_.dtypes[0]);
-    ce_.repeat(pieces, [&](std::int32_t j) {
-      const auto [off, len] = ce_.part(ce_.c(0), ce_.c(n_), j, pieces);
-      body(off, len);
-    });
+    ce_.for_pieces(ce_.c(0), ce_.c(n_), chunks_for(n_, call_.dtypes[0]), body);
   }
   void copy_all_from(std::int32_t peer) {
     for_all([&](std::int32_t off, std::int32_t len) {
@@ -337,6 +321,7 @@ class LogAllreduce {
   CollectiveEmitter& ce_;
   const CollectiveCall& call_;
   Folding f_;
+  PeerCredits credits_;
   std::int32_t data_ = -1, signal_ = -1, r_ = -1;
   std::int64_t n_ = 0;
   Place place_;

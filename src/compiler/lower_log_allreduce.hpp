@@ -1,5 +1,5 @@
 // lower_log_allreduce.hpp — the logarithmic builtin allreduces
-// (AllreduceKind::RecursiveDoubling, ::Rabenseifner, ::Tree) as VM code, on
+// (Algorithm::RecursiveDoubling, ::Rabenseifner, ::Tree) as VM code, on
 // the mesh's [P, 1] signal (docs/collectives.md §3.3a-c).
 #pragma once
 

@@ -124,7 +124,8 @@ std::shared_ptr<const detail::Plan> compile_plan(std::uint64_t function_id,
     }
   }
   check_functions(plan->program, plan->bindings, scope, dispatched);
-  // The cost model, read once if an AllreduceMode::Auto call asks for it.
+  // The cost model, read once if an allreduce asks for it (its candidates'
+  // estimates, AllreduceMode::Auto's choice).
   std::optional<runtime::CostModel> model;
   const ModelSource model_source = [&]() -> const runtime::CostModel& {
     if (!model) {
@@ -135,6 +136,7 @@ std::shared_ptr<const detail::Plan> compile_plan(std::uint64_t function_id,
   };
   for (const auto& [fn, domains] : dispatched)
     exec.codes.push_back(lower_orchestration(*fn, plan->bindings, scope, domains, model_source));
+  if (model) plan->model_name = model->name;
   DispatchOrder order = order_dispatches(spec.ranks);
   exec.ranks.resize(spec.ranks.size());
   for (std::size_t r = 0; r < spec.ranks.size(); ++r) {

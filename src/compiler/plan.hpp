@@ -34,6 +34,9 @@ struct Plan {
   ir::Program program;  // symbolic
   ir::DimBindings bindings;
   std::string platform;
+  // The cost model the collectives' estimates were priced on (its `name`),
+  // "" when no call needed one.
+  std::string model_name;
   std::vector<HostParamSpec> host_params;
   runtime::Executable exec;
   // Orchestration functions the compiler made for host-level collectives.

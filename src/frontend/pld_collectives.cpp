@@ -15,13 +15,13 @@ using anyp::detail::expect_signal;
 using anyp::detail::Trace;
 
 static_assert(static_cast<int>(ReduceOp::Prod) == static_cast<int>(ir::ReduceKind::Prod));
-static_assert(static_cast<int>(AllreduceMode::Ring) == static_cast<int>(ir::AllreduceKind::Ring));
+static_assert(static_cast<int>(AllreduceMode::Ring) == static_cast<int>(ir::Algorithm::Ring));
 static_assert(static_cast<int>(AllreduceMode::RecursiveDoubling) ==
-              static_cast<int>(ir::AllreduceKind::RecursiveDoubling));
+              static_cast<int>(ir::Algorithm::RecursiveDoubling));
 static_assert(static_cast<int>(AllreduceMode::Rabenseifner) ==
-              static_cast<int>(ir::AllreduceKind::Rabenseifner));
-static_assert(static_cast<int>(AllreduceMode::Tree) == static_cast<int>(ir::AllreduceKind::Tree));
-static_assert(static_cast<int>(AllreduceMode::Auto) == static_cast<int>(ir::AllreduceKind::Auto));
+              static_cast<int>(ir::Algorithm::Rabenseifner));
+static_assert(static_cast<int>(AllreduceMode::Tree) == static_cast<int>(ir::Algorithm::Tree));
+static_assert(static_cast<int>(AllreduceMode::Auto) == static_cast<int>(ir::Algorithm::Auto));
 
 const auto kWindowKind = {ir::TypeKind::DistTensor};
 
@@ -70,9 +70,23 @@ void expect_same_dtype(Trace& t, ir::VarId src, ir::VarId dst, const char* op) {
 }
 
 // pld::ReduceOp and pld::AllreduceMode have ir::ReduceKind's and
-// ir::AllreduceKind's order (op_attrs.hpp).
+// ir::Algorithm's order (op_attrs.hpp).
 ir::AllreduceAttr allreduce_attr(ReduceOp op, AllreduceMode mode) {
-  return ir::AllreduceAttr{static_cast<ir::ReduceKind>(op), static_cast<ir::AllreduceKind>(mode)};
+  return ir::AllreduceAttr{static_cast<ir::ReduceKind>(op), static_cast<ir::Algorithm>(mode)};
+}
+
+ir::Algorithm broadcast_algorithm(BroadcastMode mode) {
+  switch (mode) {
+    case BroadcastMode::Tree:
+      return ir::Algorithm::Tree;
+    case BroadcastMode::ScatterAllgather:
+      return ir::Algorithm::ScatterAllgather;
+    case BroadcastMode::Auto:
+      return ir::Algorithm::Auto;
+    case BroadcastMode::Mesh:
+      break;
+  }
+  return ir::Algorithm::Mesh;
 }
 
 pl::Value emit_collective(Trace& t, ir::OpKind kind, std::vector<ir::Operand> args,
@@ -152,7 +166,7 @@ pl::Value allreduce(const pl::Value& data, ReduceOp op, pl::Here where) {
 }
 
 pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::ScalarArg& root,
-                    pl::Here where) {
+                    BroadcastMode mode, pl::Here where) {
   const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.broadcast";
   Trace& t = Trace::current(name);
@@ -169,11 +183,12 @@ pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::Sc
            ": root must be an integer constant in [0, P), got a floating "
            "value");
   }
-  return emit_collective(t, ir::OpKind::Broadcast, {var(d), var(s), r}, d);
+  return emit_collective(t, ir::OpKind::Broadcast, {var(d), var(s), r}, d,
+                         broadcast_algorithm(mode));
 }
 
 pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
-                    pl::Here where) {
+                    AllgatherMode mode, pl::Here where) {
   const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.allgather";
   Trace& t = Trace::current(name);
@@ -181,7 +196,10 @@ pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value&
   ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
   ir::VarId s = expect_signal_window(t, signal, name);
   expect_same_dtype(t, x, d, name);
-  return emit_collective(t, ir::OpKind::Allgather, {var(x), var(d), var(s)}, d);
+  const ir::Algorithm algorithm = mode == AllgatherMode::Bruck  ? ir::Algorithm::Bruck
+                                  : mode == AllgatherMode::Auto ? ir::Algorithm::Auto
+                                                                : ir::Algorithm::Mesh;
+  return emit_collective(t, ir::OpKind::Allgather, {var(x), var(d), var(s)}, d, algorithm);
 }
 
 pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceOp op,

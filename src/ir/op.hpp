@@ -47,8 +47,10 @@
 //   Barrier      self-clearing barrier on signal args[0]; %r is args[0]. A host
 //                Barrier may omit its signal (args = []): the compiler synthesizes one
 //   Allreduce    data args[0] in place, signal args[1]; attr AllreduceAttr
-//   Broadcast    data args[0] in place, signal args[1], root args[2] (an immediate)
-//   Allgather    src tensor args[0] -> dst window args[1] (row r), signal args[2]
+//   Broadcast    data args[0] in place, signal args[1], root args[2] (an immediate);
+//                attr Algorithm (Mesh, Tree, ScatterAllgather, Auto)
+//   Allgather    src tensor args[0] -> dst window args[1] (row r), signal args[2];
+//                attr Algorithm (Mesh, Bruck, Auto)
 //   ReduceScatter data args[0] ([NR, ...], row r reduced in place), signal args[1];
 //                attr ReduceKind
 //   AllToAll     src tensor args[0] row d -> rank d's dst window args[1] row r, signal args[2]
@@ -217,7 +219,7 @@ const std::vector<std::string>& collective_roles(OpKind k);
 //   TileReduce AxisReduce, TileExpand AxisExpand, Transpose TransposeAxes,
 //   Arange ArangeDirection
 //   Notify NotifyKind, Wait WaitKind, Put/Get/PutAsync/RemoteStore AtomicKind
-//   Allreduce AllreduceAttr, ReduceScatter ReduceKind
+//   Allreduce AllreduceAttr, ReduceScatter ReduceKind, Broadcast and Allgather Algorithm
 // Every other op carries none (std::monostate).
 struct AxisReduce {  // pl::row_sum ... (row: along each row, to [.., M, 1])
   ReduceKind kind = ReduceKind::Sum;
@@ -235,11 +237,11 @@ struct ArangeDirection {
 };
 struct AllreduceAttr {
   ReduceKind op = ReduceKind::Sum;
-  AllreduceKind mode = AllreduceKind::Mesh;
+  Algorithm mode = Algorithm::Mesh;
 };
 using OpAttr = std::variant<std::monostate, BinaryOp, UnaryOp, CmpKind, MatmulForm, NotifyKind,
                             WaitKind, AtomicKind, ReduceKind, AxisReduce, AxisExpand, TransposeAxes,
-                            ArangeDirection, AllreduceAttr>;
+                            ArangeDirection, AllreduceAttr, Algorithm>;
 
 using VarId = std::int32_t;
 
@@ -292,6 +294,12 @@ template <class T>
 const T& attr_of(const Op& op) {
   if (const T* v = std::get_if<T>(&op.attr)) return *v;
   wrong_attr(op);
+}
+
+// A broadcast's or allgather's algorithm (Mesh when the op carries none).
+inline Algorithm collective_algorithm(const Op& op) {
+  const auto* a = std::get_if<Algorithm>(&op.attr);
+  return a ? *a : Algorithm::Mesh;
 }
 
 // The memory operands (tensor or window views) that `op` writes, on this rank

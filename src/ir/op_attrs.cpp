@@ -110,9 +110,9 @@ const char* reduce_name(ReduceKind k) {
   return names[static_cast<int>(k)];
 }
 
-const char* allreduce_mode_name(AllreduceKind k) {
-  static const char* names[] = {"Mesh",         "Ring", "RecursiveDoubling",
-                                "Rabenseifner", "Tree", "Auto"};
+const char* algorithm_name(Algorithm k) {
+  static const char* names[] = {"Mesh", "Ring", "RecursiveDoubling", "Rabenseifner",
+                                "Tree", "Auto", "ScatterAllgather",  "Bruck"};
   return names[static_cast<int>(k)];
 }
 

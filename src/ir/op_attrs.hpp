@@ -1,6 +1,6 @@
 // op_attrs.hpp — the enums an op carries as its attribute and their names,
 // each drawn once as a table: BinaryOp, UnaryOp, CmpKind, ExpandKind,
-// MatmulForm, NotifyKind, WaitKind, AtomicKind, ReduceKind, AllreduceKind.
+// MatmulForm, NotifyKind, WaitKind, AtomicKind, ReduceKind, Algorithm.
 // Shared by the IR, the compiler and the runtime: a VM instruction's `sub`
 // field holds these values as is, so the two never need a mapping table.
 // Self-contained on purpose: the runtime includes this header and never the
@@ -119,7 +119,19 @@ enum class AtomicKind : std::uint8_t { None, Add };
 // Same order as pld::ReduceOp and pld::AllreduceMode. Tile reductions
 // (pl::row_sum ...) use Sum, Max and Min.
 enum class ReduceKind : std::uint8_t { Sum, Max, Min, Prod };
-enum class AllreduceKind : std::uint8_t { Mesh, Ring, RecursiveDoubling, Rabenseifner, Tree, Auto };
+// A builtin collective's algorithm (allreduce: pld::AllreduceMode's order;
+// broadcast: Mesh, Tree, ScatterAllgather, Auto; allgather: Mesh, Bruck,
+// Auto; docs/collectives.md §3).
+enum class Algorithm : std::uint8_t {
+  Mesh,
+  Ring,
+  RecursiveDoubling,
+  Rabenseifner,
+  Tree,
+  Auto,
+  ScatterAllgather,
+  Bruck
+};
 
 const char* binary_op_name(BinaryOp op);    // "add", "lt", ...
 const char* tile_binary_name(BinaryOp op);  // "pl.add", "pl.maximum"; "" for a scalar-only op
@@ -138,10 +150,10 @@ const char* matmul_form_name(MatmulForm f);  // "pl.matmul_bias"
 bool matmul_form_batched(MatmulForm f);
 bool matmul_form_single_row(MatmulForm f);
 MatmulInit matmul_form_init(MatmulForm f);
-const char* notify_name(NotifyKind k);             // "AtomicAdd"
-const char* wait_name(WaitKind k);                 // "Ge"
-const char* atomic_name(AtomicKind k);             // "None"
-const char* reduce_name(ReduceKind k);             // "Sum"
-const char* allreduce_mode_name(AllreduceKind k);  // "Mesh", "RecursiveDoubling"
+const char* notify_name(NotifyKind k);    // "AtomicAdd"
+const char* wait_name(WaitKind k);        // "Ge"
+const char* atomic_name(AtomicKind k);    // "None"
+const char* reduce_name(ReduceKind k);    // "Sum"
+const char* algorithm_name(Algorithm k);  // "Mesh", "RecursiveDoubling", "ScatterAllgather"
 
 }  // namespace anyp::ir

@@ -6,6 +6,12 @@
 namespace anyp::ir {
 namespace {
 
+// " Tree" after a broadcast or allgather of another algorithm than Mesh.
+std::string algorithm_suffix(const Op& op) {
+  const Algorithm a = collective_algorithm(op);
+  return a == Algorithm::Mesh ? "" : std::string(" ") + algorithm_name(a);
+}
+
 class Printer {
  public:
   Printer(const Function& fn, const DimBindings* bindings) : fn_(fn), bindings_(bindings) {}
@@ -230,13 +236,15 @@ class Printer {
       case OpKind::Allreduce:
         return res + "pld.tensor.allreduce " + operands(a, 0, n) + " " +
                reduce_name(attr_of<AllreduceAttr>(op).op) + " " +
-               allreduce_mode_name(attr_of<AllreduceAttr>(op).mode) + core_num(op);
+               algorithm_name(attr_of<AllreduceAttr>(op).mode) + core_num(op);
       case OpKind::ReduceScatter:
         return res + "pld.tensor.reduce_scatter " + operands(a, 0, n) + " " +
                reduce_name(attr_of<ReduceKind>(op));
       case OpKind::Broadcast:
-        return res + "pld.tensor.broadcast " + operands(a, 0, 2) + " root=" + operand(a[2]);
+        return res + "pld.tensor.broadcast " + operands(a, 0, 2) + " root=" + operand(a[2]) +
+               algorithm_suffix(op);
       case OpKind::Allgather:
+        return res + op_kind_name(op.kind) + " " + operands(a, 0, n) + algorithm_suffix(op);
       case OpKind::AllToAll:
       case OpKind::AllToAllV:
         return res + op_kind_name(op.kind) + " " + operands(a, 0, n) + core_num(op);

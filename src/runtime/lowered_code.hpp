@@ -75,9 +75,18 @@ struct CollectiveDesc {
   // "signal", ...), checked to be distinct buffers; the signal is last.
   std::vector<std::int32_t> views;
   std::vector<std::string> roles;
-  // AllreduceMode::Auto: the algorithm chosen and every candidate's
-  // estimate ("Auto chose Tree: Tree 3.100 us, Mesh 4.000 us, ..."), else "".
-  std::string choice;
+  // The algorithm the call runs ("Mesh", "Ring", ...), whether
+  // AllreduceMode::Auto chose it, and every candidate algorithm's modeled
+  // time on the compile's cost model, in candidate order (empty when the op
+  // has one builtin algorithm). CompiledProgram::collective_choices() and
+  // collective_table() print them.
+  std::string algorithm = "Mesh";
+  bool chosen_by_auto = false;
+  struct Estimate {
+    std::string algorithm;
+    double ns = 0;
+  };
+  std::vector<Estimate> estimates;
 };
 
 // A tensor made by pl::create_tensor: `slots` copies (one per block of the

@@ -7,7 +7,7 @@
 // programs cover each path of the MPI fabric: step 07's put and get, strided
 // sub-tile puts and gets (derived datatypes), atomic adds into one window in
 // FP32, FP16 and BF16 (compare-and-swap) and INT32, and the builtin
-// collectives (mesh and ring allreduce, broadcast), a put_async, sub-windows of one
+// collectives (every allreduce and broadcast algorithm), a put_async, sub-windows of one
 // buffer, loops that count across 2^31 and up to INT64's maximum, and the
 // dispatch order across ranks (a dispatch waiting for another rank's). Then a program compiled for
 // another P must be refused. Process 0 prints "OK", or each difference; the exit code says which.
@@ -157,12 +157,19 @@ std::vector<Case> cases() {
                                 }),
                    dtype, 1, true});
   }
-  for (pld::AllreduceMode mode : {pld::AllreduceMode::Mesh, pld::AllreduceMode::Ring}) {
+  const std::pair<pld::AllreduceMode, const char*> allreduces[] = {
+      {pld::AllreduceMode::Mesh, "allreduce_mesh"},
+      {pld::AllreduceMode::Ring, "allreduce_ring"},
+      {pld::AllreduceMode::RecursiveDoubling, "allreduce_recursive_doubling"},
+      {pld::AllreduceMode::Rabenseifner, "allreduce_rabenseifner"},
+      {pld::AllreduceMode::Tree, "allreduce_tree"},
+      {pld::AllreduceMode::Auto, "allreduce_auto"}};
+  for (const auto& [mode, name] : allreduces) {
     const bool ring = mode == pld::AllreduceMode::Ring;
     const pl::Shape sig = ring ? pl::Shape{2 * (NR - 1), NR} : pl::Shape{NR, 1};
     all.push_back(
-        {ring ? "allreduce_ring" : "allreduce_mesh",
-         make_program(ring ? "allreduce_ring" : "allreduce_mesh", pl::FP32, 2, sig,
+        {name,
+         make_program(name, pl::FP32, 2, sig,
                       [mode](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {
                         data = pl::store(pl::load(x, {0, 0}, {2, N}), {0, 0}, data);
                         data = pld::tensor::allreduce(data, signal, pld::ReduceOp::Sum, mode);
@@ -265,15 +272,22 @@ std::vector<Case> cases() {
                     }),
        pl::INT32, 1});
   all.push_back({"dispatch_order", dispatch_order_program(), pl::FP32, 1});
-  all.push_back({"broadcast",
-                 make_program("broadcast", pl::FP16, 1, {NR, 1},
-                              [](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {
-                                data = pl::store(pl::load(x, {0, 0}, {1, N}), {0, 0}, data);
-                                signal = pld::tensor::barrier(signal);
-                                data = pld::tensor::broadcast(data, signal, 1);
-                                y = pl::store(pl::load(data, {0, 0}, {1, N}), {0, 0}, y);
-                              }),
-                 pl::FP16, 1});
+  const std::pair<pld::BroadcastMode, const char*> broadcasts[] = {
+      {pld::BroadcastMode::Mesh, "broadcast"},
+      {pld::BroadcastMode::Tree, "broadcast_tree"},
+      {pld::BroadcastMode::ScatterAllgather, "broadcast_scatter_allgather"}};
+  for (const auto& [mode, name] : broadcasts) {
+    all.push_back(
+        {name,
+         make_program(name, pl::FP16, 1, {NR, 1},
+                      [mode](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {
+                        data = pl::store(pl::load(x, {0, 0}, {1, N}), {0, 0}, data);
+                        signal = pld::tensor::barrier(signal);
+                        data = pld::tensor::broadcast(data, signal, 1, mode);
+                        y = pl::store(pl::load(data, {0, 0}, {1, N}), {0, 0}, y);
+                      }),
+         pl::FP16, 1});
+  }
   return all;
 }
 

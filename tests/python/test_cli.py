@@ -109,6 +109,34 @@ def test_the_flags_print_what_the_cpp_twin_prints(argv):
     assert run(step07.main, argv) == twin(argv)
 
 
+STEP11 = os.path.join(ROOT, "examples", "distributed", "11_allreduce_reveal.py")
+STEP11_TWIN = os.path.join(BUILD, "examples", "11_allreduce_reveal")
+_spec11 = importlib.util.spec_from_file_location("cli_step11", STEP11)
+step11 = importlib.util.module_from_spec(_spec11)
+_spec11.loader.exec_module(step11)
+
+
+@pytest.mark.skipif(not os.path.exists(STEP11_TWIN), reason="C++ twin not built")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-d", "0-7", "--mode", "auto", "--explain-collectives"],
+        ["-d", "0-4", "--mode", "ring", "--explain-collectives", "--cost"],
+        ["-d", "0-63", "--mode", "auto", "--timeline"],
+        ["-d", "0-2", "--mode", "tree", "--op", "max", "--cost"],
+    ],
+)
+def test_collective_choices_print_what_the_cpp_twin_prints(argv):
+    code, out, err = run(step11.main, argv)
+    done = subprocess.run([STEP11_TWIN, *argv], capture_output=True, text=True, check=False)
+    assert (code, out, err) == (done.returncode, done.stdout, done.stderr)
+    assert code == 0 and out.startswith("OK\n")
+    if "--explain-collectives" in argv:
+        assert "collectives (model a2a3sim, P=" in out and "  <- runs\n" in out
+    if "auto" in argv and ("--cost" in argv or "--timeline" in argv):
+        assert out.splitlines()[-1].startswith("per_rank: pld.tensor.allreduce (Sum, ")
+
+
 def test_trace_file_is_written_as_chrome_trace_json(tmp_path):
     path = tmp_path / "run.json"
     assert run(step07.main, ["-d", "0,1,2", "--trace", str(path)]) == (0, "OK\n", "")

@@ -720,3 +720,106 @@ def test_all_to_all_v_sends_the_first_counts_elements_of_each_row(P):
             n = int(counts[s, r, 0])
             assert int(got[r, s, 0]) == n
             assert torch.equal(y[r, s, :n], x[s, r, :n]) and not y[r, s, n:].any()
+
+
+def host_broadcast_in(mode, root):
+    """Every rank stages its row, then the short-form host broadcast of
+    `mode` from `root` (its signal made for it)."""
+
+    @pl.jit.host
+    def host(
+        x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
+    ):
+        data_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+        data = pld.window(data_buf, [1, SIZE], dtype=pl.FP32)
+        for r in pl.range(pld.world_size()):
+            stage_orch(x[r], data, device=r)
+        data = pld.broadcast(data, root=root, mode=mode)
+        pld.tensor.barrier()
+        for r in pl.range(pld.world_size()):
+            read_orch(data, y[r], device=r)
+
+    return host
+
+
+@pytest.mark.parametrize("P", [2, 3, 5, 8])
+@pytest.mark.parametrize("mode", ["mesh", "tree", "scatter_allgather", "auto"])
+def test_broadcast_modes(mode, P):
+    x = torch.arange(P * SIZE, dtype=torch.float32).view(P, 1, SIZE) / 4
+    y = torch.zeros_like(x)
+    root = P - 1
+    compiled = host_broadcast_in(mode, root).compile(x, y, config=config(P, check_races=True))
+    compiled(x, y)
+    assert torch.equal(y, x[root : root + 1].expand_as(x))
+    table = compiled.collective_table()
+    assert "pld.tensor.broadcast (root %d" % root in table
+    assert table.count(" us  ") == 3  # Mesh, Tree, ScatterAllgather
+
+
+def test_broadcast_mode_is_checked():
+    with pytest.raises(anyp.CompileError) as e:
+        host_broadcast_in("ring", 0).compile(
+            torch.zeros(2, 1, SIZE), torch.zeros(2, 1, SIZE), config=config(2)
+        )
+    first = str(e.value).splitlines()[0]
+    assert first.startswith("test_steps.py:")
+    assert first.endswith(
+        ': ValueError: pld.tensor.broadcast mode must be "mesh", "tree", "scatter_allgather" '
+        "or \"auto\", got 'ring'"
+    )
+
+
+def gather_program(mode):
+    """Rank r's row x[r] gathered into every rank's [NR, SIZE] window by
+    the kernel-level allgather of `mode`; y[r] = the window."""
+
+    @pl.jit.incore
+    def gather(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
+        data: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+        signal: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    ):
+        data = pld.tensor.allgather(x, data, signal, mode=mode)
+        for p in pl.range(pld.nranks(pld.get_comm_ctx(data))):
+            y = pl.store(pl.load(data, [p, 0], [1, SIZE]), [p, 0], y)
+        return y
+
+    @pl.jit
+    def per_rank(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
+        data: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+        signal: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    ):
+        gather(x, y, data, signal)
+
+    @pl.jit.host
+    def host(
+        x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
+    ):
+        data = pld.alloc_window_buffer([NR, SIZE], dtype=pl.FP32)
+        signal = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+        for r in pl.range(pld.world_size()):
+            per_rank(
+                x[r],
+                y[r],
+                pld.window(data, [NR, SIZE], dtype=pl.FP32),
+                pld.window(signal, [NR, 1], dtype=pl.INT32),
+                device=r,
+            )
+
+    return host
+
+
+@pytest.mark.parametrize("P", [2, 3, 5, 8])
+@pytest.mark.parametrize("mode", ["mesh", "bruck", "auto"])
+def test_allgather_modes(mode, P):
+    x = torch.arange(P * SIZE, dtype=torch.float32).view(P, 1, SIZE) / 4
+    y = torch.zeros((P, P, SIZE), dtype=torch.float32)
+    compiled = gather_program(mode).compile(x, y, config=config(P, check_races=True))
+    compiled(x, y)
+    assert torch.equal(y, x.view(1, P, SIZE).expand(P, P, SIZE))
+    assert compiled.collective_table().count(" us  ") == 2  # Mesh, Bruck

@@ -37,8 +37,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/choose_allreduce.hpp"
+#include "compiler/choose_algorithm.hpp"
 #include "support/allreduce_programs.hpp"
+#include "support/fidelity_model.hpp"
 
 namespace {
 
@@ -46,32 +47,8 @@ using anyp_test::Allreduce;
 using anyp_test::allreduce_name;
 using anyp_test::run_allreduce;
 
-// The constants of a model (ns, bytes); a model file is written from them.
-struct Constants {
-  double alpha = 0, beta = 0;               // remote message
-  double local_alpha = 0, local_beta = 0;   // own window, host tensors
-  double issue = 0, latency = 0, wait = 0;  // notify issue, notify arrival, satisfied wait
-  double add_per_ns = INFINITY;             // compute.add.FP32, elements per ns
-};
-
-std::string model_text(const Constants& c) {
-  auto line = [](const std::string& key, double v) {
-    return key + " = " + (std::isinf(v) ? std::string("inf") : std::to_string(v)) +
-           "   # source: assumed\n";
-  };
-  return "name = fidelity\n" + line("alpha_ns", c.alpha) + line("beta_ns_per_byte", c.beta) +
-         line("local_alpha_ns", c.local_alpha) + line("local_beta_ns_per_byte", c.local_beta) +
-         line("notify_issue_ns", c.issue) + line("notify_ns", c.latency) + line("wait_ns", c.wait) +
-         line("compute.add.FP32", c.add_per_ns) + line("compute.*.*", INFINITY);
-}
-
-// A model file for this test process (ctest runs cases in parallel).
-std::string model_file(const Constants& c, const std::string& tag) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("anyp_fidelity_" + std::to_string(getpid()) + "_" + tag + ".model");
-  std::ofstream(path) << model_text(c);
-  return path.string();
-}
+using anyp_test::Constants;
+using anyp_test::model_file;
 
 double modeled_makespan(Allreduce a, std::int64_t n, std::int64_t P, const std::string& model) {
   anyp::RunConfig config;
@@ -272,6 +249,56 @@ TEST(AutoAllreduceFidelity, TheChoiceIsNamedWithEveryEstimate) {
             "builtin_auto_16_per_rank: pld.tensor.allreduce (Sum, Mesh, data FP32 [1, 16]): "
             "Auto chose Mesh: Mesh 2.000 us, RecursiveDoubling 2.000 us, "
             "Ring 4.000 us, Rabenseifner 4.000 us, Tree 4.001 us\n");
+  std::filesystem::remove(model);
+}
+
+// The table of every call (--explain-collectives), pinned and Auto, and the
+// run's copies of both texts (what --cost, --timeline and the flag print).
+TEST(AutoAllreduceFidelity, TheTableNamesWhatEachCallRunsAndWhy) {
+  const Constants c{.alpha = 2000, .beta = 0.005};
+  const std::string model = model_file(c, "table");
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(2);
+  config.model_file = model;
+  const anyp::HostTensor x = anyp::HostTensor::zeros({2, 1, 16}, pl::FP32);
+  anyp::HostTensor y = anyp::HostTensor::zeros({2, 1, 16}, pl::FP32);
+  const std::string candidates =
+      "        2.000 us  Mesh{mesh}\n"
+      "        2.000 us  RecursiveDoubling\n"
+      "        4.000 us  Ring{ring}\n"
+      "        4.000 us  Rabenseifner\n"
+      "        4.001 us  Tree\n";
+  auto with = [&](const std::string& mesh, const std::string& ring) {
+    std::string s = candidates;
+    s.replace(s.find("{mesh}"), 6, mesh);
+    s.replace(s.find("{ring}"), 6, ring);
+    return s;
+  };
+  const std::string header =
+      "collectives (model fidelity, P=2): per call, the algorithm it runs and each candidate's "
+      "modeled time, fastest first\n";
+  const anyp::CompiledProgram ring =
+      anyp_test::allreduce_program(Allreduce::BuiltinRing, 16).compile({x, y}, config);
+  EXPECT_EQ(ring.collective_table(),
+            header +
+                "  builtin_ring_16_per_rank: pld.tensor.allreduce (Sum, Ring, data FP32 [1, 16]): "
+                "runs Ring (pinned)\n" +
+                with("", "  <- runs"));
+  EXPECT_EQ(ring.collective_choices(), "");
+  const anyp::CompiledProgram automatic =
+      anyp_test::allreduce_program(Allreduce::BuiltinAuto, 16).compile({x, y}, config);
+  const std::string auto_table =
+      header +
+      "  builtin_auto_16_per_rank: pld.tensor.allreduce (Sum, Mesh, data FP32 [1, 16]): runs "
+      "Mesh (chosen by Auto)\n" +
+      with("  <- runs", "");
+  EXPECT_EQ(automatic.collective_table(), auto_table);
+  const anyp::RunStats stats = automatic.run({x, y});
+  EXPECT_EQ(stats.collective_table, auto_table);
+  EXPECT_EQ(stats.collective_choices, automatic.collective_choices());
+  // A program without collectives has no table.
+  EXPECT_EQ(
+      anyp_test::allreduce_program(Allreduce::Mesh, 16).compile({x, y}, config).collective_table(),
+      "");
   std::filesystem::remove(model);
 }
 

@@ -234,9 +234,11 @@ TEST(ParseErrors, Numbers) {
 }
 
 TEST(ParseErrors, ModeledTimeOptions) {
-  EXPECT_EQ(usage_error({"--model", "my.model"}),
-            "--model: only meaningful with --cost, --timeline or --trace (it prices the modeled "
-            "timeline)");
+  EXPECT_EQ(
+      usage_error({"--model", "my.model"}),
+      "--model: only meaningful with --cost, --timeline, --trace or --explain-collectives (it "
+      "prices the modeled "
+      "timeline)");
   EXPECT_EQ(usage_error({"--trace", "/nonexistent/dir/t.json"}),
             "--trace: cannot write '/nonexistent/dir/t.json'");
   EXPECT_EQ(usage_error({"--trace"}),

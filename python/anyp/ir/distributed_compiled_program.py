@@ -43,6 +43,12 @@ class CompiledProgram:
         estimate, a line per call (docs/collectives.md §3.3d); "" if none."""
         return self._native.collective_choices()
 
+    def collective_table(self):
+        """Every builtin collective call: the algorithm it runs and why, then
+        each candidate algorithm's modeled time, fastest first (the
+        command line's --explain-collectives); "" if the program has none."""
+        return self._native.collective_table()
+
     def write_artifact(self, directory):
         """Writes the compiled artifact (plan, lowered code) into `directory`."""
         self._native.write_artifact(str(directory))

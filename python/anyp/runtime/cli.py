@@ -58,6 +58,12 @@ _FLAGS = [
     ("--timeline", "timeline", False, "After OK, print the run's modeled timeline"),
     ("--trace", "trace", True, "Write the modeled timeline to FILE as a Chrome trace"),
     ("--model", "model", True, "The cost model file (default: models/<platform>.model)"),
+    (
+        "--explain-collectives",
+        "explain_collectives",
+        False,
+        "After OK, print every collective call's algorithm and each candidate's modeled time",
+    ),
     ("--seed", "seed", True, "Input generator seed (default: the step number)"),
     ("--workers", "workers", True, "Worker threads (0: min(P, cores))"),
     ("--schedule-seed", "schedule_seed", True, "One worker, ranks picked by an RNG seeded by N"),
@@ -268,6 +274,7 @@ def _set_args(args, options):
         "timeline",
         "trace",
         "model",
+        "explain_collectives",
         "check_races",
         "preempt_budget",
         "memory_limit",
@@ -532,6 +539,10 @@ def _print_extras(options, stats):
         _out(stats.cost_card())
     if stats.has_timeline and options.timeline:
         _out(stats.timeline_text())
+    if stats.has_timeline and options.timeline and not options.cost:
+        _out(stats.collective_choices)
+    if options.explain_collectives:
+        _out(stats.collective_table)
     if stats.has_timeline and options.trace and options.process_rank == 0:
         stats.write_chrome_trace(options.trace)
 
@@ -584,4 +595,6 @@ def finish_compile_only(compiled, args):
         return 0  # one process writes the artifact
     compiled.write_artifact(directory)
     _out(f"compile_only done: {directory}\n")
+    if getattr(args, "explain_collectives", False):
+        _out(compiled.collective_table())
     return 0

@@ -136,16 +136,20 @@ def all_reduce(target, *, op=ReduceOp.Sum, mode="mesh", nranks=None):
     return tensor.allreduce(target, signal, op=op, mode="ring")
 
 
-def all_gather(local_data, target):
-    return tensor.allgather(local_data, target, _fresh_signal("allgather", [world_size(), 1]))
+def all_gather(local_data, target, *, mode="mesh"):
+    return tensor.allgather(
+        local_data, target, _fresh_signal("allgather", [world_size(), 1]), mode=mode
+    )
 
 
 def reduce_scatter(target, *, op=ReduceOp.Sum):
     return tensor.reduce_scatter(target, _fresh_signal("reduce_scatter", [world_size(), 1]), op=op)
 
 
-def broadcast(target, *, root):
-    return tensor.broadcast(target, _fresh_signal("broadcast", [world_size(), 1]), root=root)
+def broadcast(target, *, root, mode="mesh"):
+    return tensor.broadcast(
+        target, _fresh_signal("broadcast", [world_size(), 1]), root=root, mode=mode
+    )
 
 
 def all_to_all(input, target):  # noqa: A002

@@ -135,16 +135,37 @@ def allreduce(target, signal=None, *, op=ReduceOp.Sum, mode="mesh", core_num=1):
     return _core.allreduce(target, signal, op, mode, cores)
 
 
-def broadcast(target, signal, *, root):
+_BROADCAST_MODES = ("mesh", "tree", "scatter_allgather", "auto")
+
+
+def broadcast(target, signal, *, root, mode="mesh"):
     """Every rank's window `target` becomes the root's. `root` is a
-    compile-time integer in [0, P). Signal [NR, 1]."""
-    return _core.broadcast(target, signal, root)
+    compile-time integer in [0, P). Signal [NR, 1]. anyp's mode="tree" (a
+    binomial tree of whole-vector pulls), mode="scatter_allgather" (van de
+    Geijn: a binomial scatter, then a ring allgather) and mode="auto" (the
+    one of least modeled time) end with read-done handshakes
+    (docs/collectives.md §3.4)."""
+    if mode not in _BROADCAST_MODES:
+        raise ValueError(
+            'pld.tensor.broadcast mode must be "mesh", "tree", "scatter_allgather" or "auto", '
+            f"got {mode!r}"
+        )
+    return _core.broadcast(target, signal, root, mode)
 
 
-def allgather(local_data, target, signal):
+_ALLGATHER_MODES = ("mesh", "bruck", "auto")
+
+
+def allgather(local_data, target, signal, *, mode="mesh"):
     """Rank r's `local_data` (a plain tensor in a kernel) lands in row r of
-    every rank's window `target` ([NR, ...]). Signal [NR, 1]. Returns target."""
-    return _core.allgather(local_data, target, signal)
+    every rank's window `target` ([NR, ...]). Signal [NR, 1]. Returns target.
+    anyp's mode="bruck" (ceil(log2 P) rounds, with read-done handshakes) and
+    mode="auto" (the one of least modeled time; docs/collectives.md §3.5)."""
+    if mode not in _ALLGATHER_MODES:
+        raise ValueError(
+            f'pld.tensor.allgather mode must be "mesh", "bruck" or "auto", got {mode!r}'
+        )
+    return _core.allgather(local_data, target, signal, mode)
 
 
 def reduce_scatter(target, signal, *, op=ReduceOp.Sum):

@@ -1,0 +1,201 @@
+// choose_algorithm.cpp — the allreduce estimates of AllreduceMode::Auto
+// (choose_algorithm.hpp). Per algorithm, with N = n·e bytes, p' = 2^L the
+// largest power of two <= P, a piece at most 16 KiB (K pieces of the whole
+// vector), h = notify issue + latency + wait:
+//   Mesh                (P - 1)(K α + N β)          + (1 + K) h     + (P - 1) n ⊕
+//   Ring                2 (P - 1)(J α + N/P β)      + (2P - 1) h    + (P - 1) n/P ⊕
+//   RecursiveDoubling   L (K α + N β) [+ fold]      + L (1 + K) h   + L n ⊕
+//   Rabenseifner        2 Σ_s (J_s α + N m_s/p' β)  + 2 L h         + (p' - 1)/p' n ⊕
+//   Tree                (longest pull chain)(K α + N β) + 2⌈log2 P⌉ h + ⌈log2 P⌉ n ⊕
+// where the fold (P not a power of two) adds 2 (K α + N β) + 2 h + n ⊕.
+#include "compiler/choose_algorithm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "compiler/collective_emitter.hpp"
+#include "compiler/lower_collectives.hpp"
+#include "runtime/compute_class.hpp"
+
+namespace anyp::compiler {
+namespace {
+
+double pieces(double bytes) {
+  return std::max(1.0, std::ceil(bytes / static_cast<double>(kCollectiveChunkBytes)));
+}
+
+runtime::ComputeClass reduce_class(ir::ReduceKind op) {
+  switch (op) {
+    case ir::ReduceKind::Prod:
+      return runtime::ComputeClass::Mul;
+    case ir::ReduceKind::Max:
+    case ir::ReduceKind::Min:
+      return runtime::ComputeClass::MinMax;
+    case ir::ReduceKind::Sum:
+      break;
+  }
+  return runtime::ComputeClass::Add;
+}
+
+}  // namespace
+
+// The binomial tree's longest chain of whole-vector pulls: up to rank 0
+// (a parent pulls each child once the child's subtree is in) and down (a
+// child pulls the result once its parent has it).
+double binomial_tree_pull_chain(std::int64_t P) {
+  std::vector<double> reduced(static_cast<std::size_t>(P)), final(static_cast<std::size_t>(P));
+  for (std::int64_t r = P - 1; r >= 0; --r) {
+    double t = 0;
+    for (std::int64_t m = 1; m < P && r % (2 * m) == 0; m *= 2)
+      if (r + m < P) t = std::max(t, reduced[static_cast<std::size_t>(r + m)]) + 1;
+    reduced[static_cast<std::size_t>(r)] = t;
+  }
+  double longest = reduced[0];
+  final[0] = reduced[0];
+  for (std::int64_t r = 1; r < P; ++r) {
+    const std::int64_t parent = r - (r & -r);
+    final[static_cast<std::size_t>(r)] =
+        std::max(reduced[static_cast<std::size_t>(r)], final[static_cast<std::size_t>(parent)]) + 1;
+    longest = std::max(longest, final[static_cast<std::size_t>(r)]);
+  }
+  return longest;
+}
+
+std::vector<AlgorithmEstimate> allreduce_estimates(std::int64_t ranks, std::int64_t elements,
+                                                   DType dtype, ir::ReduceKind op,
+                                                   const runtime::CostModel& model) {
+  const double e = static_cast<double>(dtype_bytes(dtype)), n = static_cast<double>(elements);
+  const double p = static_cast<double>(ranks), N = n * e;
+  const double a = model.alpha_ns, b = model.beta_ns_per_byte;
+  const double h = model.notify_issue_ns + model.notify_ns + model.wait_ns;
+  const double per_element = model.compute_ns(reduce_class(op), dtype, 1);
+  const double K = pieces(N), whole = K * a + N * b;
+  std::int64_t pow2 = 1, levels = 0, ceil_levels = 0;
+  while (pow2 * 2 <= ranks) pow2 *= 2, ++levels;
+  while ((std::int64_t{1} << ceil_levels) < ranks) ++ceil_levels;
+  const double L = static_cast<double>(levels), fold_h = pow2 == ranks ? 0 : 2 * h;
+  const double fold = pow2 == ranks ? 0 : 2 * whole + n * per_element;
+
+  std::vector<AlgorithmEstimate> out;
+  out.push_back({ir::Algorithm::Mesh, (p - 1) * whole + (1 + K) * h + (p - 1) * n * per_element});
+  if (ranks >= 2) {
+    const double J = pieces(e * std::ceil(n / p));
+    out.push_back({ir::Algorithm::Ring, 2 * (p - 1) * (J * a + N / p * b) + (2 * p - 1) * h +
+                                            (p - 1) * n / p * per_element});
+  }
+  out.push_back({ir::Algorithm::RecursiveDoubling,
+                 L * whole + L * (1 + K) * h + L * n * per_element + fold + fold_h});
+  double halving = 0;
+  for (std::int64_t mask = pow2 / 2; mask >= 1; mask /= 2) {
+    const double block = std::ceil(static_cast<double>(mask) * n / static_cast<double>(pow2));
+    halving += 2 * (pieces(e * block) * a + e * block * b);
+  }
+  const double pp = static_cast<double>(pow2);
+  out.push_back({ir::Algorithm::Rabenseifner,
+                 halving + 2 * L * h + (pp - 1) / pp * n * per_element + fold + fold_h});
+  const double cl = static_cast<double>(ceil_levels);
+  out.push_back({ir::Algorithm::Tree,
+                 binomial_tree_pull_chain(ranks) * whole + 2 * cl * h + cl * n * per_element});
+  return out;
+}
+
+double scatter_allgather_time(std::int64_t P, std::int64_t n, DType dtype, double alpha,
+                              double beta, double handshake) {
+  const double e = static_cast<double>(dtype_bytes(dtype));
+  // Blocks [lo, hi) as the lowering cuts them: pieces near-equal parts,
+  // each one message.
+  auto pull = [&](std::int64_t lo, std::int64_t hi, std::int64_t pieces) {
+    const double elements = static_cast<double>(hi * n / P - lo * n / P);
+    return static_cast<double>(pieces) * alpha + elements * e * beta;
+  };
+  const std::int64_t ceil_block = (n + P - 1) / P;
+  std::int64_t top = 1;
+  while (top < P) top *= 2;
+  std::vector<std::int64_t> subtree(static_cast<std::size_t>(P));
+  std::vector<double> t(static_cast<std::size_t>(P));  // scatter done, then round g done
+  auto at = [](std::vector<double>& v, std::int64_t i) -> double& {
+    return v[static_cast<std::size_t>(i)];
+  };
+  for (std::int64_t v = 0; v < P; ++v) {
+    const std::int64_t low = v == 0 ? top : (v & -v);
+    subtree[static_cast<std::size_t>(v)] = std::min(low, P - v);
+    if (v > 0) {  // parents come first: v - low < v
+      const std::int64_t cnt = subtree[static_cast<std::size_t>(v)];
+      at(t, v) = at(t, v - low) + handshake +
+                 pull(v, v + cnt, collective::chunks_for(low * ceil_block, dtype));
+    }
+  }
+  const std::int64_t block_pieces = collective::chunks_for(ceil_block, dtype);
+  for (std::int64_t g = 0; g + 1 < P; ++g) {
+    std::vector<double> next(static_cast<std::size_t>(P));
+    for (std::int64_t v = 0; v < P; ++v) {
+      const std::int64_t left = (v + P - 1) % P, k = ((v - g - 1) % P + P) % P;
+      double start = std::max(at(t, v), at(t, left) + handshake);
+      if (g < P - subtree[static_cast<std::size_t>(v)]) start += pull(k, k + 1, block_pieces);
+      at(next, v) = start;
+    }
+    t = std::move(next);
+  }
+  return *std::max_element(t.begin(), t.end());
+}
+
+std::vector<AlgorithmEstimate> broadcast_estimates(std::int64_t ranks, std::int64_t elements,
+                                                   DType dtype, const runtime::CostModel& model) {
+  const double e = static_cast<double>(dtype_bytes(dtype)), n = static_cast<double>(elements);
+  const double p = static_cast<double>(ranks), N = n * e;
+  const double a = model.alpha_ns, b = model.beta_ns_per_byte;
+  const double h = model.notify_issue_ns + model.notify_ns + model.wait_ns;
+  std::int64_t floor_levels = 0;
+  while ((std::int64_t{2} << floor_levels) <= ranks) ++floor_levels;
+  const double D = static_cast<double>(floor_levels), K = pieces(N);
+  // Scatter + allgather: the longest chain exactly up to 2048 ranks (O(P^2)
+  // to compute), van de Geijn's closed form beyond (an upper bound: it
+  // counts every ring round's pull on the chain).
+  const double J = pieces(e * std::ceil(n / p));
+  const double scatter_allgather =
+      ranks <= 2048 ? scatter_allgather_time(ranks, elements, dtype, a, b, h)
+                    : D * (a + h) + (p - 1) / p * N * b + (p - 1) * (J * a + N / p * b + h);
+  return {{ir::Algorithm::Mesh, a + N * b + h},
+          {ir::Algorithm::Tree, D * (K * a + N * b + h)},
+          {ir::Algorithm::ScatterAllgather, scatter_allgather}};
+}
+
+double bruck_allgather_time(std::int64_t P, std::int64_t n, DType dtype, double alpha, double beta,
+                            double handshake) {
+  const double row = static_cast<double>(n) * static_cast<double>(dtype_bytes(dtype));
+  std::vector<double> t(static_cast<std::size_t>(P), 0.0);
+  for (std::int64_t d = 1; d < P; d *= 2) {
+    const std::int64_t c = std::min(d, P - d);
+    const double pieces = static_cast<double>(collective::chunks_for(c * n, dtype));
+    std::vector<double> next(static_cast<std::size_t>(P));
+    for (std::int64_t r = 0; r < P; ++r) {
+      const std::int64_t first = (r + d) % P;
+      const double messages = first + c > P ? 2 * pieces : pieces;
+      next[static_cast<std::size_t>(r)] =
+          std::max(t[static_cast<std::size_t>(r)], t[static_cast<std::size_t>(first)] + handshake) +
+          messages * alpha + static_cast<double>(c) * row * beta;
+    }
+    t = std::move(next);
+  }
+  return *std::max_element(t.begin(), t.end());
+}
+
+std::vector<AlgorithmEstimate> allgather_estimates(std::int64_t ranks, std::int64_t elements,
+                                                   DType dtype, const runtime::CostModel& model) {
+  const double N = static_cast<double>(elements) * static_cast<double>(dtype_bytes(dtype));
+  const double p = static_cast<double>(ranks);
+  const double a = model.alpha_ns, b = model.beta_ns_per_byte;
+  const double h = model.notify_issue_ns + model.notify_ns + model.wait_ns;
+  return {{ir::Algorithm::Mesh, (p - 1) * (a + N * b) + h},
+          {ir::Algorithm::Bruck, bruck_allgather_time(ranks, elements, dtype, a, b, h)}};
+}
+
+AlgorithmEstimate choose_fastest(const std::vector<AlgorithmEstimate>& estimates) {
+  AlgorithmEstimate best = estimates.front();
+  for (const AlgorithmEstimate& e : estimates)
+    if (e.ns < best.ns) best = e;
+  return best;
+}
+
+}  // namespace anyp::compiler

@@ -1,0 +1,64 @@
+// choose_algorithm.hpp — AllreduceMode::Auto: the modeled time of every
+// allreduce algorithm for one call (P ranks, n elements of a dtype, the
+// reduce op) on a platform's cost model, and the least of them
+// (docs/collectives.md §3.9). The estimates are the algorithms' alpha-beta
+// formulas (exact under a model with only alpha and beta, where
+// tests/runtime/auto_allreduce_test.cpp checks the choice against the
+// simulated makespans) plus their handshakes on the critical path, each
+// priced notify issue + notify latency + wait, and their reduction work.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "anyp/dtype.hpp"
+#include "ir/op_attrs.hpp"
+#include "runtime/timeline/cost_model.hpp"
+
+namespace anyp::compiler {
+
+struct AlgorithmEstimate {
+  ir::Algorithm kind = ir::Algorithm::Mesh;
+  double ns = 0;
+};
+
+// One estimate per algorithm that can run the call on a [P, 1] signal
+// (the ring from P = 2), in Algorithm order.
+std::vector<AlgorithmEstimate> allreduce_estimates(std::int64_t ranks, std::int64_t elements,
+                                                   DType dtype, ir::ReduceKind op,
+                                                   const runtime::CostModel& model);
+
+// The broadcast's: Mesh, Tree, ScatterAllgather (collectives.md §3.4b).
+// Mesh: one pull of the whole vector after a barrier, α + Nβ + h. Tree:
+// the deepest leaf is floor(log2 P) whole-vector pulls from the root.
+std::vector<AlgorithmEstimate> broadcast_estimates(std::int64_t ranks, std::int64_t elements,
+                                                   DType dtype, const runtime::CostModel& model);
+
+// The allgather's: Mesh (P - 1 puts of the row from each rank, then a
+// barrier: (P - 1)(α + Nβ) + h), Bruck (collectives.md §3.5a).
+std::vector<AlgorithmEstimate> allgather_estimates(std::int64_t ranks, std::int64_t elements,
+                                                   DType dtype, const runtime::CostModel& model);
+
+// The Bruck allgather's makespan under a model of alpha per message, beta
+// per byte and `handshake` per credit, rows of `elements`: the longest
+// chain of its rounds as the lowering runs them (pieces, wrapped ranges in
+// two messages); O(P log P).
+double bruck_allgather_time(std::int64_t ranks, std::int64_t elements, DType dtype, double alpha,
+                            double beta, double handshake);
+
+// The scatter + ring allgather broadcast's makespan under a model of alpha
+// per message, beta per byte and `handshake` per credit: the longest chain
+// of its pulls, scatter then ring rounds, computed as the lowering runs
+// them (pieces, skipped rounds, uneven blocks); O(P^2).
+double scatter_allgather_time(std::int64_t ranks, std::int64_t elements, DType dtype, double alpha,
+                              double beta, double handshake);
+
+// The binomial-tree allreduce's longest chain of whole-vector pulls at P
+// ranks (2 ceil(log2 P) at a power of two; 3 at P = 3).
+double binomial_tree_pull_chain(std::int64_t ranks);
+
+// The estimate with the least time (the first of equals).
+AlgorithmEstimate choose_fastest(const std::vector<AlgorithmEstimate>& estimates);
+
+}  // namespace anyp::compiler
