@@ -30,6 +30,8 @@ enum class AllreduceMode { Mesh, Ring, RecursiveDoubling, Rabenseifner, Tree, Au
 enum class BroadcastMode { Mesh, Tree, ScatterAllgather, Auto };
 // The builtin allgather's algorithm (docs/collectives.md §3.5).
 enum class AllgatherMode { Mesh, Bruck, Auto };
+// The builtin reduce_scatter's algorithm (docs/collectives.md §3.6).
+enum class ReduceScatterMode { Mesh, RecursiveHalving, Auto };
 
 // A window view parameter: memory that peers can reach.
 pl::TypeSpec DistributedTensor(pl::Shape shape, pl::DType dtype);
@@ -214,9 +216,16 @@ pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::Sc
 pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
                     AllgatherMode mode = AllgatherMode::Mesh, pl::Here where = pl::Here::current());
 // Window `data` is [NR, ...]: rank r's row r becomes OP over every rank's row r.
-// Signal [NR, 1].
+// Signal [NR, 1]. Mesh: row r of ranks 0 .. P - 1 reduced in rank order, the
+// other rows untouched. RecursiveHalving: the reduce-scatter half of
+// Rabenseifner's allreduce over the rows, floor(log2 P) pairwise steps, the
+// ranks beyond a power of two folded in first (the other rows keep partial
+// reductions), protected across calls. Auto: the
+// one of least modeled time.
 pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal,
-                         ReduceOp op = ReduceOp::Sum, pl::Here where = pl::Here::current());
+                         ReduceOp op = ReduceOp::Sum,
+                         ReduceScatterMode mode = ReduceScatterMode::Mesh,
+                         pl::Here where = pl::Here::current());
 // Row d of rank r's plain tensor `src` ([NR, C]) lands in row r of rank d's
 // window `dst` ([NR, C]). Signal [NR, 1].
 pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,

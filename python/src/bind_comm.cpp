@@ -55,6 +55,17 @@ pld::AllgatherMode allgather_mode(const std::string& mode) {
       mode + "\"");
 }
 
+// "mesh" / "recursive_halving" / "auto" as anyp's enum.
+pld::ReduceScatterMode reduce_scatter_mode(const std::string& mode) {
+  if (mode == "mesh") return pld::ReduceScatterMode::Mesh;
+  if (mode == "recursive_halving") return pld::ReduceScatterMode::RecursiveHalving;
+  if (mode == "auto") return pld::ReduceScatterMode::Auto;
+  throw CompileError(
+      "compile error: pld.tensor.reduce_scatter: mode must be \"mesh\", "
+      "\"recursive_halving\" or \"auto\", got \"" +
+      mode + "\"");
+}
+
 // ---- tile RMA ------------------------------------------------------------------
 
 pl::Tile remote_load(const pl::Value& view, const py::handle& peer, const py::sequence& offsets,
@@ -143,8 +154,9 @@ void bind_collectives(py::module_& m) {
                         const std::string& mode) {
     return pld::tensor::allgather(src, dst, signal, allgather_mode(mode));
   });
-  m.def("reduce_scatter", [](const pl::Value& data, const pl::Value& signal, pld::ReduceOp op) {
-    return pld::tensor::reduce_scatter(data, signal, op);
+  m.def("reduce_scatter", [](const pl::Value& data, const pl::Value& signal, pld::ReduceOp op,
+                             const std::string& mode) {
+    return pld::tensor::reduce_scatter(data, signal, op, reduce_scatter_mode(mode));
   });
   m.def("all_to_all", [](const pl::Value& src, const pl::Value& dst, const pl::Value& signal) {
     return pld::tensor::all_to_all(src, dst, signal);

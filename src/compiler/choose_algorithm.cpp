@@ -161,6 +161,33 @@ std::vector<AlgorithmEstimate> broadcast_estimates(std::int64_t ranks, std::int6
           {ir::Algorithm::ScatterAllgather, scatter_allgather}};
 }
 
+std::vector<AlgorithmEstimate> reduce_scatter_estimates(std::int64_t ranks, std::int64_t elements,
+                                                        DType dtype, ir::ReduceKind op,
+                                                        const runtime::CostModel& model) {
+  const double e = static_cast<double>(dtype_bytes(dtype)), row = static_cast<double>(elements);
+  const double p = static_cast<double>(ranks), S = row * e;
+  const double a = model.alpha_ns, b = model.beta_ns_per_byte;
+  const double h = model.notify_issue_ns + model.notify_ns + model.wait_ns;
+  const double per_element = model.compute_ns(reduce_class(op), dtype, 1);
+  std::int64_t pow2 = 1;
+  while (pow2 * 2 <= ranks) pow2 *= 2;
+  const std::int64_t rem = ranks - pow2;
+  // Per level the group with the most rows (a folded pair owns two).
+  double halving = 0;
+  for (std::int64_t mask = pow2 / 2; mask >= 1; mask /= 2) {
+    const double rows = static_cast<double>(mask + std::min(mask, rem));
+    halving += h + static_cast<double>(collective::chunks_for(2 * mask * elements, dtype)) * a +
+               rows * S * b + rows * row * per_element;
+  }
+  const double fold =
+      rem == 0 ? 0
+               : 2 * h + static_cast<double>(collective::chunks_for(ranks * elements, dtype)) * a +
+                     p * S * b + p * row * per_element +
+                     static_cast<double>(collective::chunks_for(elements, dtype)) * a + S * b;
+  return {{ir::Algorithm::Mesh, (p - 1) * (a + S * b + row * per_element) + 2 * h},
+          {ir::Algorithm::RecursiveHalving, halving + fold}};
+}
+
 double bruck_allgather_time(std::int64_t P, std::int64_t n, DType dtype, double alpha, double beta,
                             double handshake) {
   const double row = static_cast<double>(n) * static_cast<double>(dtype_bytes(dtype));

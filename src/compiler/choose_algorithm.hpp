@@ -40,6 +40,13 @@ std::vector<AlgorithmEstimate> broadcast_estimates(std::int64_t ranks, std::int6
 std::vector<AlgorithmEstimate> allgather_estimates(std::int64_t ranks, std::int64_t elements,
                                                    DType dtype, const runtime::CostModel& model);
 
+// The reduce_scatter's, rows of `elements`: Mesh (a barrier, P - 1 pulls
+// of a row reduced, a read-done barrier: (P - 1)(α + Sβ + S⊕) + 2h) and
+// RecursiveHalving (Rabenseifner's halving half, folded alike; §3.6a).
+std::vector<AlgorithmEstimate> reduce_scatter_estimates(std::int64_t ranks, std::int64_t elements,
+                                                        DType dtype, ir::ReduceKind op,
+                                                        const runtime::CostModel& model);
+
 // The Bruck allgather's makespan under a model of alpha per message, beta
 // per byte and `handshake` per credit, rows of `elements`: the longest
 // chain of its rounds as the lowering runs them (pieces, wrapped ranges in

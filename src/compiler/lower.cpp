@@ -556,6 +556,9 @@ class Lowerer {
       estimates = broadcast_estimates(regs.world, call.numel[0], call.dtypes[0], model_());
     if (call.kind == ir::OpKind::Allgather)
       estimates = allgather_estimates(regs.world, call.numel[0], call.dtypes[0], model_());
+    if (call.kind == ir::OpKind::ReduceScatter)
+      estimates = reduce_scatter_estimates(regs.world, call.numel[0] / regs.world, call.dtypes[0],
+                                           call.reduce, model_());
     if (automatic) call.mode = choose_fastest(estimates).kind;
     describe_collective(f, op, call);
     runtime::CollectiveDesc& desc = code_.collectives.back();
@@ -601,6 +604,7 @@ class Lowerer {
       parts.push_back(ir::algorithm_name(call.mode));
     } else if (op.kind == ir::OpKind::ReduceScatter) {
       parts.push_back(ir::reduce_name(call.reduce));
+      if (call.mode != ir::Algorithm::Mesh) parts.push_back(ir::algorithm_name(call.mode));
     } else if (op.kind == ir::OpKind::Broadcast) {
       parts.push_back("root " + std::to_string(call.root));
       if (call.mode != ir::Algorithm::Mesh) parts.push_back(ir::algorithm_name(call.mode));

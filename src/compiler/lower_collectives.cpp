@@ -210,6 +210,8 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
       return;
     }
     case ir::OpKind::ReduceScatter: {
+      if (call.mode == ir::Algorithm::RecursiveHalving)
+        return lower_recursive_halving_reduce_scatter(ce, call);
       const std::int32_t data = call.views[0], signal = call.views[1];
       const std::int64_t n = call.numel[0] / regs.world;
       ce.barrier(signal, mesh, ce.c(1));

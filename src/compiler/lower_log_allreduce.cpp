@@ -70,15 +70,23 @@ class LogAllreduce {
     place_ = place();
   }
 
-  // The fold, `body` on the virtual ranks, the fold's return.
-  void run(const std::function<void()>& power_of_two_part) {
+  // The fold, `body` on the virtual ranks, the fold's return: an extra
+  // rank copies the result from its absorber, all of it or (`own_row`) its
+  // own row of P.
+  void run(const std::function<void()>& power_of_two_part, bool own_row = false) {
     std::size_t skip_all = 0, skip_fold_in = 0, skip_fold_out = 0;
     if (f_.rem > 0) {
       // An extra rank hands its data over and waits for the result.
       jump_unless(place_.extra, skip_fold_in);
       credit(place_.partner);
       wait_for(place_.partner, 1);
-      copy_all_from(place_.partner);
+      if (own_row) {
+        const std::int64_t row = n_ / ce_.regs_.world;
+        copy_from(place_.partner, ce_.op(BinaryOp::Mul, r_, ce_.c(row)), ce_.c(row),
+                  chunks_for(row, call_.dtypes[0]));
+      } else {
+        copy_all_from(place_.partner);
+      }
       credit(place_.partner);  // read-done: the partner may leave
       std::size_t to_end = 0;
       jump_always(to_end);
@@ -177,6 +185,39 @@ class LogAllreduce {
     for (std::int64_t s = 0; s < f_.levels; ++s) {
       wait_for(peers[static_cast<std::size_t>(s)], 3);
       give_back(peers[static_cast<std::size_t>(s)], 3);
+    }
+  }
+
+  // Reduce-scatter by recursive halving over p' virtual ranks, on the P
+  // rows of the window (n / P elements each): virtual rank u owns real rows
+  // [u + min(u, rem), u + 1 + min(u + 1, rem)), the folded pair's two rows
+  // for u < rem. Level s = 0 .. L - 1, mask m = p' / 2^(s + 1): v keeps the
+  // rows of virtual ranks [(v / m)·m, + m) and pulls them from partner
+  // v ^ m, reducing (the lower virtual rank's operand first) into its own;
+  // the partner reads the other half. Each level: a credit to the partner
+  // (my rows are at this level), a wait for its credit, the pull, then a
+  // read-done credit. A rank leaves once each partner's read-done is in.
+  void recursive_halving() {
+    std::vector<std::int32_t> peers;
+    for (std::int64_t s = 0; s < f_.levels; ++s) {
+      const std::int64_t mask = f_.pow2 >> (s + 1);
+      const std::int32_t pv = flip(place_.virt, mask);
+      const std::int32_t peer = real_of(pv);
+      peers.push_back(peer);
+      credit(peer);
+      wait_for(peer, 1);
+      const std::int32_t lower = real_of(ce_.op(BinaryOp::Min, place_.virt, pv));
+      const std::int32_t upper = real_of(ce_.op(BinaryOp::Max, place_.virt, pv));
+      for_rows_of(place_.virt, mask, [&](std::int32_t off, std::int32_t len) {
+        const std::int32_t acc = ce_.load_flat(data_, lower, off, len);
+        ce_.reduce_into(acc, ce_.load_flat(data_, upper, off, len), call_.reduce);
+        ce_.store_flat(data_, r_, off, acc);
+      });
+      credit(peer);  // read-done
+    }
+    for (std::int32_t peer : peers) {
+      wait_for(peer, 2);
+      give_back(peer, 2);
     }
   }
 
@@ -300,13 +341,33 @@ class LogAllreduce {
                    body);
   }
 
+  // The first real row of virtual rank u: u + min(u, rem).
+  std::int32_t first_row(std::int32_t u) {
+    return f_.rem == 0 ? u : ce_.op(BinaryOp::Add, u, ce_.op(BinaryOp::Min, u, ce_.c(f_.rem)));
+  }
+  // The rows of virtual ranks [(v / m)·m, + m), in pieces of at most 16 KiB.
+  void for_rows_of(std::int32_t v, std::int64_t mask,
+                   const std::function<void(std::int32_t, std::int32_t)>& body) {
+    const std::int64_t row = n_ / ce_.regs_.world;
+    const std::int32_t first =
+        ce_.op(BinaryOp::Mul, ce_.op(BinaryOp::Div, v, ce_.c(mask)), ce_.c(mask));
+    const std::int32_t begin = first_row(first);
+    const std::int32_t end = first_row(ce_.op(BinaryOp::Add, first, ce_.c(mask)));
+    ce_.for_pieces(ce_.op(BinaryOp::Mul, begin, ce_.c(row)),
+                   ce_.op(BinaryOp::Mul, ce_.op(BinaryOp::Sub, end, begin), ce_.c(row)),
+                   chunks_for(2 * mask * row, call_.dtypes[0]), body);
+  }
+
   // The whole window, in pieces of at most 16 KiB.
   void for_all(const std::function<void(std::int32_t, std::int32_t)>& body) {
     ce_.for_pieces(ce_.c(0), ce_.c(n_), chunks_for(n_, call_.dtypes[0]), body);
   }
   void copy_all_from(std::int32_t peer) {
-    for_all([&](std::int32_t off, std::int32_t len) {
-      ce_.store_flat(data_, r_, off, ce_.load_flat(data_, peer, off, len));
+    copy_from(peer, ce_.c(0), ce_.c(n_), chunks_for(n_, call_.dtypes[0]));
+  }
+  void copy_from(std::int32_t peer, std::int32_t begin, std::int32_t len, std::int64_t pieces) {
+    ce_.for_pieces(begin, len, pieces, [&](std::int32_t off, std::int32_t piece) {
+      ce_.store_flat(data_, r_, off, ce_.load_flat(data_, peer, off, piece));
     });
   }
   // data[r] = data[peer] ⊕ data[r], peer = r - 1.
@@ -341,6 +402,11 @@ void lower_rabenseifner_allreduce(CollectiveEmitter& ce, const CollectiveCall& c
 
 void lower_tree_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   LogAllreduce(ce, call).binomial_tree();
+}
+
+void lower_recursive_halving_reduce_scatter(CollectiveEmitter& ce, const CollectiveCall& call) {
+  LogAllreduce a(ce, call);
+  a.run([&] { a.recursive_halving(); }, true);
 }
 
 }  // namespace anyp::compiler::collective

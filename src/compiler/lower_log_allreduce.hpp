@@ -10,5 +10,9 @@ namespace anyp::compiler::collective {
 void lower_recursive_doubling_allreduce(CollectiveEmitter& ce, const CollectiveCall& call);
 void lower_rabenseifner_allreduce(CollectiveEmitter& ce, const CollectiveCall& call);
 void lower_tree_allreduce(CollectiveEmitter& ce, const CollectiveCall& call);
+// reduce_scatter by recursive halving (Algorithm::RecursiveHalving), the
+// reduce-scatter half of Rabenseifner's over the P rows, folded alike
+// (docs/collectives.md §3.6a).
+void lower_recursive_halving_reduce_scatter(CollectiveEmitter& ce, const CollectiveCall& call);
 
 }  // namespace anyp::compiler::collective

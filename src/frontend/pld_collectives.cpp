@@ -203,14 +203,18 @@ pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value&
 }
 
 pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceOp op,
-                         pl::Here where) {
+                         ReduceScatterMode mode, pl::Here where) {
   const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.reduce_scatter";
   Trace& t = Trace::current(name);
   ir::VarId d = expect_data_window(t, data, name, "the data");
   ir::VarId s = expect_signal_window(t, signal, name);
+  const ir::Algorithm algorithm = mode == ReduceScatterMode::RecursiveHalving
+                                      ? ir::Algorithm::RecursiveHalving
+                                  : mode == ReduceScatterMode::Auto ? ir::Algorithm::Auto
+                                                                    : ir::Algorithm::Mesh;
   return emit_collective(t, ir::OpKind::ReduceScatter, {var(d), var(s)}, d,
-                         static_cast<ir::ReduceKind>(op));
+                         ir::AllreduceAttr{static_cast<ir::ReduceKind>(op), algorithm});
 }
 
 pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,

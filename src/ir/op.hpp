@@ -52,7 +52,7 @@
 //   Allgather    src tensor args[0] -> dst window args[1] (row r), signal args[2];
 //                attr Algorithm (Mesh, Bruck, Auto)
 //   ReduceScatter data args[0] ([NR, ...], row r reduced in place), signal args[1];
-//                attr ReduceKind
+//                attr AllreduceAttr (the op; Mesh, RecursiveHalving or Auto)
 //   AllToAll     src tensor args[0] row d -> rank d's dst window args[1] row r, signal args[2]
 //   AllToAllV    src args[0], send_counts args[1], dst args[2], recv_counts args[3],
 //                signal args[4]
@@ -219,7 +219,7 @@ const std::vector<std::string>& collective_roles(OpKind k);
 //   TileReduce AxisReduce, TileExpand AxisExpand, Transpose TransposeAxes,
 //   Arange ArangeDirection
 //   Notify NotifyKind, Wait WaitKind, Put/Get/PutAsync/RemoteStore AtomicKind
-//   Allreduce AllreduceAttr, ReduceScatter ReduceKind, Broadcast and Allgather Algorithm
+//   Allreduce and ReduceScatter AllreduceAttr, Broadcast and Allgather Algorithm
 // Every other op carries none (std::monostate).
 struct AxisReduce {  // pl::row_sum ... (row: along each row, to [.., M, 1])
   ReduceKind kind = ReduceKind::Sum;

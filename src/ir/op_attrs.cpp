@@ -111,8 +111,15 @@ const char* reduce_name(ReduceKind k) {
 }
 
 const char* algorithm_name(Algorithm k) {
-  static const char* names[] = {"Mesh", "Ring", "RecursiveDoubling", "Rabenseifner",
-                                "Tree", "Auto", "ScatterAllgather",  "Bruck"};
+  static const char* names[] = {"Mesh",
+                                "Ring",
+                                "RecursiveDoubling",
+                                "Rabenseifner",
+                                "Tree",
+                                "Auto",
+                                "ScatterAllgather",
+                                "Bruck",
+                                "RecursiveHalving"};
   return names[static_cast<int>(k)];
 }
 

@@ -121,7 +121,7 @@ enum class AtomicKind : std::uint8_t { None, Add };
 enum class ReduceKind : std::uint8_t { Sum, Max, Min, Prod };
 // A builtin collective's algorithm (allreduce: pld::AllreduceMode's order;
 // broadcast: Mesh, Tree, ScatterAllgather, Auto; allgather: Mesh, Bruck,
-// Auto; docs/collectives.md §3).
+// Auto; reduce_scatter: Mesh, RecursiveHalving, Auto; docs/collectives.md §3).
 enum class Algorithm : std::uint8_t {
   Mesh,
   Ring,
@@ -130,7 +130,8 @@ enum class Algorithm : std::uint8_t {
   Tree,
   Auto,
   ScatterAllgather,
-  Bruck
+  Bruck,
+  RecursiveHalving
 };
 
 const char* binary_op_name(BinaryOp op);    // "add", "lt", ...

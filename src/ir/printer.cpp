@@ -239,7 +239,10 @@ class Printer {
                algorithm_name(attr_of<AllreduceAttr>(op).mode) + core_num(op);
       case OpKind::ReduceScatter:
         return res + "pld.tensor.reduce_scatter " + operands(a, 0, n) + " " +
-               reduce_name(attr_of<ReduceKind>(op));
+               reduce_name(attr_of<AllreduceAttr>(op).op) +
+               (attr_of<AllreduceAttr>(op).mode == Algorithm::Mesh
+                    ? ""
+                    : std::string(" ") + algorithm_name(attr_of<AllreduceAttr>(op).mode));
       case OpKind::Broadcast:
         return res + "pld.tensor.broadcast " + operands(a, 0, 2) + " root=" + operand(a[2]) +
                algorithm_suffix(op);

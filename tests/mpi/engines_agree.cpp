@@ -7,7 +7,8 @@
 // programs cover each path of the MPI fabric: step 07's put and get, strided
 // sub-tile puts and gets (derived datatypes), atomic adds into one window in
 // FP32, FP16 and BF16 (compare-and-swap) and INT32, and the builtin
-// collectives (every allreduce and broadcast algorithm), a put_async, sub-windows of one
+// collectives (every allreduce, broadcast, reduce_scatter and allgather
+// algorithm), a put_async, sub-windows of one
 // buffer, loops that count across 2^31 and up to INT64's maximum, and the
 // dispatch order across ranks (a dispatch waiting for another rank's). Then a program compiled for
 // another P must be refused. Process 0 prints "OK", or each difference; the exit code says which.
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,14 +32,15 @@ using pld::WaitCmp;
 const pl::Dim NR = pl::dynamic("NR");
 constexpr std::int64_t N = anyp_test::kStep07Size;  // elements per row, as step 07's
 
-// A host function over x [NR, ROWS, N] -> y [NR, ROWS, N] whose per-rank
+// A host function over x [NR, ROWS (or X_ROWS), N] -> y [NR, ROWS, N] whose per-rank
 // kernel gets (x, y, data window [ROWS, N], signal [sig]) and does `body`.
 pl::HostFunction make_program(
-    const std::string& name, pl::DType dtype, std::int64_t rows, pl::Shape sig,
+    const std::string& name, pl::DType dtype, pl::Dim rows, pl::Shape sig,
     std::function<void(pl::Value&, pl::Value&, pl::Value&, pl::Value&)> body,
-    std::int64_t blocks = 1) {
+    std::int64_t blocks = 1, std::optional<pl::Dim> x_rows = std::nullopt) {
+  const pl::Dim in_rows = x_rows.value_or(rows);
   const std::vector<pl::Param> params = {
-      pl::In("x", pl::Tensor({rows, N}, dtype)), pl::Out("y", pl::Tensor({rows, N}, dtype)),
+      pl::In("x", pl::Tensor({in_rows, N}, dtype)), pl::Out("y", pl::Tensor({rows, N}, dtype)),
       pl::InOut("data", pld::DistributedTensor({rows, N}, dtype)),
       pl::InOut("signal", pld::DistributedTensor(sig, pl::INT32))};
   const auto kernel = pl::jit::incore(
@@ -48,7 +51,7 @@ pl::HostFunction make_program(
       blocks > 1 ? pl::jit::orchestration_for(name + "_per_rank", kernel, pl::blocks(blocks))
                  : pl::jit::orchestration_for(name + "_per_rank", kernel);
   return pl::jit::host(name,
-                       {pl::In("x", pl::Tensor({NR, rows, N}, dtype)),
+                       {pl::In("x", pl::Tensor({NR, in_rows, N}, dtype)),
                         pl::Out("y", pl::Tensor({NR, rows, N}, dtype))},
                        [=](pl::Value x, pl::Value y) {
                          auto data_buf = pld::alloc_window_buffer("data", {rows, N}, dtype);
@@ -102,11 +105,15 @@ struct Case {
   std::string name;
   pl::HostFunction program;
   pl::DType dtype;
-  std::int64_t rows;
+  std::int64_t rows;  // kRowPerRank: P rows
   // Concurrent atomic adds land in any order: with small integer inputs
   // every order gives the same sum, in any dtype.
   bool order_free_inputs = false;
+  std::int64_t input_rows = -1;  // x's rows when not `rows`
 };
+
+// Case::rows of a window of one row per rank ([NR, N]).
+constexpr std::int64_t kRowPerRank = 0;
 
 std::vector<Case> cases() {
   std::vector<Case> all;
@@ -288,6 +295,43 @@ std::vector<Case> cases() {
                       }),
          pl::FP16, 1});
   }
+  // The reduce_scatters and allgathers over a window of one row per rank.
+  const std::pair<pld::ReduceScatterMode, const char*> reduce_scatters[] = {
+      {pld::ReduceScatterMode::Mesh, "reduce_scatter_mesh"},
+      {pld::ReduceScatterMode::RecursiveHalving, "reduce_scatter_recursive_halving"},
+      {pld::ReduceScatterMode::Auto, "reduce_scatter_auto"}};
+  for (const auto& [mode, name] : reduce_scatters) {
+    all.push_back(
+        {name,
+         make_program(name, pl::FP32, NR, {NR, 1},
+                      [mode](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {
+                        pl::range(NR, [&](pl::Scalar i) {
+                          data = pl::store(pl::load(x, {i, 0}, {1, N}), {i, 0}, data);
+                        });
+                        data = pld::tensor::reduce_scatter(data, signal, pld::ReduceOp::Sum, mode);
+                        pl::range(NR, [&](pl::Scalar i) {
+                          y = pl::store(pl::load(data, {i, 0}, {1, N}), {i, 0}, y);
+                        });
+                      }),
+         pl::FP32, kRowPerRank});
+  }
+  const std::pair<pld::AllgatherMode, const char*> allgathers[] = {
+      {pld::AllgatherMode::Mesh, "allgather_mesh"},
+      {pld::AllgatherMode::Bruck, "allgather_bruck"},
+      {pld::AllgatherMode::Auto, "allgather_auto"}};
+  for (const auto& [mode, name] : allgathers) {
+    all.push_back({name,
+                   make_program(
+                       name, pl::BF16, NR, {NR, 1},
+                       [mode](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {
+                         data = pld::tensor::allgather(x, data, signal, mode);
+                         pl::range(NR, [&](pl::Scalar i) {
+                           y = pl::store(pl::load(data, {i, 0}, {1, N}), {i, 0}, y);
+                         });
+                       },
+                       1, pl::Dim(1)),
+                   pl::BF16, kRowPerRank, false, 1});
+  }
   return all;
 }
 
@@ -350,9 +394,11 @@ int compare_engines(const anyp::ProcessWorld& world) {
     if (world.rank == 0) std::cerr << text << '\n';
   };
   for (const Case& c : cases()) {
-    const anyp::HostTensor x = input(P, c.dtype, c.rows, c.order_free_inputs);
-    anyp::HostTensor y_threads = anyp::HostTensor::zeros({P, c.rows, N}, c.dtype);
-    anyp::HostTensor y_mpi = anyp::HostTensor::zeros({P, c.rows, N}, c.dtype);
+    const std::int64_t rows = c.rows == kRowPerRank ? P : c.rows;
+    const anyp::HostTensor x =
+        input(P, c.dtype, c.input_rows < 0 ? rows : c.input_rows, c.order_free_inputs);
+    anyp::HostTensor y_threads = anyp::HostTensor::zeros({P, rows, N}, c.dtype);
+    anyp::HostTensor y_mpi = anyp::HostTensor::zeros({P, rows, N}, c.dtype);
     anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
     config.timeline = true;
     const anyp::RunStats threads = c.program.compile({x, y_threads}, config)(x, y_threads);

@@ -823,3 +823,76 @@ def test_allgather_modes(mode, P):
     compiled(x, y)
     assert torch.equal(y, x.view(1, P, SIZE).expand(P, P, SIZE))
     assert compiled.collective_table().count(" us  ") == 2  # Mesh, Bruck
+
+
+def scatter_program(mode):
+    """Rank r stages x[r] ([NR, SIZE]) in its window; the kernel-level
+    reduce_scatter of `mode` (Sum); y[r] = the window's row r."""
+
+    @pl.jit.incore
+    def scatter(
+        x: pl.Tensor[[NR, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        data: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+        signal: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    ):
+        ctx = pld.get_comm_ctx(data)
+        for p in pl.range(pld.nranks(ctx)):
+            data = pl.store(pl.load(x, [p, 0], [1, SIZE]), [p, 0], data)
+        data = pld.tensor.reduce_scatter(data, signal, mode=mode)
+        y = pl.store(pl.load(data, [pld.rank(ctx), 0], [1, SIZE]), [0, 0], y)
+        return y
+
+    @pl.jit
+    def per_rank(
+        x: pl.Tensor[[NR, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        data: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+        signal: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    ):
+        scatter(x, y, data, signal)
+
+    @pl.jit.host
+    def host(
+        x: pl.Tensor[[NR, NR, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
+    ):
+        data = pld.alloc_window_buffer([NR, SIZE], dtype=pl.FP32)
+        signal = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+        for r in pl.range(pld.world_size()):
+            per_rank(
+                x[r],
+                y[r],
+                pld.window(data, [NR, SIZE], dtype=pl.FP32),
+                pld.window(signal, [NR, 1], dtype=pl.INT32),
+                device=r,
+            )
+
+    return host
+
+
+@pytest.mark.parametrize("P", [2, 3, 5, 8])
+@pytest.mark.parametrize("mode", ["mesh", "recursive_halving", "auto"])
+def test_reduce_scatter_modes(mode, P):
+    # Small integers: every reduction order gives the same sum.
+    x = (torch.arange(P * P * SIZE, dtype=torch.float32) % 17).view(P, P, SIZE)
+    y = torch.zeros((P, 1, SIZE), dtype=torch.float32)
+    compiled = scatter_program(mode).compile(x, y, config=config(P, check_races=True))
+    compiled(x, y)
+    assert torch.equal(y, x.sum(dim=0).view(P, 1, SIZE))
+    table = compiled.collective_table()
+    assert "pld.tensor.reduce_scatter (Sum" in table
+    assert table.count(" us  ") == 2  # Mesh, RecursiveHalving
+
+
+def test_reduce_scatter_mode_is_checked():
+    with pytest.raises(anyp.CompileError) as e:
+        scatter_program("ring").compile(
+            torch.zeros(2, 2, SIZE), torch.zeros(2, 1, SIZE), config=config(2)
+        )
+    first = str(e.value).splitlines()[0]
+    assert first.startswith("test_steps.py:")
+    assert first.endswith(
+        ': ValueError: pld.tensor.reduce_scatter mode must be "mesh", "recursive_halving" or '
+        "\"auto\", got 'ring'"
+    )

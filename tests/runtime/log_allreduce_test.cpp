@@ -12,11 +12,17 @@
 
 #include <anyp/anyp.hpp>
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "compiler/choose_algorithm.hpp"
+#include "runtime/timeline/cost_model.hpp"
+#include "support/fidelity_model.hpp"
 
 namespace {
 
@@ -368,6 +374,316 @@ TEST(CompactRingSignal, SameBitsAsTheRingSignal) {
     for (std::int64_t i = 0; i < compact.cells.numel(); ++i)
       ASSERT_EQ(compact.cells.get_int(i), 0) << "P=" << P;
   }
+}
+
+// ---- reduce_scatter by recursive halving (collectives.md §3.6a) --------------------
+// Rabenseifner's reduce-scatter half over the P rows: row r of rank r is
+// that row of the Rabenseifner tree (the same reference), bit for bit.
+
+struct ScatterCase {
+  pld::ReduceScatterMode mode = pld::ReduceScatterMode::RecursiveHalving;
+  ReduceOp op = ReduceOp::Sum;
+  pl::DType dtype = pl::FP32;
+  std::int64_t P = 2;
+  std::int64_t cols = C;  // a row of the [NR, cols] window
+  int calls = 1;          // back to back, each restaging the window
+};
+
+// host(x [NR, NR, cols], y [NR, 1, cols], cells [NR, NR, 1]) -> per rank,
+// per call: data = x[r], reduce_scatter; then y[r] = data row r.
+pl::HostFunction scatter_program(const ScatterCase& c) {
+  const pl::Shape all{NR, c.cols}, row{1, c.cols}, sig{NR, 1};
+  const std::vector<pl::Param> params = {
+      pl::In("x", pl::Tensor(all, c.dtype)), pl::Out("y", pl::Tensor(row, c.dtype)),
+      pl::Out("cells", pl::Tensor(sig, pl::INT32)),
+      pl::InOut("data", pld::DistributedTensor(all, c.dtype)),
+      pl::InOut("signal", pld::DistributedTensor(sig, pl::INT32))};
+  const auto kernel = pl::jit::incore(
+      "halving_reduce_scatter", params,
+      [c](pl::Value x, pl::Value y, pl::Value cells, pl::Value data, pl::Value signal) {
+        const pl::Scalar me = pld::rank(pld::get_comm_ctx(data));
+        for (int k = 0; k < c.calls; ++k) {
+          pl::range(NR, [&](pl::Scalar i) {
+            pl::store(pl::load(x, {i, 0}, {1, c.cols}), {i, 0}, data);
+          });
+          data = pld::tensor::reduce_scatter(data, signal, c.op, c.mode);
+        }
+        pl::store(pl::load(data, {me, 0}, {1, c.cols}), {0, 0}, y);
+        pl::range(NR, [&](pl::Scalar i) { pl::write(cells, {i, 0}, pl::read(signal, {i, 0})); });
+      });
+  const auto per_rank =
+      pl::jit::orchestration("per_rank", params,
+                             [kernel](pl::Value x, pl::Value y, pl::Value cells, pl::Value d,
+                                      pl::Value s) { kernel(x, y, cells, d, s); });
+  return pl::jit::host("halving_host",
+                       {pl::In("x", pl::Tensor({NR, NR, c.cols}, c.dtype)),
+                        pl::Out("y", pl::Tensor({NR, 1, c.cols}, c.dtype)),
+                        pl::Out("cells", pl::Tensor({NR, NR, 1}, pl::INT32))},
+                       [per_rank, c, all, sig](pl::Value x, pl::Value y, pl::Value cells) {
+                         auto data_buf = pld::alloc_window_buffer("data", all, c.dtype);
+                         auto signal_buf = pld::alloc_window_buffer("signal", sig, pl::INT32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           per_rank(x[r], y[r], cells[r], pld::window(data_buf, all, c.dtype),
+                                    pld::window(signal_buf, sig, pl::INT32), pl::device(r));
+                         });
+                       });
+}
+
+struct ScatterOutcome {
+  anyp::HostTensor x, y, cells;
+  anyp::RunStats stats;
+};
+
+ScatterOutcome run_scatter(const ScatterCase& c, const anyp::RunConfig& base = {}) {
+  Case as_allreduce;
+  as_allreduce.op = c.op;
+  as_allreduce.dtype = c.dtype;
+  as_allreduce.P = c.P;
+  as_allreduce.rows = c.P * c.cols / C;
+  ScatterOutcome o{anyp::HostTensor::zeros({c.P, c.P, c.cols}, c.dtype),
+                   anyp::HostTensor::zeros({c.P, 1, c.cols}, c.dtype),
+                   anyp::HostTensor::zeros({c.P, c.P, 1}, pl::INT32),
+                   {}};
+  const anyp::HostTensor in = inputs(as_allreduce);  // [P, P·cols / C, C]: the same elements
+  for (std::int64_t i = 0; i < o.x.numel(); ++i) {
+    if (is_float(c.dtype)) {
+      o.x.set(i, in.get(i));
+    } else {
+      o.x.set_int(i, in.get_int(i));
+    }
+  }
+  anyp::RunConfig config = base;
+  config.distributed.device_ids.clear();
+  for (std::int64_t d = 0; d < c.P; ++d) config.distributed.device_ids.push_back(d);
+  o.stats = scatter_program(c).compile({o.x, o.y, o.cells}, config)(o.x, o.y, o.cells);
+  return o;
+}
+
+// "" when rank r's row r is row r of the Rabenseifner reference (of the
+// last call's inputs, which every call restages), bit for bit, and every
+// cell is 0.
+std::string check_scatter(const ScatterCase& c, const anyp::RunConfig& config = {}) {
+  const ScatterOutcome o = run_scatter(c, config);
+  const std::int64_t n = c.P * c.cols;
+  Case ref_case;
+  ref_case.mode = AllreduceMode::Rabenseifner;
+  ref_case.op = c.op;
+  ref_case.dtype = c.dtype;
+  ref_case.P = c.P;
+  std::vector<anyp::HostTensor> value;
+  for (std::int64_t r = 0; r < c.P; ++r) value.push_back(row_of(o.x, r, n));
+  const anyp::HostTensor want = reference(ref_case, value);
+  for (std::int64_t r = 0; r < c.P; ++r) {
+    for (std::int64_t j = 0; j < c.cols; ++j) {
+      const std::int64_t got = r * c.cols + j, at = r * c.cols + j;
+      const bool same = is_float(c.dtype) ? std::bit_cast<std::uint64_t>(o.y.get(got)) ==
+                                                std::bit_cast<std::uint64_t>(want.get(at))
+                                          : o.y.get_int(got) == want.get_int(at);
+      if (!same) {
+        std::ostringstream m;
+        m << "rank " << r << " element " << j << ": got " << o.y.get(got) << ", want "
+          << want.get(at);
+        return m.str();
+      }
+    }
+  }
+  for (std::int64_t i = 0; i < o.cells.numel(); ++i)
+    if (o.cells.get_int(i) != 0) return "signal cell " + std::to_string(i) + " is not 0";
+  return "";
+}
+
+class HalvingReduceScatterAtP : public testing::TestWithParam<std::int64_t> {};
+
+TEST_P(HalvingReduceScatterAtP, RowRIsTheRabenseifnerTreeBitForBit) {
+  for (pl::DType dtype : {pl::FP32, pl::FP16}) {
+    ScatterCase c;
+    c.dtype = dtype;
+    c.P = GetParam();
+    c.calls = 3;
+    EXPECT_EQ(check_scatter(c, race_checked()), "") << "P=" << c.P;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(P, HalvingReduceScatterAtP, testing::Range<std::int64_t>(2, 18));
+
+TEST(HalvingReduceScatter, EveryOpAndDtype) {
+  for (std::int64_t P : {3, 6, 8}) {
+    for (ReduceOp op : kOps) {
+      for (pl::DType dtype : kDtypes) {
+        ScatterCase c;
+        c.op = op;
+        c.dtype = dtype;
+        c.P = P;
+        c.calls = 2;
+        EXPECT_EQ(check_scatter(c, race_checked()), "")
+            << "op " << static_cast<int>(op) << " " << anyp::dtype_name(dtype) << " P=" << P;
+      }
+    }
+  }
+}
+
+// Rows of 4096 FP32 (16 KiB): a level's half is several pieces.
+TEST(HalvingReduceScatter, SeveralPiecesLargePAndPct) {
+  for (std::int64_t P : {2, 5, 8}) {
+    ScatterCase c;
+    c.P = P;
+    c.cols = 4096;
+    c.calls = 2;
+    c.op = ReduceOp::Max;
+    EXPECT_EQ(check_scatter(c, race_checked()), "") << "P=" << P;
+  }
+  for (std::int64_t P : {64, 100}) {
+    ScatterCase c;
+    c.P = P;
+    c.calls = 2;
+    EXPECT_EQ(check_scatter(c), "") << "P=" << P;
+  }
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    anyp::RunConfig config = race_checked();
+    config.pct.enabled = true;
+    config.pct.seed = seed;
+    config.pct.steps = 400;
+    ScatterCase c;
+    c.P = 6;
+    c.calls = 3;
+    c.op = ReduceOp::Min;
+    EXPECT_EQ(check_scatter(c, config), "") << "seed " << seed;
+  }
+}
+
+// Under a model of α and β only, at a power of two (no fold) with rows
+// under 16 KiB: L α + (P − 1)·Sβ for the halving (level s pulls P/2^(s+1)
+// rows), (P − 1)(α + Sβ) for the mesh (its P − 1 pulls of a row), within 1 %.
+TEST(HalvingReduceScatter, ModeledTimeMatchesTheFormulas) {
+  const std::string model = anyp_test::model_file({.alpha = 2000, .beta = 0.005}, "halving");
+  for (std::int64_t P : {2, 4, 8, 16}) {
+    const double p = static_cast<double>(P), S = 4.0 * C, L = std::log2(p);
+    const double want[] = {(p - 1) * (2000 + S * 0.005), L * 2000 + (p - 1) * S * 0.005};
+    const pld::ReduceScatterMode modes[] = {pld::ReduceScatterMode::Mesh,
+                                            pld::ReduceScatterMode::RecursiveHalving};
+    for (int m = 0; m < 2; ++m) {
+      ScatterCase c;
+      c.mode = modes[m];
+      c.P = P;
+      anyp::RunConfig config;
+      config.timeline = true;
+      config.model_file = model;
+      const double got = run_scatter(c, config).stats.timeline->makespan_ns;
+      EXPECT_NEAR(got, want[m], 0.01 * want[m]) << (m ? "halving" : "mesh") << " P=" << P;
+    }
+  }
+  std::filesystem::remove(model);
+}
+
+double scatter_makespan(ScatterCase c, const std::string& model) {
+  anyp::RunConfig config;
+  config.timeline = true;
+  config.model_file = model;
+  const ScatterOutcome o = run_scatter(c, config);
+  EXPECT_EQ(o.stats.timeline->note, "");
+  return o.stats.timeline->makespan_ns;
+}
+
+// Every P, folded or not: the simulated makespan of each algorithm is its
+// estimate (compiler::reduce_scatter_estimates, the formulas of §3.6a with
+// the fold's whole-window hand-over and own-row return), within 1 %.
+TEST(HalvingReduceScatter, ModeledTimeMatchesTheEstimateAtEveryP) {
+  const anyp_test::Constants k{.alpha = 2000, .beta = 0.005};
+  const std::string model = anyp_test::model_file(k, "halving_fold");
+  const anyp::runtime::CostModel cost = anyp::runtime::load_cost_model(model);
+  for (std::int64_t P = 2; P <= 17; ++P) {
+    for (std::int64_t cols : {std::int64_t{C}, std::int64_t{8192}}) {
+      const auto estimates = anyp::compiler::reduce_scatter_estimates(
+          P, cols, pl::FP32, anyp::ir::ReduceKind::Sum, cost);
+      for (const auto& e : estimates) {
+        ScatterCase c;
+        c.P = P;
+        c.cols = cols;
+        c.mode = e.kind == anyp::ir::Algorithm::Mesh ? pld::ReduceScatterMode::Mesh
+                                                     : pld::ReduceScatterMode::RecursiveHalving;
+        EXPECT_NEAR(scatter_makespan(c, model), e.ns, 0.01 * e.ns)
+            << anyp::ir::algorithm_name(e.kind) << " P=" << P << " cols=" << cols;
+      }
+    }
+  }
+  std::filesystem::remove(model);
+}
+
+// ReduceScatterMode::Auto under a latency-bound and a bandwidth-bound
+// model: it runs the algorithm of least simulated makespan (within 1 %) at
+// P = 2 .. 17, and over the grid it runs both; its result is bit for bit the
+// result of the algorithm it names.
+TEST(HalvingReduceScatter, AutoRunsTheCandidateOfLeastModeledTime) {
+  int picked[2] = {};
+  for (const anyp_test::Constants& k : {anyp_test::Constants{.alpha = 2000, .beta = 0.005},
+                                        anyp_test::Constants{.alpha = 50, .beta = 0.5}}) {
+    const std::string model = anyp_test::model_file(k, "halving_auto");
+    for (std::int64_t P : {2, 3, 4, 5, 7, 8, 12, 16, 17}) {
+      for (std::int64_t cols : {std::int64_t{C}, std::int64_t{4096}}) {
+        ScatterCase c;
+        c.P = P;
+        c.cols = cols;
+        c.mode = pld::ReduceScatterMode::Mesh;
+        const double mesh = scatter_makespan(c, model);
+        c.mode = pld::ReduceScatterMode::RecursiveHalving;
+        const double halving = scatter_makespan(c, model);
+        c.mode = pld::ReduceScatterMode::Auto;
+        const double automatic = scatter_makespan(c, model);
+        const std::string what = "alpha " + std::to_string(k.alpha) + " P=" + std::to_string(P) +
+                                 " cols=" + std::to_string(cols);
+        EXPECT_LE(automatic, 1.01 * std::min(mesh, halving)) << what;
+        const bool ran_mesh = std::abs(automatic - mesh) <= 1e-9 * mesh;
+        const bool ran_halving = std::abs(automatic - halving) <= 1e-9 * halving;
+        EXPECT_TRUE(ran_mesh || ran_halving) << what;
+        picked[0] += ran_mesh;
+        picked[1] += ran_halving && !ran_mesh;
+      }
+    }
+    std::filesystem::remove(model);
+  }
+  EXPECT_GT(picked[0], 0);
+  EXPECT_GT(picked[1], 0);
+  // The bits: Auto's row r is the row r of the mode it chose.
+  for (std::int64_t P : {3, 8, 13}) {
+    ScatterCase c;
+    c.P = P;
+    c.mode = pld::ReduceScatterMode::Auto;
+    const ScatterOutcome got = run_scatter(c);
+    const std::string choices = got.stats.collective_choices;
+    c.mode = choices.find("chose RecursiveHalving") != std::string::npos
+                 ? pld::ReduceScatterMode::RecursiveHalving
+                 : pld::ReduceScatterMode::Mesh;
+    EXPECT_NE(choices.find("Auto chose"), std::string::npos) << choices;
+    const ScatterOutcome want = run_scatter(c);
+    for (std::int64_t i = 0; i < want.y.numel(); ++i)
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(got.y.get(i)),
+                std::bit_cast<std::uint64_t>(want.y.get(i)))
+          << "P=" << P << " element " << i;
+  }
+}
+
+// The table names the reduce_scatter's choice and both estimates: at P = 8,
+// rows of 256 B, 3α + 7·Sβ for the halving, 7(α + Sβ) for the mesh.
+TEST(HalvingReduceScatter, TheTableNamesTheChoice) {
+  const std::string model = anyp_test::model_file({.alpha = 2000, .beta = 0.005}, "halving_table");
+  ScatterCase c;
+  c.P = 8;
+  c.mode = pld::ReduceScatterMode::Auto;
+  anyp::RunConfig config;
+  config.model_file = model;
+  config.distributed.device_ids.clear();
+  for (std::int64_t d = 0; d < c.P; ++d) config.distributed.device_ids.push_back(d);
+  const anyp::HostTensor x = anyp::HostTensor::zeros({c.P, c.P, c.cols}, c.dtype);
+  const anyp::HostTensor y = anyp::HostTensor::zeros({c.P, 1, c.cols}, c.dtype);
+  const anyp::HostTensor cells = anyp::HostTensor::zeros({c.P, c.P, 1}, pl::INT32);
+  EXPECT_EQ(scatter_program(c).compile({x, y, cells}, config).collective_table(),
+            "collectives (model fidelity, P=8): per call, the algorithm it runs and each "
+            "candidate's modeled time, fastest first\n"
+            "  per_rank: pld.tensor.reduce_scatter (Sum, RecursiveHalving, data FP32 [8, 64]): "
+            "runs RecursiveHalving (chosen by Auto)\n"
+            "        6.009 us  RecursiveHalving  <- runs\n"
+            "       14.009 us  Mesh\n");
+  std::filesystem::remove(model);
 }
 
 }  // namespace

@@ -142,8 +142,10 @@ def all_gather(local_data, target, *, mode="mesh"):
     )
 
 
-def reduce_scatter(target, *, op=ReduceOp.Sum):
-    return tensor.reduce_scatter(target, _fresh_signal("reduce_scatter", [world_size(), 1]), op=op)
+def reduce_scatter(target, *, op=ReduceOp.Sum, mode="mesh"):
+    return tensor.reduce_scatter(
+        target, _fresh_signal("reduce_scatter", [world_size(), 1]), op=op, mode=mode
+    )
 
 
 def broadcast(target, *, root, mode="mesh"):

@@ -168,12 +168,22 @@ def allgather(local_data, target, signal, *, mode="mesh"):
     return _core.allgather(local_data, target, signal, mode)
 
 
-def reduce_scatter(target, signal, *, op=ReduceOp.Sum):
+_REDUCE_SCATTER_MODES = ("mesh", "recursive_halving", "auto")
+
+
+def reduce_scatter(target, signal, *, op=ReduceOp.Sum, mode="mesh"):
     """Window `target` is [NR, ...]: rank r's row r becomes `op` over every
-    rank's row r. Signal [NR, 1]. Returns target."""
+    rank's row r. Signal [NR, 1]. Returns target. anyp's
+    mode="recursive_halving" (Rabenseifner's halving over the rows; the other
+    rows keep partial reductions) and mode="auto" (docs/collectives.md §3.6)."""
     if not isinstance(op, ReduceOp):
         raise TypeError(f"pld.tensor.reduce_scatter op must be a pld.ReduceOp, got {op!r}")
-    return _core.reduce_scatter(target, signal, op)
+    if mode not in _REDUCE_SCATTER_MODES:
+        raise ValueError(
+            'pld.tensor.reduce_scatter mode must be "mesh", "recursive_halving" or "auto", '
+            f"got {mode!r}"
+        )
+    return _core.reduce_scatter(target, signal, op, mode)
 
 
 def all_to_all(input, target, signal):  # noqa: A002  (PyPTO's name)
