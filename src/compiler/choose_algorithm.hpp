@@ -1,9 +1,9 @@
 // choose_algorithm.hpp — AllreduceMode::Auto: the modeled time of every
 // allreduce algorithm for one call (P ranks, n elements of a dtype, the
 // reduce op) on a platform's cost model, and the least of them
-// (docs/collectives.md §3.9). The estimates are the algorithms' alpha-beta
+// (docs/collectives.md §3.3d). The estimates are the algorithms' alpha-beta
 // formulas (exact under a model with only alpha and beta, where
-// tests/runtime/auto_allreduce_test.cpp checks the choice against the
+// tests/runtime/timeline_fidelity_test.cpp checks the choice against the
 // simulated makespans) plus their handshakes on the critical path, each
 // priced notify issue + notify latency + wait, and their reduction work.
 #pragma once
