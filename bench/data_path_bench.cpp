@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "programs/allreduce_rounds.hpp"
 #include "programs/ladder_programs.hpp"
 #include "support/allreduce_programs.hpp"
 
@@ -252,29 +253,6 @@ void bench_ring() {
 }
 
 // ---- mesh: µs per builtin mesh allreduce of 960 floats, (T(R) - T(0)) / R.
-pl::HostFunction mesh_rounds_program(std::int64_t floats, std::int64_t rounds) {
-  const pl::Shape sig{NR, 1};
-  const std::vector<pl::Param> params = {
-      pl::InOut("data", pld::DistributedTensor({1, floats}, pl::FP32)),
-      pl::InOut("signal", pld::DistributedTensor(sig, pl::INT32))};
-  const auto kernel =
-      pl::jit::incore("mesh_rounds", params, [rounds](pl::Value data, pl::Value signal) {
-        pl::range(rounds, [&](pl::Scalar) {
-          data = pld::tensor::allreduce(data, signal, pld::ReduceOp::Sum, pld::AllreduceMode::Mesh);
-        });
-      });
-  const auto per_rank = pl::jit::orchestration_for("mesh_rounds_per_rank", kernel);
-  return pl::jit::host("mesh_rounds_" + std::to_string(rounds),
-                       {pl::In("x", pl::Tensor({NR, 1, 1}, pl::FP32))}, [=](pl::Value) {
-                         auto data_buf = pld::alloc_window_buffer("data", {1, floats}, pl::FP32);
-                         auto sig_buf = pld::alloc_window_buffer("signal", sig, pl::INT32);
-                         pl::range(pld::world_size(), [&](pl::Scalar r) {
-                           per_rank(pld::window(data_buf, {1, floats}, pl::FP32),
-                                    pld::window(sig_buf, sig, pl::INT32), pl::device(r));
-                         });
-                       });
-}
-
 void bench_mesh() {
   for (const std::int64_t P : {4, 8, 16, 32, 64}) {
     const std::int64_t rounds = P <= 16 ? 200 : 40;
@@ -282,8 +260,8 @@ void bench_mesh() {
     double us[2] = {0, 0};
     for (const int workers : {1, 2}) {
       const anyp::RunConfig c = config_for(P, workers);
-      auto zero = mesh_rounds_program(960, 0).compile({x}, c);
-      auto full = mesh_rounds_program(960, rounds).compile({x}, c);
+      auto zero = bench::allreduce_rounds(960, 0, pld::AllreduceMode::Mesh).compile({x}, c);
+      auto full = bench::allreduce_rounds(960, rounds, pld::AllreduceMode::Mesh).compile({x}, c);
       const double t0 = median_us(5, [&] { zero(x); });
       const double tr = median_us(5, [&] { full(x); });
       us[workers - 1] = (tr - t0) / static_cast<double>(rounds);

@@ -4,8 +4,9 @@
 //   mpirun -n P mpi_exchange_bench ring BYTES ROUNDS
 //     per round: put BYTES to the right neighbour, notify it (AtomicAdd 1),
 //     wait for the left neighbour's notify (step 07's exchange, in a loop)
-//   mpirun -n P mpi_exchange_bench allreduce_ring|allreduce_mesh FLOATS ROUNDS
-//     per round: the builtin allreduce (Sum) of FLOATS FP32 in place
+//   mpirun -n P mpi_exchange_bench allreduce_<mode> FLOATS ROUNDS
+//     per round: the builtin allreduce (Sum) of FLOATS FP32 in place, <mode>
+//     one of mesh, ring, recursive_doubling, rabenseifner, tree, auto
 //   mpirun -n P mpi_exchange_bench allreduce_hand_ring FLOATS ROUNDS
 //     per round: step 10's hand-written ring allreduce, then a barrier
 //     (FLOATS must split into P chunks)
@@ -16,6 +17,7 @@
 // ROUNDS, and the fixed cost of one run, T(0) (window allocation, start-up
 // checks, termination waves, end-of-run exchanges):
 //   "<kind> P=<P> size=<n> rounds=<R> us_per_round=<t> us_per_run=<t0>"
+// and, for a builtin allreduce, " chose=<algorithm>" (Auto's choice).
 #include <mpi.h>
 
 #include <algorithm>
@@ -28,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "programs/allreduce_rounds.hpp"
 #include "programs/ladder_programs.hpp"
 
 namespace {
@@ -36,31 +39,6 @@ using pld::NotifyOp;
 using pld::WaitCmp;
 
 const pl::Dim NR = pl::dynamic("NR");
-
-pl::HostFunction allreduce_program(std::int64_t floats, std::int64_t rounds, bool ring) {
-  const pl::Shape sig = ring ? pl::Shape{2 * (NR - 1), NR} : pl::Shape{NR, 1};
-  const auto mode = ring ? pld::AllreduceMode::Ring : pld::AllreduceMode::Mesh;
-  const std::vector<pl::Param> params = {
-      pl::InOut("data", pld::DistributedTensor({1, floats}, pl::FP32)),
-      pl::InOut("signal", pld::DistributedTensor(sig, pl::INT32))};
-  const auto kernel =
-      pl::jit::incore("allreduce_rounds", params, [rounds, mode](pl::Value data, pl::Value signal) {
-        pl::range(rounds, [&](pl::Scalar) {
-          data = pld::tensor::allreduce(data, signal, pld::ReduceOp::Sum, mode);
-        });
-      });
-  const auto per_rank = pl::jit::orchestration_for("allreduce_per_rank", kernel);
-  return pl::jit::host(
-      std::string("allreduce_bench_") + (ring ? "ring_" : "mesh_") + std::to_string(rounds),
-      {pl::In("x", pl::Tensor({NR, 1, floats}, pl::FP32))}, [=](pl::Value) {
-        auto data_buf = pld::alloc_window_buffer("data", {1, floats}, pl::FP32);
-        auto sig_buf = pld::alloc_window_buffer("signal", sig, pl::INT32);
-        pl::range(pld::world_size(), [&](pl::Scalar r) {
-          per_rank(pld::window(data_buf, {1, floats}, pl::FP32),
-                   pld::window(sig_buf, sig, pl::INT32), pl::device(r));
-        });
-      });
-}
 
 // Step 10's hand-written ring allreduce (O(P) notifies per rank), looped:
 // round k waits for its cells to reach k + 1, and a builtin barrier ends
@@ -148,19 +126,31 @@ int main(int argc, char** argv) {
   config.engine = "mpi";
   // Written memory, as the baselines' (untouched zero pages would copy faster
   // or slower than real data). Zeros keep the allreduce's sums finite.
-  anyp::HostTensor x = anyp::HostTensor::zeros({world.size, 1, floats}, pl::FP32);
+  pld::AllreduceMode mode = pld::AllreduceMode::Mesh;
+  const bool builtin = kind.rfind("allreduce_", 0) == 0 && kind != "allreduce_hand_ring";
+  if (builtin && !bench::allreduce_mode_named(kind.substr(10), mode)) {
+    if (world.rank == 0)
+      std::fprintf(stderr, "mpi_exchange_bench: unknown kind %s\n", kind.c_str());
+    return 2;
+  }
+  anyp::HostTensor x =
+      anyp::HostTensor::zeros({world.size, 1, builtin ? std::int64_t{1} : floats}, pl::FP32);
   std::memset(x.data(), 0, x.nbytes());
   auto program = [&](std::int64_t r) {
     if (kind == "ring") return bench::ring_rounds(floats, r);
     if (kind == "allreduce_hand_ring") return hand_ring_program(floats, r);
-    return allreduce_program(floats, r, kind == "allreduce_ring");
+    return bench::allreduce_rounds(floats, r, mode);
   };
   const double t0 = median_run_us(program(0), x, config);
   const double tr = median_run_us(program(rounds), x, config);
+  const std::string chose =
+      builtin
+          ? " chose=" + bench::auto_choice(program(rounds).compile({x}, config), kind.substr(10))
+          : "";
   if (world.rank == 0) {
-    std::printf("%s P=%d size=%lld rounds=%lld us_per_round=%.3f us_per_run=%.1f\n", kind.c_str(),
+    std::printf("%s P=%d size=%lld rounds=%lld us_per_round=%.3f us_per_run=%.1f%s\n", kind.c_str(),
                 world.size, static_cast<long long>(size), static_cast<long long>(rounds),
-                (tr - t0) / static_cast<double>(rounds), t0);
+                (tr - t0) / static_cast<double>(rounds), t0, chose.c_str());
   }
   return 0;
 }

@@ -896,3 +896,73 @@ def test_reduce_scatter_mode_is_checked():
         ': ValueError: pld.tensor.reduce_scatter mode must be "mesh", "recursive_halving" or '
         "\"auto\", got 'ring'"
     )
+
+
+@pl.jit.incore
+def stage_rows(
+    x: pl.Tensor[[NR, SIZE], pl.FP32],
+    data: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+):
+    for p in pl.range(pld.nranks(pld.get_comm_ctx(data))):
+        data = pl.store(pl.load(x, [p, 0], [1, SIZE]), [p, 0], data)
+    return data
+
+
+@pl.jit.incore
+def read_own_row(
+    data: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+):
+    me = pld.rank(pld.get_comm_ctx(data))
+    y = pl.store(pl.load(data, [me, 0], [1, SIZE]), [0, 0], y)
+    return y
+
+
+@pl.jit
+def stage_rows_orch(
+    x: pl.Tensor[[NR, SIZE], pl.FP32],
+    data: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+):
+    stage_rows(x, data)
+
+
+@pl.jit
+def read_own_row_orch(
+    data: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+):
+    read_own_row(data, y)
+
+
+def host_reduce_scatter_in(mode):
+    """The host-level short form of reduce_scatter with `mode`, between
+    a staging and a reading dispatch loop."""
+
+    @pl.jit.host
+    def host(
+        x: pl.Tensor[[NR, NR, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
+    ):
+        data_buf = pld.alloc_window_buffer([NR, SIZE], dtype=pl.FP32)
+        data = pld.window(data_buf, [NR, SIZE], dtype=pl.FP32)
+        for r in pl.range(pld.world_size()):
+            stage_rows_orch(x[r], data, device=r)
+        data = pld.reduce_scatter(data, mode=mode)
+        for r in pl.range(pld.world_size()):
+            read_own_row_orch(data, y[r], device=r)
+
+    return host
+
+
+@pytest.mark.parametrize("P", [3, 4, 7])
+@pytest.mark.parametrize(
+    "mode, runs",
+    [("mesh", "Mesh (pinned)"), ("recursive_halving", "RecursiveHalving (pinned)")],
+)
+def test_host_level_reduce_scatter_modes(mode, runs, P):
+    x = (torch.arange(P * P * SIZE, dtype=torch.float32) % 13).view(P, P, SIZE)
+    y = torch.zeros((P, 1, SIZE), dtype=torch.float32)
+    compiled = host_reduce_scatter_in(mode).compile(x, y, config=config(P, check_races=True))
+    compiled(x, y)
+    assert torch.equal(y, x.sum(dim=0).view(P, 1, SIZE))
+    assert "runs " + runs in compiled.collective_table()
