@@ -13,29 +13,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli_lists.hpp"
 #include "programs/allreduce_rounds.hpp"
 #include "timing.hpp"
 
 namespace {
-
-template <class T>
-std::vector<T> parse_list(const std::string& text) {
-  std::vector<T> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if constexpr (std::is_same_v<T, std::string>) {
-      out.push_back(item);
-    } else {
-      out.push_back(std::stoll(item));
-    }
-  }
-  return out;
-}
 
 // Rounds that keep a point near a second: fewer for large vectors.
 std::int64_t rounds_for(std::int64_t floats, std::int64_t P) {
@@ -59,14 +44,21 @@ int main(int argc, char** argv) {
   app.add_option("--workers", workers, "Worker threads")->capture_default_str();
   app.add_option("--platform", platform, "The model Auto chooses on")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  for (const std::string& name : parse_list<std::string>(modes_text)) {
+  std::vector<std::int64_t> ps, floats_list;
+  try {
+    ps = anyp_bench::positive_integers(ps_text, "--ps");
+    floats_list = anyp_bench::positive_integers(floats_text, "--floats");
+  } catch (const CLI::Error& e) {
+    return app.exit(e);
+  }
+  for (const std::string& name : anyp_bench::comma_items(modes_text)) {
     pld::AllreduceMode mode{};
     if (!bench::allreduce_mode_named(name, mode)) {
       std::fprintf(stderr, "auto_allreduce_bench: unknown mode '%s'\n", name.c_str());
       return 2;
     }
-    for (const std::int64_t P : parse_list<std::int64_t>(ps_text)) {
-      for (const std::int64_t floats : parse_list<std::int64_t>(floats_text)) {
+    for (const std::int64_t P : ps) {
+      for (const std::int64_t floats : floats_list) {
         anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
         config.workers = workers;
         config.platform = platform;

@@ -13,10 +13,10 @@
 #include <cstdint>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli_lists.hpp"
 #include "compiler/choose_algorithm.hpp"
 #include "ir/op_attrs.hpp"
 #include "runtime/timeline/cost_model.hpp"
@@ -25,14 +25,6 @@
 namespace {
 
 using anyp_test::Allreduce;
-
-std::vector<std::int64_t> parse_list(const std::string& text) {
-  std::vector<std::int64_t> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) out.push_back(std::stoll(item));
-  return out;
-}
 
 // The test programs of each candidate, in the estimates' order.
 Allreduce program_of(anyp::ir::Algorithm a) {
@@ -61,14 +53,21 @@ int main(int argc, char** argv) {
   app.add_option("--ps", ps_text, "World sizes")->capture_default_str();
   app.add_option("--sizes", sizes_text, "Bytes per rank (FP32)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  std::vector<std::int64_t> ps, sizes;
+  try {
+    ps = anyp_bench::positive_integers(ps_text, "--ps");
+    sizes = anyp_bench::positive_integers(sizes_text, "--sizes");
+  } catch (const CLI::Error& e) {
+    return app.exit(e);
+  }
   const anyp::runtime::CostModel model = model_file.empty()
                                              ? anyp::runtime::platform_cost_model(platform)
                                              : anyp::runtime::load_cost_model(model_file);
   int points = 0, hits = 0;
   double worst = 1, sum = 0;
   std::cout << "P,bytes,auto,fastest,auto_us,fastest_us,regret\n" << std::fixed;
-  for (const std::int64_t size : parse_list(sizes_text)) {
-    for (const std::int64_t P : parse_list(ps_text)) {
+  for (const std::int64_t size : sizes) {
+    for (const std::int64_t P : ps) {
       const std::int64_t n = std::max<std::int64_t>(1, size / 4);
       const auto estimates = anyp::compiler::allreduce_estimates(P, n, anyp::DType::FP32,
                                                                  anyp::ir::ReduceKind::Sum, model);

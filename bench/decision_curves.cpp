@@ -18,37 +18,14 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli_lists.hpp"
 #include "compiler/choose_algorithm.hpp"
 #include "ir/op_attrs.hpp"
 #include "openmpi_tuned_rules.hpp"
 #include "runtime/timeline/cost_model.hpp"
-
-namespace {
-
-std::vector<std::int64_t> parse_list(const std::string& text, const std::string& flag) {
-  std::vector<std::int64_t> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || v < 1)
-      throw CLI::ValidationError(flag, "'" + item + "' is not a positive integer");
-    out.push_back(v);
-  }
-  return out;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"AllreduceMode::Auto's choice and every candidate's estimate over P and size (CSV)"};
@@ -66,8 +43,8 @@ int main(int argc, char** argv) {
     const anyp::runtime::CostModel model = model_file.empty()
                                                ? anyp::runtime::platform_cost_model(platform)
                                                : anyp::runtime::load_cost_model(model_file);
-    const std::vector<std::int64_t> ps = parse_list(ps_text, "--ps");
-    const std::vector<std::int64_t> sizes = parse_list(sizes_text, "--sizes");
+    const std::vector<std::int64_t> ps = anyp_bench::positive_integers(ps_text, "--ps");
+    const std::vector<std::int64_t> sizes = anyp_bench::positive_integers(sizes_text, "--sizes");
     std::ofstream file;
     if (!out_file.empty()) {
       file.open(out_file);

@@ -22,32 +22,13 @@
 #include <string>
 #include <vector>
 
+#include "cli_lists.hpp"
 #include "runtime/timeline/cost_model.hpp"
 #include "support/allreduce_programs.hpp"
 
 namespace {
 
 using anyp_test::Allreduce;
-
-std::vector<std::int64_t> parse_list(const std::string& text, const char* flag) {
-  std::vector<std::int64_t> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || v < 1)
-      throw CLI::ValidationError(flag, "'" + item + "' is not a positive integer");
-    out.push_back(v);
-  }
-  if (out.empty()) throw CLI::ValidationError(flag, "empty list");
-  return out;
-}
 
 // The textbook time of the schedule `a` runs, and its name: the direct
 // exchange for the meshes, reduce-scatter + all-gather for the rest.
@@ -80,8 +61,8 @@ int main(int argc, char** argv) {
   app.add_option("--out", out_path, "CSV file (default: stdout)")->type_name("FILE");
   CLI11_PARSE(app, argc, argv);
   try {
-    const std::vector<std::int64_t> ps = parse_list(ps_text, "--ps");
-    const std::vector<std::int64_t> sizes = parse_list(sizes_text, "--sizes");
+    const std::vector<std::int64_t> ps = anyp_bench::positive_integers(ps_text, "--ps");
+    const std::vector<std::int64_t> sizes = anyp_bench::positive_integers(sizes_text, "--sizes");
     const anyp::runtime::CostModel model = model_file.empty()
                                                ? anyp::runtime::platform_cost_model(platform)
                                                : anyp::runtime::load_cost_model(model_file);
