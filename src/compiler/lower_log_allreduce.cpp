@@ -154,23 +154,7 @@ class LogAllreduce {
   // partner's cell gets 3, and each rank waits for its partners' third
   // (read-done) before it leaves: the next call may overwrite anything.
   void rabenseifner() {
-    std::vector<std::int32_t> peers;
-    for (std::int64_t s = 0; s < f_.levels; ++s) {
-      const std::int64_t mask = f_.pow2 >> (s + 1);
-      const std::int32_t pv = flip(place_.virt, mask);
-      const std::int32_t peer = real_of(pv);
-      peers.push_back(peer);
-      credit(peer);
-      wait_for(peer, 1);
-      const std::int32_t lower = real_of(ce_.op(BinaryOp::Min, place_.virt, pv));
-      const std::int32_t upper = real_of(ce_.op(BinaryOp::Max, place_.virt, pv));
-      for_blocks_of(place_.virt, mask, [&](std::int32_t off, std::int32_t len) {
-        const std::int32_t acc = ce_.load_flat(data_, lower, off, len);
-        const std::int32_t part = ce_.load_flat(data_, upper, off, len);
-        ce_.reduce_into(acc, part, call_.reduce);
-        ce_.store_flat(data_, r_, off, acc);
-      });
-    }
+    const std::vector<std::int32_t> peers = halve(&LogAllreduce::for_blocks_of, false);
     for (std::int64_t s = f_.levels - 1; s >= 0; --s) {
       const std::int64_t mask = f_.pow2 >> (s + 1);
       const std::int32_t peer = peers[static_cast<std::size_t>(s)];
@@ -198,6 +182,22 @@ class LogAllreduce {
   // (my rows are at this level), a wait for its credit, the pull, then a
   // read-done credit. A rank leaves once each partner's read-done is in.
   void recursive_halving() {
+    const std::vector<std::int32_t> peers = halve(&LogAllreduce::for_rows_of, true);
+    for (std::int32_t peer : peers) {
+      wait_for(peer, 2);
+      give_back(peer, 2);
+    }
+  }
+
+  // The halving levels both reductions share, s = 0 .. L - 1, mask
+  // m = p' / 2^(s + 1): a credit to partner v ^ m (my ranges are at this
+  // level), a wait for its credit, then over `ranges_of(v, m)` (what v
+  // keeps) pull the partner's and reduce, the lower virtual rank's operand
+  // first, into my own; with `read_done`, a credit after the pull. Returns
+  // the partner of every level.
+  using RangesOf = void (LogAllreduce::*)(std::int32_t, std::int64_t,
+                                          const std::function<void(std::int32_t, std::int32_t)>&);
+  std::vector<std::int32_t> halve(RangesOf ranges_of, bool read_done) {
     std::vector<std::int32_t> peers;
     for (std::int64_t s = 0; s < f_.levels; ++s) {
       const std::int64_t mask = f_.pow2 >> (s + 1);
@@ -208,17 +208,14 @@ class LogAllreduce {
       wait_for(peer, 1);
       const std::int32_t lower = real_of(ce_.op(BinaryOp::Min, place_.virt, pv));
       const std::int32_t upper = real_of(ce_.op(BinaryOp::Max, place_.virt, pv));
-      for_rows_of(place_.virt, mask, [&](std::int32_t off, std::int32_t len) {
+      (this->*ranges_of)(place_.virt, mask, [&](std::int32_t off, std::int32_t len) {
         const std::int32_t acc = ce_.load_flat(data_, lower, off, len);
         ce_.reduce_into(acc, ce_.load_flat(data_, upper, off, len), call_.reduce);
         ce_.store_flat(data_, r_, off, acc);
       });
-      credit(peer);  // read-done
+      if (read_done) credit(peer);
     }
-    for (std::int32_t peer : peers) {
-      wait_for(peer, 2);
-      give_back(peer, 2);
-    }
+    return peers;
   }
 
   // Binomial tree over all P ranks (no fold), L = ceil(log2 P) levels,
