@@ -32,6 +32,8 @@ enum class BroadcastMode { Mesh, Tree, ScatterAllgather, Auto };
 enum class AllgatherMode { Mesh, Bruck, Auto };
 // The builtin reduce_scatter's algorithm (docs/collectives.md §3.6).
 enum class ReduceScatterMode { Mesh, RecursiveHalving, Auto };
+// The builtin all_to_all's algorithm (docs/collectives.md §3.7).
+enum class AllToAllMode { Mesh, Pairwise, Auto };
 
 // A window view parameter: memory that peers can reach.
 pl::TypeSpec DistributedTensor(pl::Shape shape, pl::DType dtype);
@@ -227,9 +229,12 @@ pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal,
                          ReduceScatterMode mode = ReduceScatterMode::Mesh,
                          pl::Here where = pl::Here::current());
 // Row d of rank r's plain tensor `src` ([NR, C]) lands in row r of rank d's
-// window `dst` ([NR, C]). Signal [NR, 1].
+// window `dst` ([NR, C]). Signal [NR, 1]. Mesh: every rank puts its P rows,
+// then one barrier. Pairwise: P - 1 steps, step k putting row r + k to rank
+// r + k and waiting for the row of rank r - k (mod P), one peer in and one
+// out at a time. Auto: the one of least modeled time.
 pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
-                     pl::Here where = pl::Here::current());
+                     AllToAllMode mode = AllToAllMode::Mesh, pl::Here where = pl::Here::current());
 // As all_to_all, but only the first send_counts[d] elements of row d go to
 // rank d; rank d finds the count in its recv_counts window cell {r, 0} (a Set
 // notify). send_counts is an INT32 [NR, 1] tensor (at the host level: a

@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstddef>
 #include <string>
 
 #include "anyp/anyp.hpp"
@@ -18,52 +19,63 @@ namespace py = pybind11;
 namespace anyp::python {
 namespace {
 
-// "mesh" / "ring" (PyPTO's allreduce mode strings) as anyp's enum.
+// A collective's mode strings (PyPTO's "mesh" / "ring", anyp's others) and
+// their enum values: one table per collective, the error listing it.
+template <typename Mode>
+struct ModeName {
+  const char* name;
+  Mode mode;
+};
+
+template <typename Mode, std::size_t N>
+Mode mode_named(const char* op, const std::string& mode, const ModeName<Mode> (&names)[N]) {
+  for (const ModeName<Mode>& n : names)
+    if (mode == n.name) return n.mode;
+  std::string list;
+  for (std::size_t i = 0; i < N; ++i)
+    list += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + "\"" + names[i].name + "\"";
+  throw CompileError("compile error: " + std::string(op) + ": mode must be " + list + ", got \"" +
+                     mode + "\"");
+}
+
 pld::AllreduceMode allreduce_mode(const std::string& mode) {
-  if (mode == "mesh") return pld::AllreduceMode::Mesh;
-  if (mode == "ring") return pld::AllreduceMode::Ring;
-  if (mode == "recursive_doubling") return pld::AllreduceMode::RecursiveDoubling;
-  if (mode == "rabenseifner") return pld::AllreduceMode::Rabenseifner;
-  if (mode == "tree") return pld::AllreduceMode::Tree;
-  if (mode == "auto") return pld::AllreduceMode::Auto;
-  throw CompileError(
-      "compile error: pld.tensor.allreduce: mode must be \"mesh\", \"ring\", "
-      "\"recursive_doubling\", \"rabenseifner\", \"tree\" or \"auto\", got \"" +
-      mode + "\"");
+  using M = pld::AllreduceMode;
+  static const ModeName<M> names[] = {{"mesh", M::Mesh},
+                                      {"ring", M::Ring},
+                                      {"recursive_doubling", M::RecursiveDoubling},
+                                      {"rabenseifner", M::Rabenseifner},
+                                      {"tree", M::Tree},
+                                      {"auto", M::Auto}};
+  return mode_named("pld.tensor.allreduce", mode, names);
 }
 
-// "mesh" / "tree" / "scatter_allgather" / "auto" as anyp's enum.
 pld::BroadcastMode broadcast_mode(const std::string& mode) {
-  if (mode == "mesh") return pld::BroadcastMode::Mesh;
-  if (mode == "tree") return pld::BroadcastMode::Tree;
-  if (mode == "scatter_allgather") return pld::BroadcastMode::ScatterAllgather;
-  if (mode == "auto") return pld::BroadcastMode::Auto;
-  throw CompileError(
-      "compile error: pld.tensor.broadcast: mode must be \"mesh\", \"tree\", "
-      "\"scatter_allgather\" or \"auto\", got \"" +
-      mode + "\"");
+  using M = pld::BroadcastMode;
+  static const ModeName<M> names[] = {{"mesh", M::Mesh},
+                                      {"tree", M::Tree},
+                                      {"scatter_allgather", M::ScatterAllgather},
+                                      {"auto", M::Auto}};
+  return mode_named("pld.tensor.broadcast", mode, names);
 }
 
-// "mesh" / "bruck" / "auto" as anyp's enum.
 pld::AllgatherMode allgather_mode(const std::string& mode) {
-  if (mode == "mesh") return pld::AllgatherMode::Mesh;
-  if (mode == "bruck") return pld::AllgatherMode::Bruck;
-  if (mode == "auto") return pld::AllgatherMode::Auto;
-  throw CompileError(
-      "compile error: pld.tensor.allgather: mode must be \"mesh\", \"bruck\" or "
-      "\"auto\", got \"" +
-      mode + "\"");
+  using M = pld::AllgatherMode;
+  static const ModeName<M> names[] = {{"mesh", M::Mesh}, {"bruck", M::Bruck}, {"auto", M::Auto}};
+  return mode_named("pld.tensor.allgather", mode, names);
 }
 
-// "mesh" / "recursive_halving" / "auto" as anyp's enum.
+pld::AllToAllMode all_to_all_mode(const std::string& mode) {
+  using M = pld::AllToAllMode;
+  static const ModeName<M> names[] = {
+      {"mesh", M::Mesh}, {"pairwise", M::Pairwise}, {"auto", M::Auto}};
+  return mode_named("pld.tensor.all_to_all", mode, names);
+}
+
 pld::ReduceScatterMode reduce_scatter_mode(const std::string& mode) {
-  if (mode == "mesh") return pld::ReduceScatterMode::Mesh;
-  if (mode == "recursive_halving") return pld::ReduceScatterMode::RecursiveHalving;
-  if (mode == "auto") return pld::ReduceScatterMode::Auto;
-  throw CompileError(
-      "compile error: pld.tensor.reduce_scatter: mode must be \"mesh\", "
-      "\"recursive_halving\" or \"auto\", got \"" +
-      mode + "\"");
+  using M = pld::ReduceScatterMode;
+  static const ModeName<M> names[] = {
+      {"mesh", M::Mesh}, {"recursive_halving", M::RecursiveHalving}, {"auto", M::Auto}};
+  return mode_named("pld.tensor.reduce_scatter", mode, names);
 }
 
 // ---- tile RMA ------------------------------------------------------------------
@@ -158,8 +170,9 @@ void bind_collectives(py::module_& m) {
                              const std::string& mode) {
     return pld::tensor::reduce_scatter(data, signal, op, reduce_scatter_mode(mode));
   });
-  m.def("all_to_all", [](const pl::Value& src, const pl::Value& dst, const pl::Value& signal) {
-    return pld::tensor::all_to_all(src, dst, signal);
+  m.def("all_to_all", [](const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
+                         const std::string& mode) {
+    return pld::tensor::all_to_all(src, dst, signal, all_to_all_mode(mode));
   });
   m.def("all_to_all_v", &all_to_all_v);
 }

@@ -218,6 +218,20 @@ std::vector<AlgorithmEstimate> allgather_estimates(std::int64_t ranks, std::int6
           {ir::Algorithm::Bruck, bruck_allgather_time(ranks, elements, dtype, a, b, h)}};
 }
 
+std::vector<AlgorithmEstimate> all_to_all_estimates(std::int64_t ranks, std::int64_t elements,
+                                                    DType dtype, const runtime::CostModel& model) {
+  const double S = static_cast<double>(elements) * static_cast<double>(dtype_bytes(dtype));
+  const double p = static_cast<double>(ranks);
+  const double a = model.alpha_ns, b = model.beta_ns_per_byte;
+  const double i = model.notify_issue_ns, w = model.wait_ns;
+  const double h = i + model.notify_ns + w;
+  // Mesh: the barrier's P - 1 credits out and waits, its epilogue's P - 1
+  // give-backs, one latency. Pairwise: per step a credit awaited and its
+  // give-back.
+  return {{ir::Algorithm::Mesh, (p - 1) * (a + S * b + 2 * i + w) + model.notify_ns},
+          {ir::Algorithm::Pairwise, (p - 1) * (a + S * b + h + i)}};
+}
+
 AlgorithmEstimate choose_fastest(const std::vector<AlgorithmEstimate>& estimates) {
   AlgorithmEstimate best = estimates.front();
   for (const AlgorithmEstimate& e : estimates)

@@ -47,6 +47,14 @@ std::vector<AlgorithmEstimate> reduce_scatter_estimates(std::int64_t ranks, std:
                                                         DType dtype, ir::ReduceKind op,
                                                         const runtime::CostModel& model);
 
+// The all_to_all's, rows of `elements` (S = their bytes), with i the
+// notify issue, l its latency, w a wait and h = i + l + w: Mesh (P - 1
+// puts of a row, then a barrier and its epilogue: (P - 1)(α + Sβ + 2i + w)
+// + l) and Pairwise (P - 1 steps of a put, a credit awaited and given
+// back: (P - 1)(α + Sβ + h + i); §3.7a).
+std::vector<AlgorithmEstimate> all_to_all_estimates(std::int64_t ranks, std::int64_t elements,
+                                                    DType dtype, const runtime::CostModel& model);
+
 // The Bruck allgather's makespan under a model of alpha per message, beta
 // per byte and `handshake` per credit, rows of `elements`: the longest
 // chain of its rounds as the lowering runs them (pieces, wrapped ranges in

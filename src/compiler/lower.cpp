@@ -559,6 +559,9 @@ class Lowerer {
     if (call.kind == ir::OpKind::ReduceScatter)
       estimates = reduce_scatter_estimates(regs.world, call.numel[0] / regs.world, call.dtypes[0],
                                            call.reduce, model_());
+    if (call.kind == ir::OpKind::AllToAll)
+      estimates =
+          all_to_all_estimates(regs.world, call.numel[0] / regs.world, call.dtypes[0], model_());
     if (automatic) call.mode = choose_fastest(estimates).kind;
     describe_collective(f, op, call);
     runtime::CollectiveDesc& desc = code_.collectives.back();

@@ -218,7 +218,7 @@ pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceO
 }
 
 pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
-                     pl::Here where) {
+                     AllToAllMode mode, pl::Here where) {
   const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.all_to_all";
   Trace& t = Trace::current(name);
@@ -226,7 +226,10 @@ pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value
   ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
   ir::VarId s = expect_signal_window(t, signal, name);
   expect_same_dtype(t, x, d, name);
-  return emit_collective(t, ir::OpKind::AllToAll, {var(x), var(d), var(s)}, d);
+  const ir::Algorithm algorithm = mode == AllToAllMode::Pairwise ? ir::Algorithm::Pairwise
+                                  : mode == AllToAllMode::Auto   ? ir::Algorithm::Auto
+                                                                 : ir::Algorithm::Mesh;
+  return emit_collective(t, ir::OpKind::AllToAll, {var(x), var(d), var(s)}, d, algorithm);
 }
 
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,

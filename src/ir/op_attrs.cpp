@@ -119,7 +119,8 @@ const char* algorithm_name(Algorithm k) {
                                 "Auto",
                                 "ScatterAllgather",
                                 "Bruck",
-                                "RecursiveHalving"};
+                                "RecursiveHalving",
+                                "Pairwise"};
   return names[static_cast<int>(k)];
 }
 

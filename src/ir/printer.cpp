@@ -6,7 +6,7 @@
 namespace anyp::ir {
 namespace {
 
-// " Tree" after a broadcast or allgather of another algorithm than Mesh.
+// " Tree" after a broadcast, allgather or all_to_all of another algorithm than Mesh.
 std::string algorithm_suffix(const Op& op) {
   const Algorithm a = collective_algorithm(op);
   return a == Algorithm::Mesh ? "" : std::string(" ") + algorithm_name(a);
@@ -249,6 +249,7 @@ class Printer {
       case OpKind::Allgather:
         return res + op_kind_name(op.kind) + " " + operands(a, 0, n) + algorithm_suffix(op);
       case OpKind::AllToAll:
+        return res + op_kind_name(op.kind) + " " + operands(a, 0, n) + algorithm_suffix(op);
       case OpKind::AllToAllV:
         return res + op_kind_name(op.kind) + " " + operands(a, 0, n) + core_num(op);
     }

@@ -8,7 +8,7 @@
 // sub-tile puts and gets (derived datatypes), atomic adds into one window in
 // FP32, FP16 and BF16 (compare-and-swap) and INT32, and the builtin
 // collectives (every allreduce, broadcast, reduce_scatter and allgather
-// algorithm), a put_async, sub-windows of one
+// algorithm, and every all_to_all's), a put_async, sub-windows of one
 // buffer, loops that count across 2^31 and up to INT64's maximum, and the
 // dispatch order across ranks (a dispatch waiting for another rank's). Then a program compiled for
 // another P must be refused. Process 0 prints "OK", or each difference; the exit code says which.
@@ -331,6 +331,22 @@ std::vector<Case> cases() {
                        },
                        1, pl::Dim(1)),
                    pl::BF16, kRowPerRank, false, 1});
+  }
+  const std::pair<pld::AllToAllMode, const char*> all_to_alls[] = {
+      {pld::AllToAllMode::Mesh, "all_to_all_mesh"},
+      {pld::AllToAllMode::Pairwise, "all_to_all_pairwise"},
+      {pld::AllToAllMode::Auto, "all_to_all_auto"}};
+  for (const auto& [mode, name] : all_to_alls) {
+    all.push_back(
+        {name,
+         make_program(name, pl::INT32, NR, {NR, 1},
+                      [mode](pl::Value& x, pl::Value& y, pl::Value& data, pl::Value& signal) {
+                        data = pld::tensor::all_to_all(x, data, signal, mode);
+                        pl::range(NR, [&](pl::Scalar i) {
+                          y = pl::store(pl::load(data, {i, 0}, {1, N}), {i, 0}, y);
+                        });
+                      }),
+         pl::INT32, kRowPerRank});
   }
   return all;
 }

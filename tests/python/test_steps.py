@@ -898,6 +898,76 @@ def test_reduce_scatter_mode_is_checked():
     )
 
 
+def all_to_all_program(mode):
+    """Rank r sends x[r] ([NR, SIZE], row d to rank d) by the kernel-level
+    all_to_all of `mode`; y[r] = its window (row s from rank s)."""
+
+    @pl.jit.incore
+    def exchange(
+        x: pl.Tensor[[NR, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
+        dst: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+        signal: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    ):
+        dst = pld.tensor.all_to_all(x, dst, signal, mode=mode)
+        for p in pl.range(pld.nranks(pld.get_comm_ctx(dst))):
+            y = pl.store(pl.load(dst, [p, 0], [1, SIZE]), [p, 0], y)
+        return y
+
+    @pl.jit
+    def per_rank(
+        x: pl.Tensor[[NR, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
+        dst: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
+        signal: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
+    ):
+        exchange(x, y, dst, signal)
+
+    @pl.jit.host
+    def host(
+        x: pl.Tensor[[NR, NR, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
+    ):
+        dst = pld.alloc_window_buffer([NR, SIZE], dtype=pl.FP32)
+        signal = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
+        for r in pl.range(pld.world_size()):
+            per_rank(
+                x[r],
+                y[r],
+                pld.window(dst, [NR, SIZE], dtype=pl.FP32),
+                pld.window(signal, [NR, 1], dtype=pl.INT32),
+                device=r,
+            )
+
+    return host
+
+
+@pytest.mark.parametrize("P", [2, 3, 5, 8])
+@pytest.mark.parametrize("mode", ["mesh", "pairwise", "auto"])
+def test_all_to_all_modes(mode, P):
+    x = torch.arange(P * P * SIZE, dtype=torch.float32).view(P, P, SIZE)
+    y = torch.zeros((P, P, SIZE), dtype=torch.float32)
+    compiled = all_to_all_program(mode).compile(x, y, config=config(P, check_races=True))
+    compiled(x, y)
+    assert torch.equal(y, x.transpose(0, 1))  # y[d][s] = x[s][d]
+    table = compiled.collective_table()
+    assert "pld.tensor.all_to_all" in table
+    assert table.count(" us  ") == 2  # Mesh, Pairwise
+
+
+def test_all_to_all_mode_is_checked():
+    with pytest.raises(anyp.CompileError) as e:
+        all_to_all_program("bruck").compile(
+            torch.zeros(2, 2, SIZE), torch.zeros(2, 2, SIZE), config=config(2)
+        )
+    first = str(e.value).splitlines()[0]
+    assert first.startswith("test_steps.py:")
+    assert first.endswith(
+        ': ValueError: pld.tensor.all_to_all mode must be "mesh", "pairwise" or "auto", '
+        "got 'bruck'"
+    )
+
+
 @pl.jit.incore
 def stage_rows(
     x: pl.Tensor[[NR, SIZE], pl.FP32],

@@ -154,8 +154,10 @@ def broadcast(target, *, root, mode="mesh"):
     )
 
 
-def all_to_all(input, target):  # noqa: A002
-    return tensor.all_to_all(input, target, _fresh_signal("all_to_all", [world_size(), 1]))
+def all_to_all(input, target, *, mode="mesh"):  # noqa: A002
+    return tensor.all_to_all(
+        input, target, _fresh_signal("all_to_all", [world_size(), 1]), mode=mode
+    )
 
 
 def all_to_all_v(input, target, send_counts, recv_counts, *, nranks=None):  # noqa: A002

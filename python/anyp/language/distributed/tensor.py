@@ -186,10 +186,19 @@ def reduce_scatter(target, signal, *, op=ReduceOp.Sum, mode="mesh"):
     return _core.reduce_scatter(target, signal, op, mode)
 
 
-def all_to_all(input, target, signal):  # noqa: A002  (PyPTO's name)
+_ALL_TO_ALL_MODES = ("mesh", "pairwise", "auto")
+
+
+def all_to_all(input, target, signal, *, mode="mesh"):  # noqa: A002  (PyPTO's name)
     """Row d of rank r's `input` ([NR, ...], a plain tensor in a kernel)
-    lands in row r of rank d's window `target`. Signal [NR, 1]."""
-    return _core.all_to_all(input, target, signal)
+    lands in row r of rank d's window `target`. Signal [NR, 1]. anyp's
+    mode="pairwise" (P - 1 steps, one peer in and one out per step) and
+    mode="auto" (the one of least modeled time; docs/collectives.md §3.7)."""
+    if mode not in _ALL_TO_ALL_MODES:
+        raise ValueError(
+            f'pld.tensor.all_to_all mode must be "mesh", "pairwise" or "auto", got {mode!r}'
+        )
+    return _core.all_to_all(input, target, signal, mode)
 
 
 def all_to_all_v(input, target, signal, send_counts, recv_counts, *, core_num=1):  # noqa: A002
