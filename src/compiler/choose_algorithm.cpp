@@ -15,6 +15,7 @@
 #include <cstdio>
 
 #include "compiler/collective_emitter.hpp"
+#include "compiler/lower_bruck_allgather.hpp"
 #include "compiler/lower_collectives.hpp"
 #include "runtime/compute_class.hpp"
 
@@ -213,9 +214,15 @@ std::vector<AlgorithmEstimate> allgather_estimates(std::int64_t ranks, std::int6
   const double N = static_cast<double>(elements) * static_cast<double>(dtype_bytes(dtype));
   const double p = static_cast<double>(ranks);
   const double a = model.alpha_ns, b = model.beta_ns_per_byte;
-  const double h = model.notify_issue_ns + model.notify_ns + model.wait_ns;
-  return {{ir::Algorithm::Mesh, (p - 1) * (a + N * b) + h},
-          {ir::Algorithm::Bruck, bruck_allgather_time(ranks, elements, dtype, a, b, h)}};
+  const double i = model.notify_issue_ns, l = model.notify_ns, w = model.wait_ns;
+  const double rounds = static_cast<double>(collective::bruck_rounds(ranks));
+  // Mesh: P - 1 puts, the barrier's P - 1 credits and waits, its
+  // epilogue's P - 1 give-backs, one latency. Bruck: its rounds, then a
+  // read-done to every peer it pulled from, the last read-done's latency
+  // and wait, and 2 give-backs per round.
+  return {{ir::Algorithm::Mesh, (p - 1) * (a + N * b + 2 * i + w) + l},
+          {ir::Algorithm::Bruck,
+           bruck_allgather_time(ranks, elements, dtype, a, b, i + l + w) + 3 * rounds * i + l + w}};
 }
 
 std::vector<AlgorithmEstimate> all_to_all_estimates(std::int64_t ranks, std::int64_t elements,

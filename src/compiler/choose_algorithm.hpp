@@ -35,8 +35,11 @@ std::vector<AlgorithmEstimate> allreduce_estimates(std::int64_t ranks, std::int6
 std::vector<AlgorithmEstimate> broadcast_estimates(std::int64_t ranks, std::int64_t elements,
                                                    DType dtype, const runtime::CostModel& model);
 
-// The allgather's: Mesh (P - 1 puts of the row from each rank, then a
-// barrier: (P - 1)(α + Nβ) + h), Bruck (collectives.md §3.5a).
+// The allgather's, with i the notify issue, l its latency, w a wait: Mesh
+// (P - 1 puts of the row from each rank, then a barrier and its epilogue:
+// (P - 1)(α + Nβ + 2i + w) + l), Bruck (its rounds, each with a credit
+// awaited, then R = ⌈log₂ P⌉ read-dones and 2R give-backs: + 3Ri + l + w;
+// collectives.md §3.5a).
 std::vector<AlgorithmEstimate> allgather_estimates(std::int64_t ranks, std::int64_t elements,
                                                    DType dtype, const runtime::CostModel& model);
 
