@@ -29,9 +29,9 @@ enum class AllreduceMode { Mesh, Ring, RecursiveDoubling, Rabenseifner, Tree, Au
 // The builtin broadcast's algorithm (docs/collectives.md §3.4).
 enum class BroadcastMode { Mesh, Tree, ScatterAllgather, Auto };
 // The builtin allgather's algorithm (docs/collectives.md §3.5).
-enum class AllgatherMode { Mesh, Bruck, Auto };
+enum class AllgatherMode { Mesh, Bruck, RecursiveDoubling, Auto };
 // The builtin reduce_scatter's algorithm (docs/collectives.md §3.6).
-enum class ReduceScatterMode { Mesh, RecursiveHalving, Auto };
+enum class ReduceScatterMode { Mesh, RecursiveHalving, Pairwise, Auto };
 // The builtin all_to_all's algorithm (docs/collectives.md §3.7).
 enum class AllToAllMode { Mesh, Pairwise, Auto };
 
@@ -213,8 +213,10 @@ pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::Sc
 // becomes rank r's plain tensor `src`. Signal [NR, 1]. Mesh: every rank
 // puts its row to every rank, then one barrier. Bruck: ceil(log2 P) rounds,
 // round k pulling min(2^k, P - 2^k) rows from rank r + 2^k, with read-done
-// handshakes at the end (dst is protected across calls). Auto: the one of
-// least modeled time.
+// handshakes at the end (dst is protected across calls). RecursiveDoubling:
+// floor(log2 P) pairwise exchanges of doubling blocks of rows, the ranks
+// beyond a power of two folded in first and served last, protected across
+// calls. Auto: the one of least modeled time.
 pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
                     AllgatherMode mode = AllgatherMode::Mesh, pl::Here where = pl::Here::current());
 // Window `data` is [NR, ...]: rank r's row r becomes OP over every rank's row r.
@@ -222,8 +224,10 @@ pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value&
 // other rows untouched. RecursiveHalving: the reduce-scatter half of
 // Rabenseifner's allreduce over the rows, floor(log2 P) pairwise steps, the
 // ranks beyond a power of two folded in first (the other rows keep partial
-// reductions), protected across calls. Auto: the
-// one of least modeled time.
+// reductions), protected across calls. Pairwise: P - 1 steps, step k
+// pulling row r from rank r + k (mod P) and reducing it into row r, so row
+// r is reduced in the order r, r + 1, .., r - 1; the other rows untouched,
+// protected across calls. Auto: the one of least modeled time.
 pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal,
                          ReduceOp op = ReduceOp::Sum,
                          ReduceScatterMode mode = ReduceScatterMode::Mesh,

@@ -60,7 +60,10 @@ pld::BroadcastMode broadcast_mode(const std::string& mode) {
 
 pld::AllgatherMode allgather_mode(const std::string& mode) {
   using M = pld::AllgatherMode;
-  static const ModeName<M> names[] = {{"mesh", M::Mesh}, {"bruck", M::Bruck}, {"auto", M::Auto}};
+  static const ModeName<M> names[] = {{"mesh", M::Mesh},
+                                      {"bruck", M::Bruck},
+                                      {"recursive_doubling", M::RecursiveDoubling},
+                                      {"auto", M::Auto}};
   return mode_named("pld.tensor.allgather", mode, names);
 }
 
@@ -73,8 +76,10 @@ pld::AllToAllMode all_to_all_mode(const std::string& mode) {
 
 pld::ReduceScatterMode reduce_scatter_mode(const std::string& mode) {
   using M = pld::ReduceScatterMode;
-  static const ModeName<M> names[] = {
-      {"mesh", M::Mesh}, {"recursive_halving", M::RecursiveHalving}, {"auto", M::Auto}};
+  static const ModeName<M> names[] = {{"mesh", M::Mesh},
+                                      {"recursive_halving", M::RecursiveHalving},
+                                      {"pairwise", M::Pairwise},
+                                      {"auto", M::Auto}};
   return mode_named("pld.tensor.reduce_scatter", mode, names);
 }
 

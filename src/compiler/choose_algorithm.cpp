@@ -11,6 +11,7 @@
 #include "compiler/choose_algorithm.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 
@@ -37,6 +38,46 @@ runtime::ComputeClass reduce_class(ir::ReduceKind op) {
       break;
   }
   return runtime::ComputeClass::Add;
+}
+
+// The makespan of a folded log-level exchange on a platform's notify
+// costs (i issue, l latency, w wait), as lower_log_allreduce.cpp runs it
+// on p' = `pow2` virtual ranks: `fold_in` before the levels on the rem
+// absorbers; level by level (mask `masks[s]`, partner v ^ m) a credit to
+// the partner, a wait for its credit, the level's transfer `cost(v, m)`,
+// a read-done credit; then each partner's read-done awaited (it lands l
+// after the partner's level ends) and given back, in level order; then
+// `fold_out` on the absorbers.
+template <class Cost>
+double folded_levels_time(std::int64_t pow2, std::int64_t rem,
+                          const std::vector<std::int64_t>& masks, double fold_in, double fold_out,
+                          const runtime::CostModel& model, const Cost& cost) {
+  const double i = model.notify_issue_ns, l = model.notify_ns, w = model.wait_ns;
+  const auto at = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+  std::vector<double> t(at(pow2));
+  for (std::int64_t v = 0; v < pow2; ++v) t[at(v)] = v < rem ? fold_in : 0;
+  std::vector<std::vector<double>> level_end;
+  for (std::int64_t m : masks) {
+    std::vector<double> next(t.size());
+    for (std::int64_t v = 0; v < pow2; ++v)
+      next[at(v)] = std::max(t[at(v)] + i, t[at(v ^ m)] + i + l) + w + cost(v, m) + i;
+    t = std::move(next);
+    level_end.push_back(t);
+  }
+  double makespan = 0;
+  for (std::int64_t v = 0; v < pow2; ++v) {
+    double now = t[at(v)];
+    for (std::size_t s = 0; s < masks.size(); ++s)
+      now = std::max(now, level_end[s][at(v ^ masks[s])] + l) + w + i;
+    makespan = std::max(makespan, now + (v < rem ? fold_out : 0));
+  }
+  return makespan;
+}
+
+// The fold's return: the absorber's final credit, the extra's wait and
+// copy (`copy`), its read-done awaited by the absorber, who gives back.
+double fold_return(double copy, const runtime::CostModel& m) {
+  return 3 * m.notify_issue_ns + 2 * (m.notify_ns + m.wait_ns) + copy;
 }
 
 }  // namespace
@@ -168,25 +209,58 @@ std::vector<AlgorithmEstimate> reduce_scatter_estimates(std::int64_t ranks, std:
   const double e = static_cast<double>(dtype_bytes(dtype)), row = static_cast<double>(elements);
   const double p = static_cast<double>(ranks), S = row * e;
   const double a = model.alpha_ns, b = model.beta_ns_per_byte;
-  const double h = model.notify_issue_ns + model.notify_ns + model.wait_ns;
   const double per_element = model.compute_ns(reduce_class(op), dtype, 1);
+  const double i = model.notify_issue_ns, l = model.notify_ns, w = model.wait_ns;
   std::int64_t pow2 = 1;
   while (pow2 * 2 <= ranks) pow2 *= 2;
   const std::int64_t rem = ranks - pow2;
-  // Per level the group with the most rows (a folded pair owns two).
-  double halving = 0;
-  for (std::int64_t mask = pow2 / 2; mask >= 1; mask /= 2) {
-    const double rows = static_cast<double>(mask + std::min(mask, rem));
-    halving += h + static_cast<double>(collective::chunks_for(2 * mask * elements, dtype)) * a +
-               rows * S * b + rows * row * per_element;
+  auto first_row = [rem](std::int64_t u) { return u + std::min(u, rem); };
+  // Halving: level mask m = p' / 2 .. 1, v keeps (and pulls and reduces)
+  // the rows of virtual ranks [(v / m)·m, + m); the fold hands the whole
+  // window over and returns one row.
+  std::vector<std::int64_t> masks;
+  for (std::int64_t m = pow2 / 2; m >= 1; m /= 2) masks.push_back(m);
+  const auto kept = [&](std::int64_t v, std::int64_t m) {
+    const std::int64_t base = v / m * m;
+    const double rows = static_cast<double>(first_row(base + m) - first_row(base));
+    return static_cast<double>(collective::chunks_for((m + std::min(m, rem)) * elements, dtype)) *
+               a +
+           rows * S * b + rows * row * per_element;
+  };
+  const double fold_in = i + l + w +
+                         static_cast<double>(collective::chunks_for(ranks * elements, dtype)) * a +
+                         p * S * b + p * row * per_element;
+  const double fold_out =
+      fold_return(static_cast<double>(collective::chunks_for(elements, dtype)) * a + S * b, model);
+  const double halving = folded_levels_time(pow2, rem, masks, fold_in, fold_out, model, kept);
+  // Pairwise, every rank alike: step k starts when step k - 1 ends; a
+  // credit out, then the wait for the peer's credit: its ready, issued as
+  // its step k starts (k <= P / 2), or its read-done of step P - k, which
+  // lands l after that step ends. Then the pull of the row reduced and a
+  // read-done. At the end every peer's second credit awaited and given
+  // back in step order: peer r + k's lands at the later of its ready
+  // (step k) and its read-done (end of step P - k).
+  const double pull =
+      static_cast<double>(collective::chunks_for(elements, dtype)) * a + S * b + row * per_element;
+  std::vector<double> start(static_cast<std::size_t>(ranks) + 1, 0.0),
+      end(static_cast<std::size_t>(ranks), 0.0);
+  for (std::int64_t k = 1; k < ranks; ++k) {
+    const auto K = static_cast<std::size_t>(k);
+    start[K] = k == 1 ? 0 : end[K - 1];
+    const double released =
+        2 * k <= ranks ? start[K] + i + l : end[static_cast<std::size_t>(ranks - k)] + l;
+    end[K] = std::max(start[K] + i, released) + w + pull + i;
   }
-  const double fold =
-      rem == 0 ? 0
-               : 2 * h + static_cast<double>(collective::chunks_for(ranks * elements, dtype)) * a +
-                     p * S * b + p * row * per_element +
-                     static_cast<double>(collective::chunks_for(elements, dtype)) * a + S * b;
-  return {{ir::Algorithm::Mesh, (p - 1) * (a + S * b + row * per_element) + 2 * h},
-          {ir::Algorithm::RecursiveHalving, halving + fold}};
+  double pairwise = ranks > 1 ? end[static_cast<std::size_t>(ranks - 1)] : 0;
+  for (std::int64_t k = 1; k < ranks; ++k)
+    pairwise = std::max({pairwise, start[static_cast<std::size_t>(k)] + i + l,
+                         end[static_cast<std::size_t>(ranks - k)] + l}) +
+               w + i;
+  // Mesh: two barriers and the epilogue, (P - 1)(3i + w) + 2l + w with the
+  // P - 1 pulls of a row reduced.
+  return {{ir::Algorithm::Mesh, (p - 1) * (a + S * b + row * per_element + 3 * i + w) + 2 * l + w},
+          {ir::Algorithm::RecursiveHalving, halving},
+          {ir::Algorithm::Pairwise, pairwise}};
 }
 
 double bruck_allgather_time(std::int64_t P, std::int64_t n, DType dtype, double alpha, double beta,
@@ -209,6 +283,35 @@ double bruck_allgather_time(std::int64_t P, std::int64_t n, DType dtype, double 
   return *std::max_element(t.begin(), t.end());
 }
 
+double recursive_doubling_allgather_time(std::int64_t P, std::int64_t n, DType dtype,
+                                         const runtime::CostModel& model) {
+  const double a = model.alpha_ns, b = model.beta_ns_per_byte;
+  const double S = static_cast<double>(n) * static_cast<double>(dtype_bytes(dtype));
+  std::int64_t pow2 = 1;
+  while (pow2 * 2 <= P) pow2 *= 2;
+  const std::int64_t rem = P - pow2;
+  auto first_row = [rem](std::int64_t u) { return u + std::min(u, rem); };
+  std::vector<std::int64_t> masks;
+  for (std::int64_t m = 1; m < pow2; m *= 2) masks.push_back(m);
+  // Level m: v pulls the partner's rows, those of virtual ranks
+  // [(pv / m)·m, + m).
+  const auto pulled = [&](std::int64_t v, std::int64_t m) {
+    const std::int64_t base = (v ^ m) / m * m;
+    const double rows = static_cast<double>(first_row(base + m) - first_row(base));
+    return static_cast<double>(collective::chunks_for((m + std::min(m, rem)) * n, dtype)) * a +
+           rows * S * b;
+  };
+  // The fold: an absorber waits for its extra's credit and pulls its row;
+  // at the end the extra copies every row.
+  const double fold_in = model.notify_issue_ns + model.notify_ns + model.wait_ns +
+                         static_cast<double>(collective::chunks_for(n, dtype)) * a + S * b;
+  const double fold_out =
+      fold_return(static_cast<double>(collective::chunks_for(P * n, dtype)) * a +
+                      static_cast<double>(P) * S * b,
+                  model);
+  return folded_levels_time(pow2, rem, masks, fold_in, fold_out, model, pulled);
+}
+
 std::vector<AlgorithmEstimate> allgather_estimates(std::int64_t ranks, std::int64_t elements,
                                                    DType dtype, const runtime::CostModel& model) {
   const double N = static_cast<double>(elements) * static_cast<double>(dtype_bytes(dtype));
@@ -222,7 +325,9 @@ std::vector<AlgorithmEstimate> allgather_estimates(std::int64_t ranks, std::int6
   // and wait, and 2 give-backs per round.
   return {{ir::Algorithm::Mesh, (p - 1) * (a + N * b + 2 * i + w) + l},
           {ir::Algorithm::Bruck,
-           bruck_allgather_time(ranks, elements, dtype, a, b, i + l + w) + 3 * rounds * i + l + w}};
+           bruck_allgather_time(ranks, elements, dtype, a, b, i + l + w) + 3 * rounds * i + l + w},
+          {ir::Algorithm::RecursiveDoubling,
+           recursive_doubling_allgather_time(ranks, elements, dtype, model)}};
 }
 
 std::vector<AlgorithmEstimate> all_to_all_estimates(std::int64_t ranks, std::int64_t elements,

@@ -39,13 +39,16 @@ std::vector<AlgorithmEstimate> broadcast_estimates(std::int64_t ranks, std::int6
 // (P - 1 puts of the row from each rank, then a barrier and its epilogue:
 // (P - 1)(α + Nβ + 2i + w) + l), Bruck (its rounds, each with a credit
 // awaited, then R = ⌈log₂ P⌉ read-dones and 2R give-backs: + 3Ri + l + w;
-// collectives.md §3.5a).
+// collectives.md §3.5a), RecursiveDoubling (§3.5c).
 std::vector<AlgorithmEstimate> allgather_estimates(std::int64_t ranks, std::int64_t elements,
                                                    DType dtype, const runtime::CostModel& model);
 
 // The reduce_scatter's, rows of `elements`: Mesh (a barrier, P - 1 pulls
-// of a row reduced, a read-done barrier: (P - 1)(α + Sβ + S⊕) + 2h) and
-// RecursiveHalving (Rabenseifner's halving half, folded alike; §3.6a).
+// of a row reduced, a read-done barrier and the epilogue:
+// (P - 1)(α + Sβ + S⊕ + 3i + w) + 2l + w),
+// RecursiveHalving (Rabenseifner's halving half, folded alike; §3.6a) and
+// Pairwise (P - 1 steps of a credit, a wait, a pull reduced and a
+// read-done; §3.6c).
 std::vector<AlgorithmEstimate> reduce_scatter_estimates(std::int64_t ranks, std::int64_t elements,
                                                         DType dtype, ir::ReduceKind op,
                                                         const runtime::CostModel& model);
@@ -64,6 +67,14 @@ std::vector<AlgorithmEstimate> all_to_all_estimates(std::int64_t ranks, std::int
 // two messages); O(P log P).
 double bruck_allgather_time(std::int64_t ranks, std::int64_t elements, DType dtype, double alpha,
                             double beta, double handshake);
+
+// The recursive-doubling allgather's makespan on a platform's model, rows
+// of `elements`: the fold's hand-over, the longest chain of its levels as
+// the lowering runs them (a folded pair's two rows, pieces), the
+// read-dones, and the fold's return of every row (collectives.md §3.5c);
+// O(P log P).
+double recursive_doubling_allgather_time(std::int64_t ranks, std::int64_t elements, DType dtype,
+                                         const runtime::CostModel& model);
 
 // The scatter + ring allgather broadcast's makespan under a model of alpha
 // per message, beta per byte and `handshake` per credit: the longest chain

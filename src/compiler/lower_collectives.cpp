@@ -11,6 +11,7 @@
 #include "compiler/lower_log_allreduce.hpp"
 #include "compiler/lower_log_broadcast.hpp"
 #include "compiler/lower_pairwise_all_to_all.hpp"
+#include "compiler/lower_pairwise_reduce_scatter.hpp"
 
 namespace anyp::compiler {
 
@@ -200,6 +201,8 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
     }
     case ir::OpKind::Allgather: {
       if (call.mode == ir::Algorithm::Bruck) return lower_bruck_allgather(ce, call);
+      if (call.mode == ir::Algorithm::RecursiveDoubling)
+        return lower_recursive_doubling_allgather(ce, call);
       const std::int32_t src = call.views[0], dst = call.views[1], signal = call.views[2];
       const std::int64_t n = call.numel[0];
       const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, r, ce.c(n));
@@ -213,6 +216,7 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
     case ir::OpKind::ReduceScatter: {
       if (call.mode == ir::Algorithm::RecursiveHalving)
         return lower_recursive_halving_reduce_scatter(ce, call);
+      if (call.mode == ir::Algorithm::Pairwise) return lower_pairwise_reduce_scatter(ce, call);
       const std::int32_t data = call.views[0], signal = call.views[1];
       const std::int64_t n = call.numel[0] / regs.world;
       ce.barrier(signal, mesh, ce.c(1));

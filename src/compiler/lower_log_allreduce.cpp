@@ -4,7 +4,10 @@
 // both over the largest power of two p' <= P, the other P - p' ranks folded
 // in first and served last (Thakur, Rabenseifner & Gropp 2005, §4); and a
 // binomial-tree reduce to rank 0 followed by a binomial-tree broadcast,
-// over any P as it is.
+// over any P as it is. Rabenseifner's two halves serve on their own: the
+// recursive-halving reduce_scatter and the recursive-doubling allgather,
+// folded alike (an absorber first pulls its extra's row, the extra copies
+// every row back at the end).
 //
 // Both take the mesh's [P, 1] signal: every credit a rank receives from
 // peer s goes into its cell {s}, and a peer's credits to one rank in one
@@ -25,6 +28,7 @@
 // identical and equals the documented tree (collectives.md).
 #include "compiler/lower_log_allreduce.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <functional>
@@ -61,29 +65,38 @@ struct Place {
 
 class LogAllreduce {
  public:
-  LogAllreduce(CollectiveEmitter& ce, const CollectiveCall& call)
-      : ce_(ce), call_(call), f_(folding_of(ce.regs_.world)), credits_(ce, call.views[1]) {
-    data_ = call.views[0];
-    signal_ = call.views[1];
-    n_ = call.numel[0];
+  // `data` and `signal` index the call's views: the window the algorithm
+  // works on (an allgather's dst) and the [P, 1] signal.
+  LogAllreduce(CollectiveEmitter& ce, const CollectiveCall& call, std::size_t data = 0,
+               std::size_t signal = 1)
+      : ce_(ce),
+        call_(call),
+        f_(folding_of(ce.regs_.world)),
+        credits_(ce, call.views[signal]),
+        dtype_(call.dtypes[data]) {
+    data_ = call.views[data];
+    signal_ = call.views[signal];
+    n_ = call.numel[data];
     r_ = ce.regs_.rank;
     place_ = place();
   }
 
-  // The fold, `body` on the virtual ranks, the fold's return: an extra
-  // rank copies the result from its absorber, all of it or (`own_row`) its
-  // own row of P.
-  void run(const std::function<void()>& power_of_two_part, bool own_row = false) {
+  // How the folded ranks join: an absorber reduces its extra's data into
+  // its own and the extra copies all of the result back (Reduce), or only
+  // its own row of P (ReduceToRows); or the absorber copies the extra's row
+  // and the extra copies every row back (Gather).
+  enum class Fold { Reduce, ReduceToRows, Gather };
+
+  // The fold, `body` on the virtual ranks, the fold's return.
+  void run(const std::function<void()>& power_of_two_part, Fold fold = Fold::Reduce) {
     std::size_t skip_all = 0, skip_fold_in = 0, skip_fold_out = 0;
     if (f_.rem > 0) {
       // An extra rank hands its data over and waits for the result.
       jump_unless(place_.extra, skip_fold_in);
       credit(place_.partner);
       wait_for(place_.partner, 1);
-      if (own_row) {
-        const std::int64_t row = n_ / ce_.regs_.world;
-        copy_from(place_.partner, ce_.op(BinaryOp::Mul, r_, ce_.c(row)), ce_.c(row),
-                  chunks_for(row, call_.dtypes[0]));
+      if (fold == Fold::ReduceToRows) {
+        copy_row_from(place_.partner, r_);
       } else {
         copy_all_from(place_.partner);
       }
@@ -96,7 +109,11 @@ class LogAllreduce {
       std::size_t not_absorber = 0;
       jump_unless(place_.absorber, not_absorber);
       wait_for(place_.partner, 1);
-      reduce_all_from_lower(place_.partner);
+      if (fold == Fold::Gather) {
+        copy_row_from(place_.partner, place_.partner);
+      } else {
+        reduce_all_from_lower(place_.partner);
+      }
       ce_.e_.patch(not_absorber, ce_.e_.here());
     }
     power_of_two_part();
@@ -120,7 +137,7 @@ class LogAllreduce {
   // virtual rank first), credit it (read-done k), wait for its read-done k
   // (credit 2 + k), overwrite my chunk. The partner's cell gets 1 + K.
   void recursive_doubling() {
-    const std::int64_t chunks = chunks_for(n_, call_.dtypes[0]);
+    const std::int64_t chunks = chunks_for(n_, dtype_);
     for (std::int64_t s = 0; s < f_.levels; ++s) {
       const std::int64_t mask = std::int64_t{1} << s;
       const std::int32_t pv = flip(place_.virt, mask);
@@ -183,6 +200,34 @@ class LogAllreduce {
   // read-done credit. A rank leaves once each partner's read-done is in.
   void recursive_halving() {
     const std::vector<std::int32_t> peers = halve(&LogAllreduce::for_rows_of, true);
+    for (std::int32_t peer : peers) {
+      wait_for(peer, 2);
+      give_back(peer, 2);
+    }
+  }
+
+  // Allgather by recursive doubling over p' virtual ranks, on the P rows of
+  // the window: level s = 0 .. L - 1, mask m = 2^s, v holds the rows of
+  // virtual ranks [(v / m)·m, + m) (contiguous real rows: a folded pair's
+  // two rows sit together) and pulls the partner's, [(pv / m)·m, + m), from
+  // pv = v ^ m into its own window. Each level: a credit to the partner (my
+  // rows are in), a wait for its credit, the pull, a read-done credit. A
+  // rank writes only rows it does not hold yet and is read only for rows it
+  // holds; it leaves once each partner's read-done is in.
+  void recursive_doubling_allgather() {
+    std::vector<std::int32_t> peers;
+    for (std::int64_t s = 0; s < f_.levels; ++s) {
+      const std::int64_t mask = std::int64_t{1} << s;
+      const std::int32_t pv = flip(place_.virt, mask);
+      const std::int32_t peer = real_of(pv);
+      peers.push_back(peer);
+      credit(peer);
+      wait_for(peer, 1);
+      for_rows_of(pv, mask, [&](std::int32_t off, std::int32_t len) {
+        ce_.store_flat(data_, r_, off, ce_.load_flat(data_, peer, off, len));
+      });
+      credit(peer);  // read-done
+    }
     for (std::int32_t peer : peers) {
       wait_for(peer, 2);
       give_back(peer, 2);
@@ -334,15 +379,15 @@ class LogAllreduce {
         BinaryOp::Div, ce_.op(BinaryOp::Mul, ce_.op(BinaryOp::Add, first, ce_.c(mask)), ce_.c(n_)),
         ce_.c(f_.pow2));
     const std::int32_t len = ce_.op(BinaryOp::Sub, end, begin);
-    ce_.for_pieces(begin, len, chunks_for((mask * n_ + f_.pow2 - 1) / f_.pow2, call_.dtypes[0]),
-                   body);
+    ce_.for_pieces(begin, len, chunks_for((mask * n_ + f_.pow2 - 1) / f_.pow2, dtype_), body);
   }
 
   // The first real row of virtual rank u: u + min(u, rem).
   std::int32_t first_row(std::int32_t u) {
     return f_.rem == 0 ? u : ce_.op(BinaryOp::Add, u, ce_.op(BinaryOp::Min, u, ce_.c(f_.rem)));
   }
-  // The rows of virtual ranks [(v / m)·m, + m), in pieces of at most 16 KiB.
+  // The rows of virtual ranks [(v / m)·m, + m), in pieces of at most 16 KiB
+  // (of the most rows m virtual ranks own: m + min(m, rem)).
   void for_rows_of(std::int32_t v, std::int64_t mask,
                    const std::function<void(std::int32_t, std::int32_t)>& body) {
     const std::int64_t row = n_ / ce_.regs_.world;
@@ -352,15 +397,20 @@ class LogAllreduce {
     const std::int32_t end = first_row(ce_.op(BinaryOp::Add, first, ce_.c(mask)));
     ce_.for_pieces(ce_.op(BinaryOp::Mul, begin, ce_.c(row)),
                    ce_.op(BinaryOp::Mul, ce_.op(BinaryOp::Sub, end, begin), ce_.c(row)),
-                   chunks_for(2 * mask * row, call_.dtypes[0]), body);
+                   chunks_for((mask + std::min(mask, f_.rem)) * row, dtype_), body);
   }
 
   // The whole window, in pieces of at most 16 KiB.
   void for_all(const std::function<void(std::int32_t, std::int32_t)>& body) {
-    ce_.for_pieces(ce_.c(0), ce_.c(n_), chunks_for(n_, call_.dtypes[0]), body);
+    ce_.for_pieces(ce_.c(0), ce_.c(n_), chunks_for(n_, dtype_), body);
   }
   void copy_all_from(std::int32_t peer) {
-    copy_from(peer, ce_.c(0), ce_.c(n_), chunks_for(n_, call_.dtypes[0]));
+    copy_from(peer, ce_.c(0), ce_.c(n_), chunks_for(n_, dtype_));
+  }
+  // Row `row` of P from `peer`'s window into mine.
+  void copy_row_from(std::int32_t peer, std::int32_t row) {
+    const std::int64_t len = n_ / ce_.regs_.world;
+    copy_from(peer, ce_.op(BinaryOp::Mul, row, ce_.c(len)), ce_.c(len), chunks_for(len, dtype_));
   }
   void copy_from(std::int32_t peer, std::int32_t begin, std::int32_t len, std::int64_t pieces) {
     ce_.for_pieces(begin, len, pieces, [&](std::int32_t off, std::int32_t piece) {
@@ -380,6 +430,7 @@ class LogAllreduce {
   const CollectiveCall& call_;
   Folding f_;
   PeerCredits credits_;
+  DType dtype_;
   std::int32_t data_ = -1, signal_ = -1, r_ = -1;
   std::int64_t n_ = 0;
   Place place_;
@@ -403,7 +454,16 @@ void lower_tree_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
 
 void lower_recursive_halving_reduce_scatter(CollectiveEmitter& ce, const CollectiveCall& call) {
   LogAllreduce a(ce, call);
-  a.run([&] { a.recursive_halving(); }, true);
+  a.run([&] { a.recursive_halving(); }, LogAllreduce::Fold::ReduceToRows);
+}
+
+void lower_recursive_doubling_allgather(CollectiveEmitter& ce, const CollectiveCall& call) {
+  const std::int32_t src = call.views[0], dst = call.views[1];
+  const std::int64_t n = call.numel[0];
+  const std::int32_t r = ce.regs_.rank;
+  ce.put_flat(dst, r, ce.op(BinaryOp::Mul, r, ce.c(n)), src, ce.c(0), ce.c(n));
+  LogAllreduce a(ce, call, 1, 2);
+  a.run([&] { a.recursive_doubling_allgather(); }, LogAllreduce::Fold::Gather);
 }
 
 }  // namespace anyp::compiler::collective

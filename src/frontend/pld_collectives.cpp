@@ -196,7 +196,9 @@ pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value&
   ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
   ir::VarId s = expect_signal_window(t, signal, name);
   expect_same_dtype(t, x, d, name);
-  const ir::Algorithm algorithm = mode == AllgatherMode::Bruck  ? ir::Algorithm::Bruck
+  const ir::Algorithm algorithm = mode == AllgatherMode::Bruck ? ir::Algorithm::Bruck
+                                  : mode == AllgatherMode::RecursiveDoubling
+                                      ? ir::Algorithm::RecursiveDoubling
                                   : mode == AllgatherMode::Auto ? ir::Algorithm::Auto
                                                                 : ir::Algorithm::Mesh;
   return emit_collective(t, ir::OpKind::Allgather, {var(x), var(d), var(s)}, d, algorithm);
@@ -211,8 +213,9 @@ pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceO
   ir::VarId s = expect_signal_window(t, signal, name);
   const ir::Algorithm algorithm = mode == ReduceScatterMode::RecursiveHalving
                                       ? ir::Algorithm::RecursiveHalving
-                                  : mode == ReduceScatterMode::Auto ? ir::Algorithm::Auto
-                                                                    : ir::Algorithm::Mesh;
+                                  : mode == ReduceScatterMode::Pairwise ? ir::Algorithm::Pairwise
+                                  : mode == ReduceScatterMode::Auto     ? ir::Algorithm::Auto
+                                                                        : ir::Algorithm::Mesh;
   return emit_collective(t, ir::OpKind::ReduceScatter, {var(d), var(s)}, d,
                          ir::AllreduceAttr{static_cast<ir::ReduceKind>(op), algorithm});
 }

@@ -50,9 +50,9 @@
 //   Broadcast    data args[0] in place, signal args[1], root args[2] (an immediate);
 //                attr Algorithm (Mesh, Tree, ScatterAllgather, Auto)
 //   Allgather    src tensor args[0] -> dst window args[1] (row r), signal args[2];
-//                attr Algorithm (Mesh, Bruck, Auto)
+//                attr Algorithm (Mesh, Bruck, RecursiveDoubling, Auto)
 //   ReduceScatter data args[0] ([NR, ...], row r reduced in place), signal args[1];
-//                attr AllreduceAttr (the op; Mesh, RecursiveHalving or Auto)
+//                attr AllreduceAttr (the op; Mesh, RecursiveHalving, Pairwise or Auto)
 //   AllToAll     src tensor args[0] row d -> rank d's dst window args[1] row r, signal args[2];
 //                attr Algorithm (Mesh, Pairwise, Auto)
 //   AllToAllV    src args[0], send_counts args[1], dst args[2], recv_counts args[3],

@@ -121,7 +121,8 @@ enum class AtomicKind : std::uint8_t { None, Add };
 enum class ReduceKind : std::uint8_t { Sum, Max, Min, Prod };
 // A builtin collective's algorithm (allreduce: pld::AllreduceMode's order;
 // broadcast: Mesh, Tree, ScatterAllgather, Auto; allgather: Mesh, Bruck,
-// Auto; reduce_scatter: Mesh, RecursiveHalving, Auto; all_to_all: Mesh,
+// RecursiveDoubling, Auto; reduce_scatter: Mesh, RecursiveHalving,
+// Pairwise, Auto; all_to_all: Mesh,
 // Pairwise, Auto; docs/collectives.md §3).
 enum class Algorithm : std::uint8_t {
   Mesh,

@@ -299,6 +299,7 @@ std::vector<Case> cases() {
   const std::pair<pld::ReduceScatterMode, const char*> reduce_scatters[] = {
       {pld::ReduceScatterMode::Mesh, "reduce_scatter_mesh"},
       {pld::ReduceScatterMode::RecursiveHalving, "reduce_scatter_recursive_halving"},
+      {pld::ReduceScatterMode::Pairwise, "reduce_scatter_pairwise"},
       {pld::ReduceScatterMode::Auto, "reduce_scatter_auto"}};
   for (const auto& [mode, name] : reduce_scatters) {
     all.push_back(
@@ -318,6 +319,7 @@ std::vector<Case> cases() {
   const std::pair<pld::AllgatherMode, const char*> allgathers[] = {
       {pld::AllgatherMode::Mesh, "allgather_mesh"},
       {pld::AllgatherMode::Bruck, "allgather_bruck"},
+      {pld::AllgatherMode::RecursiveDoubling, "allgather_recursive_doubling"},
       {pld::AllgatherMode::Auto, "allgather_auto"}};
   for (const auto& [mode, name] : allgathers) {
     all.push_back({name,

@@ -815,14 +815,14 @@ def gather_program(mode):
 
 
 @pytest.mark.parametrize("P", [2, 3, 5, 8])
-@pytest.mark.parametrize("mode", ["mesh", "bruck", "auto"])
+@pytest.mark.parametrize("mode", ["mesh", "bruck", "recursive_doubling", "auto"])
 def test_allgather_modes(mode, P):
     x = torch.arange(P * SIZE, dtype=torch.float32).view(P, 1, SIZE) / 4
     y = torch.zeros((P, P, SIZE), dtype=torch.float32)
     compiled = gather_program(mode).compile(x, y, config=config(P, check_races=True))
     compiled(x, y)
     assert torch.equal(y, x.view(1, P, SIZE).expand(P, P, SIZE))
-    assert compiled.collective_table().count(" us  ") == 2  # Mesh, Bruck
+    assert compiled.collective_table().count(" us  ") == 3  # Mesh, Bruck, RecursiveDoubling
 
 
 def scatter_program(mode):
@@ -872,7 +872,7 @@ def scatter_program(mode):
 
 
 @pytest.mark.parametrize("P", [2, 3, 5, 8])
-@pytest.mark.parametrize("mode", ["mesh", "recursive_halving", "auto"])
+@pytest.mark.parametrize("mode", ["mesh", "recursive_halving", "pairwise", "auto"])
 def test_reduce_scatter_modes(mode, P):
     # Small integers: every reduction order gives the same sum.
     x = (torch.arange(P * P * SIZE, dtype=torch.float32) % 17).view(P, P, SIZE)
@@ -882,7 +882,7 @@ def test_reduce_scatter_modes(mode, P):
     assert torch.equal(y, x.sum(dim=0).view(P, 1, SIZE))
     table = compiled.collective_table()
     assert "pld.tensor.reduce_scatter (Sum" in table
-    assert table.count(" us  ") == 2  # Mesh, RecursiveHalving
+    assert table.count(" us  ") == 3  # Mesh, RecursiveHalving, Pairwise
 
 
 def test_reduce_scatter_mode_is_checked():
@@ -893,8 +893,8 @@ def test_reduce_scatter_mode_is_checked():
     first = str(e.value).splitlines()[0]
     assert first.startswith("test_steps.py:")
     assert first.endswith(
-        ': ValueError: pld.tensor.reduce_scatter mode must be "mesh", "recursive_halving" or '
-        "\"auto\", got 'ring'"
+        ': ValueError: pld.tensor.reduce_scatter mode must be "mesh", "recursive_halving", '
+        '"pairwise" or "auto", got \'ring\''
     )
 
 
@@ -1027,7 +1027,11 @@ def host_reduce_scatter_in(mode):
 @pytest.mark.parametrize("P", [3, 4, 7])
 @pytest.mark.parametrize(
     "mode, runs",
-    [("mesh", "Mesh (pinned)"), ("recursive_halving", "RecursiveHalving (pinned)")],
+    [
+        ("mesh", "Mesh (pinned)"),
+        ("recursive_halving", "RecursiveHalving (pinned)"),
+        ("pairwise", "Pairwise (pinned)"),
+    ],
 )
 def test_host_level_reduce_scatter_modes(mode, runs, P):
     x = (torch.arange(P * P * SIZE, dtype=torch.float32) % 13).view(P, P, SIZE)

@@ -153,35 +153,40 @@ def broadcast(target, signal, *, root, mode="mesh"):
     return _core.broadcast(target, signal, root, mode)
 
 
-_ALLGATHER_MODES = ("mesh", "bruck", "auto")
+_ALLGATHER_MODES = ("mesh", "bruck", "recursive_doubling", "auto")
 
 
 def allgather(local_data, target, signal, *, mode="mesh"):
     """Rank r's `local_data` (a plain tensor in a kernel) lands in row r of
     every rank's window `target` ([NR, ...]). Signal [NR, 1]. Returns target.
-    anyp's mode="bruck" (ceil(log2 P) rounds, with read-done handshakes) and
-    mode="auto" (the one of least modeled time; docs/collectives.md §3.5)."""
+    anyp's mode="bruck" (ceil(log2 P) rounds, with read-done handshakes),
+    mode="recursive_doubling" (floor(log2 P) pairwise exchanges of doubling
+    blocks, the ranks past a power of two folded in) and mode="auto" (the
+    one of least modeled time; docs/collectives.md §3.5)."""
     if mode not in _ALLGATHER_MODES:
         raise ValueError(
-            f'pld.tensor.allgather mode must be "mesh", "bruck" or "auto", got {mode!r}'
+            'pld.tensor.allgather mode must be "mesh", "bruck", "recursive_doubling" or '
+            f'"auto", got {mode!r}'
         )
     return _core.allgather(local_data, target, signal, mode)
 
 
-_REDUCE_SCATTER_MODES = ("mesh", "recursive_halving", "auto")
+_REDUCE_SCATTER_MODES = ("mesh", "recursive_halving", "pairwise", "auto")
 
 
 def reduce_scatter(target, signal, *, op=ReduceOp.Sum, mode="mesh"):
     """Window `target` is [NR, ...]: rank r's row r becomes `op` over every
     rank's row r. Signal [NR, 1]. Returns target. anyp's
     mode="recursive_halving" (Rabenseifner's halving over the rows; the other
-    rows keep partial reductions) and mode="auto" (docs/collectives.md §3.6)."""
+    rows keep partial reductions), mode="pairwise" (P - 1 steps, row r
+    reduced in the order r, r + 1, .., r - 1) and mode="auto"
+    (docs/collectives.md §3.6)."""
     if not isinstance(op, ReduceOp):
         raise TypeError(f"pld.tensor.reduce_scatter op must be a pld.ReduceOp, got {op!r}")
     if mode not in _REDUCE_SCATTER_MODES:
         raise ValueError(
-            'pld.tensor.reduce_scatter mode must be "mesh", "recursive_halving" or "auto", '
-            f"got {mode!r}"
+            'pld.tensor.reduce_scatter mode must be "mesh", "recursive_halving", "pairwise" or '
+            f'"auto", got {mode!r}'
         )
     return _core.reduce_scatter(target, signal, op, mode)
 

@@ -1,13 +1,16 @@
-// bruck_allgather_test.cpp — the Bruck allgather and the allgather's Auto
-// (docs/collectives.md §3.5a-b): row s of every rank's dst is rank s's src,
+// log_allgather_test.cpp — the logarithmic allgathers (Bruck, recursive
+// doubling) and the allgather's Auto (docs/collectives.md §3.5a-c): row s
+// of every rank's dst is rank s's src,
 // bit for bit, for every dtype at P = 2 .. 17 and large P, rows of several
 // 16 KiB pieces, in back-to-back calls on one signal whose sources change
 // between calls with no barrier (the read-done handshakes make that safe;
 // the race checker would report it otherwise), every signal cell 0 after
-// the calls, under the race checker and PCT schedules; and its modeled
-// time against its formula.
+// the calls, under the race checker and PCT schedules; their modeled
+// times against their formulas; and Auto's choice against the
+// candidates' simulated makespans.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <anyp/anyp.hpp>
 #include <bit>
 #include <cmath>
@@ -162,11 +165,34 @@ anyp::RunConfig race_checked() {
 
 class BruckAllgatherAtP : public testing::TestWithParam<std::int64_t> {};
 
+const AllgatherMode kLogModes[] = {AllgatherMode::Bruck, AllgatherMode::RecursiveDoubling};
+
+const char* name_of(AllgatherMode m) {
+  return m == AllgatherMode::Bruck ? "bruck" : m == AllgatherMode::Mesh ? "mesh" : "rd";
+}
+
+AllgatherMode mode_of(anyp::ir::Algorithm a) {
+  switch (a) {
+    case anyp::ir::Algorithm::Mesh:
+      return AllgatherMode::Mesh;
+    case anyp::ir::Algorithm::Bruck:
+      return AllgatherMode::Bruck;
+    case anyp::ir::Algorithm::RecursiveDoubling:
+      return AllgatherMode::RecursiveDoubling;
+    default:
+      ADD_FAILURE() << "no allgather mode runs " << anyp::ir::algorithm_name(a);
+      return AllgatherMode::Auto;
+  }
+}
+
 TEST_P(BruckAllgatherAtP, EveryRowIsItsRanksBitForBit) {
-  Case c;
-  c.P = GetParam();
-  c.calls = 3;
-  EXPECT_EQ(check(c, race_checked()), "") << "P=" << c.P;
+  for (AllgatherMode mode : kLogModes) {
+    Case c;
+    c.mode = mode;
+    c.P = GetParam();
+    c.calls = 3;
+    EXPECT_EQ(check(c, race_checked()), "") << name_of(mode) << " P=" << c.P;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(P, BruckAllgatherAtP, testing::Range<std::int64_t>(2, 18));
@@ -175,11 +201,15 @@ TEST(BruckAllgather, EveryDtype) {
   for (std::int64_t P : {3, 6, 8}) {
     for (pl::DType dtype :
          {pl::FP32, pl::FP16, pl::BF16, pl::INT8, pl::INT16, pl::INT32, pl::INT64}) {
-      Case c;
-      c.dtype = dtype;
-      c.P = P;
-      c.calls = 2;
-      EXPECT_EQ(check(c, race_checked()), "") << anyp::dtype_name(dtype) << " P=" << P;
+      for (AllgatherMode mode : kLogModes) {
+        Case c;
+        c.mode = mode;
+        c.dtype = dtype;
+        c.P = P;
+        c.calls = 2;
+        EXPECT_EQ(check(c, race_checked()), "")
+            << name_of(mode) << " " << anyp::dtype_name(dtype) << " P=" << P;
+      }
     }
   }
 }
@@ -187,35 +217,44 @@ TEST(BruckAllgather, EveryDtype) {
 // Rows of 4096 FP32 (16 KiB): from round 1 on a pull is several pieces.
 TEST(BruckAllgather, SeveralPieces) {
   for (std::int64_t P : {2, 5, 8}) {
-    Case c;
-    c.P = P;
-    c.cols = 4096;
-    c.calls = 2;
-    EXPECT_EQ(check(c, race_checked()), "") << "P=" << P;
+    for (AllgatherMode mode : kLogModes) {
+      Case c;
+      c.mode = mode;
+      c.P = P;
+      c.cols = 4096;
+      c.calls = 2;
+      EXPECT_EQ(check(c, race_checked()), "") << name_of(mode) << " P=" << P;
+    }
   }
 }
 
 TEST(BruckAllgather, LargeP) {
   for (std::int64_t P : {64, 100, 256}) {
-    Case c;
-    c.P = P;
-    c.cols = 8;
-    c.calls = 2;
-    EXPECT_EQ(check(c), "") << "P=" << P;
+    for (AllgatherMode mode : kLogModes) {
+      Case c;
+      c.mode = mode;
+      c.P = P;
+      c.cols = 8;
+      c.calls = 2;
+      EXPECT_EQ(check(c), "") << name_of(mode) << " P=" << P;
+    }
   }
 }
 
 TEST(BruckAllgather, UnderPctSchedules) {
   for (std::int64_t P : {5, 6}) {
     for (std::uint64_t seed = 1; seed <= 8; ++seed) {
-      anyp::RunConfig config = race_checked();
-      config.pct.enabled = true;
-      config.pct.seed = seed;
-      config.pct.steps = 400;
-      Case c;
-      c.P = P;
-      c.calls = 3;
-      EXPECT_EQ(check(c, config), "") << "P=" << P << " seed " << seed;
+      for (AllgatherMode mode : kLogModes) {
+        anyp::RunConfig config = race_checked();
+        config.pct.enabled = true;
+        config.pct.seed = seed;
+        config.pct.steps = 400;
+        Case c;
+        c.mode = mode;
+        c.P = P;
+        c.calls = 3;
+        EXPECT_EQ(check(c, config), "") << name_of(mode) << " P=" << P << " seed " << seed;
+      }
     }
   }
 }
@@ -275,7 +314,8 @@ TEST(BruckAllgatherFidelity, ModeledTimeMatchesTheFormulas) {
 
 // With the notifies priced too (i issue, l latency, w wait), the modeled
 // makespan of one call matches the estimate Auto compares, within 1 %, at
-// every P = 2 .. 17: the mesh's barrier and epilogue, Bruck's credits.
+// every P = 2 .. 17: the mesh's barrier and epilogue, Bruck's credits,
+// recursive doubling's fold and levels.
 TEST(BruckAllgatherFidelity, ModeledTimeMatchesTheEstimateWithNotifyCosts) {
   const anyp_test::Constants k{
       .alpha = 2000, .beta = 0.005, .issue = 100, .latency = 700, .wait = 50};
@@ -285,7 +325,7 @@ TEST(BruckAllgatherFidelity, ModeledTimeMatchesTheEstimateWithNotifyCosts) {
     for (std::int64_t cols : {8, 4096}) {
       for (const auto& e : anyp::compiler::allgather_estimates(P, cols, pl::FP32, cost)) {
         Case c;
-        c.mode = e.kind == anyp::ir::Algorithm::Mesh ? AllgatherMode::Mesh : AllgatherMode::Bruck;
+        c.mode = mode_of(e.kind);
         c.P = P;
         c.cols = cols;
         anyp::RunConfig config;
@@ -295,6 +335,79 @@ TEST(BruckAllgatherFidelity, ModeledTimeMatchesTheEstimateWithNotifyCosts) {
         EXPECT_NEAR(o.stats.timeline->makespan_ns, e.ns, 0.01 * e.ns)
             << anyp::ir::algorithm_name(e.kind) << " P=" << P << " cols=" << cols;
       }
+    }
+  }
+  std::filesystem::remove(model);
+}
+
+// AllgatherMode::Auto runs the candidate of least simulated makespan
+// (within 1 %) under a latency-bound and a bandwidth-bound model, and over
+// the grid more than one candidate wins.
+TEST(LogAllgather, AutoRunsTheCandidateOfLeastModeledTime) {
+  std::vector<std::string> winners;
+  for (const anyp_test::Constants& k :
+       {anyp_test::Constants{.alpha = 2000, .beta = 0.005, .issue = 100, .latency = 700},
+        anyp_test::Constants{.alpha = 50, .beta = 0.5, .issue = 10, .latency = 30}}) {
+    const std::string model = anyp_test::model_file(k, "allgather_auto");
+    for (std::int64_t P : {2, 3, 5, 8, 13, 16}) {
+      for (std::int64_t cols : {8, 4096}) {
+        anyp::RunConfig config;
+        config.timeline = true;
+        config.model_file = model;
+        Case c;
+        c.P = P;
+        c.cols = cols;
+        double least = 0;
+        std::string fastest;
+        for (AllgatherMode mode :
+             {AllgatherMode::Mesh, AllgatherMode::Bruck, AllgatherMode::RecursiveDoubling}) {
+          c.mode = mode;
+          const double t = run(c, config).stats.timeline->makespan_ns;
+          if (fastest.empty() || t < least) {
+            least = t;
+            fastest = name_of(mode);
+          }
+        }
+        c.mode = AllgatherMode::Auto;
+        const double automatic = run(c, config).stats.timeline->makespan_ns;
+        EXPECT_NEAR(automatic, least, 0.01 * least)
+            << "P=" << P << " cols=" << cols << " fastest " << fastest;
+        winners.push_back(fastest);
+      }
+    }
+    std::filesystem::remove(model);
+  }
+  std::sort(winners.begin(), winners.end());
+  winners.erase(std::unique(winners.begin(), winners.end()), winners.end());
+  EXPECT_GT(winners.size(), 1u);
+}
+
+// Under a model of α and β only, at a power of two with rows of 32 B (one
+// piece per level): recursive doubling is Thakur, Rabenseifner & Gropp's
+// L·α + (P − 1)·Nβ (level s pulls 2^s rows), within 1 %; and with several
+// pieces per level (rows of 4 KiB) its estimate.
+TEST(RecursiveDoublingAllgatherFidelity, ModeledTimeMatchesTheTextbookFormula) {
+  const anyp_test::Constants k{.alpha = 2000, .beta = 0.005};
+  const std::string model = anyp_test::model_file(k, "rd_allgather");
+  const anyp::runtime::CostModel cost = anyp::runtime::load_cost_model(model);
+  for (std::int64_t P : {2, 4, 8, 16, 32}) {
+    const double p = static_cast<double>(P), N = 4.0 * 8.0, L = std::log2(p);
+    const double textbook = L * k.alpha + (p - 1) * N * k.beta;
+    EXPECT_NEAR(anyp::compiler::recursive_doubling_allgather_time(P, 8, pl::FP32, cost), textbook,
+                1e-9 * textbook)
+        << "P=" << P;
+    for (std::int64_t cols : {8, 1024}) {
+      Case c;
+      c.mode = AllgatherMode::RecursiveDoubling;
+      c.P = P;
+      c.cols = cols;
+      anyp::RunConfig config;
+      config.timeline = true;
+      config.model_file = model;
+      const double want =
+          anyp::compiler::recursive_doubling_allgather_time(P, cols, pl::FP32, cost);
+      EXPECT_NEAR(run(c, config).stats.timeline->makespan_ns, want, 0.01 * want)
+          << "P=" << P << " cols=" << cols;
     }
   }
   std::filesystem::remove(model);
