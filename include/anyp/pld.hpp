@@ -33,7 +33,7 @@ enum class AllgatherMode { Mesh, Bruck, RecursiveDoubling, Auto };
 // The builtin reduce_scatter's algorithm (docs/collectives.md §3.6).
 enum class ReduceScatterMode { Mesh, RecursiveHalving, Pairwise, Auto };
 // The builtin all_to_all's algorithm (docs/collectives.md §3.7).
-enum class AllToAllMode { Mesh, Pairwise, Auto };
+enum class AllToAllMode { Mesh, Pairwise, Bruck, Auto };
 
 // A window view parameter: memory that peers can reach.
 pl::TypeSpec DistributedTensor(pl::Shape shape, pl::DType dtype);
@@ -236,7 +236,10 @@ pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal,
 // window `dst` ([NR, C]). Signal [NR, 1]. Mesh: every rank puts its P rows,
 // then one barrier. Pairwise: P - 1 steps, step k putting row r + k to rank
 // r + k and waiting for the row of rank r - k (mod P), one peer in and one
-// out at a time. Auto: the one of least modeled time.
+// out at a time. Bruck: ceil(log2 P) rounds, round k packing the rows
+// whose Bruck index has bit k set into one put to rank r + 2^k (through a
+// scratch window of 3 floor(P / 2) rows the compiler adds); dst protected
+// across calls. Auto: the one of least modeled time.
 pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
                      AllToAllMode mode = AllToAllMode::Mesh, pl::Here where = pl::Here::current());
 // As all_to_all, but only the first send_counts[d] elements of row d go to

@@ -70,7 +70,7 @@ pld::AllgatherMode allgather_mode(const std::string& mode) {
 pld::AllToAllMode all_to_all_mode(const std::string& mode) {
   using M = pld::AllToAllMode;
   static const ModeName<M> names[] = {
-      {"mesh", M::Mesh}, {"pairwise", M::Pairwise}, {"auto", M::Auto}};
+      {"mesh", M::Mesh}, {"pairwise", M::Pairwise}, {"bruck", M::Bruck}, {"auto", M::Auto}};
   return mode_named("pld.tensor.all_to_all", mode, names);
 }
 

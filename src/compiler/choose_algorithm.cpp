@@ -16,6 +16,7 @@
 #include <cstdio>
 
 #include "compiler/collective_emitter.hpp"
+#include "compiler/lower_bruck_all_to_all.hpp"
 #include "compiler/lower_bruck_allgather.hpp"
 #include "compiler/lower_collectives.hpp"
 #include "runtime/compute_class.hpp"
@@ -330,6 +331,56 @@ std::vector<AlgorithmEstimate> allgather_estimates(std::int64_t ranks, std::int6
            recursive_doubling_allgather_time(ranks, elements, dtype, model)}};
 }
 
+double bruck_all_to_all_time(std::int64_t P, std::int64_t n, DType dtype,
+                             const runtime::CostModel& model) {
+  using collective::BruckRound;
+  const double a = model.alpha_ns, b = model.beta_ns_per_byte;
+  const double i = model.notify_issue_ns, l = model.notify_ns, w = model.wait_ns;
+  const double S = static_cast<double>(n) * static_cast<double>(dtype_bytes(dtype));
+  const auto local = [&](double bytes) { return model.local_ns(static_cast<std::int64_t>(bytes)); };
+  const auto at = [P](std::int64_t x) { return static_cast<std::size_t>(((x % P) + P) % P); };
+  const std::vector<BruckRound> rounds = collective::bruck_all_to_all_rounds(P);
+  const std::size_t R = rounds.size();
+  // free_at[k % 3][x]: when rank x's Free(k) lands (sent to x - 2^k).
+  std::vector<std::vector<double>> free_at(3, std::vector<double>(static_cast<std::size_t>(P)));
+  std::vector<double> t(static_cast<std::size_t>(P)), ready_at(t.size());
+  for (std::int64_t x = 0; x < P; ++x) {
+    double now = 0;
+    for (std::size_t k = 0; k < std::min<std::size_t>(2, R); ++k) {
+      free_at[k][at(x)] = now + i + l;
+      now += i;
+    }
+    t[at(x)] = now + static_cast<double>(P) * 2 * local(S);  // the copy into Bruck order
+  }
+  for (std::size_t k = 0; k < R; ++k) {
+    const BruckRound& round = rounds[k];
+    const std::int64_t d = round.distance;
+    const double bytes = static_cast<double>(round.blocks) * S;
+    // A run's copy: a local read and a local write, two where it wraps.
+    const auto copies = [&](std::int64_t x) {
+      const double ranges =
+          static_cast<double>(round.runs) + (collective::bruck_run_wraps(x, d, P) ? 1 : 0);
+      return 2 * (ranges * model.local_alpha_ns + bytes * model.local_beta_ns_per_byte);
+    };
+    for (std::int64_t x = 0; x < P; ++x) {
+      double now = std::max(t[at(x)], free_at[k % 3][at(x + d)]) + w;
+      now += copies(x) + local(bytes) + a + bytes * b;  // pack, then the put
+      ready_at[at(x)] = now + i + l;
+      t[at(x)] = now + i;
+    }
+    for (std::int64_t x = 0; x < P; ++x) {
+      double now = std::max(t[at(x)], ready_at[at(x - d)]) + w + copies(x);  // the unpack
+      if (k + 2 < R) {
+        free_at[(k + 2) % 3][at(x)] = now + i + l;
+        now += i;
+      }
+      t[at(x)] = now;
+    }
+  }
+  const double give_backs = static_cast<double>(collective::bruck_all_to_all_credits(P).size());
+  return *std::max_element(t.begin(), t.end()) + give_backs * i;
+}
+
 std::vector<AlgorithmEstimate> all_to_all_estimates(std::int64_t ranks, std::int64_t elements,
                                                     DType dtype, const runtime::CostModel& model) {
   const double S = static_cast<double>(elements) * static_cast<double>(dtype_bytes(dtype));
@@ -337,11 +388,14 @@ std::vector<AlgorithmEstimate> all_to_all_estimates(std::int64_t ranks, std::int
   const double a = model.alpha_ns, b = model.beta_ns_per_byte;
   const double i = model.notify_issue_ns, w = model.wait_ns;
   const double h = i + model.notify_ns + w;
+  const double L = model.local_ns(static_cast<std::int64_t>(S));
   // Mesh: the barrier's P - 1 credits out and waits, its epilogue's P - 1
   // give-backs, one latency. Pairwise: per step a credit awaited and its
-  // give-back.
-  return {{ir::Algorithm::Mesh, (p - 1) * (a + S * b + 2 * i + w) + model.notify_ns},
-          {ir::Algorithm::Pairwise, (p - 1) * (a + S * b + h + i)}};
+  // give-back. Both: the local read of every put, the local write of the
+  // own row.
+  return {{ir::Algorithm::Mesh, (p - 1) * (a + S * b + 2 * i + w) + model.notify_ns + (p + 1) * L},
+          {ir::Algorithm::Pairwise, (p - 1) * (a + S * b + h + i) + (p + 1) * L},
+          {ir::Algorithm::Bruck, bruck_all_to_all_time(ranks, elements, dtype, model)}};
 }
 
 AlgorithmEstimate choose_fastest(const std::vector<AlgorithmEstimate>& estimates) {

@@ -54,12 +54,23 @@ std::vector<AlgorithmEstimate> reduce_scatter_estimates(std::int64_t ranks, std:
                                                         const runtime::CostModel& model);
 
 // The all_to_all's, rows of `elements` (S = their bytes), with i the
-// notify issue, l its latency, w a wait and h = i + l + w: Mesh (P - 1
-// puts of a row, then a barrier and its epilogue: (P - 1)(α + Sβ + 2i + w)
-// + l) and Pairwise (P - 1 steps of a put, a credit awaited and given
-// back: (P - 1)(α + Sβ + h + i); §3.7a).
+// notify issue, l its latency, w a wait, h = i + l + w and L = local α +
+// S local β one local access of a row: Mesh (P - 1 puts of a row, then a
+// barrier and its epilogue: (P - 1)(α + Sβ + 2i + w) + l + (P + 1) L),
+// Pairwise (P - 1 steps of a put, a credit awaited and given back:
+// (P - 1)(α + Sβ + h + i) + (P + 1) L; §3.7a) and Bruck (its exact
+// chain, bruck_all_to_all_time; §3.7c).
 std::vector<AlgorithmEstimate> all_to_all_estimates(std::int64_t ranks, std::int64_t elements,
                                                     DType dtype, const runtime::CostModel& model);
+
+// Bruck's all_to_all's makespan on a platform's model, rows of `elements`:
+// its start credits, the copy into Bruck order, then per round the wait for
+// the receiver's Free, the pack (a wrapped run in two copies), one put, the
+// Ready credit, the wait for the sender's Ready, the unpack and the Free
+// two rounds on, rank by rank as the lowering runs them; then the
+// give-backs (collectives.md §3.7c). O(P log P).
+double bruck_all_to_all_time(std::int64_t ranks, std::int64_t elements, DType dtype,
+                             const runtime::CostModel& model);
 
 // The Bruck allgather's makespan under a model of alpha per message, beta
 // per byte and `handshake` per credit, rows of `elements`: the longest

@@ -47,6 +47,24 @@ void Emitter::set_site(const std::string& function, const std::string& op,
   site_ = static_cast<std::int32_t>(code_.sites.size() - 1);
 }
 
+std::string Emitter::site_function() const {
+  return site_ < 0 ? std::string() : code_.sites[static_cast<std::size_t>(site_)].function;
+}
+
+std::int32_t Emitter::scratch_view(runtime::ScratchTensor t) {
+  Instr i;
+  i.op = Opcode::CreateView;
+  i.sub = 1;  // not zeroed
+  i.dst = view_reg();
+  i.dtype = t.dtype;
+  i.shape = t.shape;
+  i.count = static_cast<std::int32_t>(t.slots);
+  i.imm = static_cast<std::int64_t>(code_.scratch.size());
+  code_.scratch.push_back(std::move(t));
+  emit(i);
+  return i.dst;
+}
+
 std::size_t Emitter::emit(Instr instr) {
   instr.site = site_;
   code_.instrs.push_back(std::move(instr));

@@ -24,6 +24,12 @@ class Emitter {
 
   void set_site(const std::string& function, const std::string& op, const ir::SourceLoc& loc = {});
   std::int32_t site() const { return site_; }
+  // The function of the current site ("" before the first).
+  std::string site_function() const;
+
+  // A view (register) of a new scratch buffer `t` of the code, made here;
+  // not zeroed (a builtin's scratch: every element it reads it wrote first).
+  std::int32_t scratch_view(runtime::ScratchTensor t);
 
   std::size_t emit(runtime::Instr instr);
   std::size_t here() const { return code_.instrs.size(); }

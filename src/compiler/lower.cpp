@@ -399,7 +399,7 @@ class Lowerer {
         const std::string& var = f.fn->vars[op.result].name;
         code_.scratch.push_back(runtime::ScratchTensor{
             f.fn->name + "." + (var.empty() ? "%" + std::to_string(op.result) : var), op.dtype,
-            i.shape, launch_blocks_});
+            i.shape, launch_blocks_, /*shared=*/false});
         break;
       }
       case ir::OpKind::TensorCopy:
@@ -499,6 +499,7 @@ class Lowerer {
     const ir::Operand* window = first_window(*f.fn, op);
     const std::int32_t domain = window ? f.domains[window->var] : -1;
     CollectiveRegs regs{e_.scalar_reg(), e_.scalar_reg(), scope_.size(domain)};
+    regs.launch_blocks = launch_blocks_;
     Instr r;
     r.op = Opcode::Rank;
     r.dst = regs.rank;
@@ -611,7 +612,8 @@ class Lowerer {
     } else if (op.kind == ir::OpKind::Broadcast) {
       parts.push_back("root " + std::to_string(call.root));
       if (call.mode != ir::Algorithm::Mesh) parts.push_back(ir::algorithm_name(call.mode));
-    } else if (op.kind == ir::OpKind::Allgather && call.mode != ir::Algorithm::Mesh) {
+    } else if ((op.kind == ir::OpKind::Allgather || op.kind == ir::OpKind::AllToAll) &&
+               call.mode != ir::Algorithm::Mesh) {
       parts.push_back(ir::algorithm_name(call.mode));
     }
     std::size_t role = 0;

@@ -7,6 +7,7 @@
 
 #include "common/internal_check.hpp"
 #include "compiler/collective_emitter.hpp"
+#include "compiler/lower_bruck_all_to_all.hpp"
 #include "compiler/lower_bruck_allgather.hpp"
 #include "compiler/lower_log_allreduce.hpp"
 #include "compiler/lower_log_broadcast.hpp"
@@ -235,6 +236,7 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
     case ir::OpKind::AllToAll:
     case ir::OpKind::AllToAllV: {
       if (call.mode == ir::Algorithm::Pairwise) return lower_pairwise_all_to_all(ce, call);
+      if (call.mode == ir::Algorithm::Bruck) return lower_bruck_all_to_all(ce, call);
       const bool v = call.kind == ir::OpKind::AllToAllV;
       const std::int32_t src = call.views[0], dst = call.views[v ? 2 : 1],
                          signal = call.views[v ? 4 : 2];

@@ -34,6 +34,9 @@ struct CollectiveRegs {
   // the [P, S] signal.
   std::int32_t block = -1;
   std::int64_t blocks = 1;
+  // The blocks of the kernel launch the call is in (pl::blocks; 1: none):
+  // the slots of a scratch window the algorithm adds.
+  std::int64_t launch_blocks = 1;
 };
 
 // The chunks of a Mesh allreduce of `elements` over `blocks` blocks: the

@@ -168,7 +168,7 @@ std::shared_ptr<const detail::Plan> compile_plan(std::uint64_t function_id,
       std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
       for (std::int64_t e : t.shape) bytes *= e;
       b.used = t.slots * ((bytes + 31) / 32 * 32);
-      b.local = true;
+      b.local = !t.shared;
       spec.buffers.push_back(std::move(b));
     }
     for (runtime::Instr& i : code.instrs)

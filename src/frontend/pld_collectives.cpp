@@ -230,6 +230,7 @@ pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value
   ir::VarId s = expect_signal_window(t, signal, name);
   expect_same_dtype(t, x, d, name);
   const ir::Algorithm algorithm = mode == AllToAllMode::Pairwise ? ir::Algorithm::Pairwise
+                                  : mode == AllToAllMode::Bruck  ? ir::Algorithm::Bruck
                                   : mode == AllToAllMode::Auto   ? ir::Algorithm::Auto
                                                                  : ir::Algorithm::Mesh;
   return emit_collective(t, ir::OpKind::AllToAll, {var(x), var(d), var(s)}, d, algorithm);

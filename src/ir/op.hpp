@@ -54,7 +54,7 @@
 //   ReduceScatter data args[0] ([NR, ...], row r reduced in place), signal args[1];
 //                attr AllreduceAttr (the op; Mesh, RecursiveHalving, Pairwise or Auto)
 //   AllToAll     src tensor args[0] row d -> rank d's dst window args[1] row r, signal args[2];
-//                attr Algorithm (Mesh, Pairwise, Auto)
+//                attr Algorithm (Mesh, Pairwise, Bruck, Auto)
 //   AllToAllV    src args[0], send_counts args[1], dst args[2], recv_counts args[3],
 //                signal args[4]
 //   (every collective's result %r is its in-place window: data, or dst; the table's view_of)

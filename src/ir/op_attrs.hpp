@@ -123,7 +123,7 @@ enum class ReduceKind : std::uint8_t { Sum, Max, Min, Prod };
 // broadcast: Mesh, Tree, ScatterAllgather, Auto; allgather: Mesh, Bruck,
 // RecursiveDoubling, Auto; reduce_scatter: Mesh, RecursiveHalving,
 // Pairwise, Auto; all_to_all: Mesh,
-// Pairwise, Auto; docs/collectives.md §3).
+// Pairwise, Bruck, Auto; docs/collectives.md §3).
 enum class Algorithm : std::uint8_t {
   Mesh,
   Ring,

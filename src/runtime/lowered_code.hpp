@@ -89,13 +89,17 @@ struct CollectiveDesc {
   std::vector<Estimate> estimates;
 };
 
-// A tensor made by pl::create_tensor: `slots` copies (one per block of the
-// kernel launch it is in) of `shape` and `dtype`, each rounded up to 32 B.
+// A tensor made by pl::create_tensor, or a builtin collective's scratch
+// window: `slots` copies (one per block of the kernel launch it is in) of
+// `shape` and `dtype`, each rounded up to 32 B.
 struct ScratchTensor {
-  std::string name;  // "function.variable"
+  std::string name;  // "function.variable", or "function.(what)" for a builtin's
   DType dtype = DType::FP32;
   std::vector<std::int64_t> shape;
   std::int64_t slots = 1;
+  // Reached by peers (a builtin's scratch window, such as Bruck's
+  // all_to_all's); a pl::create_tensor is its rank's own.
+  bool shared = false;
 };
 
 struct LoweredCode {

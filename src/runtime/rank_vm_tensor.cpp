@@ -25,6 +25,7 @@ void RankVm::create_view(const Instr& in) {
   const std::int64_t bytes = v.elements * static_cast<std::int64_t>(dtype_bytes(in.dtype));
   if (in.count > 1) v.base = block_ * ((bytes + 31) / 32 * 32);  // this block's slot
   v_[in.dst] = v;
+  if (in.sub == 1) return;  // a builtin collective's scratch: no zeroing
   tensor_out_.assign(static_cast<std::size_t>(bytes), std::byte{0});
   ctx_->fabric->write(agent_, site(in), whole_region(in, v, rank_), tensor_out_.data(), false);
 }

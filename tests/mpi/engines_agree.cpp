@@ -337,6 +337,7 @@ std::vector<Case> cases() {
   const std::pair<pld::AllToAllMode, const char*> all_to_alls[] = {
       {pld::AllToAllMode::Mesh, "all_to_all_mesh"},
       {pld::AllToAllMode::Pairwise, "all_to_all_pairwise"},
+      {pld::AllToAllMode::Bruck, "all_to_all_bruck"},
       {pld::AllToAllMode::Auto, "all_to_all_auto"}};
   for (const auto& [mode, name] : all_to_alls) {
     all.push_back(

@@ -943,7 +943,7 @@ def all_to_all_program(mode):
 
 
 @pytest.mark.parametrize("P", [2, 3, 5, 8])
-@pytest.mark.parametrize("mode", ["mesh", "pairwise", "auto"])
+@pytest.mark.parametrize("mode", ["mesh", "pairwise", "bruck", "auto"])
 def test_all_to_all_modes(mode, P):
     x = torch.arange(P * P * SIZE, dtype=torch.float32).view(P, P, SIZE)
     y = torch.zeros((P, P, SIZE), dtype=torch.float32)
@@ -952,19 +952,19 @@ def test_all_to_all_modes(mode, P):
     assert torch.equal(y, x.transpose(0, 1))  # y[d][s] = x[s][d]
     table = compiled.collective_table()
     assert "pld.tensor.all_to_all" in table
-    assert table.count(" us  ") == 2  # Mesh, Pairwise
+    assert table.count(" us  ") == 3  # Mesh, Pairwise, Bruck
 
 
 def test_all_to_all_mode_is_checked():
     with pytest.raises(anyp.CompileError) as e:
-        all_to_all_program("bruck").compile(
+        all_to_all_program("ring").compile(
             torch.zeros(2, 2, SIZE), torch.zeros(2, 2, SIZE), config=config(2)
         )
     first = str(e.value).splitlines()[0]
     assert first.startswith("test_steps.py:")
     assert first.endswith(
-        ': ValueError: pld.tensor.all_to_all mode must be "mesh", "pairwise" or "auto", '
-        "got 'bruck'"
+        ': ValueError: pld.tensor.all_to_all mode must be "mesh", "pairwise", "bruck" or '
+        "\"auto\", got 'ring'"
     )
 
 

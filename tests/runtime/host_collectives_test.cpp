@@ -2,7 +2,9 @@
 // dispatch loops: each becomes one dispatch per rank, in host program order.
 // A host mesh allreduce written without a signal gets a synthesized [NR, 1]
 // one; that form is refused inside a loop, and in kernels. Also: a host
-// allgather whose source and target view one buffer is refused.
+// allgather whose source and target view one buffer is refused; a host
+// all_to_all_v takes its counts from a window; a host all_to_all runs in
+// every mode, Bruck's with its scratch window in the layout.
 #include <gtest/gtest.h>
 
 #include <anyp/anyp.hpp>
@@ -370,6 +372,72 @@ TEST_P(HostCollectives, AllToAllVBetweenDispatchLoopsTakesItsCountsFromAWindow) 
         EXPECT_EQ(y.at({r, s, j}), j < count ? x.at({s, r, j}) : 0.0)
             << "rank " << r << " row " << s << " element " << j;
     }
+}
+
+// ---- host-level all_to_all, every mode (Bruck's scratch window) ---------------------------
+
+const std::vector<pl::Param> kStageRowsParams = {
+    pl::In("x", pl::Tensor({NR, C}, pl::FP32)),
+    pl::InOut("src", pld::DistributedTensor({NR, C}, pl::FP32))};
+const auto stage_rows =
+    pl::jit::incore("stage_rows", kStageRowsParams, [](pl::Value x, pl::Value src) {
+      src = pl::store(pl::load(x, {0, 0}, {NR, C}), {0, 0}, src);
+    });
+const std::vector<pl::Param> kCopyRowsParams = {
+    pl::Out("y", pl::Tensor({NR, C}, pl::FP32)),
+    pl::InOut("dst", pld::DistributedTensor({NR, C}, pl::FP32))};
+const auto copy_rows =
+    pl::jit::incore("copy_rows", kCopyRowsParams, [](pl::Value y, pl::Value dst) {
+      y = pl::store(pl::load(dst, {0, 0}, {NR, C}), {0, 0}, y);
+    });
+
+TEST_P(HostCollectives, AllToAllBetweenDispatchLoopsInEveryMode) {
+  const std::int64_t P = GetParam();
+  const auto stage_on = pl::jit::orchestration_for("stage_rows_on_rank", stage_rows);
+  const auto copy_on = pl::jit::orchestration_for("copy_rows_on_rank", copy_rows);
+  for (pld::AllToAllMode mode : {pld::AllToAllMode::Mesh, pld::AllToAllMode::Pairwise,
+                                 pld::AllToAllMode::Bruck, pld::AllToAllMode::Auto}) {
+    const pl::HostFunction host =
+        pl::jit::host("host_a2a",
+                      {pl::In("x", pl::Tensor({NR, NR, C}, pl::FP32)),
+                       pl::Out("y", pl::Tensor({NR, NR, C}, pl::FP32))},
+                      [&](pl::Value x, pl::Value y) {
+                        auto src = pld::alloc_window_buffer("src", {NR, C}, pl::FP32);
+                        auto dst = pld::alloc_window_buffer("dst", {NR, C}, pl::FP32);
+                        auto sig = pld::alloc_window_buffer("sig", {NR, 1}, pl::INT32);
+                        pl::range(pld::world_size(), [&](pl::Scalar r) {
+                          stage_on(x[r], pld::window(src, {NR, C}, pl::FP32), pl::device(r));
+                        });
+                        pld::tensor::all_to_all(pld::window(src, {NR, C}, pl::FP32),
+                                                pld::window(dst, {NR, C}, pl::FP32),
+                                                pld::window(sig, {NR, 1}, pl::INT32), mode);
+                        pl::range(pld::world_size(), [&](pl::Scalar r) {
+                          copy_on(y[r], pld::window(dst, {NR, C}, pl::FP32), pl::device(r));
+                        });
+                      });
+    anyp::InputGenerator gen(11);
+    anyp::HostTensor x = gen.uniform({P, P, C});
+    anyp::HostTensor y = anyp::HostTensor::zeros({P, P, C}, pl::FP32);
+    anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+    config.check_races = true;
+    anyp::CompiledProgram compiled = host.compile({x, y}, config);
+    compiled(x, y);
+    for (std::int64_t r = 0; r < P; ++r)
+      for (std::int64_t s = 0; s < P; ++s)
+        for (std::int64_t j = 0; j < C; ++j)
+          ASSERT_EQ(y.at({r, s, j}), x.at({s, r, j})) << "rank " << r << " row " << s;
+    // Bruck's scratch window, 3 floor(P / 2) rows of C FP32, in the layout.
+    const std::string scratch = "(bruck all_to_all): offset";
+    const std::string layout = compiled.window_layout();
+    if (mode == pld::AllToAllMode::Bruck) {
+      EXPECT_NE(layout.find(scratch), std::string::npos) << layout;
+      EXPECT_NE(layout.find("used " + std::to_string(3 * (P / 2) * C * 4) + " B"),
+                std::string::npos)
+          << layout;
+    } else if (mode != pld::AllToAllMode::Auto) {
+      EXPECT_EQ(layout.find(scratch), std::string::npos) << layout;
+    }
+  }
 }
 
 }  // namespace

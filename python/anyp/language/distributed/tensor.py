@@ -191,17 +191,20 @@ def reduce_scatter(target, signal, *, op=ReduceOp.Sum, mode="mesh"):
     return _core.reduce_scatter(target, signal, op, mode)
 
 
-_ALL_TO_ALL_MODES = ("mesh", "pairwise", "auto")
+_ALL_TO_ALL_MODES = ("mesh", "pairwise", "bruck", "auto")
 
 
 def all_to_all(input, target, signal, *, mode="mesh"):  # noqa: A002  (PyPTO's name)
     """Row d of rank r's `input` ([NR, ...], a plain tensor in a kernel)
     lands in row r of rank d's window `target`. Signal [NR, 1]. anyp's
-    mode="pairwise" (P - 1 steps, one peer in and one out per step) and
-    mode="auto" (the one of least modeled time; docs/collectives.md §3.7)."""
+    mode="pairwise" (P - 1 steps, one peer in and one out per step),
+    mode="bruck" (ceil(log2 P) packed puts, through a scratch window the
+    compiler adds) and mode="auto" (the one of least modeled time;
+    docs/collectives.md §3.7)."""
     if mode not in _ALL_TO_ALL_MODES:
         raise ValueError(
-            f'pld.tensor.all_to_all mode must be "mesh", "pairwise" or "auto", got {mode!r}'
+            'pld.tensor.all_to_all mode must be "mesh", "pairwise", "bruck" or "auto", '
+            f"got {mode!r}"
         )
     return _core.all_to_all(input, target, signal, mode)
 
