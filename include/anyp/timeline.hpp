@@ -31,7 +31,14 @@ struct TimelineOp {
   std::int64_t rank = 0;
   std::int64_t block = 0;  // its block, in a kernel launched over pl::blocks(n)
   double start_ns = 0, end_ns = 0;
-  double blocked_ns = 0;       // Wait: the part of [start, end) spent waiting for a notify
+  double blocked_ns = 0;  // the part of [start, end) spent blocked: a wait for its
+                          // notify, an op for a transfer of its rank it depends on
+  // A transfer carried out by DMA engine `engine` of its rank (a model with
+  // dma_engines; docs/timeline.md §2a): [start, end) is on the engine, and
+  // the rank spent the model's dma_issue_ns issuing it from issued_ns.
+  // -1: on the rank's own clock.
+  std::int32_t engine = -1;
+  double issued_ns = 0;
   std::uint32_t function = 0;  // user function, index into Timeline::names ("get_step")
   std::uint32_t op = 0;        // user op, index into Timeline::names ("pld.tensor.get")
   std::uint32_t memory = 0;    // what it touches, into names ("rank 1's window 'dst'",
@@ -55,8 +62,24 @@ struct RankTimeline {
   std::int64_t rounds = 0;  // longest chain of notify -> wait edges between ranks up to its end
 };
 
+// A port of the modeled fabric that carried data (a model with shared
+// links, docs/timeline.md §2b).
+struct TimelineLink {
+  enum class Port : std::uint8_t { Out, In, InterNodeOut, InterNodeIn };
+  std::int64_t rank = 0;
+  Port port = Port::Out;
+  double bytes = 0;    // carried
+  double busy_ns = 0;  // with at least one transfer on it
+};
+const char* timeline_port_name(TimelineLink::Port p);  // "port out", "inter-node port in", ...
+
 struct Timeline {
   std::string model;  // the cost model's name ("a2a3sim")
+  // The model's DMA engines per rank and issue time (0: synchronous
+  // transfers, docs/timeline.md §2a).
+  std::int64_t dma_engines = 0;
+  double dma_issue_ns = 0;
+  std::vector<TimelineLink> links;  // the ports that carried data, by rank then port
   double makespan_ns = 0;
   std::int64_t rounds = 0;  // the longest chain of dependent notify -> wait edges between ranks
   std::vector<RankTimeline> ranks;

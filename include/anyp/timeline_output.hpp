@@ -1,11 +1,14 @@
 // timeline_output.hpp — a run's modeled timeline (anyp/timeline.hpp) as
 // text and as a Chrome trace (part of anyp::cli):
 //
-//   timeline_text(t)         the per-rank table and the critical path
-//                            (the examples' --timeline)
+//   timeline_text(t)         the per-rank table, the DMA engines' and the
+//                            shared links' use (a model with them) and the
+//                            critical path (the examples' --timeline)
 //   write_chrome_trace(t, f) Chrome Trace Event Format JSON: one track per
-//                            rank, a slice per op, a flow arrow from each
-//                            notify to the wait it satisfied, modeled time
+//                            rank and per DMA engine, a slice per op, a flow
+//                            arrow from each notify to the wait it
+//                            satisfied and from each transfer's issue to the
+//                            transfer, modeled time
 //                            on the axis; opens in Perfetto (ui.perfetto.dev)
 //                            and chrome://tracing (the examples' --trace)
 #pragma once

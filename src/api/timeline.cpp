@@ -1,4 +1,4 @@
-// timeline.cpp — names of the timeline's op kinds (anyp/timeline.hpp).
+// timeline.cpp — names of the timeline's op kinds and ports (anyp/timeline.hpp).
 #include "anyp/timeline.hpp"
 
 namespace anyp {
@@ -19,6 +19,20 @@ const char* timeline_op_kind_name(TimelineOp::Kind k) {
       return "notify";
     case TimelineOp::Kind::Wait:
       return "wait";
+  }
+  return "?";
+}
+
+const char* timeline_port_name(TimelineLink::Port p) {
+  switch (p) {
+    case TimelineLink::Port::Out:
+      return "port out";
+    case TimelineLink::Port::In:
+      return "port in";
+    case TimelineLink::Port::InterNodeOut:
+      return "inter-node port out";
+    case TimelineLink::Port::InterNodeIn:
+      return "inter-node port in";
   }
   return "?";
 }

@@ -33,6 +33,60 @@ std::string op_text(const Timeline& t, const TimelineOp& op) {
   return s;
 }
 
+// Whether op i is the second op of the transfer op i - 1 began (a put's
+// remote write after its source read, a get's landing write after its
+// remote read).
+bool continues_transfer(const Timeline& t, std::size_t i) {
+  if (i == 0) return false;
+  const TimelineOp &a = t.ops[i - 1], &b = t.ops[i];
+  return a.engine >= 0 && b.engine >= 0 && a.rank == b.rank && a.block == b.block &&
+         a.issued_ns == b.issued_ns && (a.peer < 0) != (b.peer < 0);
+}
+
+std::string percent(double part, double whole) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1) << (whole > 0 ? 100 * part / whole : 0) << " %";
+  return s.str();
+}
+
+// The DMA engines' and links' lines of timeline_text (a model with them).
+void transfer_text(const Timeline& t, std::ostream& out) {
+  if (t.dma_engines > 0) {
+    std::vector<std::int64_t> transfers(t.ranks.size(), 0);
+    std::vector<double> busy(t.ranks.size(), 0);
+    for (std::size_t i = 0; i < t.ops.size(); ++i) {
+      const TimelineOp& op = t.ops[i];
+      if (op.engine < 0) continue;
+      const auto r = static_cast<std::size_t>(op.rank);
+      busy[r] += op.end_ns - op.start_ns;
+      if (!continues_transfer(t, i)) ++transfers[r];
+    }
+    out << "dma engines (" << t.dma_engines << " per rank, issue " << us(t.dma_issue_ns)
+        << " us):\n  rank   transfers   engine_busy_us   utilisation\n";
+    for (std::size_t r = 0; r < t.ranks.size(); ++r) {
+      out << std::setw(6) << r << std::setw(12) << transfers[r] << std::setw(17) << us(busy[r])
+          << std::setw(14) << percent(busy[r], static_cast<double>(t.dma_engines) * t.makespan_ns)
+          << '\n';
+    }
+  }
+  if (!t.links.empty()) {
+    constexpr std::size_t kShown = 8;
+    std::vector<TimelineLink> links = t.links;
+    std::stable_sort(links.begin(), links.end(), [](const TimelineLink& a, const TimelineLink& b) {
+      return a.busy_ns > b.busy_ns;
+    });
+    const std::size_t shown = std::min(kShown, links.size());
+    out << "links (shared; the " << shown << " busiest of " << links.size()
+        << " ports that carried data):\n";
+    for (std::size_t i = 0; i < shown; ++i) {
+      const TimelineLink& l = links[i];
+      out << "  rank " << l.rank << " " << timeline_port_name(l.port) << ": "
+          << static_cast<std::int64_t>(l.bytes + 0.5) << " B, busy " << us(l.busy_ns) << " us ("
+          << percent(l.busy_ns, t.makespan_ns) << " of the makespan)\n";
+    }
+  }
+}
+
 }  // namespace
 
 std::string timeline_text(const Timeline& t) {
@@ -45,6 +99,7 @@ std::string timeline_text(const Timeline& t) {
     out << std::setw(6) << r << std::setw(12) << us(rt.finish_ns) << std::setw(12) << us(rt.busy_ns)
         << std::setw(12) << us(rt.wait_ns) << std::setw(8) << rt.rounds << '\n';
   }
+  transfer_text(t, out);
   out << "critical path (" << t.critical_path.size() << " ops, in time order):\n";
   for (const std::size_t i : t.critical_path) {
     const TimelineOp& op = t.ops[i];
@@ -67,26 +122,73 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
   // launch: track block * P + rank, sorted by rank, then block.
   const auto world = static_cast<std::int64_t>(t.ranks.size());
   auto track = [world](const TimelineOp& op) { return op.block * world + op.rank; };
-  std::int64_t blocks = 1;
-  for (const TimelineOp& op : t.ops) blocks = std::max(blocks, op.block + 1);
-  for (std::int64_t b = 0; b < blocks; ++b) {
-    for (std::int64_t r = 0; r < world; ++r) {
-      const std::string name =
-          "rank " + std::to_string(r) + (b > 0 ? " block " + std::to_string(b) : "");
-      events.push_back({{"ph", "M"},
-                        {"name", "thread_name"},
-                        {"pid", 0},
-                        {"tid", b * world + r},
-                        {"args", {{"name", name}}}});
-      events.push_back({{"ph", "M"},
-                        {"name", "thread_sort_index"},
-                        {"pid", 0},
-                        {"tid", b * world + r},
-                        {"args", {{"sort_index", r * blocks + b}}}});
+  std::int64_t blocks = 1, engines = 0;
+  for (const TimelineOp& op : t.ops) {
+    blocks = std::max(blocks, op.block + 1);
+    engines = std::max(engines, static_cast<std::int64_t>(op.engine) + 1);
+  }
+  // A transfer's ops are on a track per DMA engine of its rank (after the
+  // rank's own tracks), the rank's issue on the rank's track.
+  auto engine_track = [world, blocks, engines](const TimelineOp& op) {
+    return blocks * world + op.rank * engines + op.engine;
+  };
+  auto name_track = [&events](std::int64_t tid, const std::string& name, std::int64_t sort) {
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", 0},
+                      {"tid", tid},
+                      {"args", {{"name", name}}}});
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_sort_index"},
+                      {"pid", 0},
+                      {"tid", tid},
+                      {"args", {{"sort_index", sort}}}});
+  };
+  const std::int64_t per_rank = blocks + engines;
+  for (std::int64_t r = 0; r < world; ++r) {
+    for (std::int64_t b = 0; b < blocks; ++b)
+      name_track(b * world + r,
+                 "rank " + std::to_string(r) + (b > 0 ? " block " + std::to_string(b) : ""),
+                 r * per_rank + b);
+    for (std::int64_t e = 0; e < engines; ++e) {
+      TimelineOp on;
+      on.rank = r;
+      on.engine = static_cast<std::int32_t>(e);
+      name_track(engine_track(on), "rank " + std::to_string(r) + " dma " + std::to_string(e),
+                 r * per_rank + blocks + e);
     }
   }
   // Trace timestamps are microseconds.
-  for (const TimelineOp& op : t.ops) {
+  std::size_t flow_id = t.flows.size();
+  for (std::size_t i = 0; i < t.ops.size(); ++i) {
+    const TimelineOp& op = t.ops[i];
+    if (op.engine >= 0 && !continues_transfer(t, i)) {
+      // The issue on the rank's track, and a flow from it to the transfer.
+      const double issue_end = op.issued_ns + t.dma_issue_ns;
+      events.push_back({{"ph", "X"},
+                        {"name", "issue " + (op.op != 0 ? t.name(op.op) : std::string("transfer"))},
+                        {"cat", "issue"},
+                        {"pid", 0},
+                        {"tid", track(op)},
+                        {"ts", op.issued_ns / 1000.0},
+                        {"dur", t.dma_issue_ns / 1000.0},
+                        {"args", {{"engine", op.engine}}}});
+      events.push_back({{"ph", "s"},
+                        {"name", "transfer"},
+                        {"cat", "dma"},
+                        {"id", flow_id},
+                        {"pid", 0},
+                        {"tid", track(op)},
+                        {"ts", (op.issued_ns + issue_end) / 2000.0}});
+      events.push_back({{"ph", "f"},
+                        {"bp", "e"},
+                        {"name", "transfer"},
+                        {"cat", "dma"},
+                        {"id", flow_id++},
+                        {"pid", 0},
+                        {"tid", engine_track(op)},
+                        {"ts", (op.start_ns + op.end_ns) / 2000.0}});
+    }
     json args = {{"kind", timeline_op_kind_name(op.kind)}};
     if (op.function != 0) args["function"] = t.name(op.function);
     if (op.memory != 0)
@@ -96,12 +198,14 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
     if (op.peer >= 0) args["peer"] = op.peer;
     if (op.bytes > 0) args["bytes"] = op.bytes;
     if (op.elements > 0) args["elements"] = op.elements;
-    if (op.kind == TimelineOp::Kind::Wait) args["blocked_us"] = op.blocked_ns / 1000.0;
+    if (op.kind == TimelineOp::Kind::Wait || op.blocked_ns > 0)
+      args["blocked_us"] = op.blocked_ns / 1000.0;
+    if (op.engine >= 0) args["issued_us"] = op.issued_ns / 1000.0;
     events.push_back({{"ph", "X"},
                       {"name", op.op != 0 ? t.name(op.op) : timeline_op_kind_name(op.kind)},
                       {"cat", timeline_op_kind_name(op.kind)},
                       {"pid", 0},
-                      {"tid", track(op)},
+                      {"tid", op.engine >= 0 ? engine_track(op) : track(op)},
                       {"ts", op.start_ns / 1000.0},
                       {"dur", (op.end_ns - op.start_ns) / 1000.0},
                       {"args", std::move(args)}});

@@ -20,6 +20,9 @@
 //                check that satisfied it, with the comparison and the value
 //                that satisfied it. So notifies and waits reach the
 //                observers in the order the cells saw them.
+//   on_async_put a pld::tensor::put_async's event: `issued` at the put_async,
+//                then not issued at its wait_async, right before the put's
+//                two accesses (the door carries the put out there).
 //   on_compute   tile math (no memory access): its class, dtype and element
 //                count, on the issuing agent's thread (the modeled timeline
 //                prices it).
@@ -60,6 +63,7 @@ class AccessObserver {
                        ir::WaitKind /*cmp*/, std::int64_t /*expected*/, std::int32_t /*value*/) {}
   virtual void on_compute(std::int64_t /*agent*/, SiteRef /*site*/, ComputeClass /*cls*/,
                           DType /*dtype*/, std::int64_t /*elements*/) {}
+  virtual void on_async_put(std::int64_t /*agent*/, std::int64_t /*event*/, bool /*issued*/) {}
 };
 
 // The observers attached to one run, called in order.
@@ -84,6 +88,9 @@ class Observers {
   void compute(std::int64_t agent, SiteRef site, ComputeClass cls, DType dtype,
                std::int64_t elements) const {
     for (auto* o : list_) o->on_compute(agent, site, cls, dtype, elements);
+  }
+  void async_put(std::int64_t agent, std::int64_t event, bool issued) const {
+    for (auto* o : list_) o->on_async_put(agent, event, issued);
   }
 
  private:

@@ -59,6 +59,11 @@ class Fabric {
                std::int64_t elements) {
     if (!observers_.empty()) observers_.compute(agent, site, cls, dtype, elements);
   }
+  // A put_async issued, or about to be carried out at its wait_async
+  // (only the observers hear of it; the copy itself is copy()).
+  void async_put(std::int64_t agent, std::int64_t event, bool issued) {
+    if (!observers_.empty()) observers_.async_put(agent, event, issued);
+  }
   void notify(std::int64_t agent, SiteRef site, const Cell& cell, ir::NotifyKind kind,
               std::int32_t value) {
     do_notify(agent, site, cell, kind, value);

@@ -32,6 +32,7 @@ void RankVm::put_async(const Instr& in) {
   if (p.peer == rank_) guard_sources(in, dst);
   p.event = next_event_++;
   s_[in.dst] = int_scalar(p.event);
+  ctx_->fabric->async_put(agent_, p.event, true);
   pending_.push_back(std::move(p));
 }
 
@@ -50,6 +51,7 @@ void RankVm::wait_async(const Instr& in) {
   // put's name.
   const auto [dst, src] = put_regions(p, false);
   if (p.peer == rank_) guard_sources(*p.issued, dst);  // the source of another put in flight
+  ctx_->fabric->async_put(agent_, p.event, false);
   ctx_->fabric->copy(agent_, site(*p.issued), dst, src, false);
 }
 

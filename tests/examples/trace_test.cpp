@@ -49,9 +49,30 @@ struct Trace {
     std::int64_t from = -1, to = -1;
     double from_ts = 0, to_ts = 0;
     int starts = 0, ends = 0;
+    std::string cat;  // "signal": notify -> wait; "dma": a transfer's issue -> the transfer
   };
   std::map<std::int64_t, Flow> flows;  // by id
 };
+
+// A model with two DMA engines per rank and shared links
+// (docs/timeline.md §2a, §2b); the caller removes the file.
+std::string async_model_file() {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("anyp_trace_async_" + std::to_string(getpid()) + ".model");
+  std::ofstream(path) << "name = async\n"
+                         "alpha_ns = 2000   # source: assumed\n"
+                         "beta_ns_per_byte = 0.005   # source: assumed\n"
+                         "local_alpha_ns = 100   # source: assumed\n"
+                         "local_beta_ns_per_byte = 0   # source: assumed\n"
+                         "notify_issue_ns = 100   # source: assumed\n"
+                         "notify_ns = 700   # source: assumed\n"
+                         "wait_ns = 50   # source: assumed\n"
+                         "compute.*.* = 100   # source: assumed\n"
+                         "dma_engines = 2   # source: assumed\n"
+                         "dma_issue_ns = 50   # source: assumed\n"
+                         "links_shared = 1   # source: assumed\n";
+  return path.string();
+}
 
 // Runs `example -d 0,..,3 --trace FILE <extra>`, parses FILE.
 Trace run_with_trace(const std::string& example, const std::string& extra = "") {
@@ -75,7 +96,8 @@ Trace run_with_trace(const std::string& example, const std::string& extra = "") 
           Slice{e.at("name"), e.at("cat"), e.at("ts"), e.at("dur"), e.at("args")});
     } else if (ph == "s" || ph == "f") {
       Trace::Flow& f = t.flows[e.at("id")];
-      EXPECT_EQ(e.at("cat"), "signal");
+      f.cat = e.at("cat");
+      EXPECT_TRUE(f.cat == "signal" || f.cat == "dma") << f.cat;
       if (ph == "s") {
         ++f.starts;
         f.from = e.at("tid");
@@ -213,6 +235,64 @@ TEST(Timeline, Step07GetText) {
             "'dst_buf' (get_step: pl.load)\n"
             "       4.102 -      4.202 us  rank 0  local write 256 B of host tensor 'y' "
             "(get_step: pl.store)\n");
+}
+
+// With DMA engines, k2's puts are on a track per engine ("rank r dma e",
+// after the rank's track): 3 puts of two ops each per rank, no two at once
+// on one engine; each put's issue is a slice on the rank's track with a
+// "dma" flow to the transfer; --timeline adds the engines' table and the
+// busiest ports.
+TEST(Trace, AsyncModelHasATrackPerDmaEngine) {
+  const std::string model = async_model_file();
+  const Trace t = run_with_trace("k2_allgather_gemm", "--model " + model);
+  std::map<std::string, std::int64_t> track_of;
+  for (const auto& [tid, name] : t.thread_names) track_of[name] = tid;
+  ASSERT_EQ(t.thread_names.size(), static_cast<std::size_t>(3 * P));
+  for (std::int64_t r = 0; r < P; ++r) {
+    std::size_t put_ops = 0;
+    for (int e = 0; e < 2; ++e) {
+      const std::string name = "rank " + std::to_string(r) + " dma " + std::to_string(e);
+      ASSERT_TRUE(track_of.count(name)) << name;
+      if (!t.slices.count(track_of[name])) continue;
+      double free_at = 0;
+      for (const Slice& s : t.slices.at(track_of[name])) {
+        EXPECT_EQ(s.name, "pld.tensor.put");
+        EXPECT_GE(s.ts + 1e-9, free_at) << name;
+        free_at = s.ts + s.dur;
+        ++put_ops;
+      }
+    }
+    EXPECT_EQ(put_ops, 6u) << "rank " << r;
+    std::size_t issues = 0;
+    for (const Slice& s : t.slices.at(track_of["rank " + std::to_string(r)]))
+      if (s.cat == "issue") {
+        EXPECT_EQ(s.name, "issue pld.tensor.put");
+        EXPECT_NEAR(s.dur, 0.05, 1e-12);
+        ++issues;
+      }
+    EXPECT_EQ(issues, 3u) << "rank " << r;
+  }
+  std::size_t dma_flows = 0;
+  for (const auto& [id, f] : t.flows) {
+    if (f.cat != "dma") continue;
+    ++dma_flows;
+    EXPECT_EQ(slice_at(t, f.from, f.from_ts), "issue") << "flow " << id;
+    EXPECT_NE(t.thread_names.at(f.to).find(" dma "), std::string::npos) << "flow " << id;
+  }
+  EXPECT_EQ(dma_flows, static_cast<std::size_t>(3 * P));
+  const auto text =
+      anyp_test::run_command(std::string(ANYP_EXAMPLES_DIR) +
+                             "/k2_allgather_gemm -d 0,1,2,3 --timeline --model " + model + " 2>&1");
+  std::filesystem::remove(model);
+  EXPECT_TRUE(text.ok) << text.out;
+  EXPECT_NE(text.out.find("dma engines (2 per rank, issue 0.050 us):\n"
+                          "  rank   transfers   engine_busy_us   utilisation\n"
+                          "     0           3"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("links (shared; the 8 busiest of 8 ports that carried data):\n"),
+            std::string::npos)
+      << text.out;
 }
 
 }  // namespace

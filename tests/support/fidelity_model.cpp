@@ -16,7 +16,15 @@ std::string model_text(const Constants& c) {
   return "name = fidelity\n" + line("alpha_ns", c.alpha) + line("beta_ns_per_byte", c.beta) +
          line("local_alpha_ns", c.local_alpha) + line("local_beta_ns_per_byte", c.local_beta) +
          line("notify_issue_ns", c.issue) + line("notify_ns", c.latency) + line("wait_ns", c.wait) +
-         line("compute.add.FP32", c.add_per_ns) + line("compute.*.*", INFINITY);
+         line("compute.add.FP32", c.add_per_ns) + line("compute.matmul.FP32", c.matmul_per_ns) +
+         line("compute.*.*", INFINITY) +
+         (c.dma_engines > 0 ? line("dma_engines", c.dma_engines) + line("dma_issue_ns", c.dma_issue)
+                            : "") +
+         (c.links_shared ? line("links_shared", 1) : "") +
+         (c.devices_per_node > 0 ? line("devices_per_node", c.devices_per_node) +
+                                       line("inter_node_alpha_ns", c.inter_alpha) +
+                                       line("inter_node_beta_ns_per_byte", c.inter_beta)
+                                 : "");
 }
 
 std::string model_file(const Constants& c, const std::string& tag) {

@@ -14,6 +14,14 @@ struct Constants {
   double local_alpha = 0, local_beta = 0;   // own window, host tensors
   double issue = 0, latency = 0, wait = 0;  // notify issue, notify arrival, satisfied wait
   double add_per_ns = INFINITY;             // compute.add.FP32, elements per ns
+  double matmul_per_ns = INFINITY;          // compute.matmul.FP32, multiply-adds per ns
+  // Asynchronous transfers and links (docs/timeline.md §2a, §2b); written
+  // only when set, so that the defaults give the simple model.
+  int dma_engines = 0;
+  double dma_issue = 0;
+  bool links_shared = false;
+  int devices_per_node = 0;
+  double inter_alpha = 0, inter_beta = 0;
 };
 
 // The model's text, named "fidelity".

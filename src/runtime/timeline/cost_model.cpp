@@ -83,6 +83,15 @@ CostModel parse_cost_model(const std::string& text, const std::string& origin) {
                                             {"notify_issue_ns", &m.notify_issue_ns},
                                             {"notify_ns", &m.notify_ns},
                                             {"wait_ns", &m.wait_ns}};
+  // The optional keys (cost_model.hpp): absent, the simple model.
+  double dma_engines = 0, links_shared = 0, devices_per_node = 0;
+  std::map<std::string, double*> optional = {
+      {"dma_engines", &dma_engines},
+      {"dma_issue_ns", &m.dma_issue_ns},
+      {"links_shared", &links_shared},
+      {"devices_per_node", &devices_per_node},
+      {"inter_node_alpha_ns", &m.inter_node_alpha_ns},
+      {"inter_node_beta_ns_per_byte", &m.inter_node_beta_ns_per_byte}};
   std::map<std::string, int> seen;  // key -> line
   // Compute rates by specificity: [cls or kComputeClasses for "*"][dtype or kDTypes].
   std::map<std::pair<int, int>, double> rates;
@@ -110,9 +119,12 @@ CostModel parse_cost_model(const std::string& text, const std::string& origin) {
                      "' does not say where its value comes from: end the line with "
                      "'# source: <a public figure, or assumed>'");
     const auto ck = compute_key(key);
-    if (!ck && scalars.count(key) == 0) {
+    if (!ck && scalars.count(key) == 0 && optional.count(key) == 0) {
       std::string known;
       for (const auto& [k, p] : scalars) known += k + ", ";
+      known +=
+          "the optional dma_engines, dma_issue_ns, links_shared, devices_per_node, "
+          "inter_node_alpha_ns, inter_node_beta_ns_per_byte, ";
       fail(line, "unknown key '" + key + "'; the keys are name, " + known +
                      "and compute.<class>.<dtype> (class " + compute_class_keys_text() +
                      " or *; "
@@ -132,9 +144,30 @@ CostModel parse_cost_model(const std::string& text, const std::string& origin) {
     } else {
       if (!number || v < 0 || std::isinf(v))
         fail(line, "the value of '" + key + "' must be a non-negative number, got '" + value + "'");
-      *scalars[key] = v;
+      const bool count = key == "dma_engines" || key == "devices_per_node";
+      if (count && v != std::floor(v))
+        fail(line, "the value of '" + key + "' must be a whole number, got '" + value + "'");
+      if (key == "links_shared" && v != 0 && v != 1)
+        fail(line, "the value of 'links_shared' must be 0 or 1, got '" + value + "'");
+      *(scalars.count(key) ? scalars[key] : optional[key]) = v;
     }
   }
+  m.dma_engines = static_cast<std::int64_t>(dma_engines);
+  m.links_shared = links_shared != 0;
+  m.devices_per_node = static_cast<std::int64_t>(devices_per_node);
+  // A key that would change nothing is refused, never ignored.
+  auto needs = [&](const char* key, bool on, const char* what,
+                   std::initializer_list<const char*> keys) {
+    for (const char* k : keys) {
+      if (on && seen.count(k) == 0)
+        throw ConfigError("cost model '" + origin + "': " + key + " " + what + " needs " + k);
+      if (!on && seen.count(k) != 0)
+        fail(seen[k], std::string("'") + k + "' has no effect unless " + key + " " + what);
+    }
+  };
+  needs("dma_engines", m.dma_engines > 0, "> 0", {"dma_issue_ns"});
+  needs("devices_per_node", m.devices_per_node > 0, "> 0",
+        {"inter_node_alpha_ns", "inter_node_beta_ns_per_byte"});
   std::string missing;
   if (m.name.empty()) missing += "name, ";
   for (const auto& [k, p] : scalars)

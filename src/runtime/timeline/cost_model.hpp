@@ -6,7 +6,9 @@
 // alpha + bytes * beta, a local one local_alpha + bytes * local_beta, tile
 // math elements / compute.<class>.<dtype>; a notify occupies its issuer for
 // notify_issue and reaches its cell notify after it was issued; a
-// satisfied wait costs wait.
+// satisfied wait costs wait. Optional keys add asynchronous transfers on
+// DMA engines and links shared by the transfers on them; a model without
+// them is the simple model, which prices every run as before.
 #pragma once
 
 #include <array>
@@ -25,6 +27,21 @@ struct CostModel {
   double alpha_ns = 0, beta_ns_per_byte = 0;
   double local_alpha_ns = 0, local_beta_ns_per_byte = 0;
   double notify_issue_ns = 0, notify_ns = 0, wait_ns = 0;
+  // Asynchronous transfers (docs/timeline.md §2a): a rank issues a remote
+  // transfer in dma_issue_ns and one of its dma_engines carries it out
+  // while the rank goes on. 0 engines: every transfer occupies its issuer
+  // until it completes (the simple model, the only one before issue 26).
+  std::int64_t dma_engines = 0;
+  double dma_issue_ns = 0;
+  // Links (docs/timeline.md §2b). links_shared = false: every transfer
+  // moves at 1 / beta as if alone. True: each device has a link port in and
+  // a port out of 1 / beta bytes per ns within its node (the devices of a
+  // node are a full mesh behind their ports) and an inter-node port each
+  // way of 1 / inter_node_beta; the transfers on a port share it max-min
+  // fairly. devices_per_node = 0: one node of all devices.
+  bool links_shared = false;
+  std::int64_t devices_per_node = 0;
+  double inter_node_alpha_ns = 0, inter_node_beta_ns_per_byte = 0;
   // [class][dtype]: elements per ns; +infinity prices the op at 0.
   std::array<std::array<double, kDTypes>, kComputeClasses> elements_per_ns{};
 

@@ -1,414 +1,399 @@
-// simulate.cpp — the discrete-event simulation of simulate_timeline().
+// simulate.cpp — the discrete-event simulation of simulate_timeline():
+// agents in program order, notifies, waits and the figures. Remote
+// transfers on DMA engines and links are simulate_transfers.cpp.
 #include "runtime/timeline/simulate.hpp"
 
 #include <algorithm>
-#include <limits>
-#include <map>
-#include <queue>
 #include <string>
 
 #include "common/internal_check.hpp"
 #include "runtime/diagnostic_text.hpp"
 #include "runtime/executable_text.hpp"
 #include "runtime/scalar_math.hpp"
+#include "runtime/timeline/simulation.hpp"
 
 namespace anyp::runtime {
+namespace timeline_sim {
 namespace {
 
-constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 constexpr std::size_t kTransitionScan = 256;  // arrivals looked back for a wait's enabler
 constexpr std::size_t kNotes = 4;             // approximations described in Timeline::note
 
-// A notify (or a data write into a signal cell) applied to its cell.
-struct Arrival {
-  Cell cell;
-  bool data = false;  // a data write: the cell's value is unknown to the model
-  ir::NotifyKind kind = ir::NotifyKind::AtomicAdd;
-  std::int32_t value = 0;
-  std::size_t op = kNone;  // the notify's op
-  std::int64_t from = -1;  // its rank
-  std::int64_t depth = 0;  // its rank's round count when it was issued
-};
+}  // namespace
 
-struct Applied {
-  std::size_t op;
-  std::int32_t value_after;
-  std::int64_t from, depth;
-};
-
-struct CellState {
-  std::int32_t value = 0;
-  std::vector<Applied> history;
-  bool data_written = false;
-  std::vector<std::size_t> waiters;  // the owner's agents blocked on this cell
-};
-
-struct RankState {
-  std::size_t next = 0;
-  double t = 0;
-  std::int64_t depth = 0;
-  bool blocked = false;
-  double wait_start = 0;
-};
-
-// Queue entries: arrivals before rank steps at one time, then by order.
-struct Item {
-  double time;
-  int prio;  // 0 arrival, 1 step
-  std::uint64_t seq;
-  std::size_t what;  // arrival index, or rank
-  bool operator>(const Item& o) const {
-    if (time != o.time) return time > o.time;
-    if (prio != o.prio) return prio > o.prio;
-    return seq > o.seq;
+Simulation::Simulation(const Executable& exec,
+                       const std::vector<std::vector<TimelineEvent>>& events,
+                       const CostModel& model)
+    : exec_(exec), events_(events), model_(model), states_(events.size()) {
+  std::size_t total = 0;
+  for (const auto& list : events) {
+    first_op_.push_back(total);
+    total += list.size();
   }
-};
+  t_.ops.resize(total);
+  enabler_.assign(total, kNone);
+  t_.names.push_back("");
+  t_.model = model.name;
+  t_.dma_engines = model.dma_engines;
+  t_.dma_issue_ns = model.dma_engines > 0 ? model.dma_issue_ns : 0;
+  async_ = model.dma_engines > 0;
+  fabric_ = async_ || model.links_shared || model.devices_per_node > 0;
+  if (fabric_) plan_roles();
+}
 
-class Simulation {
- public:
-  Simulation(const Executable& exec, const std::vector<std::vector<TimelineEvent>>& events,
-             const CostModel& model)
-      : exec_(exec), events_(events), model_(model), states_(events.size()) {
-    std::size_t total = 0;
-    for (const auto& list : events) {
-      first_op_.push_back(total);
-      total += list.size();
-    }
-    t_.ops.resize(total);
-    enabler_.assign(total, kNone);
-    t_.names.push_back("");
-    t_.model = model.name;
-  }
-
-  Timeline run() {
-    for (std::size_t r = 0; r < events_.size(); ++r)
-      if (!events_[r].empty()) push(0, 1, r);
-    for (;;) {
-      while (!queue_.empty()) {
-        const Item item = queue_.top();
-        queue_.pop();
-        if (item.prio == 0) {
+Timeline Simulation::run() {
+  for (std::size_t r = 0; r < events_.size(); ++r)
+    if (!events_[r].empty()) push(0, ItemKind::Step, r);
+  for (;;) {
+    while (!queue_.empty()) {
+      const Item item = queue_.top();
+      queue_.pop();
+      switch (item.kind) {
+        case ItemKind::Arrival:
           arrive(arrivals_[item.what], item.time);
-        } else {
+          break;
+        case ItemKind::Step:
           advance(item.what);
-        }
-      }
-      if (!release_stuck()) break;
-    }
-    finish();
-    return std::move(t_);
-  }
-
- private:
-  void push(double time, int prio, std::size_t what) {
-    queue_.push(Item{time, prio, seq_++, what});
-  }
-
-  std::uint32_t intern(const std::string& s) {
-    auto [it, fresh] = name_index_.emplace(s, static_cast<std::uint32_t>(t_.names.size()));
-    if (fresh) t_.names.push_back(s);
-    return it->second;
-  }
-
-  std::uint32_t memory_name(const TimelineEvent& e) {
-    if (e.kind == TimelineEvent::Kind::Notify || e.kind == TimelineEvent::Kind::Wait) {
-      const Cell key{e.owner, e.id, e.first};
-      auto it = cell_names_.find(key);
-      if (it != cell_names_.end()) return it->second;
-      const WindowBuffer& b = exec_.buffers[static_cast<std::size_t>(e.id)];
-      const std::string text = "signal '" + b.name + "' cell " +
-                               list_text(unflatten(e.first / 4, b.shape)) + " of rank " +
-                               std::to_string(e.owner);
-      return cell_names_[key] = intern(text);
-    }
-    const auto key = std::make_tuple(static_cast<int>(e.space), e.id, e.owner);
-    auto it = region_names_.find(key);
-    if (it != region_names_.end()) return it->second;
-    const std::string text =
-        e.space == Space::Host
-            ? "host tensor '" + exec_.host_args[static_cast<std::size_t>(e.id)].name + "'"
-            : "rank " + std::to_string(e.owner) + "'s window '" +
-                  exec_.buffers[static_cast<std::size_t>(e.id)].name + "'";
-    return region_names_[key] = intern(text);
-  }
-
-  // Runs rank r from its clock until it blocks or another event comes first.
-  void advance(std::size_t r) {
-    RankState& st = states_[r];
-    const auto& list = events_[r];
-    while (st.next < list.size()) {
-      if (!step(r)) return;  // blocked in a wait
-      if (st.next < list.size() && !queue_.empty() && !(st.t < queue_.top().time)) {
-        push(st.t, 1, r);  // someone else's turn first
-        return;
+          break;
+        default:
+          on_transfer_event(item);
       }
     }
+    if (!release_stuck()) break;
   }
+  finish();
+  return std::move(t_);
+}
 
-  // Executes rank r's next event; false when it blocks.
-  bool step(std::size_t r) {
-    RankState& st = states_[r];
-    const TimelineEvent& e = events_[r][st.next];
-    const std::size_t index = first_op_[r] + st.next;
-    TimelineOp& op = t_.ops[index];
-    op.rank = exec_.rank_of_agent(static_cast<std::int64_t>(r));
-    op.block = exec_.block_of_agent(static_cast<std::int64_t>(r));
-    op.start_ns = st.t;
-    if (e.site.code >= 0 && e.site.site >= 0) {
-      const Site& s = exec_.codes[static_cast<std::size_t>(e.site.code)].sites[e.site.site];
-      op.function = intern(s.function);
-      op.op = intern(s.op);
-    }
-    double cost = 0;
-    switch (e.kind) {
-      case TimelineEvent::Kind::Access: {
-        const bool local = e.space == Space::Host || e.owner == op.rank;
-        const bool read = static_cast<AccessKind>(e.sub) == AccessKind::Read;
-        op.kind = local ? (read ? TimelineOp::Kind::LocalRead : TimelineOp::Kind::LocalWrite)
-                        : (read ? TimelineOp::Kind::RemoteRead : TimelineOp::Kind::RemoteWrite);
-        op.memory = memory_name(e);
-        op.peer = local ? -1 : e.owner;
-        op.bytes = e.amount;
-        cost = local ? model_.local_ns(e.amount) : model_.remote_ns(e.amount);
-        break;
-      }
-      case TimelineEvent::Kind::Compute:
-        op.kind = TimelineOp::Kind::Compute;
-        op.elements = e.amount;
-        cost = model_.compute_ns(static_cast<ComputeClass>(e.sub), e.dtype, e.amount);
-        break;
-      case TimelineEvent::Kind::Notify: {
-        op.kind = TimelineOp::Kind::Notify;
-        op.memory = memory_name(e);
-        op.peer = e.owner;
-        cost = model_.notify_issue_ns;
-        Arrival a;
-        a.cell = Cell{e.owner, e.id, e.first};
-        a.kind = static_cast<ir::NotifyKind>(e.sub);
-        a.value = static_cast<std::int32_t>(e.amount);
-        a.op = index;
-        a.from = static_cast<std::int64_t>(r);
-        a.depth = st.depth;
-        arrivals_.push_back(a);
-        push(st.t + cost + model_.notify_ns, 0, arrivals_.size() - 1);
-        break;
-      }
-      case TimelineEvent::Kind::Wait: {
-        op.kind = TimelineOp::Kind::Wait;
-        op.memory = memory_name(e);
-        CellState& cell = cells_[Cell{e.owner, e.id, e.first}];
-        const auto cmp = static_cast<ir::WaitKind>(e.sub);
-        if (!compare(cmp, cell.value, e.amount)) {
-          if (!cell.data_written) {
-            st.blocked = true;
-            st.wait_start = st.t;
-            cell.waiters.push_back(r);
-            return false;
-          }
-          assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " +
-                  t_.names[op.memory] +
-                  " was satisfied by a data write into the cell, not a notify: it ends when "
-                  "that write is done");
-        } else if (const std::size_t i = enabler_of(cell, cmp, e.amount); i != kNone) {
-          link(index, st, cell.history[i]);
-        }
-        cost = model_.wait_ns;
-        break;
-      }
-    }
-    op.end_ns = st.t + cost;
-    st.t = op.end_ns;
-    if (e.kind == TimelineEvent::Kind::Access && static_cast<AccessKind>(e.sub) != AccessKind::Read)
-      data_written(e, st.t);
-    ++st.next;
-    return true;
+void Simulation::push(double time, ItemKind kind, std::size_t what) {
+  queue_.push(Item{time, kind == ItemKind::Step ? 1 : 0, seq_++, kind, what});
+}
+
+std::uint32_t Simulation::intern(const std::string& s) {
+  auto [it, fresh] = name_index_.emplace(s, static_cast<std::uint32_t>(t_.names.size()));
+  if (fresh) t_.names.push_back(s);
+  return it->second;
+}
+
+std::uint32_t Simulation::memory_name(const TimelineEvent& e) {
+  if (e.kind == TimelineEvent::Kind::Notify || e.kind == TimelineEvent::Kind::Wait) {
+    const Cell key{e.owner, e.id, e.first};
+    auto it = cell_names_.find(key);
+    if (it != cell_names_.end()) return it->second;
+    const WindowBuffer& b = exec_.buffers[static_cast<std::size_t>(e.id)];
+    const std::string text = "signal '" + b.name + "' cell " +
+                             list_text(unflatten(e.first / 4, b.shape)) + " of rank " +
+                             std::to_string(e.owner);
+    return cell_names_[key] = intern(text);
   }
+  const auto key = std::make_tuple(static_cast<int>(e.space), e.id, e.owner);
+  auto it = region_names_.find(key);
+  if (it != region_names_.end()) return it->second;
+  const std::string text =
+      e.space == Space::Host
+          ? "host tensor '" + exec_.host_args[static_cast<std::size_t>(e.id)].name + "'"
+          : "rank " + std::to_string(e.owner) + "'s window '" +
+                exec_.buffers[static_cast<std::size_t>(e.id)].name + "'";
+  return region_names_[key] = intern(text);
+}
 
-  // A data write into a signal buffer: its cells change in ways the model
-  // cannot follow; a wait on one of them is released by the write.
-  void data_written(const TimelineEvent& e, double at) {
-    if (e.space != Space::Window || !exec_.buffers[static_cast<std::size_t>(e.id)].signal) return;
-    for (std::int64_t b = e.first / 4 * 4; b < e.end; b += 4) {
+// Runs agent r from its clock until it blocks or another event comes first.
+void Simulation::advance(std::size_t r) {
+  AgentState& st = states_[r];
+  const auto& list = events_[r];
+  while (st.next < list.size()) {
+    if (!step(r)) return;  // blocked in a wait, or held by a transfer
+    if (st.next < list.size() && !queue_.empty() && !(st.t < queue_.top().time)) {
+      push(st.t, ItemKind::Step, r);  // someone else's turn first
+      return;
+    }
+  }
+}
+
+// The op's rank, block, start and names.
+void Simulation::begin_op(std::size_t r, TimelineOp& op, const TimelineEvent& e) {
+  const AgentState& st = states_[r];
+  op.rank = exec_.rank_of_agent(static_cast<std::int64_t>(r));
+  op.block = exec_.block_of_agent(static_cast<std::int64_t>(r));
+  op.start_ns = st.stall_start >= 0 ? st.stall_start : st.t;
+  op.blocked_ns = st.stall_start >= 0 ? st.t - st.stall_start : 0;
+  if (e.site.code >= 0 && e.site.site >= 0) {
+    const Site& s = exec_.codes[static_cast<std::size_t>(e.site.code)].sites[e.site.site];
+    op.function = intern(s.function);
+    op.op = intern(s.op);
+  }
+  if (e.kind == TimelineEvent::Kind::Access) {
+    const bool local = e.space == Space::Host || e.owner == op.rank;
+    const bool read = static_cast<AccessKind>(e.sub) == AccessKind::Read;
+    op.kind = local ? (read ? TimelineOp::Kind::LocalRead : TimelineOp::Kind::LocalWrite)
+                    : (read ? TimelineOp::Kind::RemoteRead : TimelineOp::Kind::RemoteWrite);
+    op.memory = memory_name(e);
+    op.peer = local ? -1 : e.owner;
+    op.bytes = e.amount;
+  }
+}
+
+// Executes agent r's next event; false when it blocks.
+bool Simulation::step(std::size_t r) {
+  AgentState& st = states_[r];
+  if (fabric_) {
+    if (async_) issue_early(r);
+    if (!clear_of_transfers(r)) return false;
+    if (roles_[r][st.next] == Role::Transfer) return issue_transfer(r);
+  }
+  const TimelineEvent& e = events_[r][st.next];
+  const std::size_t index = first_op_[r] + st.next;
+  TimelineOp& op = t_.ops[index];
+  begin_op(r, op, e);
+  st.stall_start = -1;
+  double cost = 0;
+  switch (e.kind) {
+    case TimelineEvent::Kind::Access: {
+      cost = op.peer < 0 ? model_.local_ns(e.amount) : model_.remote_ns(e.amount);
+      break;
+    }
+    case TimelineEvent::Kind::Compute:
+      op.kind = TimelineOp::Kind::Compute;
+      op.elements = e.amount;
+      cost = model_.compute_ns(static_cast<ComputeClass>(e.sub), e.dtype, e.amount);
+      break;
+    case TimelineEvent::Kind::Notify: {
+      op.kind = TimelineOp::Kind::Notify;
+      op.memory = memory_name(e);
+      op.peer = e.owner;
+      cost = model_.notify_issue_ns;
       Arrival a;
-      a.cell = Cell{e.owner, e.id, b};
-      a.data = true;
+      a.cell = Cell{e.owner, e.id, e.first};
+      a.kind = static_cast<ir::NotifyKind>(e.sub);
+      a.value = static_cast<std::int32_t>(e.amount);
+      a.op = index;
+      a.from = static_cast<std::int64_t>(r);
+      a.depth = st.depth;
       arrivals_.push_back(a);
-      push(at, 0, arrivals_.size() - 1);
+      const double earliest = st.t + cost + model_.notify_ns;
+      if (fabric_) {
+        notify_after_transfers(r, arrivals_.size() - 1, earliest);
+      } else {
+        push(earliest, ItemKind::Arrival, arrivals_.size() - 1);
+      }
+      break;
     }
-  }
-
-  void arrive(const Arrival& a, double at) {
-    CellState& cell = cells_[a.cell];
-    if (a.data) {
-      cell.data_written = true;
-    } else {
-      cell.value = a.kind == ir::NotifyKind::Set
-                       ? a.value
-                       : static_cast<std::int32_t>(static_cast<std::uint32_t>(cell.value) +
-                                                   static_cast<std::uint32_t>(a.value));
-      cell.history.push_back(Applied{a.op, cell.value, a.from, a.depth});
-    }
-    // Every blocked agent whose wait now holds is released, in the order
-    // they blocked.
-    for (std::size_t k = 0; k < cell.waiters.size();) {
-      const std::size_t r = cell.waiters[k];
-      RankState& st = states_[r];
-      const TimelineEvent& e = events_[r][st.next];
+    case TimelineEvent::Kind::Wait: {
+      op.kind = TimelineOp::Kind::Wait;
+      op.memory = memory_name(e);
+      CellState& cell = cells_[Cell{e.owner, e.id, e.first}];
       const auto cmp = static_cast<ir::WaitKind>(e.sub);
-      if (!a.data && !compare(cmp, cell.value, e.amount)) {
-        ++k;
-        continue;
-      }
-      if (a.data) {
+      if (!compare(cmp, cell.value, e.amount)) {
+        if (!cell.data_written) {
+          st.blocked = true;
+          st.wait_start = st.t;
+          cell.waiters.push_back(r);
+          return false;
+        }
         assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " +
-                t_.names[t_.ops[first_op_[r] + st.next].memory] +
-                " was satisfied by a data write into the cell, not a notify: it ends when that "
-                "write is done");
+                t_.names[op.memory] +
+                " was satisfied by a data write into the cell, not a notify: it ends when "
+                "that write is done");
+      } else if (const std::size_t i = enabler_of(cell, cmp, e.amount); i != kNone) {
+        link(index, st, cell.history[i]);
       }
-      cell.waiters.erase(cell.waiters.begin() + static_cast<std::ptrdiff_t>(k));
-      release(r, at, a.data ? kNone : cell.history.size() - 1, cell);
+      cost = model_.wait_ns;
+      break;
     }
   }
+  op.end_ns = st.t + cost;
+  st.t = op.end_ns;
+  if (e.kind == TimelineEvent::Kind::Access && static_cast<AccessKind>(e.sub) != AccessKind::Read)
+    data_written(e, st.t);
+  ++st.next;
+  return true;
+}
 
-  // The arrival that made `cmp expected` true and kept it so (kNone: none
-  // found, or true from the start).
-  std::size_t enabler_of(const CellState& cell, ir::WaitKind cmp, std::int64_t expected) const {
-    const std::size_t n = cell.history.size();
-    for (std::size_t k = 0; k < std::min(n, kTransitionScan); ++k) {
-      const std::size_t i = n - 1 - k;
-      const std::int32_t before = i == 0 ? 0 : cell.history[i - 1].value_after;
-      if (!compare(cmp, before, expected)) return i;
+// A data write into a signal buffer: its cells change in ways the model
+// cannot follow; a wait on one of them is released by the write.
+void Simulation::data_written(const TimelineEvent& e, double at) {
+  if (e.space != Space::Window || !exec_.buffers[static_cast<std::size_t>(e.id)].signal) return;
+  for (std::int64_t b = e.first / 4 * 4; b < e.end; b += 4) {
+    Arrival a;
+    a.cell = Cell{e.owner, e.id, b};
+    a.data = true;
+    arrivals_.push_back(a);
+    push(at, ItemKind::Arrival, arrivals_.size() - 1);
+  }
+}
+
+void Simulation::arrive(const Arrival& a, double at) {
+  CellState& cell = cells_[a.cell];
+  if (a.data) {
+    cell.data_written = true;
+  } else {
+    cell.value = a.kind == ir::NotifyKind::Set
+                     ? a.value
+                     : static_cast<std::int32_t>(static_cast<std::uint32_t>(cell.value) +
+                                                 static_cast<std::uint32_t>(a.value));
+    cell.history.push_back(Applied{a.op, cell.value, a.from, a.depth});
+  }
+  // Every blocked agent whose wait now holds is released, in the order
+  // they blocked.
+  for (std::size_t k = 0; k < cell.waiters.size();) {
+    const std::size_t r = cell.waiters[k];
+    AgentState& st = states_[r];
+    const TimelineEvent& e = events_[r][st.next];
+    const auto cmp = static_cast<ir::WaitKind>(e.sub);
+    if (!a.data && !compare(cmp, cell.value, e.amount)) {
+      ++k;
+      continue;
     }
-    return kNone;
-  }
-
-  void release(std::size_t r, double at, std::size_t applied_index, const CellState& cell) {
-    RankState& st = states_[r];
-    const std::size_t index = first_op_[r] + st.next;
-    TimelineOp& op = t_.ops[index];
-    const double satisfied = std::max(at, st.wait_start);
-    op.blocked_ns = satisfied - st.wait_start;
-    if (applied_index != kNone) link(index, st, cell.history[applied_index]);
-    op.end_ns = satisfied + model_.wait_ns;
-    st.t = op.end_ns;
-    st.blocked = false;
-    ++st.next;
-    if (st.next < events_[r].size()) push(st.t, 1, r);
-  }
-
-  // Records the flow into wait op `wait_op` from the notify of `a`, and the
-  // rank's round count.
-  void link(std::size_t wait_op, RankState& st, const Applied& a) {
-    enabler_[wait_op] = a.op;
-    t_.flows.push_back(TimelineFlow{a.op, wait_op});
-    const bool self = t_.ops[a.op].rank == t_.ops[wait_op].rank;
-    st.depth = std::max(st.depth, a.depth + (self ? 0 : 1));
-  }
-
-  // With nothing left to happen, a rank still blocked waits for something
-  // the modeled order never produced (the run's order satisfied it): free
-  // the one that blocked first, at once.
-  bool release_stuck() {
-    std::size_t stuck = kNone;
-    for (std::size_t r = 0; r < states_.size(); ++r) {
-      if (states_[r].blocked &&
-          (stuck == kNone || states_[r].wait_start < states_[stuck].wait_start))
-        stuck = r;
+    if (a.data) {
+      assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " +
+              t_.names[t_.ops[first_op_[r] + st.next].memory] +
+              " was satisfied by a data write into the cell, not a notify: it ends when that "
+              "write is done");
     }
-    if (stuck == kNone) return false;
-    RankState& st = states_[stuck];
-    const TimelineEvent& e = events_[stuck][st.next];
-    CellState& cell = cells_[Cell{e.owner, e.id, e.first}];
-    assumed(agent_text(exec_, static_cast<std::int64_t>(stuck)) + "'s wait on " +
-            t_.names[t_.ops[first_op_[stuck] + st.next].memory] +
-            " is never satisfied in the modeled order of the notifies (the run's order "
-            "satisfied it): it ends when it begins");
-    std::erase(cell.waiters, stuck);
-    release(stuck, st.wait_start, kNone, cell);
-    return true;
+    cell.waiters.erase(cell.waiters.begin() + static_cast<std::ptrdiff_t>(k));
+    release(r, at, a.data ? kNone : cell.history.size() - 1, cell);
   }
+}
 
-  void assumed(const std::string& what) {
-    if (notes_ < kNotes) t_.note += (t_.note.empty() ? "" : "\n") + what;
-    ++notes_;
+// The arrival that made `cmp expected` true and kept it so (kNone: none
+// found, or true from the start).
+std::size_t Simulation::enabler_of(const CellState& cell, ir::WaitKind cmp,
+                                   std::int64_t expected) const {
+  const std::size_t n = cell.history.size();
+  for (std::size_t k = 0; k < std::min(n, kTransitionScan); ++k) {
+    const std::size_t i = n - 1 - k;
+    const std::int32_t before = i == 0 ? 0 : cell.history[i - 1].value_after;
+    if (!compare(cmp, before, expected)) return i;
   }
+  return kNone;
+}
 
-  void finish() {
-    if (notes_ > kNotes) t_.note += "\n(and " + std::to_string(notes_ - kNotes) + " more)";
-    // A rank's figures cover all its blocks (events_ is per agent).
-    t_.ranks.resize(static_cast<std::size_t>(exec_.world_size));
-    for (std::size_t r = 0; r < events_.size(); ++r) {
-      RankTimeline& rt = t_.ranks[r % t_.ranks.size()];
-      rt.finish_ns = std::max(rt.finish_ns, states_[r].t);
-      rt.rounds = std::max(rt.rounds, states_[r].depth);
-      for (std::size_t i = 0; i < events_[r].size(); ++i) {
-        const TimelineOp& op = t_.ops[first_op_[r] + i];
-        // A block other than 0 waiting for its next launch is idle: neither
-        // busy nor waiting for a signal of the program.
-        const TimelineEvent& e = events_[r][i];
-        if (op.block > 0 && e.kind == TimelineEvent::Kind::Wait && e.id == exec_.block_buffer)
-          continue;
-        rt.wait_ns += op.blocked_ns;
-        rt.busy_ns += op.end_ns - op.start_ns - op.blocked_ns;
-      }
-      if (rt.finish_ns > t_.makespan_ns) t_.makespan_ns = rt.finish_ns;
-      t_.rounds = std::max(t_.rounds, rt.rounds);
+void Simulation::release(std::size_t r, double at, std::size_t applied_index,
+                         const CellState& cell) {
+  AgentState& st = states_[r];
+  const std::size_t index = first_op_[r] + st.next;
+  TimelineOp& op = t_.ops[index];
+  const double satisfied = std::max(at, st.wait_start);
+  op.blocked_ns = satisfied - st.wait_start;
+  if (applied_index != kNone) link(index, st, cell.history[applied_index]);
+  op.end_ns = satisfied + model_.wait_ns;
+  st.t = op.end_ns;
+  st.blocked = false;
+  ++st.next;
+  if (st.next < events_[r].size()) push(st.t, ItemKind::Step, r);
+}
+
+// Records the flow into wait op `wait_op` from the notify of `a`, and the
+// agent's round count.
+void Simulation::link(std::size_t wait_op, AgentState& st, const Applied& a) {
+  enabler_[wait_op] = a.op;
+  t_.flows.push_back(TimelineFlow{a.op, wait_op});
+  const bool self = t_.ops[a.op].rank == t_.ops[wait_op].rank;
+  st.depth = std::max(st.depth, a.depth + (self ? 0 : 1));
+}
+
+// With nothing left to happen, an agent still blocked waits for something
+// the modeled order never produced (the run's order satisfied it): free
+// the one that blocked first, at once.
+bool Simulation::release_stuck() {
+  std::size_t stuck = kNone;
+  for (std::size_t r = 0; r < states_.size(); ++r) {
+    if (states_[r].blocked && (stuck == kNone || states_[r].wait_start < states_[stuck].wait_start))
+      stuck = r;
+  }
+  if (stuck == kNone) return false;
+  AgentState& st = states_[stuck];
+  const TimelineEvent& e = events_[stuck][st.next];
+  CellState& cell = cells_[Cell{e.owner, e.id, e.first}];
+  assumed(agent_text(exec_, static_cast<std::int64_t>(stuck)) + "'s wait on " +
+          t_.names[t_.ops[first_op_[stuck] + st.next].memory] +
+          " is never satisfied in the modeled order of the notifies (the run's order "
+          "satisfied it): it ends when it begins");
+  std::erase(cell.waiters, stuck);
+  release(stuck, st.wait_start, kNone, cell);
+  return true;
+}
+
+void Simulation::assumed(const std::string& what) {
+  if (notes_ < kNotes) t_.note += (t_.note.empty() ? "" : "\n") + what;
+  ++notes_;
+}
+
+void Simulation::finish() {
+  if (notes_ > kNotes) t_.note += "\n(and " + std::to_string(notes_ - kNotes) + " more)";
+  std::vector<double> issue_ns(events_.size(), 0), stall_ns(events_.size(), 0),
+      last_done(events_.size(), 0);
+  if (fabric_) transfer_figures(issue_ns, stall_ns, last_done);
+  // A rank's figures cover all its blocks (events_ is per agent).
+  t_.ranks.resize(static_cast<std::size_t>(exec_.world_size));
+  for (std::size_t r = 0; r < events_.size(); ++r) {
+    RankTimeline& rt = t_.ranks[r % t_.ranks.size()];
+    // An agent ends when its last op and its last transfer have; the time
+    // it spends waiting for its transfers at the end counts as waiting.
+    const double end = std::max(states_[r].t, last_done[r]);
+    rt.finish_ns = std::max(rt.finish_ns, end);
+    rt.rounds = std::max(rt.rounds, states_[r].depth);
+    rt.busy_ns += issue_ns[r];
+    // A wait_async that held the agent at its very end.
+    const double held = states_[r].stall_start >= 0 ? states_[r].t - states_[r].stall_start : 0;
+    rt.wait_ns += end - states_[r].t + stall_ns[r] + held;
+    for (std::size_t i = 0; i < events_[r].size(); ++i) {
+      const TimelineOp& op = t_.ops[first_op_[r] + i];
+      if (op.engine >= 0) continue;  // on a DMA engine, not on the agent's clock
+      // A block other than 0 waiting for its next launch is idle: neither
+      // busy nor waiting for a signal of the program.
+      const TimelineEvent& e = events_[r][i];
+      if (op.block > 0 && e.kind == TimelineEvent::Kind::Wait && e.id == exec_.block_buffer)
+        continue;
+      rt.wait_ns += op.blocked_ns;
+      rt.busy_ns += op.end_ns - op.start_ns - op.blocked_ns;
     }
-    critical_path();
+    if (rt.finish_ns > t_.makespan_ns) t_.makespan_ns = rt.finish_ns;
+    t_.rounds = std::max(t_.rounds, rt.rounds);
   }
+  if (network_) link_figures();
+  critical_path();
+}
 
-  // Back from the last op to end: program order on a rank, and from a
-  // wait that was blocked to the notify that released it.
-  void critical_path() {
-    std::size_t last = kNone;
-    double latest = -1;
-    for (std::size_t r = 0; r < events_.size(); ++r) {
-      if (events_[r].empty()) continue;
-      const std::size_t op = first_op_[r] + events_[r].size() - 1;
+// Back from the last op to end: program order on an agent, and from a
+// wait that was blocked to the notify that released it.
+void Simulation::critical_path() {
+  std::size_t last = kNone;
+  double latest = -1;
+  for (std::size_t r = 0; r < events_.size(); ++r) {
+    if (events_[r].empty()) continue;
+    // Without transfers an agent's last op ends last; with them, any of
+    // its transfers may.
+    const std::size_t from = fabric_ ? first_op_[r] : first_op_[r] + events_[r].size() - 1;
+    for (std::size_t op = from; op < first_op_[r] + events_[r].size(); ++op) {
       if (t_.ops[op].end_ns > latest) {
         latest = t_.ops[op].end_ns;
         last = op;
       }
     }
-    std::vector<std::size_t> path;
-    for (std::size_t cur = last; cur != kNone;) {
-      path.push_back(cur);
-      const TimelineOp& op = t_.ops[cur];
-      if (op.kind == TimelineOp::Kind::Wait && op.blocked_ns > 0 && enabler_[cur] != kNone) {
-        cur = enabler_[cur];
-      } else if (cur > first_op_[static_cast<std::size_t>(op.block * exec_.world_size + op.rank)]) {
-        --cur;
-      } else {
-        cur = kNone;
-      }
-    }
-    std::reverse(path.begin(), path.end());
-    t_.critical_path = std::move(path);
   }
+  std::vector<std::size_t> path;
+  for (std::size_t cur = last; cur != kNone;) {
+    path.push_back(cur);
+    const TimelineOp& op = t_.ops[cur];
+    if (op.kind == TimelineOp::Kind::Wait && op.blocked_ns > 0 && enabler_[cur] != kNone) {
+      cur = enabler_[cur];
+    } else if (cur > first_op_[static_cast<std::size_t>(op.block * exec_.world_size + op.rank)]) {
+      --cur;
+    } else {
+      cur = kNone;
+    }
+  }
+  std::reverse(path.begin(), path.end());
+  t_.critical_path = std::move(path);
+}
 
-  const Executable& exec_;
-  const std::vector<std::vector<TimelineEvent>>& events_;
-  const CostModel& model_;
-  std::vector<RankState> states_;
-  std::vector<std::size_t> first_op_;
-  std::vector<std::size_t> enabler_;  // per op: a wait's releasing notify op
-  std::vector<Arrival> arrivals_;
-  std::map<Cell, CellState> cells_;
-  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
-  std::uint64_t seq_ = 0;
-  std::map<std::string, std::uint32_t> name_index_;
-  std::map<Cell, std::uint32_t> cell_names_;
-  std::map<std::tuple<int, std::int32_t, std::int64_t>, std::uint32_t> region_names_;
-  std::size_t notes_ = 0;
-  Timeline t_;
-};
-
-}  // namespace
+}  // namespace timeline_sim
 
 Timeline simulate_timeline(const Executable& exec,
                            const std::vector<std::vector<TimelineEvent>>& events,
                            const CostModel& model) {
-  return Simulation(exec, events, model).run();
+  return timeline_sim::Simulation(exec, events, model).run();
 }
 
 }  // namespace anyp::runtime

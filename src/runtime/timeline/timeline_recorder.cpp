@@ -1,6 +1,7 @@
 // timeline_recorder.cpp — recording each rank's events (see the header).
 #include "runtime/timeline/timeline_recorder.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -11,7 +12,7 @@ namespace anyp::runtime {
 static_assert(std::is_trivially_copyable_v<TimelineEvent>);
 
 TimelineRecorder::TimelineRecorder(std::int64_t world_size)
-    : events_(static_cast<std::size_t>(world_size)) {}
+    : events_(static_cast<std::size_t>(world_size)), async_(static_cast<std::size_t>(world_size)) {}
 
 void TimelineRecorder::on_access(const Access& a) {
   TimelineEvent e;
@@ -25,7 +26,27 @@ void TimelineRecorder::on_access(const Access& a) {
   e.first = a.region.first;
   e.end = a.region.end;
   e.amount = a.region.bytes();
+  AsyncPuts& async = async_[static_cast<std::size_t>(a.agent)];
+  if (async.tagged > 0) {  // a put_async's source read, then its remote write
+    e.issued_before = async.tag;
+    --async.tagged;
+  }
   events_[static_cast<std::size_t>(a.agent)].push_back(e);
+}
+
+void TimelineRecorder::on_async_put(std::int64_t agent, std::int64_t event, bool issued) {
+  AsyncPuts& async = async_[static_cast<std::size_t>(agent)];
+  if (issued) {
+    const auto at = static_cast<std::uint32_t>(events_[static_cast<std::size_t>(agent)].size());
+    async.in_flight.emplace_back(event, at + 1);
+    return;
+  }
+  const auto it = std::find_if(async.in_flight.begin(), async.in_flight.end(),
+                               [&](const auto& p) { return p.first == event; });
+  ANYP_CHECK(it != async.in_flight.end(), "a put_async carried out that was never issued");
+  async.tag = it->second;
+  async.tagged = 2;
+  async.in_flight.erase(it);
 }
 
 namespace {

@@ -28,6 +28,10 @@ struct TimelineEvent {
   std::int64_t first = 0;   // Access: first byte in the buffer; Notify/Wait: the cell's byte
   std::int64_t end = 0;     // Access: one past the last byte it bounds
   std::int64_t amount = 0;  // Access: bytes; Compute: elements; Notify: value; Wait: expected
+  // Access of a put_async: k + 1 when the put was issued before the
+  // agent's event k (it is recorded where the door carried it out, at its
+  // wait_async); 0 otherwise.
+  std::uint32_t issued_before = 0;
 };
 
 class TimelineRecorder final : public AccessObserver {
@@ -41,6 +45,7 @@ class TimelineRecorder final : public AccessObserver {
                std::int64_t expected, std::int32_t value) override;
   void on_compute(std::int64_t agent, SiteRef site, ComputeClass cls, DType dtype,
                   std::int64_t elements) override;
+  void on_async_put(std::int64_t agent, std::int64_t event, bool issued) override;
 
   const std::vector<std::vector<TimelineEvent>>& events() const { return events_; }
   // The ranks that recorded anything, as bytes; merge() takes another
@@ -50,6 +55,15 @@ class TimelineRecorder final : public AccessObserver {
 
  private:
   std::vector<std::vector<TimelineEvent>> events_;  // per rank
+  // Per agent: where each put_async in flight was issued (its event ->
+  // the agent's event count then), and the issue point of the put being
+  // carried out (its two accesses take it; 0: none).
+  struct AsyncPuts {
+    std::vector<std::pair<std::int64_t, std::uint32_t>> in_flight;
+    std::uint32_t tag = 0;
+    int tagged = 0;
+  };
+  std::vector<AsyncPuts> async_;
 };
 
 }  // namespace anyp::runtime

@@ -1,0 +1,367 @@
+// simulate_transfers.cpp — remote transfers in the timeline simulation,
+// for a model with DMA engines or links (docs/timeline.md §2a, §2b).
+//
+// Asynchronous (dma_engines > 0): a put (the source read and the remote
+// write, recorded back to back), a get (the remote read and the landing
+// write) or a lone remote store is issued in dma_issue_ns on the agent's
+// clock, waits for a free engine of its rank, spends its local side and
+// the message latency on it, then moves its payload through the links; the
+// agent goes on meanwhile. It is held back only by what depends on a
+// transfer in flight: an access of memory the transfer reads or writes (one
+// of them a write), a remote read into a tile (its data is the next op's
+// operand), a notify (delivered once every transfer its agent issued
+// before it has completed: the door makes writes visible before a later
+// notify), and the end of the run. Synchronous with links (no engines): a
+// remote access occupies its agent until its payload is through.
+#include <algorithm>
+#include <cmath>
+
+#include "common/internal_check.hpp"
+#include "runtime/timeline/simulation.hpp"
+
+namespace anyp::runtime::timeline_sim {
+namespace {
+
+// Links per device: its port out and in within its node, then its
+// inter-node port out and in.
+constexpr std::size_t kLinksPerDevice = 4;
+
+bool is_write(const TimelineEvent& e) { return static_cast<AccessKind>(e.sub) != AccessKind::Read; }
+
+Footprint footprint(const TimelineEvent& e) {
+  return Footprint{e.space, e.id, e.owner, e.first, e.end, is_write(e)};
+}
+
+bool conflict(const Footprint& a, const Footprint& b) {
+  return (a.write || b.write) && a.space == b.space && a.id == b.id && a.owner == b.owner &&
+         a.first < b.end && b.first < a.end;
+}
+
+double capacity(double beta_ns_per_byte) {
+  return beta_ns_per_byte > 0 ? 1 / beta_ns_per_byte : INFINITY;
+}
+
+}  // namespace
+
+std::int64_t Simulation::node_of(std::int64_t rank) const {
+  if (model_.devices_per_node <= 0) return 0;
+  const std::int64_t device =
+      exec_.device_ids.empty() ? rank : exec_.device_ids[static_cast<std::size_t>(rank)];
+  return device / model_.devices_per_node;
+}
+
+void Simulation::plan_roles() {
+  roles_.resize(events_.size());
+  agent_transfers_.resize(events_.size());
+  for (std::size_t r = 0; r < events_.size(); ++r) {
+    const auto& list = events_[r];
+    const std::int64_t rank = exec_.rank_of_agent(static_cast<std::int64_t>(r));
+    auto remote = [&](const TimelineEvent& e) {
+      return e.kind == TimelineEvent::Kind::Access && e.space == Space::Window && e.owner != rank;
+    };
+    auto local = [&](const TimelineEvent& e) {
+      return e.kind == TimelineEvent::Kind::Access && !remote(e);
+    };
+    roles_[r].assign(list.size(), Role::Op);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const TimelineEvent& e = list[i];
+      const bool pairs = async_ && i + 1 < list.size() && list[i + 1].site.code == e.site.code &&
+                         list[i + 1].site.site == e.site.site && list[i + 1].amount == e.amount;
+      if (pairs && local(e) && !is_write(e) && remote(list[i + 1]) && is_write(list[i + 1])) {
+        roles_[r][i] = Role::Transfer;  // a put: the source read, then the remote write
+        roles_[r][++i] = Role::Tail;
+      } else if (pairs && remote(e) && !is_write(e) && local(list[i + 1]) &&
+                 is_write(list[i + 1])) {
+        roles_[r][i] = Role::Transfer;  // a get: the remote read, then the landing write
+        roles_[r][++i] = Role::Tail;
+      } else if (remote(e)) {
+        roles_[r][i] = Role::Transfer;
+      }
+      if (async_ && roles_[r][i] == Role::Tail && list[i - 1].issued_before > 0)
+        agent_transfers_[r].early.push_back({list[i - 1].issued_before - 1u, i - 1});
+    }
+    std::stable_sort(agent_transfers_[r].early.begin(), agent_transfers_[r].early.end(),
+                     [](const auto& a, const auto& b) { return a.at < b.at; });
+  }
+  if (async_) {
+    engines_.resize(static_cast<std::size_t>(exec_.world_size));
+    for (DeviceEngines& d : engines_)
+      d.busy.assign(static_cast<std::size_t>(model_.dma_engines), 0);
+  }
+  if (model_.links_shared) {
+    std::vector<double> caps;
+    for (std::int64_t d = 0; d < exec_.world_size; ++d) {
+      for (double beta : {model_.beta_ns_per_byte, model_.beta_ns_per_byte,
+                          model_.inter_node_beta_ns_per_byte, model_.inter_node_beta_ns_per_byte})
+        caps.push_back(capacity(beta));
+    }
+    network_.emplace(std::move(caps));
+  }
+}
+
+bool Simulation::clear_of_transfers(std::size_t r) {
+  AgentState& st = states_[r];
+  if (agent_transfers_[r].early_issued.count(st.next)) return true;  // a put_async's wait
+  const AgentTransfers& at = agent_transfers_[r];
+  const TimelineEvent& e = events_[r][st.next];
+  if (at.in_flight.empty() || e.kind != TimelineEvent::Kind::Access) return true;
+  std::array<Footprint, 2> mine{footprint(e), {}};
+  std::size_t count = 1;
+  if (st.next + 1 < events_[r].size() && roles_[r][st.next + 1] == Role::Tail)
+    mine[count++] = footprint(events_[r][st.next + 1]);
+  for (std::size_t t : at.in_flight) {
+    const Transfer& x = transfers_[t];
+    for (std::size_t i = 0; i < count; ++i) {
+      for (std::size_t j = 0; j < x.touch_count; ++j) {
+        if (!conflict(mine[i], x.touches[j])) continue;
+        if (st.stall_start < 0) st.stall_start = st.t;
+        st.stalled = true;
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void Simulation::issue_early(std::size_t r) {
+  AgentState& st = states_[r];
+  AgentTransfers& at = agent_transfers_[r];
+  while (st.early_next < at.early.size() && at.early[st.early_next].at <= st.next) {
+    const std::size_t head = at.early[st.early_next++].head;
+    at.early_issued[head] = make_transfer(r, head);
+  }
+}
+
+bool Simulation::issue_transfer(std::size_t r) {
+  AgentState& st = states_[r];
+  AgentTransfers& at = agent_transfers_[r];
+  if (const auto it = at.early_issued.find(st.next); it != at.early_issued.end()) {
+    // The wait_async of a put_async: held until its transfer is done.
+    const Transfer& x = transfers_[it->second];
+    if (x.done < 0) {
+      if (st.stall_start < 0) st.stall_start = st.t;
+      st.awaiting = it->second;
+      return false;
+    }
+    st.next += x.events;
+    at.early_issued.erase(it);
+    return true;
+  }
+  const std::size_t index = make_transfer(r, st.next);
+  st.next += transfers_[index].events;
+  if (!transfers_[index].blocking) return true;
+  st.awaiting = index;
+  return false;
+}
+
+std::size_t Simulation::make_transfer(std::size_t r, std::size_t event) {
+  AgentState& st = states_[r];
+  const auto& list = events_[r];
+  Transfer x;
+  x.agent = r;
+  x.rank = exec_.rank_of_agent(static_cast<std::int64_t>(r));
+  x.event = event;
+  x.events = event + 1 < list.size() && roles_[r][event + 1] == Role::Tail ? 2 : 1;
+  const TimelineEvent& head = list[event];
+  const bool head_remote = head.space == Space::Window && head.owner != x.rank;
+  const TimelineEvent& remote = head_remote ? head : list[event + 1];
+  if (x.events == 2) {
+    const TimelineEvent& local = head_remote ? list[event + 1] : head;
+    x.local_ns = model_.local_ns(local.amount);
+  }
+  for (std::size_t k = 0; k < x.events; ++k)
+    x.touches[x.touch_count++] = footprint(list[event + k]);
+  const bool inter = node_of(x.rank) != node_of(remote.owner);
+  const double alpha = inter ? model_.inter_node_alpha_ns : model_.alpha_ns;
+  const double beta = inter ? model_.inter_node_beta_ns_per_byte : model_.beta_ns_per_byte;
+  x.fixed_ns = x.local_ns + alpha;
+  if (model_.links_shared) {
+    x.bytes = static_cast<double>(remote.amount);
+  } else {
+    x.fixed_ns += static_cast<double>(remote.amount) * beta;
+  }
+  const bool read = !is_write(remote);
+  const auto src = static_cast<std::size_t>(read ? remote.owner : x.rank);
+  const auto dst = static_cast<std::size_t>(read ? x.rank : remote.owner);
+  const std::size_t out = inter ? 2 : 0, in = inter ? 3 : 1;
+  x.links = {src * kLinksPerDevice + out, dst * kLinksPerDevice + in};
+  // A remote read alone brings a tile the agent's next op computes on.
+  x.blocking = !async_ || (x.events == 1 && read);
+  x.issued = st.t;
+  if (st.stall_start >= 0) x.stall_ns = st.t - st.stall_start;
+  st.stall_start = -1;
+  AgentTransfers& at = agent_transfers_[r];
+  x.seq = at.completed.size();
+  at.completed.push_back(0);
+  for (std::size_t k = 0; k < x.events; ++k) {
+    TimelineOp& op = t_.ops[first_op_[r] + event + k];
+    begin_op(r, op, list[event + k]);
+    op.issued_ns = x.issued;
+  }
+  const std::size_t index = transfers_.size();
+  transfers_.push_back(x);
+  at.in_flight.push_back(index);
+  st.t += issue_cost();
+  push(st.t, ItemKind::Enqueue, index);
+  return index;
+}
+
+void Simulation::notify_after_transfers(std::size_t r, std::size_t arrival, double earliest) {
+  AgentTransfers& at = agent_transfers_[r];
+  const std::size_t fence = at.completed.size();
+  if (at.watermark >= fence) {
+    push(earliest, ItemKind::Arrival, arrival);
+  } else {
+    at.notifies.push_back(PendingNotify{arrival, earliest, fence});
+  }
+}
+
+void Simulation::on_transfer_event(const Item& item) {
+  switch (item.kind) {
+    case ItemKind::Enqueue:
+      start_transfer(item.what, item.time);
+      break;
+    case ItemKind::Moving:
+      transfer_moving(item.what, item.time);
+      break;
+    case ItemKind::FlowCheck:
+      check_flows(item.what, item.time);
+      break;
+    default:
+      ANYP_CHECK(false, "a timeline queue item of no transfer kind");
+  }
+}
+
+void Simulation::start_transfer(std::size_t t, double now) {
+  Transfer& x = transfers_[t];
+  if (async_) {
+    DeviceEngines& d = engines_[static_cast<std::size_t>(x.rank)];
+    const auto free = std::find(d.busy.begin(), d.busy.end(), 0);
+    if (free == d.busy.end()) {
+      d.queue.push_back(t);
+      return;
+    }
+    *free = 1;
+    x.engine = static_cast<std::int32_t>(free - d.busy.begin());
+  }
+  x.started = now;
+  push(now + x.fixed_ns, ItemKind::Moving, t);
+}
+
+void Simulation::transfer_moving(std::size_t t, double now) {
+  const Transfer& x = transfers_[t];
+  if (!network_ || x.bytes <= 0) {
+    complete_transfer(t, now);
+    return;
+  }
+  network_->advance(now);
+  const std::size_t flow = network_->add(x.links, x.bytes);
+  if (flow_transfer_.size() <= flow) flow_transfer_.resize(flow + 1, kNone);
+  flow_transfer_[flow] = t;
+  network_->share();
+  schedule_flow_check();
+}
+
+void Simulation::schedule_flow_check() {
+  const auto [flow, at] = network_->next_finish();
+  if (flow != LinkNetwork::kNone)
+    push(at, ItemKind::FlowCheck, static_cast<std::size_t>(network_->version()));
+}
+
+void Simulation::check_flows(std::uint64_t version, double now) {
+  if (version != network_->version()) return;  // the flows changed since it was scheduled
+  network_->advance(now);
+  const double tolerance = 1e-9 * std::max(1.0, now);
+  for (;;) {
+    const auto [flow, at] = network_->next_finish();
+    if (flow == LinkNetwork::kNone || at > now + tolerance) break;
+    network_->remove(flow);
+    complete_transfer(flow_transfer_[flow], now);
+  }
+  network_->share();
+  schedule_flow_check();
+}
+
+void Simulation::complete_transfer(std::size_t t, double now) {
+  Transfer& x = transfers_[t];
+  x.done = now;
+  const auto& list = events_[x.agent];
+  const std::size_t first = first_op_[x.agent] + x.event;
+  if (x.blocking) {
+    // On the agent's clock, from when it was first held back; waiting for
+    // an engine counts as blocked.
+    TimelineOp& op = t_.ops[first];
+    op.start_ns = x.issued - x.stall_ns;
+    op.end_ns = now;
+    op.blocked_ns = x.stall_ns + std::max(0.0, x.started - x.issued - issue_cost());
+  } else {
+    // On the engine: a put's source read first, a get's landing write last.
+    const bool head_remote = t_.ops[first].peer >= 0;
+    double at = x.started;
+    for (std::size_t k = 0; k < x.events; ++k) {
+      TimelineOp& op = t_.ops[first + k];
+      const bool is_local = op.peer < 0;
+      op.engine = x.engine;
+      op.start_ns = at;
+      op.end_ns =
+          is_local && k == 0 ? at + x.local_ns : (head_remote && k == 0 ? now - x.local_ns : now);
+      at = op.end_ns;
+    }
+  }
+  for (std::size_t k = 0; k < x.events; ++k) {
+    const TimelineEvent& e = list[x.event + k];
+    if (is_write(e)) data_written(e, now);
+  }
+  AgentTransfers& at = agent_transfers_[x.agent];
+  std::erase(at.in_flight, t);
+  at.completed[x.seq] = 1;
+  while (at.watermark < at.completed.size() && at.completed[at.watermark]) ++at.watermark;
+  while (!at.notifies.empty() && at.notifies.front().fence <= at.watermark) {
+    const PendingNotify n = at.notifies.front();
+    at.notifies.pop_front();
+    push(std::max(n.earliest, now), ItemKind::Arrival, n.arrival);
+  }
+  if (x.engine >= 0) {
+    DeviceEngines& d = engines_[static_cast<std::size_t>(x.rank)];
+    d.busy[static_cast<std::size_t>(x.engine)] = 0;
+    if (!d.queue.empty()) {
+      const std::size_t next = d.queue.front();
+      d.queue.pop_front();
+      start_transfer(next, now);
+    }
+  }
+  AgentState& st = states_[x.agent];
+  if (st.awaiting == t) {
+    st.awaiting = kNone;
+    st.t = now;
+    if (st.next < list.size()) push(now, ItemKind::Step, x.agent);
+  } else if (st.stalled) {
+    st.stalled = false;
+    st.t = std::max(st.t, now);
+    push(st.t, ItemKind::Step, x.agent);
+  }
+}
+
+void Simulation::transfer_figures(std::vector<double>& busy_ns, std::vector<double>& wait_ns,
+                                  std::vector<double>& last_done) const {
+  for (const Transfer& x : transfers_) {
+    last_done[x.agent] = std::max(last_done[x.agent], x.done);
+    if (x.blocking) continue;  // its op is on the agent's clock
+    busy_ns[x.agent] += issue_cost();
+    wait_ns[x.agent] += x.stall_ns;
+  }
+}
+
+void Simulation::link_figures() {
+  for (std::size_t l = 0; l < network_->links(); ++l) {
+    if (network_->bytes_carried(l) <= 0) continue;
+    TimelineLink link;
+    link.rank = static_cast<std::int64_t>(l / kLinksPerDevice);
+    link.port = static_cast<TimelineLink::Port>(l % kLinksPerDevice);
+    link.bytes = network_->bytes_carried(l);
+    link.busy_ns = network_->busy_ns(l);
+    t_.links.push_back(link);
+  }
+}
+
+}  // namespace anyp::runtime::timeline_sim

@@ -1,0 +1,224 @@
+// simulation.hpp — the state of simulate_timeline()'s discrete-event
+// simulation, shared by its two halves: simulate.cpp (ranks, notifies,
+// waits, the figures) and simulate_transfers.cpp (remote transfers on DMA
+// engines and shared links, when the model has them). Internal to the
+// timeline; simulate.hpp is the interface.
+#pragma once
+
+#include <array>
+#include <deque>
+#include <limits>
+#include <map>
+#include <optional>
+#include <queue>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "anyp/timeline.hpp"
+#include "runtime/executable.hpp"
+#include "runtime/timeline/cost_model.hpp"
+#include "runtime/timeline/link_network.hpp"
+#include "runtime/timeline/timeline_recorder.hpp"
+
+namespace anyp::runtime::timeline_sim {
+
+inline constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+// A notify (or a data write into a signal cell) applied to its cell.
+struct Arrival {
+  Cell cell;
+  bool data = false;  // a data write: the cell's value is unknown to the model
+  ir::NotifyKind kind = ir::NotifyKind::AtomicAdd;
+  std::int32_t value = 0;
+  std::size_t op = kNone;  // the notify's op
+  std::int64_t from = -1;  // its agent
+  std::int64_t depth = 0;  // its agent's round count when it was issued
+};
+
+struct Applied {
+  std::size_t op;
+  std::int32_t value_after;
+  std::int64_t from, depth;
+};
+
+struct CellState {
+  std::int32_t value = 0;
+  std::vector<Applied> history;
+  bool data_written = false;
+  std::vector<std::size_t> waiters;  // the owner's agents blocked on this cell
+};
+
+struct AgentState {
+  std::size_t next = 0;
+  double t = 0;
+  std::int64_t depth = 0;
+  bool blocked = false;  // in a wait on a cell
+  double wait_start = 0;
+  // Held back by a transfer of its own (a read or write of memory a
+  // transfer in flight touches, or a transfer whose data it needs): since
+  // when (negative: not held).
+  double stall_start = -1;
+  bool stalled = false;          // held by a transfer in flight; its completion steps the agent
+  std::size_t awaiting = kNone;  // the blocking transfer it waits for
+  std::size_t early_next = 0;    // its next put_async to issue (AgentTransfers::early)
+};
+
+// What an event is to the transfer half of the simulation.
+enum class Role : std::uint8_t {
+  Op,        // on the agent's own clock (local accesses, math, notify, wait)
+  Transfer,  // the first (or only) access of a remote transfer
+  Tail,      // the second access of a put or get pair, carried with the first
+};
+
+// Memory a transfer in flight reads or writes (the bounds of an access).
+struct Footprint {
+  Space space = Space::Window;
+  std::int32_t id = -1;
+  std::int64_t owner = -1;
+  std::int64_t first = 0, end = 0;
+  bool write = false;
+};
+
+struct Transfer {
+  std::size_t agent = 0;
+  std::int64_t rank = 0;
+  std::size_t event = 0;  // its first event, in the agent's list
+  std::size_t events = 1;
+  std::size_t seq = 0;    // the agent's transfer number
+  bool blocking = false;  // the agent waits for it (a remote read into a tile; no engines)
+  double local_ns = 0;    // its local side (the source read or the landing write)
+  double fixed_ns = 0;    // before its payload moves: local side + message latency
+  double bytes = 0;       // the payload through the links (0 when links are not shared)
+  std::array<std::size_t, 2> links{};
+  std::array<Footprint, 2> touches{};
+  std::size_t touch_count = 0;
+  double issued = 0, started = 0, done = -1;
+  double stall_ns = 0;  // the agent held back before issuing it
+  std::int32_t engine = -1;
+};
+
+struct PendingNotify {
+  std::size_t arrival;  // index into arrivals_
+  double earliest;      // its issue + notify latency
+  std::size_t fence;    // the agent's transfers issued before it
+};
+
+struct AgentTransfers {
+  // put_asyncs, issued before event `at` though recorded at their
+  // wait_async (first event `head`), in the order of `at`; and the
+  // transfer of each head issued so far.
+  struct Early {
+    std::size_t at, head;
+  };
+  std::vector<Early> early;
+  std::map<std::size_t, std::size_t> early_issued;  // head -> transfer
+  std::vector<std::size_t> in_flight;               // transfer indices
+  std::vector<char> completed;                      // by seq
+  std::size_t watermark = 0;                        // every seq below it has completed
+  std::deque<PendingNotify> notifies;               // issued, held until their fence
+};
+
+struct DeviceEngines {
+  std::vector<char> busy;  // per engine
+  std::deque<std::size_t> queue;
+};
+
+// Queue entries: at one time, arrivals and transfer events before agent
+// steps, then in the order pushed.
+enum class ItemKind : std::uint8_t { Arrival, Enqueue, Moving, FlowCheck, Step };
+struct Item {
+  double time;
+  int prio;  // 0 arrival or transfer event, 1 step
+  std::uint64_t seq;
+  ItemKind kind;
+  std::size_t what;  // arrival, transfer, network version, or agent
+  bool operator>(const Item& o) const {
+    if (time != o.time) return time > o.time;
+    if (prio != o.prio) return prio > o.prio;
+    return seq > o.seq;
+  }
+};
+
+class Simulation {
+ public:
+  Simulation(const Executable& exec, const std::vector<std::vector<TimelineEvent>>& events,
+             const CostModel& model);
+  Timeline run();
+
+ private:
+  // simulate.cpp
+  void push(double time, ItemKind kind, std::size_t what);
+  std::uint32_t intern(const std::string& s);
+  std::uint32_t memory_name(const TimelineEvent& e);
+  void advance(std::size_t r);
+  bool step(std::size_t r);
+  void begin_op(std::size_t r, TimelineOp& op, const TimelineEvent& e);
+  void data_written(const TimelineEvent& e, double at);
+  void arrive(const Arrival& a, double at);
+  std::size_t enabler_of(const CellState& cell, ir::WaitKind cmp, std::int64_t expected) const;
+  void release(std::size_t r, double at, std::size_t applied_index, const CellState& cell);
+  void link(std::size_t wait_op, AgentState& st, const Applied& a);
+  bool release_stuck();
+  void assumed(const std::string& what);
+  void finish();
+  void critical_path();
+
+  // simulate_transfers.cpp
+  bool transfers_modeled() const { return fabric_; }
+  void plan_roles();
+  // Holds agent r back while its next op touches memory a transfer of its
+  // own has in flight; true when it may go on.
+  bool clear_of_transfers(std::size_t r);
+  // Issues the remote transfer that starts at agent r's next event; false
+  // when the agent now waits for it.
+  bool issue_transfer(std::size_t r);
+  // Creates and queues the transfer whose first event is `event`, issued by
+  // agent r now; its index.
+  std::size_t make_transfer(std::size_t r, std::size_t event);
+  // Issues the put_asyncs due before agent r's next event.
+  void issue_early(std::size_t r);
+  // Queues a notify's arrival behind the agent's transfers issued before it.
+  void notify_after_transfers(std::size_t r, std::size_t arrival, double earliest);
+  void on_transfer_event(const Item& item);
+  void start_transfer(std::size_t t, double now);
+  void transfer_moving(std::size_t t, double now);
+  void check_flows(std::uint64_t version, double now);
+  void complete_transfer(std::size_t t, double now);
+  void schedule_flow_check();
+  std::int64_t node_of(std::int64_t rank) const;
+  // The transfers' share of the figures, per agent: time busy issuing,
+  // time held back before issuing, and the end of its last transfer.
+  void transfer_figures(std::vector<double>& busy_ns, std::vector<double>& wait_ns,
+                        std::vector<double>& last_done) const;
+  void link_figures();  // Timeline::links from the network
+  double issue_cost() const { return async_ ? model_.dma_issue_ns : 0; }
+
+  const Executable& exec_;
+  const std::vector<std::vector<TimelineEvent>>& events_;
+  const CostModel& model_;
+  std::vector<AgentState> states_;
+  std::vector<std::size_t> first_op_;
+  std::vector<std::size_t> enabler_;  // per op: a wait's releasing notify op
+  std::vector<Arrival> arrivals_;
+  std::map<Cell, CellState> cells_;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
+  std::uint64_t seq_ = 0;
+  std::map<std::string, std::uint32_t> name_index_;
+  std::map<Cell, std::uint32_t> cell_names_;
+  std::map<std::tuple<int, std::int32_t, std::int64_t>, std::uint32_t> region_names_;
+  std::size_t notes_ = 0;
+  Timeline t_;
+
+  // Transfers (only when the model has engines or links: fabric_).
+  bool fabric_ = false;
+  bool async_ = false;
+  std::vector<std::vector<Role>> roles_;  // per agent, per event
+  std::vector<Transfer> transfers_;
+  std::vector<AgentTransfers> agent_transfers_;
+  std::vector<DeviceEngines> engines_;  // per rank
+  std::optional<LinkNetwork> network_;
+  std::vector<std::size_t> flow_transfer_;  // flow id -> transfer
+};
+
+}  // namespace anyp::runtime::timeline_sim
