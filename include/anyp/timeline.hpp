@@ -39,13 +39,14 @@ struct TimelineOp {
   // -1: on the rank's own clock.
   std::int32_t engine = -1;
   double issued_ns = 0;
-  std::uint32_t function = 0;  // user function, index into Timeline::names ("get_step")
-  std::uint32_t op = 0;        // user op, index into Timeline::names ("pld.tensor.get")
-  std::uint32_t memory = 0;    // what it touches, into names ("rank 1's window 'dst'",
-                               // "signal 'sig' cell [0, 1] of rank 2"; 0: none)
-  std::int64_t peer = -1;      // the other rank of a remote access or notify
-  std::int64_t bytes = 0;      // data accesses
-  std::int64_t elements = 0;   // compute
+  bool continues_transfer = false;  // the second op of a put or get on an engine
+  std::uint32_t function = 0;       // user function, index into Timeline::names ("get_step")
+  std::uint32_t op = 0;             // user op, index into Timeline::names ("pld.tensor.get")
+  std::uint32_t memory = 0;         // what it touches, into names ("rank 1's window 'dst'",
+                                    // "signal 'sig' cell [0, 1] of rank 2"; 0: none)
+  std::int64_t peer = -1;           // the other rank of a remote access or notify
+  std::int64_t bytes = 0;           // data accesses
+  std::int64_t elements = 0;        // compute
 };
 const char* timeline_op_kind_name(TimelineOp::Kind k);  // "remote read", ...
 

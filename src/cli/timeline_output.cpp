@@ -33,16 +33,6 @@ std::string op_text(const Timeline& t, const TimelineOp& op) {
   return s;
 }
 
-// Whether op i is the second op of the transfer op i - 1 began (a put's
-// remote write after its source read, a get's landing write after its
-// remote read).
-bool continues_transfer(const Timeline& t, std::size_t i) {
-  if (i == 0) return false;
-  const TimelineOp &a = t.ops[i - 1], &b = t.ops[i];
-  return a.engine >= 0 && b.engine >= 0 && a.rank == b.rank && a.block == b.block &&
-         a.issued_ns == b.issued_ns && (a.peer < 0) != (b.peer < 0);
-}
-
 std::string percent(double part, double whole) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(1) << (whole > 0 ? 100 * part / whole : 0) << " %";
@@ -59,7 +49,7 @@ void transfer_text(const Timeline& t, std::ostream& out) {
       if (op.engine < 0) continue;
       const auto r = static_cast<std::size_t>(op.rank);
       busy[r] += op.end_ns - op.start_ns;
-      if (!continues_transfer(t, i)) ++transfers[r];
+      if (!op.continues_transfer) ++transfers[r];
     }
     out << "dma engines (" << t.dma_engines << " per rank, issue " << us(t.dma_issue_ns)
         << " us):\n  rank   transfers   engine_busy_us   utilisation\n";
@@ -162,7 +152,7 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
   std::size_t flow_id = t.flows.size();
   for (std::size_t i = 0; i < t.ops.size(); ++i) {
     const TimelineOp& op = t.ops[i];
-    if (op.engine >= 0 && !continues_transfer(t, i)) {
+    if (op.engine >= 0 && !op.continues_transfer) {
       // The issue on the rank's track, and a flow from it to the transfer.
       const double issue_end = op.issued_ns + t.dma_issue_ns;
       events.push_back({{"ph", "X"},

@@ -285,6 +285,79 @@ TEST(AsyncTransfers, AStoreIntoThePutsSourceWaitsForThePut) {
   EXPECT_NEAR(t.makespan_ns, want, 1e-9 * want);
 }
 
+// Rank 1 gets rank 0's src into its dst (once rank 0 says it is ready),
+// then put_asyncs that dst back into rank 0's back, waits for it and
+// notifies rank 0. The put_async reads what the get writes: it starts
+// only when the get has landed, then runs L + α + Sβ. P = 2.
+pl::HostFunction get_then_put_async() {
+  constexpr std::int64_t S = 1024;
+  const std::vector<pl::Param> params = {
+      pl::In("x", pl::Tensor({1, S}, pl::FP32)),
+      pl::InOut("src", pld::DistributedTensor({1, S}, pl::FP32)),
+      pl::InOut("dst", pld::DistributedTensor({1, S}, pl::FP32)),
+      pl::InOut("back", pld::DistributedTensor({1, S}, pl::FP32)),
+      pl::InOut("signal", pld::DistributedTensor({1, 1}, pl::INT32))};
+  const auto kernel = pl::jit::incore(
+      "get_then_put_async", params,
+      [](pl::Value x, pl::Value src, pl::Value dst, pl::Value back, pl::Value signal) {
+        const pl::Scalar r = pld::rank(pld::get_comm_ctx(dst));
+        pl::if_(
+            r == 0,
+            [&] {
+              src = pl::store(pl::load(x, {0, 0}, {1, S}), {0, 0}, src);
+              pld::system::notify(signal, 1, {0, 0}, 1, NotifyOp::AtomicAdd);
+              pld::system::wait(signal, {0, 0}, 1, WaitCmp::Ge);
+            },
+            [&] {
+              pld::system::wait(signal, {0, 0}, 1, WaitCmp::Ge);
+              pld::tensor::get(dst, 0, src);
+              const pld::AsyncEvent event = pld::tensor::put_async(back, 0, dst);
+              pld::system::wait_async(event);
+              pld::system::notify(signal, 0, {0, 0}, 1, NotifyOp::AtomicAdd);
+            });
+      });
+  const auto per_rank =
+      pl::jit::orchestration("per_rank", params,
+                             [kernel](pl::Value x, pl::Value s, pl::Value d, pl::Value b,
+                                      pl::Value g) { kernel(x, s, d, b, g); });
+  return pl::jit::host("get_then_put_async_host", {pl::In("x", pl::Tensor({NR, 1, S}, pl::FP32))},
+                       [per_rank](pl::Value x) {
+                         const pl::Shape row{1, S};
+                         auto src = pld::alloc_window_buffer("src", row, pl::FP32);
+                         auto dst = pld::alloc_window_buffer("dst", row, pl::FP32);
+                         auto back = pld::alloc_window_buffer("back", row, pl::FP32);
+                         auto sig = pld::alloc_window_buffer("signal", {1, 1}, pl::INT32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           per_rank(x[r], pld::window(src, row, pl::FP32),
+                                    pld::window(dst, row, pl::FP32),
+                                    pld::window(back, row, pl::FP32),
+                                    pld::window(sig, {1, 1}, pl::INT32), pl::device(r));
+                         });
+                       });
+}
+
+TEST(AsyncTransfers, APutAsyncOfLandingRowsStartsWhenTheyHaveLanded) {
+  const anyp_test::Constants k = async_constants();
+  const Model m(k, "get_put_async");
+  auto x = anyp::HostTensor::zeros({2, 1, 1024}, pl::FP32);
+  const Timeline t = *get_then_put_async().compile({x}, timeline_config(2, m))(x).timeline;
+  const double L = k.local_alpha, remote = k.alpha + 4096 * k.beta;
+  const double ready = 2 * L + k.issue + k.latency + k.wait;  // rank 1's wait ends
+  const double landed = ready + k.dma_issue + remote + L;     // the get's landing write
+  const double put_done = landed + k.dma_issue + L + remote;
+  const double want = put_done + k.issue + k.latency + k.wait;
+  EXPECT_NEAR(t.makespan_ns, want, 1e-9 * want);
+  std::size_t put_ops = 0;
+  for (const anyp::TimelineOp& op : t.ops) {
+    if (op.rank == 1 && op.engine >= 0 && t.name(op.op) == "pld.tensor.put_async") {
+      EXPECT_DOUBLE_EQ(op.issued_ns, landed);
+      ++put_ops;
+    }
+  }
+  EXPECT_EQ(put_ops, 2u);
+  EXPECT_DOUBLE_EQ(t.ranks[1].busy_ns + t.ranks[1].wait_ns, t.ranks[1].finish_ns);
+}
+
 // ---- fan-out and incast ----------------------------------------------------
 
 // Every rank r in `senders` puts x ([1, S]) into row r of rank `target`'s

@@ -137,7 +137,7 @@ void Simulation::begin_op(std::size_t r, TimelineOp& op, const TimelineEvent& e)
 bool Simulation::step(std::size_t r) {
   AgentState& st = states_[r];
   if (fabric_) {
-    if (async_) issue_early(r);
+    if (async_ && !issue_early(r)) return false;
     if (!clear_of_transfers(r)) return false;
     if (roles_[r][st.next] == Role::Transfer) return issue_transfer(r);
   }
@@ -274,7 +274,7 @@ void Simulation::release(std::size_t r, double at, std::size_t applied_index,
   const std::size_t index = first_op_[r] + st.next;
   TimelineOp& op = t_.ops[index];
   const double satisfied = std::max(at, st.wait_start);
-  op.blocked_ns = satisfied - st.wait_start;
+  op.blocked_ns += satisfied - st.wait_start;  // after any hold begin_op counted
   if (applied_index != kNone) link(index, st, cell.history[applied_index]);
   op.end_ns = satisfied + model_.wait_ns;
   st.t = op.end_ns;

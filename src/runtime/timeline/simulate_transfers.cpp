@@ -99,16 +99,18 @@ void Simulation::plan_roles() {
   }
 }
 
-bool Simulation::clear_of_transfers(std::size_t r) {
+// Whether the access at agent r's event `event` (with its tail, for a
+// pair) touches memory a transfer of r in flight touches, one of them a
+// write; if so the agent is held (from now, unless it already was).
+bool Simulation::held_by_transfers(std::size_t r, std::size_t event) {
   AgentState& st = states_[r];
-  if (agent_transfers_[r].early_issued.count(st.next)) return true;  // a put_async's wait
   const AgentTransfers& at = agent_transfers_[r];
-  const TimelineEvent& e = events_[r][st.next];
-  if (at.in_flight.empty() || e.kind != TimelineEvent::Kind::Access) return true;
+  const TimelineEvent& e = events_[r][event];
+  if (at.in_flight.empty() || e.kind != TimelineEvent::Kind::Access) return false;
   std::array<Footprint, 2> mine{footprint(e), {}};
   std::size_t count = 1;
-  if (st.next + 1 < events_[r].size() && roles_[r][st.next + 1] == Role::Tail)
-    mine[count++] = footprint(events_[r][st.next + 1]);
+  if (event + 1 < events_[r].size() && roles_[r][event + 1] == Role::Tail)
+    mine[count++] = footprint(events_[r][event + 1]);
   for (std::size_t t : at.in_flight) {
     const Transfer& x = transfers_[t];
     for (std::size_t i = 0; i < count; ++i) {
@@ -116,20 +118,31 @@ bool Simulation::clear_of_transfers(std::size_t r) {
         if (!conflict(mine[i], x.touches[j])) continue;
         if (st.stall_start < 0) st.stall_start = st.t;
         st.stalled = true;
-        return false;
+        return true;
       }
     }
   }
-  return true;
+  return false;
 }
 
-void Simulation::issue_early(std::size_t r) {
+bool Simulation::clear_of_transfers(std::size_t r) {
+  const std::size_t next = states_[r].next;
+  if (agent_transfers_[r].early_issued.count(next)) return true;  // a put_async's wait
+  return !held_by_transfers(r, next);
+}
+
+bool Simulation::issue_early(std::size_t r) {
   AgentState& st = states_[r];
   AgentTransfers& at = agent_transfers_[r];
   while (st.early_next < at.early.size() && at.early[st.early_next].at <= st.next) {
-    const std::size_t head = at.early[st.early_next++].head;
+    const std::size_t head = at.early[st.early_next].head;
+    // A put_async that reads or writes what a transfer in flight writes
+    // (or writes what one reads) starts after it, as its program order says.
+    if (held_by_transfers(r, head)) return false;
+    ++st.early_next;
     at.early_issued[head] = make_transfer(r, head);
   }
+  return true;
 }
 
 bool Simulation::issue_transfer(std::size_t r) {
@@ -302,6 +315,8 @@ void Simulation::complete_transfer(std::size_t t, double now) {
       TimelineOp& op = t_.ops[first + k];
       const bool is_local = op.peer < 0;
       op.engine = x.engine;
+      op.blocked_ns = 0;  // the engine's time; a hold before the issue is the agent's
+      op.continues_transfer = k > 0;
       op.start_ns = at;
       op.end_ns =
           is_local && k == 0 ? at + x.local_ns : (head_remote && k == 0 ? now - x.local_ns : now);

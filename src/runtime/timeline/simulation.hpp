@@ -176,8 +176,10 @@ class Simulation {
   // Creates and queues the transfer whose first event is `event`, issued by
   // agent r now; its index.
   std::size_t make_transfer(std::size_t r, std::size_t event);
-  // Issues the put_asyncs due before agent r's next event.
-  void issue_early(std::size_t r);
+  // Issues the put_asyncs due before agent r's next event; false when one
+  // must wait for a transfer in flight (the agent is held).
+  bool issue_early(std::size_t r);
+  bool held_by_transfers(std::size_t r, std::size_t event);
   // Queues a notify's arrival behind the agent's transfers issued before it.
   void notify_after_transfers(std::size_t r, std::size_t arrival, double earliest);
   void on_transfer_event(const Item& item);
