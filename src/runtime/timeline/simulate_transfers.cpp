@@ -308,19 +308,18 @@ void Simulation::complete_transfer(std::size_t t, double now) {
     op.end_ns = now;
     op.blocked_ns = x.stall_ns + std::max(0.0, x.started - x.issued - issue_cost());
   } else {
-    // On the engine: a put's source read first, a get's landing write last.
-    const bool head_remote = t_.ops[first].peer >= 0;
-    double at = x.started;
+    // On the engine: a put's source read (its first op, local) takes the
+    // first local_ns, a get's landing write (its second) the last; a lone
+    // remote store the whole span (local_ns 0).
+    const bool put = t_.ops[first].peer < 0;
+    const double first_end = put ? x.started + x.local_ns : now - x.local_ns;
     for (std::size_t k = 0; k < x.events; ++k) {
       TimelineOp& op = t_.ops[first + k];
-      const bool is_local = op.peer < 0;
       op.engine = x.engine;
       op.blocked_ns = 0;  // the engine's time; a hold before the issue is the agent's
       op.continues_transfer = k > 0;
-      op.start_ns = at;
-      op.end_ns =
-          is_local && k == 0 ? at + x.local_ns : (head_remote && k == 0 ? now - x.local_ns : now);
-      at = op.end_ns;
+      op.start_ns = k == 0 ? x.started : first_end;
+      op.end_ns = k == 0 ? first_end : now;
     }
   }
   for (std::size_t k = 0; k < x.events; ++k) {
