@@ -15,7 +15,9 @@
 #   EXPECT_STDOUT_REGEX  if defined, stdout must match this regex.
 #   EXPECT_STDERR_REGEX  if defined, stderr must match this regex.
 # In EXPECT_STDOUT / EXPECT_STDERR the two characters `\n` stand for a
-# newline, so "OK\n" is written -DEXPECT_STDOUT=OK\\n in CMake code.
+# newline, so "OK\n" is written -DEXPECT_STDOUT=OK\\n in CMake code, and
+# the four characters `\x3b` for a semicolon (at which CMake would split
+# the argument into a list).
 #
 # Passes (exit 0) when everything matches; otherwise prints the command, what
 # was expected and what it got, and fails.
@@ -44,6 +46,7 @@ endif()
 
 function(_unescape_newlines var)
   string(REPLACE "\\n" "\n" _value "${${var}}")
+  string(REPLACE "\\x3b" ";" _value "${_value}")
   set(${var} "${_value}" PARENT_SCOPE)
 endfunction()
 

@@ -3,16 +3,30 @@
 #include "anyp/timeline_output.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace anyp {
 
 namespace cli {
 namespace {
+
+// A slice's start and duration in microseconds (the trace's unit), the
+// duration rounded down until start + duration, added in doubles as a
+// viewer adds them, does not pass end / 1000 — where the next slice on the
+// track starts; else a viewer sees the two overlap and nests the next one
+// inside (speedscope does).
+std::pair<double, double> slice_us(double start_ns, double end_ns) {
+  const double ts = start_ns / 1000.0, end = end_ns / 1000.0;
+  double dur = std::max(0.0, end - ts);
+  while (dur > 0 && ts + dur > end) dur = std::nextafter(dur, 0.0);
+  return {ts, dur};
+}
 
 std::string us(double ns) {
   std::ostringstream s;
@@ -27,8 +41,13 @@ std::string op_text(const Timeline& t, const TimelineOp& op) {
   if (op.elements > 0) s += " of " + std::to_string(op.elements) + " elements";
   if (op.memory != 0)
     s += (op.kind == TimelineOp::Kind::Compute ? " " : " of ") + t.name(op.memory);
-  if (op.kind == TimelineOp::Kind::Wait && op.blocked_ns > 0)
+  if (op.kind == TimelineOp::Kind::Wait && op.blocked_ns > 0) {
     s += ", blocked " + us(op.blocked_ns) + " us";
+  } else if (op.blocked_ns > 0) {
+    // An access held by a transfer of its rank in flight, or a remote read
+    // waiting for an engine (docs/timeline.md §2a).
+    s += ", held " + us(op.blocked_ns) + " us";
+  }
   if (op.function != 0) s += " (" + t.name(op.function) + ": " + t.name(op.op) + ")";
   return s;
 }
@@ -160,8 +179,8 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
                         {"cat", "issue"},
                         {"pid", 0},
                         {"tid", track(op)},
-                        {"ts", op.issued_ns / 1000.0},
-                        {"dur", t.dma_issue_ns / 1000.0},
+                        {"ts", slice_us(op.issued_ns, issue_end).first},
+                        {"dur", slice_us(op.issued_ns, issue_end).second},
                         {"args", {{"engine", op.engine}}}});
       events.push_back({{"ph", "s"},
                         {"name", "transfer"},
@@ -196,8 +215,8 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
                       {"cat", timeline_op_kind_name(op.kind)},
                       {"pid", 0},
                       {"tid", op.engine >= 0 ? engine_track(op) : track(op)},
-                      {"ts", op.start_ns / 1000.0},
-                      {"dur", (op.end_ns - op.start_ns) / 1000.0},
+                      {"ts", slice_us(op.start_ns, op.end_ns).first},
+                      {"dur", slice_us(op.start_ns, op.end_ns).second},
                       {"args", std::move(args)}});
   }
   // A flow from each notify to the wait it satisfied (each end inside its

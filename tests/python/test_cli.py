@@ -88,7 +88,11 @@ def test_timeline_header_and_table():
         r"timeline \(model a2a3sim, P=3\): makespan \d+\.\d{3} us, 1 round", lines[1]
     )
     assert lines[2] == "  rank   finish_us     busy_us     wait_us  rounds"
-    assert lines[6] == "critical path (8 ops, in time order):"
+    # a2a3sim runs transfers on 4 DMA engines over shared links: their
+    # tables come before the critical path.
+    assert lines[6] == "dma engines (4 per rank, issue 0.100 us):"
+    assert lines[11] == "links (shared; the 6 busiest of 6 ports that carried data):"
+    assert lines[18] == "critical path (7 ops, in time order):"
 
 
 @needs_twin
@@ -143,7 +147,9 @@ def test_trace_file_is_written_as_chrome_trace_json(tmp_path):
     trace = json.loads(path.read_text())
     assert trace["otherData"]["model"] == "a2a3sim"
     names = [e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "thread_name"]
-    assert names == ["rank 0", "rank 1", "rank 2"]
+    # A track per rank and one per DMA engine of it that ran a transfer
+    # (step 07 issues one put per rank).
+    assert names == [name for r in range(3) for name in (f"rank {r}", f"rank {r} dma 0")]
     assert any(e["ph"] == "X" and e["name"] == "pld.tensor.put" for e in trace["traceEvents"])
 
 

@@ -1,9 +1,9 @@
 // timeline_test.cpp — the modeled timeline of a run (RunConfig::timeline,
-// anyp/timeline.hpp): step 07's ops placed exactly by the shipped a2a3sim
-// model; the same timeline under 20 seeded schedules, PCT schedules and
+// anyp/timeline.hpp): step 07's ops placed exactly by a2a3sim's simple
+// twin (models/simple/); the same timeline under 20 seeded schedules, PCT schedules and
 // both worker counts; the rounds of steps 07-11; the critical path as a
-// chain that ends at the makespan; busy plus wait time filling every
-// rank's clock; the platforms differing; a model file that cannot be read.
+// chain that ends at the makespan (shipped model and simple twin); busy plus wait time filling
+// every rank's clock; the platforms differing; a model file that cannot be read.
 #include <gtest/gtest.h>
 
 #include <anyp/anyp.hpp>
@@ -45,17 +45,26 @@ std::string op_text(const Timeline& t, const TimelineOp& op) {
          t.name(op.function) + ": " + t.name(op.op) + ")";
 }
 
-// Step 07 on a2a3sim: rank r stages x into src_buf, puts it into its right
-// neighbour's dst_buf, notifies it, waits for its left neighbour's notify
-// and copies dst_buf to y. Every op's start and end from the model's
-// constants: 256-byte accesses, the notify reaching its cell notify_ns
-// after its issue.
+std::string simple_twin(const std::string& platform) {
+  return std::string(ANYP_SOURCE_DIR) + "/models/simple/" + platform + ".model";
+}
+
+// Step 07 on a2a3sim's simple twin (models/simple/a2a3sim.model: every
+// transfer on its issuer's clock, as -p a2a3sim priced it before DMA
+// engines and links; the shipped model's placement of the same ring is in
+// timeline_transfers_test.cpp): rank r stages x into src_buf, puts it into
+// its right neighbour's dst_buf, notifies it, waits for its left
+// neighbour's notify and copies dst_buf to y. Every op's start and end
+// from the model's constants: 256-byte accesses, the notify reaching its
+// cell notify_ns after its issue.
 TEST(Timeline, Step07OpsArePlacedByTheModel) {
-  const auto& m = anyp::runtime::platform_cost_model("a2a3sim");
+  const auto m = anyp::runtime::load_cost_model(simple_twin("a2a3sim"));
   const double local = m.local_ns(256), remote = m.remote_ns(256);
   for (const std::int64_t P : {2, 3, 4, 7}) {
-    const Timeline t = step07_timeline(P, timeline_config(P));
-    EXPECT_EQ(t.model, "a2a3sim");
+    anyp::RunConfig config = timeline_config(P);
+    config.model_file = simple_twin("a2a3sim");
+    const Timeline t = step07_timeline(P, config);
+    EXPECT_EQ(t.model, "a2a3sim-simple");
     ASSERT_EQ(t.ops.size(), static_cast<std::size_t>(8 * P));
     for (std::int64_t r = 0; r < P; ++r) {
       const std::int64_t right = (r + 1) % P;
@@ -217,44 +226,70 @@ TEST(Timeline, RoundsOfEachAlgorithm) {
   }
 }
 
-// The critical path is a chain: it starts at a rank's first op at time 0,
-// each op follows the one before on its rank or is a blocked wait released
-// by the notify before it (a flow), and it ends at the makespan. Every
-// rank's ops fill its clock: busy + wait = finish.
+// The critical path is a chain: it starts at a rank's first op at time 0
+// (or the first transfer it issued, d later), each op follows the one
+// before on its rank's clock (an issue of d between them for each transfer
+// the rank issued in between), or on a DMA engine of its rank (a transfer
+// the op was held for, or that freed the engine it queued for), or is a
+// blocked wait released by the notify before it (a flow) or by the
+// transfer that notify was delivered after; and it ends at the makespan.
+// Every rank's ops fill its clock: busy + wait = finish. On the shipped
+// model (asynchronous transfers, shared links) and its simple twin.
+// Issues of rank `rank` in [from, to): transfers it issued then, d each.
+double issues_between(const Timeline& t, std::int64_t rank, double from, double to) {
+  double n = 0;
+  for (const TimelineOp& op : t.ops)
+    n += op.rank == rank && op.engine >= 0 && !op.continues_transfer &&
+         op.issued_ns >= from - 1e-6 && op.issued_ns < to - 1e-6;
+  return n * t.dma_issue_ns;
+}
+
 TEST(Timeline, CriticalPathIsAChainToTheMakespan) {
-  for (const Allreduce a : {Allreduce::Mesh, Allreduce::TwoPhase, Allreduce::Ring,
-                            Allreduce::BuiltinMesh, Allreduce::BuiltinRing}) {
-    for (const std::int64_t P : {2, 5, 8}) {
-      const std::string what = std::string(allreduce_name(a)) + " P=" + std::to_string(P);
-      const Timeline t = *run_allreduce(a, 64 * P, P, timeline_config(P)).timeline;
-      ASSERT_FALSE(t.critical_path.empty()) << what;
-      const TimelineOp& first = t.ops[t.critical_path.front()];
-      EXPECT_EQ(first.start_ns, 0) << what;
-      EXPECT_TRUE(t.critical_path.front() == 0 ||
-                  t.ops[t.critical_path.front() - 1].rank != first.rank)
-          << what << ": the path does not start at a rank's first op";
-      EXPECT_DOUBLE_EQ(t.ops[t.critical_path.back()].end_ns, t.makespan_ns) << what;
-      for (std::size_t k = 1; k < t.critical_path.size(); ++k) {
-        const std::size_t prev = t.critical_path[k - 1], cur = t.critical_path[k];
-        const TimelineOp &p = t.ops[prev], &c = t.ops[cur];
-        if (p.rank == c.rank) {
-          EXPECT_EQ(cur, prev + 1) << what << ": step " << k;
-          EXPECT_EQ(c.start_ns, p.end_ns) << what << ": step " << k;
-        } else {
-          EXPECT_EQ(p.kind, Kind::Notify) << what << ": step " << k;
-          EXPECT_EQ(c.kind, Kind::Wait) << what << ": step " << k;
-          EXPECT_GT(c.blocked_ns, 0) << what << ": step " << k;
+  for (const bool shipped : {true, false}) {
+    for (const Allreduce a : {Allreduce::Mesh, Allreduce::TwoPhase, Allreduce::Ring,
+                              Allreduce::BuiltinMesh, Allreduce::BuiltinRing}) {
+      for (const std::int64_t P : {2, 5, 8}) {
+        const std::string what = std::string(allreduce_name(a)) + " P=" + std::to_string(P) +
+                                 (shipped ? " a2a3sim" : " simple");
+        anyp::RunConfig config = timeline_config(P);
+        if (!shipped) config.model_file = simple_twin("a2a3sim");
+        const Timeline t = *run_allreduce(a, 64 * P, P, config).timeline;
+        ASSERT_FALSE(t.critical_path.empty()) << what;
+        const TimelineOp& first = t.ops[t.critical_path.front()];
+        EXPECT_NEAR(first.start_ns, issues_between(t, first.rank, 0, first.start_ns), 1e-6) << what;
+        for (std::size_t i = 0; i < t.critical_path.front(); ++i)
+          EXPECT_TRUE(t.ops[i].rank != first.rank || t.ops[i].engine >= 0)
+              << what << ": the path does not start at a rank's first op";
+        EXPECT_DOUBLE_EQ(t.ops[t.critical_path.back()].end_ns, t.makespan_ns) << what;
+        for (std::size_t k = 1; k < t.critical_path.size(); ++k) {
+          const std::size_t prev = t.critical_path[k - 1], cur = t.critical_path[k];
+          const TimelineOp &p = t.ops[prev], &c = t.ops[cur];
+          const std::string step = what + ": step " + std::to_string(k);
           bool flow = false;
-          for (const anyp::TimelineFlow& f : t.flows) flow |= f.notify == prev && f.wait == cur;
-          EXPECT_TRUE(flow) << what << ": step " << k << " is no flow";
+          for (const anyp::TimelineFlow& f : t.flows)
+            flow |= f.wait == cur && (f.notify == prev || t.ops[f.notify].rank == p.rank);
+          if (c.kind == Kind::Wait && c.blocked_ns > 0 && flow) {
+            // Released by the notify, or by the transfer it was delivered after.
+            EXPECT_TRUE(p.kind == Kind::Notify || p.engine >= 0) << step;
+            EXPECT_GE(c.start_ns + c.blocked_ns, p.end_ns - 1e-6) << step;
+          } else if (c.engine < 0 && c.blocked_ns > 0 && p.engine >= 0) {
+            // Held by its own rank's transfer until it ended.
+            EXPECT_EQ(p.rank, c.rank) << step;
+            EXPECT_NEAR(c.start_ns + c.blocked_ns, p.end_ns, 1e-6) << step;
+          } else {
+            EXPECT_EQ(p.rank, c.rank) << step;
+            EXPECT_NEAR(c.start_ns - p.end_ns, issues_between(t, c.rank, p.end_ns, c.start_ns),
+                        1e-6)
+                << step << " (" << p.start_ns << ".." << p.end_ns << " then " << c.start_ns << ")";
+          }
         }
+        double latest = 0;
+        for (const anyp::RankTimeline& r : t.ranks) {
+          EXPECT_NEAR(r.busy_ns + r.wait_ns, r.finish_ns, 1e-6 * r.finish_ns) << what;
+          latest = std::max(latest, r.finish_ns);
+        }
+        EXPECT_EQ(latest, t.makespan_ns) << what;
       }
-      double latest = 0;
-      for (const anyp::RankTimeline& r : t.ranks) {
-        EXPECT_NEAR(r.busy_ns + r.wait_ns, r.finish_ns, 1e-6 * r.finish_ns) << what;
-        latest = std::max(latest, r.finish_ns);
-      }
-      EXPECT_EQ(latest, t.makespan_ns) << what;
     }
   }
 }

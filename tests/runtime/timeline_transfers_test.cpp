@@ -11,7 +11,6 @@
 
 #include <anyp/anyp.hpp>
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,12 +45,7 @@ anyp_test::Constants async_constants() {
 }
 
 // A model file written from `k`, removed when the test ends.
-struct Model {
-  explicit Model(const anyp_test::Constants& k, const std::string& tag)
-      : path(anyp_test::model_file(k, tag)) {}
-  ~Model() { std::filesystem::remove(path); }
-  std::string path;
-};
+using Model = anyp_test::ScopedModel;
 
 anyp::RunConfig timeline_config(std::int64_t P, const Model& m) {
   anyp::RunConfig config = anyp::RunConfig::for_world_size(P);

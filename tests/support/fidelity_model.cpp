@@ -34,4 +34,7 @@ std::string model_file(const Constants& c, const std::string& tag) {
   return path.string();
 }
 
+ScopedModel::ScopedModel(const Constants& c, const std::string& tag) : path(model_file(c, tag)) {}
+ScopedModel::~ScopedModel() { std::filesystem::remove(path); }
+
 }  // namespace anyp_test

@@ -31,4 +31,13 @@ std::string model_text(const Constants& c);
 // temporary directory, `tag` in its name; the caller removes it.
 std::string model_file(const Constants& c, const std::string& tag);
 
+// model_file's file, removed when this goes out of scope.
+struct ScopedModel {
+  ScopedModel(const Constants& c, const std::string& tag);
+  ~ScopedModel();
+  ScopedModel(const ScopedModel&) = delete;
+  ScopedModel& operator=(const ScopedModel&) = delete;
+  std::string path;
+};
+
 }  // namespace anyp_test

@@ -18,6 +18,7 @@ using anyp::ConfigError;
 using anyp::DType;
 using anyp::runtime::ComputeClass;
 using anyp::runtime::CostModel;
+using anyp::runtime::load_cost_model;
 using anyp::runtime::parse_cost_model;
 using anyp::runtime::platform_cost_model;
 
@@ -81,6 +82,38 @@ TEST(CostModel, TheShippedModelsParseAndDifferWhereTheGenerationsDo) {
     FAIL() << "no model for a2a3";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(), "cost model: no model is shipped for platform 'a2a3'");
+  }
+}
+
+// The shipped models price transfers asynchronously on shared links; each
+// has a simple twin (models/simple/) with every other constant equal, which
+// reproduces the results of the model before issue 26 exactly.
+TEST(CostModel, EachShippedModelHasASimpleTwinWithTheSameConstants) {
+  for (const std::string platform : {"a2a3sim", "a5sim"}) {
+    SCOPED_TRACE(platform);
+    const CostModel& shipped = platform_cost_model(platform);
+    const CostModel simple =
+        load_cost_model(std::string(ANYP_SOURCE_DIR) + "/models/simple/" + platform + ".model");
+    EXPECT_EQ(simple.name, platform + "-simple");
+    EXPECT_EQ(shipped.dma_engines, 4);
+    EXPECT_DOUBLE_EQ(shipped.dma_issue_ns, 100);
+    EXPECT_TRUE(shipped.links_shared);
+    EXPECT_GT(shipped.devices_per_node, 0);
+    EXPECT_GT(shipped.inter_node_beta_ns_per_byte, shipped.beta_ns_per_byte);
+    EXPECT_EQ(simple.dma_engines, 0);
+    EXPECT_DOUBLE_EQ(simple.dma_issue_ns, 0);
+    EXPECT_FALSE(simple.links_shared);
+    EXPECT_EQ(simple.devices_per_node, 0);
+    EXPECT_DOUBLE_EQ(simple.inter_node_alpha_ns, 0);
+    EXPECT_DOUBLE_EQ(simple.inter_node_beta_ns_per_byte, 0);
+    EXPECT_DOUBLE_EQ(simple.alpha_ns, shipped.alpha_ns);
+    EXPECT_DOUBLE_EQ(simple.beta_ns_per_byte, shipped.beta_ns_per_byte);
+    EXPECT_DOUBLE_EQ(simple.local_alpha_ns, shipped.local_alpha_ns);
+    EXPECT_DOUBLE_EQ(simple.local_beta_ns_per_byte, shipped.local_beta_ns_per_byte);
+    EXPECT_DOUBLE_EQ(simple.notify_issue_ns, shipped.notify_issue_ns);
+    EXPECT_DOUBLE_EQ(simple.notify_ns, shipped.notify_ns);
+    EXPECT_DOUBLE_EQ(simple.wait_ns, shipped.wait_ns);
+    EXPECT_EQ(simple.elements_per_ns, shipped.elements_per_ns);
   }
 }
 

@@ -31,7 +31,9 @@ Simulation::Simulation(const Executable& exec,
     total += list.size();
   }
   t_.ops.resize(total);
-  enabler_.assign(total, kNone);
+  prev_.assign(total, kNone);
+  released_by_.assign(total, kNone);
+  fenced_by_.assign(total, kNone);
   t_.names.push_back("");
   t_.model = model.name;
   t_.dma_engines = model.dma_engines;
@@ -113,6 +115,7 @@ void Simulation::advance(std::size_t r) {
 // The op's rank, block, start and names.
 void Simulation::begin_op(std::size_t r, TimelineOp& op, const TimelineEvent& e) {
   const AgentState& st = states_[r];
+  prev_[static_cast<std::size_t>(&op - t_.ops.data())] = st.last_clock_op;
   op.rank = exec_.rank_of_agent(static_cast<std::int64_t>(r));
   op.block = exec_.block_of_agent(static_cast<std::int64_t>(r));
   op.start_ns = st.stall_start >= 0 ? st.stall_start : st.t;
@@ -145,6 +148,9 @@ bool Simulation::step(std::size_t r) {
   const std::size_t index = first_op_[r] + st.next;
   TimelineOp& op = t_.ops[index];
   begin_op(r, op, e);
+  if (st.stall_start >= 0) released_by_[index] = st.released_by;
+  st.released_by = kNone;
+  st.last_clock_op = index;
   st.stall_start = -1;
   double cost = 0;
   switch (e.kind) {
@@ -275,7 +281,12 @@ void Simulation::release(std::size_t r, double at, std::size_t applied_index,
   TimelineOp& op = t_.ops[index];
   const double satisfied = std::max(at, st.wait_start);
   op.blocked_ns += satisfied - st.wait_start;  // after any hold begin_op counted
-  if (applied_index != kNone) link(index, st, cell.history[applied_index]);
+  if (applied_index != kNone) {
+    const std::size_t notify = cell.history[applied_index].op;
+    link(index, st, cell.history[applied_index]);
+    if (at > st.wait_start)
+      released_by_[index] = fenced_by_[notify] != kNone ? fenced_by_[notify] : notify;
+  }
   op.end_ns = satisfied + model_.wait_ns;
   st.t = op.end_ns;
   st.blocked = false;
@@ -286,7 +297,6 @@ void Simulation::release(std::size_t r, double at, std::size_t applied_index,
 // Records the flow into wait op `wait_op` from the notify of `a`, and the
 // agent's round count.
 void Simulation::link(std::size_t wait_op, AgentState& st, const Applied& a) {
-  enabler_[wait_op] = a.op;
   t_.flows.push_back(TimelineFlow{a.op, wait_op});
   const bool self = t_.ops[a.op].rank == t_.ops[wait_op].rank;
   st.depth = std::max(st.depth, a.depth + (self ? 0 : 1));
@@ -355,8 +365,11 @@ void Simulation::finish() {
   critical_path();
 }
 
-// Back from the last op to end: program order on an agent, and from a
-// wait that was blocked to the notify that released it.
+// Back from the last op to end: from an op to what released it when
+// something else decided when it ended or started (a blocked wait's
+// notify or the transfer that notify was delivered after, the transfer
+// that held an access or freed an engine), else to the op before it on its
+// agent's clock (for a transfer, the op before its issue).
 void Simulation::critical_path() {
   std::size_t last = kNone;
   double latest = -1;
@@ -375,14 +388,7 @@ void Simulation::critical_path() {
   std::vector<std::size_t> path;
   for (std::size_t cur = last; cur != kNone;) {
     path.push_back(cur);
-    const TimelineOp& op = t_.ops[cur];
-    if (op.kind == TimelineOp::Kind::Wait && op.blocked_ns > 0 && enabler_[cur] != kNone) {
-      cur = enabler_[cur];
-    } else if (cur > first_op_[static_cast<std::size_t>(op.block * exec_.world_size + op.rank)]) {
-      --cur;
-    } else {
-      cur = kNone;
-    }
+    cur = released_by_[cur] != kNone ? released_by_[cur] : prev_[cur];
   }
   std::reverse(path.begin(), path.end());
   t_.critical_path = std::move(path);

@@ -210,7 +210,11 @@ std::size_t Simulation::make_transfer(std::size_t r, std::size_t event) {
     TimelineOp& op = t_.ops[first_op_[r] + event + k];
     begin_op(r, op, list[event + k]);
     op.issued_ns = x.issued;
+    if (k > 0) prev_[first_op_[r] + event + k] = first_op_[r] + event;
   }
+  // A transfer issued after a hold follows what held the agent.
+  if (st.released_by != kNone) released_by_[first_op_[r] + event] = st.released_by;
+  if (x.blocking) st.last_clock_op = first_op_[r] + event;
   const std::size_t index = transfers_.size();
   transfers_.push_back(x);
   at.in_flight.push_back(index);
@@ -245,7 +249,7 @@ void Simulation::on_transfer_event(const Item& item) {
   }
 }
 
-void Simulation::start_transfer(std::size_t t, double now) {
+void Simulation::start_transfer(std::size_t t, double now, std::size_t freed_by) {
   Transfer& x = transfers_[t];
   if (async_) {
     DeviceEngines& d = engines_[static_cast<std::size_t>(x.rank)];
@@ -256,6 +260,7 @@ void Simulation::start_transfer(std::size_t t, double now) {
     }
     *free = 1;
     x.engine = static_cast<std::int32_t>(free - d.busy.begin());
+    if (freed_by != kNone) released_by_[first_op_[x.agent] + x.event] = freed_by;
   }
   x.started = now;
   push(now + x.fixed_ns, ItemKind::Moving, t);
@@ -326,6 +331,7 @@ void Simulation::complete_transfer(std::size_t t, double now) {
     const TimelineEvent& e = list[x.event + k];
     if (is_write(e)) data_written(e, now);
   }
+  const std::size_t last_op = first + x.events - 1;
   AgentTransfers& at = agent_transfers_[x.agent];
   std::erase(at.in_flight, t);
   at.completed[x.seq] = 1;
@@ -333,6 +339,7 @@ void Simulation::complete_transfer(std::size_t t, double now) {
   while (!at.notifies.empty() && at.notifies.front().fence <= at.watermark) {
     const PendingNotify n = at.notifies.front();
     at.notifies.pop_front();
+    if (now > n.earliest) fenced_by_[arrivals_[n.arrival].op] = last_op;
     push(std::max(n.earliest, now), ItemKind::Arrival, n.arrival);
   }
   if (x.engine >= 0) {
@@ -341,16 +348,18 @@ void Simulation::complete_transfer(std::size_t t, double now) {
     if (!d.queue.empty()) {
       const std::size_t next = d.queue.front();
       d.queue.pop_front();
-      start_transfer(next, now);
+      start_transfer(next, now, last_op);
     }
   }
   AgentState& st = states_[x.agent];
   if (st.awaiting == t) {
     st.awaiting = kNone;
+    if (!x.blocking) st.released_by = last_op;  // a wait_async: its next op follows the transfer
     st.t = now;
     if (st.next < list.size()) push(now, ItemKind::Step, x.agent);
   } else if (st.stalled) {
     st.stalled = false;
+    if (now >= st.t) st.released_by = last_op;
     st.t = std::max(st.t, now);
     push(st.t, ItemKind::Step, x.agent);
   }

@@ -62,6 +62,10 @@ struct AgentState {
   bool stalled = false;          // held by a transfer in flight; its completion steps the agent
   std::size_t awaiting = kNone;  // the blocking transfer it waits for
   std::size_t early_next = 0;    // its next put_async to issue (AgentTransfers::early)
+  // For the critical path: its latest op on its own clock, and the
+  // transfer op whose end let a held agent go on (consumed by its next op).
+  std::size_t last_clock_op = kNone;
+  std::size_t released_by = kNone;
 };
 
 // What an event is to the transfer half of the simulation.
@@ -183,7 +187,8 @@ class Simulation {
   // Queues a notify's arrival behind the agent's transfers issued before it.
   void notify_after_transfers(std::size_t r, std::size_t arrival, double earliest);
   void on_transfer_event(const Item& item);
-  void start_transfer(std::size_t t, double now);
+  // `freed_by`: the op of the transfer whose end freed an engine (kNone: none).
+  void start_transfer(std::size_t t, double now, std::size_t freed_by = kNone);
   void transfer_moving(std::size_t t, double now);
   void check_flows(std::uint64_t version, double now);
   void complete_transfer(std::size_t t, double now);
@@ -201,7 +206,15 @@ class Simulation {
   const CostModel& model_;
   std::vector<AgentState> states_;
   std::vector<std::size_t> first_op_;
-  std::vector<std::size_t> enabler_;  // per op: a wait's releasing notify op
+  // Per op, for the critical path: the op before it on its agent's clock
+  // (a transfer's: the op before its issue; a pair's second half: the
+  // first), and the op whose end released it when something else decided
+  // its end or start (a blocked wait's notify, or the transfer that held
+  // that notify back; the transfer that held an access; the transfer that
+  // freed the engine it queued for).
+  std::vector<std::size_t> prev_;
+  std::vector<std::size_t> released_by_;
+  std::vector<std::size_t> fenced_by_;  // per notify op: the transfer its delivery waited for
   std::vector<Arrival> arrivals_;
   std::map<Cell, CellState> cells_;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
