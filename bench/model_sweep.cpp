@@ -2,7 +2,8 @@
 // (mesh, two-phase, ring, and step 11's builtin mesh and ring) against P
 // and the message size, as CSV, with the textbook formula of each beside it
 // (Thakur, Rabenseifner & Gropp 2005, with the model's alpha, beta and
-// gamma): bench/run_model_sweep.sh draws the curves of docs/timeline.md.
+// gamma; the direct exchange with contention on shared links):
+// bench/run_model_sweep.sh draws the curves of docs/timeline.md.
 //
 //   model_sweep [--platform a2a3sim] [--model FILE] [--ps 2,3,4,...]
 //               [--sizes 1024,32768,...] [--out FILE]
@@ -31,15 +32,23 @@ namespace {
 using anyp_test::Allreduce;
 
 // The textbook time of the schedule `a` runs, and its name: the direct
-// exchange for the meshes, reduce-scatter + all-gather for the rest.
+// exchange for the meshes, reduce-scatter + all-gather for the rest. On a
+// model with DMA engines every message also pays its issue (a pull waits
+// for its data: α + d); with shared links the meshes' pulls in rank order
+// queue on the port of the rank pulled from (docs/timeline.md §2c: the
+// Hockney model with contention adds (P - 1)(P - 2)/2 N β).
 std::pair<double, const char*> textbook_ns(Allreduce a, std::int64_t n, std::int64_t P,
                                            const anyp::runtime::CostModel& m) {
   const double p = static_cast<double>(P), N = 4.0 * static_cast<double>(n);
   const double gamma = m.compute_ns(anyp::runtime::ComputeClass::Add, anyp::DType::FP32, 1);
-  if (a == Allreduce::Mesh || a == Allreduce::BuiltinMesh)
-    return {(p - 1) * (m.alpha_ns + N * m.beta_ns_per_byte + static_cast<double>(n) * gamma),
-            "direct"};
-  return {2 * (p - 1) * m.alpha_ns + 2 * (p - 1) / p * N * m.beta_ns_per_byte +
+  const double alpha = m.alpha_ns + (m.dma_engines > 0 ? m.dma_issue_ns : 0);
+  const double beta = m.beta_ns_per_byte;
+  if (a == Allreduce::Mesh || a == Allreduce::BuiltinMesh) {
+    const double direct = (p - 1) * (alpha + N * beta + static_cast<double>(n) * gamma);
+    if (!m.links_shared) return {direct, "direct"};
+    return {direct + (p - 1) * (p - 2) / 2 * N * beta, "direct_contended"};
+  }
+  return {2 * (p - 1) * alpha + 2 * (p - 1) / p * N * beta +
               (p - 1) / p * static_cast<double>(n) * gamma,
           "ring"};
 }

@@ -8,6 +8,11 @@
 //   Rabenseifner        2 Σ_s (J_s α + N m_s/p' β)  + 2 L h         + (p' - 1)/p' n ⊕
 //   Tree                (longest pull chain)(K α + N β) + 2⌈log2 P⌉ h + ⌈log2 P⌉ n ⊕
 // where the fold (P not a power of two) adds 2 (K α + N β) + 2 h + n ⊕.
+// Every message is a pull the rank waits for, so on a model with DMA
+// engines α is α + d (its issue); with shared links the mesh's pulls, in
+// rank order, queue on the port of the rank pulled from: + (P - 1)(P - 2)/2
+// N β (docs/timeline.md §2c); the other schedules pull from one partner
+// at a time, no port carrying two (the Hockney model with contention).
 #include "compiler/choose_algorithm.hpp"
 
 #include <algorithm>
@@ -81,6 +86,12 @@ double fold_return(double copy, const runtime::CostModel& m) {
   return 3 * m.notify_issue_ns + 2 * (m.notify_ns + m.wait_ns) + copy;
 }
 
+// A pull's latency on `model`: α, and on a model with DMA engines its
+// issue before it (docs/timeline.md §2a).
+double pull_alpha(const runtime::CostModel& model) {
+  return model.alpha_ns + (model.dma_engines > 0 ? model.dma_issue_ns : 0);
+}
+
 }  // namespace
 
 // The binomial tree's longest chain of whole-vector pulls: up to rank 0
@@ -110,9 +121,10 @@ std::vector<AlgorithmEstimate> allreduce_estimates(std::int64_t ranks, std::int6
                                                    const runtime::CostModel& model) {
   const double e = static_cast<double>(dtype_bytes(dtype)), n = static_cast<double>(elements);
   const double p = static_cast<double>(ranks), N = n * e;
-  const double a = model.alpha_ns, b = model.beta_ns_per_byte;
+  const double a = pull_alpha(model), b = model.beta_ns_per_byte;
   const double h = model.notify_issue_ns + model.notify_ns + model.wait_ns;
   const double per_element = model.compute_ns(reduce_class(op), dtype, 1);
+  const double queued = model.links_shared ? (p - 1) * (p - 2) / 2 * N * b : 0;
   const double K = pieces(N), whole = K * a + N * b;
   std::int64_t pow2 = 1, levels = 0, ceil_levels = 0;
   while (pow2 * 2 <= ranks) pow2 *= 2, ++levels;
@@ -121,7 +133,8 @@ std::vector<AlgorithmEstimate> allreduce_estimates(std::int64_t ranks, std::int6
   const double fold = pow2 == ranks ? 0 : 2 * whole + n * per_element;
 
   std::vector<AlgorithmEstimate> out;
-  out.push_back({ir::Algorithm::Mesh, (p - 1) * whole + (1 + K) * h + (p - 1) * n * per_element});
+  out.push_back(
+      {ir::Algorithm::Mesh, (p - 1) * whole + queued + (1 + K) * h + (p - 1) * n * per_element});
   if (ranks >= 2) {
     const double J = pieces(e * std::ceil(n / p));
     out.push_back({ir::Algorithm::Ring, 2 * (p - 1) * (J * a + N / p * b) + (2 * p - 1) * h +
@@ -187,8 +200,10 @@ std::vector<AlgorithmEstimate> broadcast_estimates(std::int64_t ranks, std::int6
                                                    DType dtype, const runtime::CostModel& model) {
   const double e = static_cast<double>(dtype_bytes(dtype)), n = static_cast<double>(elements);
   const double p = static_cast<double>(ranks), N = n * e;
-  const double a = model.alpha_ns, b = model.beta_ns_per_byte;
+  const double a = pull_alpha(model), b = model.beta_ns_per_byte;
   const double h = model.notify_issue_ns + model.notify_ns + model.wait_ns;
+  // The mesh's P - 1 pulls of the root's vector at once share its port.
+  const double root_port = model.links_shared ? std::max(1.0, p - 1) : 1;
   std::int64_t floor_levels = 0;
   while ((std::int64_t{2} << floor_levels) <= ranks) ++floor_levels;
   const double D = static_cast<double>(floor_levels), K = pieces(N);
@@ -199,7 +214,7 @@ std::vector<AlgorithmEstimate> broadcast_estimates(std::int64_t ranks, std::int6
   const double scatter_allgather =
       ranks <= 2048 ? scatter_allgather_time(ranks, elements, dtype, a, b, h)
                     : D * (a + h) + (p - 1) / p * N * b + (p - 1) * (J * a + N / p * b + h);
-  return {{ir::Algorithm::Mesh, a + N * b + h},
+  return {{ir::Algorithm::Mesh, a + root_port * N * b + h},
           {ir::Algorithm::Tree, D * (K * a + N * b + h)},
           {ir::Algorithm::ScatterAllgather, scatter_allgather}};
 }

@@ -6,6 +6,12 @@
 // tests/runtime/timeline_fidelity_test.cpp checks the choice against the
 // simulated makespans) plus their handshakes on the critical path, each
 // priced notify issue + notify latency + wait, and their reduction work.
+// The allreduce's and broadcast's schedules are pulls the rank waits for:
+// on a model with DMA engines each pull also pays its issue, and with
+// shared links the meshes' pulls that meet on one port share it (the
+// Hockney model with contention, docs/timeline.md §2c). The allgather's,
+// reduce_scatter's and all_to_all's estimates are still the simple
+// model's (docs/timeline.md §6).
 #pragma once
 
 #include <cstdint>
