@@ -11,8 +11,11 @@
 // Every message is a pull the rank waits for, so on a model with DMA
 // engines α is α + d (its issue); with shared links the mesh's pulls, in
 // rank order, queue on the port of the rank pulled from: + (P - 1)(P - 2)/2
-// N β (docs/timeline.md §2c); the other schedules pull from one partner
-// at a time, no port carrying two (the Hockney model with contention).
+// N β (docs/timeline.md §2c; exact when the ranks leave each barrier at
+// once, an upper bound when notify costs stagger them). The ring, the
+// recursive doubling and Rabenseifner pull from one partner at a time, no
+// port carrying two; the tree's children pulling the result from one
+// parent do share its port, which the tree's estimate does not price yet.
 #include "compiler/choose_algorithm.hpp"
 
 #include <algorithm>

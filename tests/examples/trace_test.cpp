@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -110,6 +111,11 @@ Trace run_with_trace(const std::string& example, const std::string& extra = "") 
       }
     }
   }
+  // In time order per track (a put_async's ops are written at its
+  // wait_async, after ops that came later).
+  for (auto& [tid, slices] : t.slices)
+    std::stable_sort(slices.begin(), slices.end(),
+                     [](const Slice& a, const Slice& b) { return a.ts < b.ts; });
   return t;
 }
 

@@ -350,6 +350,20 @@ TEST(AsyncTransfers, APutAsyncOfLandingRowsStartsWhenTheyHaveLanded) {
   }
   EXPECT_EQ(put_ops, 2u);
   EXPECT_DOUBLE_EQ(t.ranks[1].busy_ns + t.ranks[1].wait_ns, t.ranks[1].finish_ns);
+  // The critical path goes from the put_async back to the get that held it
+  // (its landing write), not to the op before the hold.
+  const auto name = [&](std::size_t op) { return t.name(t.ops[op].op); };
+  bool held_edge = false;
+  for (std::size_t k = 1; k < t.critical_path.size(); ++k) {
+    const std::size_t prev = t.critical_path[k - 1], cur = t.critical_path[k];
+    if (name(cur) == "pld.tensor.put_async" && !t.ops[cur].continues_transfer) {
+      EXPECT_EQ(name(prev), "pld.tensor.get");
+      EXPECT_TRUE(t.ops[prev].continues_transfer);
+      EXPECT_DOUBLE_EQ(t.ops[prev].end_ns, landed);
+      held_edge = true;
+    }
+  }
+  EXPECT_TRUE(held_edge);
 }
 
 // ---- fan-out and incast ----------------------------------------------------

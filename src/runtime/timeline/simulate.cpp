@@ -148,7 +148,9 @@ bool Simulation::step(std::size_t r) {
   const std::size_t index = first_op_[r] + st.next;
   TimelineOp& op = t_.ops[index];
   begin_op(r, op, e);
-  if (st.stall_start >= 0) released_by_[index] = st.released_by;
+  // Since the release, at most issues of transfers that do not hold the
+  // agent came between (d each): the release decided this op's start.
+  released_by_[index] = st.released_by;
   st.released_by = kNone;
   st.last_clock_op = index;
   st.stall_start = -1;

@@ -201,6 +201,7 @@ std::size_t Simulation::make_transfer(std::size_t r, std::size_t event) {
   // A remote read alone brings a tile the agent's next op computes on.
   x.blocking = !async_ || (x.events == 1 && read);
   x.issued = st.t;
+  x.held_from = st.stall_start >= 0 ? st.stall_start : st.t;
   if (st.stall_start >= 0) x.stall_ns = st.t - st.stall_start;
   st.stall_start = -1;
   AgentTransfers& at = agent_transfers_[r];
@@ -214,7 +215,10 @@ std::size_t Simulation::make_transfer(std::size_t r, std::size_t event) {
   }
   // A transfer issued after a hold follows what held the agent.
   if (st.released_by != kNone) released_by_[first_op_[r] + event] = st.released_by;
-  if (x.blocking) st.last_clock_op = first_op_[r] + event;
+  if (x.blocking) {  // on the agent's clock: what follows follows it
+    st.last_clock_op = first_op_[r] + event;
+    st.released_by = kNone;
+  }
   const std::size_t index = transfers_.size();
   transfers_.push_back(x);
   at.in_flight.push_back(index);
@@ -309,7 +313,7 @@ void Simulation::complete_transfer(std::size_t t, double now) {
     // On the agent's clock, from when it was first held back; waiting for
     // an engine counts as blocked.
     TimelineOp& op = t_.ops[first];
-    op.start_ns = x.issued - x.stall_ns;
+    op.start_ns = x.held_from;  // the very double the op before it ended at
     op.end_ns = now;
     op.blocked_ns = x.stall_ns + std::max(0.0, x.started - x.issued - issue_cost());
   } else {

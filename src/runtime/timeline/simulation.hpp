@@ -98,7 +98,8 @@ struct Transfer {
   std::array<Footprint, 2> touches{};
   std::size_t touch_count = 0;
   double issued = 0, started = 0, done = -1;
-  double stall_ns = 0;  // the agent held back before issuing it
+  double stall_ns = 0;   // the agent held back before issuing it
+  double held_from = 0;  // since when (its issue time when not held)
   std::int32_t engine = -1;
 };
 
