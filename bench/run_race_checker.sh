@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # run_race_checker.sh — the race checker's overhead table (docs/performance.md):
-# steps 07, 08, 11 (mesh) and 16 (shared) at P = 4, 16, 64, 256, each run
+# steps 07, 08, 11 (mesh), 11r (ring) and 16 (shared) at P = 4, 16, 64, 256, each run
 # without and with --check-races in its own process: median run time (RUNS
 # runs after a warm-up) and peak RSS (/usr/bin/time %M), and their ratios.
 #
 #   bash bench/run_race_checker.sh            (RUNS=5 by default)
 #   PS="4 16" STEPS="7 16" bash bench/run_race_checker.sh
+#   PS="512 1024 2048" STEPS="8 11 11r 16" RUNS=0 bash bench/run_race_checker.sh
+#                                             (large P: one run each, no warm-up)
+#   CSV=docs/img/race_checker_scale.csv ...  also appends each row to CSV
+#                                             (bench/plot_race_checker.sh draws it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-5}"
 PS="${PS:-4 16 64 256}"
-STEPS="${STEPS:-7 8 11 16}"
+STEPS="${STEPS:-7 8 11 11r 16}"
 bash scripts/setup.sh >/dev/null
 cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DANYP_BUILD_BENCH=ON \
   -DANYP_BUILD_TESTS=OFF -DANYP_BUILD_EXAMPLES=OFF >/dev/null
@@ -33,5 +37,9 @@ import sys
 step, P, t0, m0, t1, m1 = sys.argv[1], sys.argv[2], *map(float, sys.argv[3:])
 print(f"{step:<5} {P:>5} {t0:>12.1f} {t1:>12.1f} {t1 / t0:>7.2f} {m0 / 1024:>11.1f} {m1 / 1024:>11.1f} {(m1 - m0) / 1024:>10.1f}")
 PY
+    if [[ -n "${CSV:-}" ]]; then
+      [[ -s "$CSV" ]] || echo "step,P,off_us,on_us,off_kib,on_kib" >"$CSV"
+      echo "$step,$P,$t0,$t1,$m0,$m1" >>"$CSV"
+    fi
   done
 done

@@ -126,13 +126,14 @@ const auto hand_mesh = pl::jit::incore(
       y = pl::store(acc, {0, 0}, y);
     });
 
-const auto builtin_mesh = pl::jit::incore(
-    "allreduce_kernel", kReduceParams,
-    [](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
-      data = pl::store(pl::load(x, {0, 0}, {1, kReduce}), {0, 0}, data);
-      data = pld::tensor::allreduce(data, signal, pld::ReduceOp::Sum, pld::AllreduceMode::Mesh);
-      y = pl::store(pl::load(data, {0, 0}, {1, kReduce}), {0, 0}, y);
-    });
+pl::Function builtin_allreduce(pld::AllreduceMode mode) {
+  return pl::jit::incore("allreduce_kernel", kReduceParams,
+                         [mode](pl::Value x, pl::Value y, pl::Value data, pl::Value signal) {
+                           data = pl::store(pl::load(x, {0, 0}, {1, kReduce}), {0, 0}, data);
+                           data = pld::tensor::allreduce(data, signal, pld::ReduceOp::Sum, mode);
+                           y = pl::store(pl::load(data, {0, 0}, {1, kReduce}), {0, 0}, y);
+                         });
+}
 
 pl::HostFunction reduce_host(const char* name, const pl::Function& kernel) {
   const auto per_rank = pl::jit::orchestration(
@@ -154,7 +155,10 @@ pl::HostFunction reduce_host(const char* name, const pl::Function& kernel) {
 }
 
 const pl::HostFunction mesh08 = reduce_host("allreduce_mesh", hand_mesh);
-const pl::HostFunction mesh11 = reduce_host("allreduce_reveal", builtin_mesh);
+const pl::HostFunction mesh11 =
+    reduce_host("allreduce_reveal", builtin_allreduce(pld::AllreduceMode::Mesh));
+const pl::HostFunction ring11 =
+    reduce_host("allreduce_reveal_ring", builtin_allreduce(pld::AllreduceMode::Ring));
 
 // ---- step 16: broadcast, all-reduce and all-gather on one signal -------------------------
 constexpr std::int64_t kRow = 64;
@@ -226,8 +230,16 @@ anyp::RunStats Prepared::run() const {
 }
 
 const std::vector<int>& ladder_steps() {
-  static const std::vector<int> steps = {7, 8, 11, 16};
+  static const std::vector<int> steps = {7, 8, 11, kStep11Ring, 16};
   return steps;
+}
+
+std::string step_name(int step) { return step == kStep11Ring ? "11r" : std::to_string(step); }
+
+int step_from_name(const std::string& name) {
+  for (int step : ladder_steps())
+    if (step_name(step) == name) return step;
+  throw std::invalid_argument("bench: no step '" + name + "' (steps: 7, 8, 11, 11r, 16)");
 }
 
 Prepared prepare(int step, std::int64_t P, anyp::RunConfig config) {
@@ -243,7 +255,8 @@ Prepared prepare(int step, std::int64_t P, anyp::RunConfig config) {
       break;
     case 8:
     case 11:
-      host = step == 8 ? &mesh08 : &mesh11;
+    case kStep11Ring:
+      host = step == 8 ? &mesh08 : step == 11 ? &mesh11 : &ring11;
       args = {gen.uniform({P, 1, kReduce}), anyp::HostTensor::zeros({P, 1, kReduce}, pl::FP32)};
       break;
     case 16:

@@ -4,6 +4,7 @@
 //   7   step 07's ring get (SIZE 64)
 //   8   step 08's hand-written mesh all-reduce (960 FP32, hbar + remote loads)
 //   11  step 11's builtin mesh all-reduce (960 FP32, Sum)
+//   11r step 11's builtin all-reduce in ring mode (kStep11Ring)
 //   16  step 16 in shared mode (broadcast, mesh all-reduce and all-gather on one signal)
 // The examples themselves stay standalone lessons; these are their kernels.
 //
@@ -13,6 +14,7 @@
 
 #include <anyp/anyp.hpp>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bench {
@@ -30,8 +32,13 @@ struct Prepared {
 // [NR, 1, floats]. For data_path_bench and mpi_exchange_bench.
 pl::HostFunction ring_rounds(std::int64_t floats, std::int64_t rounds, bool staged = false);
 
-// The steps prepare() knows: 7, 8, 11, 16.
+// Step 11 with AllreduceMode::Ring, named "11r".
+constexpr int kStep11Ring = 1101;
+// The steps prepare() knows: 7, 8, 11, 11r, 16.
 const std::vector<int>& ladder_steps();
+// "7", "11r", …, and back (std::invalid_argument for an unknown name).
+std::string step_name(int step);
+int step_from_name(const std::string& name);
 // Compiles step `step` at P with `config`'s options (its device list is replaced).
 Prepared prepare(int step, std::int64_t P, anyp::RunConfig config = {});
 

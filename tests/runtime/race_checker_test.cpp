@@ -506,4 +506,76 @@ TEST(RaceChecker, AWaitAfterAPlainResetAcquiresTheLaterNotify) {
   }
 }
 
+// ---- shadow pages: accesses that cover pages whole and in part ----------------------------
+
+// The checker keeps its shadow in pages of 64 granules, one word while they
+// are equal (shadow_memory.hpp). Rank r stores 128 FP32 (pages 0 and 1
+// whole) into its right neighbour's [1, 200] window and reads 104 elements
+// of its own from `from`, unordered: from 40, part of page 0 (its own
+// words), page 1 whole (one word, the same history as the word before it)
+// and part of page 2; from 64, page 1 whole (one word that finds the race
+// itself) and part of page 2. Both races name exactly the elements
+// [from, 128) both accesses touched, as a word-by-word shadow would.
+constexpr std::int64_t kWide = 200;
+const std::vector<pl::Param> kWideParams = {
+    pl::In("x", pl::Tensor({1, kWide}, pl::FP32)), pl::Out("y", pl::Tensor({1, kWide}, pl::FP32)),
+    pl::InOut("wide", pld::DistributedTensor({1, kWide}, pl::FP32))};
+
+pl::HostFunction wide_program(std::int64_t from) {
+  const auto kernel = pl::jit::incore(
+      "pages_kernel", kWideParams, [from](pl::Value x, pl::Value y, pl::Value wide) {
+        auto ctx = pld::get_comm_ctx(wide);
+        pl::Scalar right = (pld::rank(ctx) + 1) % pld::nranks(ctx);
+        pld::tile::remote_store(pl::load(x, {0, 0}, {1, 128}), wide, right, {0, 0});
+        y = pl::store(pl::load(wide, {0, from}, {1, 104}), {0, from}, y);
+      });
+  const auto per_rank = pl::jit::orchestration(
+      "per_rank_pages", kWideParams,
+      [kernel](pl::Value x, pl::Value y, pl::Value wide) { kernel(x, y, wide); });
+  return pl::jit::host("pages",
+                       {pl::In("x", pl::Tensor({NR, 1, kWide}, pl::FP32)),
+                        pl::Out("y", pl::Tensor({NR, 1, kWide}, pl::FP32))},
+                       [per_rank](pl::Value x, pl::Value y) {
+                         auto wide = pld::alloc_window_buffer("wide", {1, kWide}, pl::FP32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           pl::Value xr = x[r];
+                           pl::Value yr = y[r];
+                           per_rank(xr, yr, pld::window(wide, {1, kWide}, pl::FP32), pl::device(r));
+                         });
+                       });
+}
+
+TEST(RaceChecker, PagesReportTheElementsBothAccessesTouched) {
+  anyp::InputGenerator gen(7);
+  const anyp::HostTensor x = gen.uniform({2, 1, kWide});
+  const anyp::HostTensor y = anyp::HostTensor::zeros({2, 1, kWide}, pl::FP32);
+  for (std::int64_t from : {40, 64}) {
+    std::string report;
+    try {
+      wide_program(from).compile({x, y}, checked_fifo(2))(x, y);
+    } catch (const anyp::RaceError& e) {
+      report = anyp_test::without_locations(e.what());
+    }
+    const std::string elements = "elements [0, " + std::to_string(from) + ":128]\n";
+    EXPECT_EQ(report,
+              "race report: 2 op pairs access the same elements from two ranks with no "
+              "happens-before order (at least one writes)\n"
+              "  race 1: window 'wide' of rank 0, " +
+                  elements +
+                  "    first:  read by rank 0 (device 0), function 'pages_kernel', op pl.load\n"
+                  "    second: write by rank 1 (device 1), function 'pages_kernel', op "
+                  "pld.tile.remote_store\n"
+                  "    missing: no wait on rank 1 observed a notify that rank 0 issued after its "
+                  "read; rank 1 never synchronised with rank 0\n"
+                  "  race 2: window 'wide' of rank 1, " +
+                  elements +
+                  "    first:  write by rank 0 (device 0), function 'pages_kernel', op "
+                  "pld.tile.remote_store\n"
+                  "    second: read by rank 1 (device 1), function 'pages_kernel', op pl.load\n"
+                  "    missing: no wait on rank 1 observed a notify that rank 0 issued after its "
+                  "write; rank 1 never synchronised with rank 0\n")
+        << "from " << from;
+  }
+}
+
 }  // namespace

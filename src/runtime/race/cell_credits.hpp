@@ -20,14 +20,20 @@
 // the cell), acquire everything released into the cell (more than needed: a
 // race may go unreported, never a false one). At most kMaxRuns runs
 // of credits are kept; older runs merge (again acquiring more, never less).
+//
+// Clocks are not copied into the cell: each is a reference to a release's
+// snapshot in the checker's ClockPool (clock_pool.hpp), and the cell's
+// joins keep at most two such references before folding them. A cell
+// holds references in the pool and is never destroyed before it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <limits>
+#include <vector>
 
 #include "ir/op_attrs.hpp"
-#include "runtime/race/vector_clock.hpp"
+#include "runtime/race/clock_pool.hpp"
 
 namespace anyp::runtime::race {
 
@@ -36,42 +42,43 @@ class CellCredits {
   static constexpr std::size_t kMaxRuns = 8;
   static constexpr std::int64_t kUnknown = std::numeric_limits<std::int64_t>::max();
 
-  // An AtomicAdd notify of `value` by a rank whose clock is `clock`.
-  void add(const Clock& clock, std::int64_t value) {
-    join(all_, clock);
+  // An AtomicAdd notify of `value`, released as `clock`.
+  void add(ClockPool& pool, ClockRef clock, std::int64_t value) {
+    all_.join(pool, clock);
     if (value < 0) {
-      join(settled_, clock);
-      return consume(-value);
+      settled_.join(pool, clock);
+      return consume(pool, -value);
     }
     const std::int64_t paid = std::min(debt_, value);
-    if (paid > 0) join(settled_, clock);
+    if (paid > 0) settled_.join(pool, clock);
     debt_ -= paid;
-    if (value - paid > 0) push(Run{value - paid, clock});
+    if (value - paid > 0) push(pool, value - paid, clock);
   }
   // A Set notify of `value`.
-  void set(const Clock& clock, std::int64_t value) {
-    all_ = clock;
-    settled_ = clock;
-    runs_.clear();
+  void set(ClockPool& pool, ClockRef clock, std::int64_t value) {
+    all_.assign(pool, clock);
+    settled_.assign(pool, clock);
+    clear_runs(pool);
     debt_ = value < 0 ? -value : 0;
-    if (value > 0) runs_.push_back(Run{value, clock});
+    if (value > 0) push(pool, value, clock);
   }
   // A data write (replace) or data atomic add into the cell: its value is
   // not known here, so it counts as enough credits for any wait.
-  void data_write(const Clock& clock, bool replace) {
+  void data_write(ClockPool& pool, ClockRef clock, bool replace) {
     if (replace) {
-      all_ = clock;
-      settled_.clear();
-      runs_.clear();
+      all_.assign(pool, clock);
+      settled_.clear(pool);
+      clear_runs(pool);
       debt_ = 0;
     } else {
-      join(all_, clock);
+      all_.join(pool, clock);
     }
-    push(Run{kUnknown, clock});
+    push(pool, kUnknown, clock);
   }
 
-  // Joins into `into` what a wait `cmp expected`, satisfied now, acquires.
-  void acquire(ir::WaitKind cmp, std::int64_t expected, Clock& into) const {
+  // Joins into `into` what a wait `cmp expected`, satisfied now, acquires;
+  // true if `into` changed.
+  bool acquire(const ClockPool& pool, ir::WaitKind cmp, std::int64_t expected, Clock& into) const {
     std::int64_t need = -1;  // -1: everything
     switch (cmp) {
       case ir::WaitKind::Ge:
@@ -87,63 +94,60 @@ class CellCredits {
       default:
         break;
     }
-    if (need < 0) return join(into, all_);
-    join(into, settled_);
+    if (need < 0) return all_.acquire_into(pool, into);
+    bool changed = settled_.acquire_into(pool, into);
     for (const Run& r : runs_) {
-      if (need <= 0) return;
-      if (r.count == kUnknown) return join(into, all_);
-      join(into, r.clock);
+      if (need <= 0) return changed;
+      if (r.count == kUnknown) return all_.acquire_into(pool, into) || changed;
+      changed |= r.clock.acquire_into(pool, into);
       need = r.count >= need ? 0 : need - r.count;
     }
-    if (need > 0) join(into, all_);
-  }
-
-  // The clocks the cell holds (each of one entry per agent).
-  std::int64_t clocks_held() const {
-    return static_cast<std::int64_t>(runs_.size()) + (all_.empty() ? 0 : 1) +
-           (settled_.empty() ? 0 : 1);
+    if (need > 0) changed |= all_.acquire_into(pool, into);
+    return changed;
   }
 
  private:
   struct Run {
     std::int64_t count;
-    Clock clock;
+    JoinedClock clock;
   };
-  static void join(Clock& into, const Clock& from) {
-    if (from.empty()) return;
-    if (into.empty()) {
-      into = from;
-    } else {
-      join_into(into, from);
-    }
-  }
-  void push(Run run) {
-    runs_.push_back(std::move(run));
+  void push(ClockPool& pool, std::int64_t count, ClockRef clock) {
+    runs_.push_back(Run{count, {}});
+    runs_.back().clock.join(pool, clock);
     if (runs_.size() > kMaxRuns) {  // merge the two oldest
-      Run first = std::move(runs_.front());
-      runs_.pop_front();
-      join_into(runs_.front().clock, first.clock);
-      runs_.front().count = first.count == kUnknown || runs_.front().count == kUnknown
-                                ? kUnknown
-                                : first.count + runs_.front().count;
+      Run& first = runs_[0];
+      Run& second = runs_[1];
+      second.clock.join(pool, first.clock);
+      second.count = first.count == kUnknown || second.count == kUnknown
+                         ? kUnknown
+                         : first.count + second.count;
+      pop_front(pool);
     }
   }
-  void consume(std::int64_t n) {
+  void pop_front(ClockPool& pool) {
+    runs_.front().clock.clear(pool);
+    runs_.erase(runs_.begin());
+  }
+  void clear_runs(ClockPool& pool) {
+    for (Run& r : runs_) r.clock.clear(pool);
+    runs_.clear();
+  }
+  void consume(ClockPool& pool, std::int64_t n) {
     while (n > 0 && !runs_.empty()) {
       Run& r = runs_.front();
       if (r.count == kUnknown) return;
       const std::int64_t take = std::min(r.count, n);
       r.count -= take;
       n -= take;
-      if (r.count == 0) runs_.pop_front();
+      if (r.count == 0) pop_front(pool);
     }
     debt_ += n;
   }
 
-  std::deque<Run> runs_;
+  std::vector<Run> runs_;  // at most kMaxRuns, oldest first
   std::int64_t debt_ = 0;  // credits consumed before they arrived
-  Clock all_;              // everything released into the cell (Set: since the last Set)
-  Clock settled_;          // the notifies that consumed credits or paid off a debt
+  JoinedClock all_;        // everything released into the cell (Set: since the last Set)
+  JoinedClock settled_;    // the notifies that consumed credits or paid off a debt
 };
 
 }  // namespace anyp::runtime::race

@@ -13,8 +13,15 @@ namespace anyp::runtime::race {
 namespace {
 
 constexpr double kClockEntry = sizeof(std::uint32_t);
-constexpr double kCellNode = 96;       // a cell's map node and CellCredits, without clocks
-constexpr int kClocksPerLiveCell = 3;  // all_, settled_ and one run in a cell in use
+// A cell's map node (key, hash, link), its CellCredits and a few runs, with
+// the allocator's overhead; its clocks are in the pool.
+constexpr double kCellNode = 224;
+// Live shared clocks per agent, as the plan estimates them: its current
+// base and about one join that folded three releases.
+constexpr double kPooledClocksPerAgent = 2;
+// A shadow page while its words are equal: one word and the pointer to
+// the words it gets when they differ.
+constexpr double kUniformPage = sizeof(ShadowWord) + sizeof(std::unique_ptr<ShadowWord[]>);
 
 }  // namespace
 
@@ -41,10 +48,13 @@ void RaceChecker::add_footprint(const Executable& exec, Footprint& out) {
       "race checker: clocks", agents * agents * kClockEntry,
       std::to_string(exec.agents()) + " agents × " + std::to_string(exec.agents()) + " entries");
   const std::vector<std::int64_t> g = granules(exec);
-  double words = 0, cells = 0;
+  double pages = 0, cells = 0;
   for (std::size_t b = 0; b < exec.buffers.size(); ++b) {
     const WindowBuffer& buf = exec.buffers[b];
-    words += P * static_cast<double>((buf.bytes + g[b] - 1) / g[b]);
+    const std::int64_t words = (buf.bytes + g[b] - 1) / g[b];
+    // A signal's cells are touched one by one: its pages get their words.
+    pages += P * (buf.signal ? static_cast<double>(words) * sizeof(ShadowWord) / kUniformPage
+                             : static_cast<double>(Shadow::pages_for(words)));
     if (!buf.signal) continue;
     const double group =
         buf.domain < 0
@@ -54,41 +64,46 @@ void RaceChecker::add_footprint(const Executable& exec, Footprint& out) {
   }
   for (const HostArgSpec& a : exec.host_args) {
     if (!a.is_tensor) continue;
-    double n = 1;
-    for (auto e : a.shape) n *= static_cast<double>(e);
-    words += n;
+    std::int64_t n = 1;
+    for (auto e : a.shape) n *= e;
+    pages += static_cast<double>(Shadow::pages_for(n));
   }
-  out.add("race checker: shadow", words * sizeof(ShadowWord),
-          "36 B per granule of every window on every rank and of the host tensors");
+  out.add("race checker: shadow", pages * kUniformPage,
+          "44 B per page of 64 granules of every window on every rank and of the host "
+          "tensors, 36 B per granule of the signals");
   if (cells > 0) {
     out.add("race checker: cell credits",
-            cells * (kCellNode + kClocksPerLiveCell * agents * kClockEntry),
-            "about one cell per peer in each signal buffer, 3 clocks of " +
-                std::to_string(exec.agents()) + " entries each");
+            cells * kCellNode + kPooledClocksPerAgent * agents * agents * kClockEntry,
+            "about one cell per peer in each signal buffer, and 2 shared clocks of " +
+                std::to_string(exec.agents()) + " entries per agent");
   }
 }
 
 void RaceChecker::hold(double bytes) {
   held_ += bytes;
-  if (budget_ <= 0 || held_ <= budget_) return;
+  check_budget();
+}
+
+void RaceChecker::check_budget() const {
+  const double cells = static_cast<double>(cells_.size());
+  if (budget_ <= 0 || held_ + cells * kCellNode + pool_.bytes() <= budget_) return;
   throw OutOfMemory(
       "out of memory: the race checker's clocks, shadow words and cell credits need more than " +
-      bytes_text(budget_) +
-      " (what is available to the run beside its windows); each signal "
-      "cell in use holds vector clocks of " +
-      std::to_string(agents_) +
-      " entries (one per agent), so its memory grows with P: check the program at a smaller P");
+      bytes_text(budget_) + " (what is available to the run beside its windows); it holds " +
+      std::to_string(cells_.size()) + " signal cells in use and " +
+      std::to_string(pool_.allocated()) + " shared vector clocks of " + std::to_string(agents_) +
+      " entries (one per agent), which grow with P: check the program at a smaller P");
 }
 
 CellCredits& RaceChecker::credits_of(const Cell& key) {
-  auto [it, made] = cells_.try_emplace(key);
-  if (made) hold(kCellNode);
-  return it->second;
+  return cells_.try_emplace(key).first->second;
 }
 
-void RaceChecker::held_clocks(const CellCredits& cell, std::int64_t before) {
-  hold(static_cast<double>(cell.clocks_held() - before) * static_cast<double>(agents_) *
-       kClockEntry);
+ClockRef RaceChecker::snapshot(std::int64_t agent) {
+  const auto a = static_cast<std::size_t>(agent);
+  if (current_base_[a] == 0)
+    current_base_[a] = pool_.make(clocks_[a], static_cast<std::int32_t>(agent));
+  return ClockRef{current_base_[a], clocks_[a][a]};
 }
 
 RaceChecker::RaceChecker(const Executable& exec, double budget)
@@ -97,6 +112,8 @@ RaceChecker::RaceChecker(const Executable& exec, double budget)
       agents_(exec.agents()),
       clocks_(static_cast<std::size_t>(agents_), Clock(static_cast<std::size_t>(agents_), 0)),
       releases_(static_cast<std::size_t>(agents_)),
+      pool_(static_cast<std::size_t>(agents_)),
+      current_base_(static_cast<std::size_t>(agents_), 0),
       window_granule_(granules(exec)),
       window_shadow_(exec.buffers.size() * static_cast<std::size_t>(exec.world_size)),
       host_shadow_(exec.host_args.size()),
@@ -132,20 +149,22 @@ Shadow& RaceChecker::shadow(Space space, std::int32_t id, std::int64_t owner) {
       bytes = slot->granule;
       for (auto e : a.shape) bytes *= e;
     }
-    const auto words = static_cast<std::size_t>((bytes + slot->granule - 1) / slot->granule);
-    hold(static_cast<double>(words) * sizeof(ShadowWord));
-    slot->words.resize(words);
+    const std::int64_t words = (bytes + slot->granule - 1) / slot->granule;
+    hold(static_cast<double>(Shadow::pages_for(words)) * kUniformPage);
+    slot->resize(words);
   }
   return *slot;
 }
 
-void RaceChecker::note_again(std::size_t index, std::int64_t granule_index, const Region& where) {
+void RaceChecker::note_again(std::size_t index, std::int64_t from, std::int64_t to,
+                             const Region& where) {
+  if (from >= to) return;
   Race& r = races_[index];
-  ++r.conflicts;
+  r.conflicts += to - from;
   if (r.access_serial == access_serial_ && r.space == where.space && r.id == where.id &&
       r.owner == where.owner) {
-    r.lo = std::min(r.lo, granule_index);
-    r.hi = std::max(r.hi, granule_index + 1);
+    r.lo = std::min(r.lo, from);
+    r.hi = std::max(r.hi, to);
   }
 }
 
@@ -172,7 +191,7 @@ void RaceChecker::conflict(const Stamped& first, const Stamped& second, std::int
     word_races_.push_back(races_.size() - 1);
     return;
   }
-  note_again(it->second, granule_index, where);
+  note_again(it->second, granule_index, granule_index + 1, where);
   word_races_.push_back(it->second);
 }
 
@@ -222,6 +241,54 @@ void RaceChecker::clear_slot(Stamp& slot) {
   slot = Stamp{};
 }
 
+void RaceChecker::check_word(ShadowWord& w, std::int64_t k, const Stamped& now, const Epoch& e,
+                             const Clock& clock, const Region& where, std::int64_t g) {
+  switch (now.kind) {
+    case AccessKind::Read:
+      if (!w.read.is_set() && w.read.epoch == e) break;
+      check_stamp(w.write, AccessKind::Write, now, clock, k, where, g);
+      check_stamp(w.atomic, AccessKind::AtomicAdd, now, clock, k, where, g);
+      add_to_slot(w.read, now.rank, now.site, clock);
+      break;
+    case AccessKind::Write:
+      if (w.write.epoch == e) break;
+      check_stamp(w.write, AccessKind::Write, now, clock, k, where, g);
+      check_stamp(w.read, AccessKind::Read, now, clock, k, where, g);
+      check_stamp(w.atomic, AccessKind::AtomicAdd, now, clock, k, where, g);
+      w.write = Stamp{e, now.site};
+      clear_slot(w.read);
+      clear_slot(w.atomic);
+      break;
+    case AccessKind::AtomicAdd:
+      if (!w.atomic.is_set() && w.atomic.epoch == e) break;
+      check_stamp(w.write, AccessKind::Write, now, clock, k, where, g);
+      check_stamp(w.read, AccessKind::Read, now, clock, k, where, g);
+      add_to_slot(w.atomic, now.rank, now.site, clock);
+      break;
+  }
+}
+
+void RaceChecker::expand_page(Shadow& sh, std::int64_t page) {
+  const std::int64_t n = sh.page_end(page) - sh.page_begin(page);
+  hold(static_cast<double>(n) * sizeof(ShadowWord));
+  const ShadowWord& u = sh.uniform[static_cast<std::size_t>(page)];
+  auto words = std::make_unique<ShadowWord[]>(static_cast<std::size_t>(n));
+  std::fill(words.get(), words.get() + n, u);
+  sets_.retain(u, static_cast<std::uint32_t>(n - 1));
+  sh.words[static_cast<std::size_t>(page)] = std::move(words);
+}
+
+void RaceChecker::compact_page(Shadow& sh, std::int64_t page) {
+  const std::int64_t n = sh.page_end(page) - sh.page_begin(page);
+  const ShadowWord* words = sh.words[static_cast<std::size_t>(page)].get();
+  if (!std::all_of(words + 1, words + n, [&](const ShadowWord& w) { return w == words[0]; }))
+    return;
+  sh.uniform[static_cast<std::size_t>(page)] = words[0];
+  sets_.release(words[0], static_cast<std::uint32_t>(n - 1));
+  sh.words[static_cast<std::size_t>(page)].reset();
+  held_ -= static_cast<double>(n) * sizeof(ShadowWord);
+}
+
 void RaceChecker::access_words(Shadow& sh, std::int64_t lo, std::int64_t hi, std::int64_t rank,
                                std::uint32_t site, AccessKind kind, const Region& where) {
   const Clock& clock = clocks_[static_cast<std::size_t>(rank)];
@@ -230,47 +297,43 @@ void RaceChecker::access_words(Shadow& sh, std::int64_t lo, std::int64_t hi, std
   const Stamped now{rank, site, kind};
   const std::int64_t g = sh.granule;
   // A word whose history equals the previous word's (the usual case inside
-  // one tile) gets the same outcome: its new state and its races are copied.
+  // one tile) gets the same outcome: its new state and its races are
+  // copied. A uniform page the access covers is checked as one word that
+  // stands for all of its granules [k, end).
   ShadowWord before{}, after{};
   bool have_previous = false;
   std::vector<std::size_t> previous_races;
-  for (std::int64_t k = lo; k < hi; ++k) {
-    ShadowWord& w = sh.words[static_cast<std::size_t>(k)];
+  auto visit = [&](ShadowWord& w, std::int64_t k, std::int64_t end) {
     if (have_previous && w == before) {
       sets_.release(w);
       w = after;
       sets_.retain(w);
-      for (std::size_t i : previous_races) note_again(i, k, where);
-      continue;
+      for (std::size_t i : previous_races) note_again(i, k, end, where);
+      return;
     }
     before = w;
     word_races_.clear();
-    switch (kind) {
-      case AccessKind::Read:
-        if (!w.read.is_set() && w.read.epoch == e) break;
-        check_stamp(w.write, AccessKind::Write, now, clock, k, where, g);
-        check_stamp(w.atomic, AccessKind::AtomicAdd, now, clock, k, where, g);
-        add_to_slot(w.read, rank, site, clock);
-        break;
-      case AccessKind::Write:
-        if (w.write.epoch == e) break;
-        check_stamp(w.write, AccessKind::Write, now, clock, k, where, g);
-        check_stamp(w.read, AccessKind::Read, now, clock, k, where, g);
-        check_stamp(w.atomic, AccessKind::AtomicAdd, now, clock, k, where, g);
-        w.write = Stamp{e, site};
-        clear_slot(w.read);
-        clear_slot(w.atomic);
-        break;
-      case AccessKind::AtomicAdd:
-        if (!w.atomic.is_set() && w.atomic.epoch == e) break;
-        check_stamp(w.write, AccessKind::Write, now, clock, k, where, g);
-        check_stamp(w.read, AccessKind::Read, now, clock, k, where, g);
-        add_to_slot(w.atomic, rank, site, clock);
-        break;
-    }
+    check_word(w, k, now, e, clock, where, g);
+    for (std::size_t i : word_races_) note_again(i, k + 1, end, where);
     after = w;
     previous_races = word_races_;
     have_previous = true;
+  };
+  for (std::int64_t page = lo / Shadow::kPage; page * Shadow::kPage < hi; ++page) {
+    const std::int64_t begin = sh.page_begin(page), end = sh.page_end(page);
+    const std::int64_t from = std::max(lo, begin), to = std::min(hi, end);
+    const auto p = static_cast<std::size_t>(page);
+    const bool whole = from == begin && to == end;
+    if (!sh.words[p]) {
+      if (whole) {
+        visit(sh.uniform[p], from, to);
+        continue;
+      }
+      expand_page(sh, page);
+    }
+    ShadowWord* words = sh.words[p].get();
+    for (std::int64_t k = from; k < to; ++k) visit(words[k - begin], k, k + 1);
+    if (whole) compact_page(sh, page);
   }
 }
 
@@ -295,16 +358,14 @@ void RaceChecker::on_access(const Access& a) {
     return;
   // A data write into signal cells releases like a Set of unknown value
   // (an atomic add like an AtomicAdd of unknown value).
-  const Clock& mine = clocks_[static_cast<std::size_t>(a.agent)];
+  const ClockRef mine = snapshot(a.agent);
   region.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
-    for (std::int64_t at = offset / 4 * 4; at < offset + bytes; at += 4) {
-      CellCredits& cell = credits_of(Cell{region.owner, region.id, at});
-      const std::int64_t before = cell.clocks_held();
-      cell.data_write(mine, a.kind == AccessKind::Write);
-      held_clocks(cell, before);
-    }
+    for (std::int64_t at = offset / 4 * 4; at < offset + bytes; at += 4)
+      credits_of(Cell{region.owner, region.id, at})
+          .data_write(pool_, mine, a.kind == AccessKind::Write);
   });
   release(a.agent, site);
+  check_budget();
 }
 
 void RaceChecker::on_notify(std::int64_t agent, SiteRef site, const Cell& cell, ir::NotifyKind kind,
@@ -319,14 +380,13 @@ void RaceChecker::on_notify(std::int64_t agent, SiteRef site, const Cell& cell, 
                AccessKind::AtomicAdd, where);
   sets_.flush();
   CellCredits& credits = credits_of(cell);
-  const std::int64_t before = credits.clocks_held();
   if (kind == ir::NotifyKind::Set) {
-    credits.set(clocks_[static_cast<std::size_t>(agent)], value);
+    credits.set(pool_, snapshot(agent), value);
   } else {
-    credits.add(clocks_[static_cast<std::size_t>(agent)], value);
+    credits.add(pool_, snapshot(agent), value);
   }
-  held_clocks(credits, before);
   release(agent, gsite);
+  check_budget();
 }
 
 void RaceChecker::on_wait(std::int64_t agent, SiteRef, const Cell& cell, ir::WaitKind cmp,
@@ -334,7 +394,12 @@ void RaceChecker::on_wait(std::int64_t agent, SiteRef, const Cell& cell, ir::Wai
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = cells_.find(cell);
   if (it == cells_.end()) return;
-  it->second.acquire(cmp, expected, clocks_[static_cast<std::size_t>(agent)]);
+  const auto a = static_cast<std::size_t>(agent);
+  if (it->second.acquire(pool_, cmp, expected, clocks_[a])) {
+    // The agent's clock moved: its later releases need a new base.
+    pool_.release(current_base_[a]);
+    current_base_[a] = 0;
+  }
 }
 
 }  // namespace anyp::runtime::race

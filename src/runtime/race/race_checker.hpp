@@ -17,9 +17,13 @@
 // each other, but do with an unordered plain access.
 //
 // Cost: O(elements accessed) per access with FastTrack epochs
-// (shadow_memory.hpp), O(P) per notify and satisfied wait; memory 36 bytes
-// per element touched, A^2 clock entries (A agents: P ranks times their blocks), P entries per
-// notified cell.
+// (shadow_memory.hpp), O(A) per satisfied wait that acquires (A agents: P
+// ranks times their blocks) and per first release after one, O(1) per other
+// notify; memory 36 bytes per element touched (44 per page of 64 while
+// they are equal), A^2 clock entries, a small fixed record per notified
+// cell, and the shared clocks the cells refer to (clock_pool.hpp: about
+// one per agent that released since it last acquired, plus the joins that
+// folded three agents' releases).
 #pragma once
 
 #include <cstdint>
@@ -48,7 +52,7 @@ class RaceChecker final : public AccessObserver {
   // What a checked run of `exec` adds to its footprint: the agents' clocks,
   // the shadow words of every window buffer on every rank and of the host
   // arguments, and the cell credits (about one cell per peer in each
-  // signal buffer, holding three clocks of A entries each).
+  // signal buffer, and about two shared clocks of A entries per agent).
   static void add_footprint(const Executable& exec, Footprint& out);
 
   void on_access(const Access& access) override;
@@ -87,12 +91,17 @@ class RaceChecker final : public AccessObserver {
   Shadow& shadow(Space space, std::int32_t id, std::int64_t owner);
   // Per window buffer: its granule (the smallest element any view uses).
   static std::vector<std::int64_t> granules(const Executable& exec);
-  // Adds `bytes` to what the checker holds; past the budget, throws.
+  // Adds `bytes` (clocks, shadow words) to what the checker holds and
+  // checks the budget.
   void hold(double bytes);
-  // A cell's credits changed from `before` clocks to what it holds now.
-  void held_clocks(const CellCredits& cell, std::int64_t before);
-  // The cell's credits, made (and counted against the budget) on first use.
+  // Throws OutOfMemory when what the checker holds (held_, the cells and
+  // the pool's clocks) passes the budget.
+  void check_budget() const;
+  // The cell's credits, made on first use.
   CellCredits& credits_of(const Cell& key);
+  // A release of `agent` now: its current base clock (made when it has
+  // none) and its own entry.
+  ClockRef snapshot(std::int64_t agent);
   std::uint32_t global_site(SiteRef s) const {
     if (s.code < 0) return no_site_;
     return site_base_[static_cast<std::size_t>(s.code)] + static_cast<std::uint32_t>(s.site);
@@ -105,8 +114,16 @@ class RaceChecker final : public AccessObserver {
                    std::int64_t granule);
   void conflict(const Stamped& first, const Stamped& second, std::int64_t granule_index,
                 const Region& where, std::int64_t granule);
-  // One more conflict of race `index`, at granule_index.
-  void note_again(std::size_t index, std::int64_t granule_index, const Region& where);
+  // More conflicts of race `index`, at granules [from, to).
+  void note_again(std::size_t index, std::int64_t from, std::int64_t to, const Region& where);
+  // Checks and records access `now` (at epoch `e`, clock `clock`) to word
+  // `w` of granule k; the races it finds are in word_races_.
+  void check_word(ShadowWord& w, std::int64_t k, const Stamped& now, const Epoch& e,
+                  const Clock& clock, const Region& where, std::int64_t g);
+  // A uniform page gets its own words (counted against the budget), and
+  // back when they are all equal.
+  void expand_page(Shadow& sh, std::int64_t page);
+  void compact_page(Shadow& sh, std::int64_t page);
   void add_to_slot(Stamp& slot, std::int64_t rank, std::uint32_t site, const Clock& clock);
   void clear_slot(Stamp& slot);
   void release(std::int64_t rank, std::uint32_t site);  // ends rank's epoch
@@ -122,6 +139,10 @@ class RaceChecker final : public AccessObserver {
   mutable std::mutex mutex_;
   std::vector<Clock> clocks_;                         // per agent
   std::vector<std::vector<std::uint32_t>> releases_;  // per agent: site of its k-th release
+  ClockPool pool_;                                    // the clocks the cells hold
+  // Per agent: the pool clock its releases share until its clock next
+  // changes other than in its own entry (0: none yet).
+  std::vector<std::uint32_t> current_base_;
   std::unordered_map<Cell, CellCredits, CellHash> cells_;
   std::vector<std::int64_t> window_granule_;            // per buffer
   std::vector<std::unique_ptr<Shadow>> window_shadow_;  // buffer * P + owner
@@ -135,7 +156,7 @@ class RaceChecker final : public AccessObserver {
   std::uint64_t access_serial_ = 0;
   std::vector<std::size_t> word_races_;  // races found at the word being checked
   const double budget_;                  // 0: no limit
-  double held_ = 0;                      // clocks, shadow words and cell credits
+  double held_ = 0;                      // the agents' clocks and the shadow words
 };
 
 }  // namespace anyp::runtime::race

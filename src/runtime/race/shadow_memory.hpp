@@ -6,9 +6,11 @@
 // it. Reads and atomic adds keep one epoch while they are ordered; when two
 // are concurrent the slot becomes an index into a set of (rank, clock, site)
 // entries, which shrinks back to an epoch once a later access is ordered
-// after all of them. 36 bytes per granule, allocated on first access.
+// after all of them. 36 bytes per granule, allocated on first access, or
+// 44 bytes per page of 64 granules while the page's words are equal.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -39,18 +41,34 @@ struct SetEntry {
 };
 using ConcurrentSet = std::vector<SetEntry>;
 
-// The shadow of one memory: a window buffer on one rank, or a host argument.
-struct Shadow {
-  std::int64_t granule = 1;  // bytes per word
-  std::vector<ShadowWord> words;
-};
-
 inline bool operator==(const Stamp& a, const Stamp& b) {
   return a.epoch == b.epoch && a.site == b.site;
 }
 inline bool operator==(const ShadowWord& a, const ShadowWord& b) {
   return a.write == b.write && a.read == b.read && a.atomic == b.atomic;
 }
+
+// The shadow of one memory: a window buffer on one rank, or a host
+// argument, in pages of kPage words. A page whose words are all equal (a
+// tile's row written or read whole, by the same op at the same epoch) is
+// one word; it gets its own words when an access covers part of it, and
+// is one word again when an access leaves them all equal.
+struct Shadow {
+  static constexpr std::int64_t kPage = 64;
+  std::int64_t granule = 1;                          // bytes per word
+  std::int64_t size = 0;                             // words
+  std::vector<ShadowWord> uniform;                   // per page, while its words are equal
+  std::vector<std::unique_ptr<ShadowWord[]>> words;  // per page, once they differ (else null)
+
+  static std::int64_t pages_for(std::int64_t size) { return (size + kPage - 1) / kPage; }
+  void resize(std::int64_t n) {
+    size = n;
+    uniform.assign(static_cast<std::size_t>(pages_for(n)), ShadowWord{});
+    words.resize(static_cast<std::size_t>(pages_for(n)));
+  }
+  std::int64_t page_begin(std::int64_t page) const { return page * kPage; }
+  std::int64_t page_end(std::int64_t page) const { return std::min(size, (page + 1) * kPage); }
+};
 
 // Concurrent read / atomic sets, by index. Sets are immutable and shared by
 // reference count, so the words of one tile that saw the same accesses can
@@ -76,14 +94,19 @@ class SetPool {
   void release(std::uint32_t i) {
     if (--sets_[i].refs == 0) pending_.push_back(i);
   }
-  // Retains / releases every set a word refers to.
-  void retain(const ShadowWord& w) {
+  // Retains / releases every set a word refers to, `n` times (for n
+  // copies of the word).
+  void retain(const ShadowWord& w, std::uint32_t n = 1) {
     for (const Stamp* s : {&w.read, &w.atomic})
-      if (s->is_set()) retain(s->epoch.clock);
+      if (s->is_set()) sets_[s->epoch.clock].refs += n;
   }
-  void release(const ShadowWord& w) {
-    for (const Stamp* s : {&w.read, &w.atomic})
-      if (s->is_set()) release(s->epoch.clock);
+  void release(const ShadowWord& w, std::uint32_t n = 1) {
+    for (const Stamp* s : {&w.read, &w.atomic}) {
+      if (!s->is_set() || n == 0) continue;
+      Entry& e = sets_[s->epoch.clock];
+      e.refs -= n;
+      if (e.refs == 0) pending_.push_back(s->epoch.clock);
+    }
   }
   void flush() {
     for (std::uint32_t i : pending_) {
