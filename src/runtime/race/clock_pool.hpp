@@ -77,24 +77,18 @@ class ClockPool {
 // Holds references in `pool`; the owner calls clear() before dropping it.
 class JoinedClock {
  public:
-  bool empty() const { return parts_[0].none(); }
   // this ⊔= `ref` (a release of its agent, or a materialized join).
   void join(ClockPool& pool, ClockRef ref);
   void join(ClockPool& pool, const JoinedClock& other) {
     for (const ClockRef& r : other.parts_)
       if (!r.none()) join(pool, r);
   }
-  // this := `ref` / `other` / nothing.
+  // this := `ref`; clear(): nothing.
   void assign(ClockPool& pool, ClockRef ref) {
     pool.retain(ref.id);  // alive across clear() if only this held it
     clear(pool);
     join(pool, ref);
     pool.release(ref.id);
-  }
-  void assign(ClockPool& pool, const JoinedClock& other) {
-    if (&other == this) return;
-    clear(pool);
-    join(pool, other);
   }
   void clear(ClockPool& pool) {
     for (ClockRef& r : parts_) {
