@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/quickstart.sh — the README's first command: installs what is
-# needed, builds the release tree and runs step 07 (dynamic rank count) in
+# needed, builds in the release tree what it runs (the library, step 07 and
+# the Python module; scripts/test.sh builds the rest) and runs step 07 (dynamic rank count) in
 # both modes at P = 2, 3 and 4 on the threads engine, then, when the build
 # has the MPI engine, at P = 2, 3 and 4 under mpirun (--engine mpi); then the
 # seed's own three commands, the Python version of step 07 (python/anyp on
@@ -11,7 +12,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 bash scripts/setup.sh
-bash scripts/build.sh release
+TARGETS="07_dynamic_rank_count anyp_python_core" bash scripts/build.sh release
 
 EXAMPLE=build/release/examples/07_dynamic_rank_count
 for devices in 0,1 0,1,2 0,1,2,3; do

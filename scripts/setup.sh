@@ -18,10 +18,15 @@ set -euo pipefail
 # Python package's native module (anyp._core); python3-numpy, python3-torch:
 # the arrays it takes; python-is-python3: the `python` command the seed's
 # examples are run with. black: the Python formatter (scripts/check_format.sh).
+# ccache: the compiler cache scripts/build.sh puts in front of g++ (a fresh
+# clone on the same machine reuses the working tree's objects); mold: the
+# faster linker scripts/build.sh uses when present (docs/development.md).
 PACKAGES=(
   cmake
   ninja-build
   g++
+  ccache
+  mold
   libgtest-dev
   libgmock-dev
   libbenchmark-dev

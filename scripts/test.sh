@@ -12,9 +12,12 @@
 #                            allocations at MPI_Init/MPI_Finalize read as leaks)
 #   4. tsan (thread)         build (library and runtime tests only), ctest -L runtime,
 #                            but the timeline's fidelity tests (modeled arithmetic over
-#                            long runs: 7 of the stage's 14 minutes of test time)
+#                            long runs, checked in the release and ASan stages)
 # Parallelism is $JOBS (default 2) for both the build and ctest. A stage
-# whose ctest selects no test fails (--no-tests=error).
+# whose ctest selects no test fails (--no-tests=error). Each ctest stage
+# prints its test count and its 20 slowest tests; the run ends with a table
+# of every stage's time and test count, and the compiler cache's hit rate
+# (scripts/ccache_report.sh). docs/development.md has the figures.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,7 +29,7 @@ for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
     -h | --help)
-      sed -n '2,15p' "$0"
+      sed -n '2,20p' "$0"
       exit 0
       ;;
     *)
@@ -36,6 +39,10 @@ for arg in "$@"; do
   esac
 done
 
+LOGS="$(mktemp -d "${TMPDIR:-/tmp}/anyp-test.XXXXXX")"
+trap 'rm -rf "$LOGS"' EXIT
+SUMMARY=()  # one line per stage: name, seconds, tests
+
 banner() {
   echo
   echo "========================================================================"
@@ -43,26 +50,52 @@ banner() {
   echo "========================================================================"
 }
 
-run_ctest() {  # run_ctest <config> [extra ctest args...]
-  local config="$1"
+# timed <stage name> <command...>: runs the command, records its seconds.
+timed() {
+  local name="$1" start=$SECONDS
   shift
-  (cd "build/$config" && "${RUN_PREFIX[@]}" ctest --output-on-failure --no-tests=error -j "$JOBS" "$@")
+  "$@"
+  SUMMARY+=("$(printf '%-28s %6d s' "$name" $((SECONDS - start)))")
+}
+
+# run_ctest <config> [extra ctest args...]: the stage's tests, then their
+# count and the 20 slowest (from ctest's own per-test times).
+run_ctest() {
+  local config="$1" start=$SECONDS log="$LOGS/ctest-$1.log"
+  shift
+  banner "$config: ctest $*"
+  (cd "build/$config" &&
+    "${RUN_PREFIX[@]}" ctest --output-on-failure --no-tests=error -j "$JOBS" "$@") | tee "$log"
+  local count
+  count="$(sed -n 's/.* tests failed out of \([0-9]*\)$/\1/p' "$log" | tail -n 1)"
+  echo
+  echo "$config: the 20 slowest of its ${count:-?} tests (seconds):"
+  sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) .* \([0-9.]*\) sec$/\2 \1/p' "$log" |
+    sort -rn | head -n 20 | awk '{ printf "  %8.2f  %s\n", $1, $2 }'
+  SUMMARY+=("$(printf '%-28s %6d s  %5s tests' "$config: ctest" $((SECONDS - start)) "${count:-?}")")
 }
 RUN_PREFIX=()  # a command wrapper for a stage (setarch for TSan, see below)
 
+bash scripts/ccache_report.sh snapshot "$LOGS/ccache.start"
+
 banner "setup: system packages"
-bash scripts/setup.sh
+timed "setup" bash scripts/setup.sh
 
 banner "format: clang-format"
-bash scripts/check_format.sh
+timed "format" bash scripts/check_format.sh
 
 banner "release: build (RelWithDebInfo)"
-bash scripts/build.sh release
-banner "release: ctest"
+timed "release: build" bash scripts/build.sh release
 run_ctest release
 
+finish() {
+  banner "test.sh: $1"
+  printf '%s\n' "${SUMMARY[@]}"
+  bash scripts/ccache_report.sh since "$LOGS/ccache.start" "this run"
+}
+
 if ((QUICK)); then
-  banner "test.sh --quick: release stage passed"
+  finish "--quick: release stage passed"
   exit 0
 fi
 
@@ -72,8 +105,7 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
 
 banner "asan: build (address,undefined)"
-bash scripts/build.sh asan
-banner "asan: ctest -LE mpi"
+timed "asan: build" bash scripts/build.sh asan
 run_ctest asan -LE mpi
 
 # GCC 12's TSan cannot place its shadow memory when the kernel randomizes
@@ -88,11 +120,11 @@ fi
 banner "tsan: build (thread)"
 # Only the `runtime` tests run under TSan: build the library and their
 # executable, no examples and no other test executable.
-TARGETS=anyp_runtime_tests "${RUN_PREFIX[@]}" bash scripts/build.sh tsan -DANYP_BUILD_EXAMPLES=OFF
-banner "tsan: ctest -L runtime -E Fidelity"
+timed "tsan: build" env TARGETS=anyp_runtime_tests "${RUN_PREFIX[@]}" \
+  bash scripts/build.sh tsan -DANYP_BUILD_EXAMPLES=OFF
 # The fidelity tests check the model's arithmetic against closed formulas
 # on long runs; they share every engine path with the other runtime tests,
 # which TSan does see, and they run in the release and ASan stages.
 run_ctest tsan -L runtime -E Fidelity
 
-banner "test.sh: all stages passed"
+finish "all stages passed"

@@ -58,7 +58,7 @@
 //   k7 one, blocks    a mesh allreduce of 256 KiB, on one block or over core_num 4
 //                     blocks (plus the launch protocol's own-window notifies and waits)
 //
-// The examples directory comes from ANYP_EXAMPLES_DIR (tests/CMakeLists.txt).
+// The examples directory comes from anyp_test::examples_dir() (tests/support/build_paths.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -71,11 +71,8 @@
 #include <string>
 #include <vector>
 
+#include "support/build_paths.hpp"
 #include "support/run_command.hpp"
-
-#ifndef ANYP_EXAMPLES_DIR
-#error "ANYP_EXAMPLES_DIR must name the directory of the example executables"
-#endif
 
 namespace {
 
@@ -404,7 +401,7 @@ class ExampleCost : public testing::TestWithParam<Case> {};
 TEST_P(ExampleCost, CardMatchesFormula) {
   const Case& c = GetParam();
   for (std::int64_t P : c.ranks) {
-    std::string command = std::string("'") + ANYP_EXAMPLES_DIR + "/" + c.example + "' -d " +
+    std::string command = std::string("'") + anyp_test::examples_dir() + "/" + c.example + "' -d " +
                           device_list(P) + " --cost";
     if (!c.mode.empty()) command += " --mode " + c.mode;
     if (!c.op.empty()) command += " --op " + c.op;

@@ -24,11 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "support/build_paths.hpp"
 #include "support/run_command.hpp"
-
-#ifndef ANYP_EXAMPLES_DIR
-#error "ANYP_EXAMPLES_DIR must name the directory of the example executables"
-#endif
 
 namespace {
 
@@ -80,8 +77,8 @@ Trace run_with_trace(const std::string& example, const std::string& extra = "") 
   const auto path = std::filesystem::temp_directory_path() /
                     ("anyp_trace_" + std::to_string(getpid()) + "_" + example + ".json");
   const auto result =
-      anyp_test::run_command(std::string(ANYP_EXAMPLES_DIR) + "/" + example +
-                             " -d 0,1,2,3 --trace " + path.string() + " " + extra + " 2>&1");
+      anyp_test::run_command(anyp_test::examples_dir() + "/" + example + " -d 0,1,2,3 --trace " +
+                             path.string() + " " + extra + " 2>&1");
   EXPECT_TRUE(result.ok) << result.out;
   EXPECT_EQ(result.out, "OK\n");
   Trace t;
@@ -142,7 +139,7 @@ void expect_no_overlap(const Trace& t) {
 // The simple twin of a2a3sim (every transfer on its issuer's clock): the
 // layout below, one track per rank.
 std::string simple_model() {
-  return std::string("--model ") + ANYP_SOURCE_DIR + "/models/simple/a2a3sim.model";
+  return std::string("--model ") + anyp_test::source_dir() + "/models/simple/a2a3sim.model";
 }
 
 void expect_well_formed(const Trace& t) {
@@ -230,7 +227,7 @@ TEST(Trace, Step10RingHasAFlowPerHop) {
 }
 
 TEST(Timeline, Step07GetText) {
-  const auto result = anyp_test::run_command(std::string(ANYP_EXAMPLES_DIR) +
+  const auto result = anyp_test::run_command(anyp_test::examples_dir() +
                                              "/07_dynamic_rank_count -d 0,1,2,3 --mode get "
                                              "--timeline 2>&1");
   EXPECT_TRUE(result.ok);
@@ -279,7 +276,7 @@ TEST(Timeline, Step07GetText) {
 // The simple twin reproduces the text -p a2a3sim printed before DMA
 // engines and links, to the digit.
 TEST(Timeline, Step07GetTextOnTheSimpleTwin) {
-  const auto result = anyp_test::run_command(std::string(ANYP_EXAMPLES_DIR) +
+  const auto result = anyp_test::run_command(anyp_test::examples_dir() +
                                              "/07_dynamic_rank_count -d 0,1,2,3 --mode get "
                                              "--timeline " +
                                              simple_model() + " 2>&1");
@@ -376,7 +373,7 @@ TEST(Trace, AsyncModelHasATrackPerDmaEngine) {
   }
   EXPECT_EQ(dma_flows, static_cast<std::size_t>(3 * P));
   const auto text =
-      anyp_test::run_command(std::string(ANYP_EXAMPLES_DIR) +
+      anyp_test::run_command(anyp_test::examples_dir() +
                              "/k2_allgather_gemm -d 0,1,2,3 --timeline --model " + model + " 2>&1");
   std::filesystem::remove(model);
   EXPECT_TRUE(text.ok) << text.out;

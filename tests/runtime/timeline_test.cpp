@@ -16,6 +16,7 @@
 #include "anyp/errors.hpp"
 #include "runtime/timeline/cost_model.hpp"
 #include "support/allreduce_programs.hpp"
+#include "support/build_paths.hpp"
 #include "support/step07_program.hpp"
 
 namespace {
@@ -48,7 +49,7 @@ std::string op_text(const Timeline& t, const TimelineOp& op) {
 }
 
 std::string simple_twin(const std::string& platform) {
-  return std::string(ANYP_SOURCE_DIR) + "/models/simple/" + platform + ".model";
+  return anyp_test::source_dir() + "/models/simple/" + platform + ".model";
 }
 
 // Step 07 on a2a3sim's simple twin (models/simple/a2a3sim.model: every

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "anyp/errors.hpp"
+#include "support/build_paths.hpp"
 
 namespace {
 
@@ -93,7 +94,7 @@ TEST(CostModel, EachShippedModelHasASimpleTwinWithTheSameConstants) {
     SCOPED_TRACE(platform);
     const CostModel& shipped = platform_cost_model(platform);
     const CostModel simple =
-        load_cost_model(std::string(ANYP_SOURCE_DIR) + "/models/simple/" + platform + ".model");
+        load_cost_model(anyp_test::source_dir() + "/models/simple/" + platform + ".model");
     EXPECT_EQ(simple.name, platform + "-simple");
     EXPECT_EQ(shipped.dma_engines, 4);
     EXPECT_DOUBLE_EQ(shipped.dma_issue_ns, 100);
