@@ -7,7 +7,7 @@
 # Stages, stopping at the first failure:
 #   1. setup                 scripts/setup.sh (then scripts/check_format.sh)
 #   2. release               build, ctest (all tests, the MPI engine's under mpirun too,
-#                            the Python package's as python.pytest)
+#                            the Python package's as python.<file>)
 #   3. asan (address,ubsan)  build, ctest (all tests but label `mpi`: Open MPI's own
 #                            allocations at MPI_Init/MPI_Finalize read as leaks)
 #   4. tsan (thread)         build (library and runtime tests only), ctest -L runtime,

@@ -21,6 +21,7 @@
 #include "compiler/lower_bruck_all_to_all.hpp"
 #include "runtime/timeline/cost_model.hpp"
 #include "support/fidelity_model.hpp"
+#include "support/sweep.hpp"
 
 namespace {
 
@@ -238,7 +239,7 @@ TEST(AllToAllModes, EveryDtype) {
 
 TEST(AllToAllModes, LargeP) {
   for (AllToAllMode mode : {AllToAllMode::Pairwise, AllToAllMode::Bruck}) {
-    for (std::int64_t P : {64, 100}) {
+    for (std::int64_t P : anyp_test::sweep({64, 100}, {100})) {
       Case c;
       c.mode = mode;
       c.P = P;
@@ -247,7 +248,8 @@ TEST(AllToAllModes, LargeP) {
       EXPECT_EQ(check(c), "") << mode_name(mode) << " P=" << P;
     }
   }
-  for (std::int64_t P : {257, 1000}) {  // Bruck's rows wrap in every round
+  // Bruck's rows wrap in every round.
+  for (std::int64_t P : anyp_test::sweep({257, 1000}, {257})) {
     Case c;
     c.mode = AllToAllMode::Bruck;
     c.P = P;
@@ -387,7 +389,7 @@ TEST(AllToAllFidelity, ModeledTimeMatchesTheEstimates) {
                                .wait = 50};
   const std::string model = anyp_test::model_file(k, "all_to_all");
   const anyp::runtime::CostModel cost = anyp::runtime::load_cost_model(model);
-  for (std::int64_t P = 2; P <= 17; ++P) {
+  for (std::int64_t P : anyp_test::sweep(anyp_test::every_p(2, 17), {2, 3, 6, 8, 13})) {
     for (std::int64_t cols : {8, 4096}) {
       for (const auto& e : anyp::compiler::all_to_all_estimates(P, cols, pl::FP32, cost)) {
         Case c;

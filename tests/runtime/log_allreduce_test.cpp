@@ -24,6 +24,7 @@
 #include "compiler/choose_algorithm.hpp"
 #include "runtime/timeline/cost_model.hpp"
 #include "support/fidelity_model.hpp"
+#include "support/sweep.hpp"
 
 namespace {
 
@@ -593,7 +594,7 @@ TEST(HalvingReduceScatter, SeveralPiecesLargePAndPct) {
       c.op = ReduceOp::Max;
       EXPECT_EQ(check_scatter(c, race_checked()), "") << name << " P=" << P;
     }
-    for (std::int64_t P : {64, 100}) {
+    for (std::int64_t P : anyp_test::sweep({64, 100}, {100})) {
       ScatterCase c;
       c.mode = mode;
       c.P = P;
@@ -659,7 +660,7 @@ TEST(HalvingReduceScatter, ModeledTimeMatchesTheEstimateAtEveryP) {
             .alpha = 2000, .beta = 0.005, .issue = 100, .latency = 700, .wait = 50}}) {
     const std::string model = anyp_test::model_file(k, "halving_fold");
     const anyp::runtime::CostModel cost = anyp::runtime::load_cost_model(model);
-    for (std::int64_t P = 2; P <= 17; ++P) {
+    for (std::int64_t P : anyp_test::sweep(anyp_test::every_p(2, 17), {2, 3, 6, 8, 13})) {
       for (std::int64_t cols : {std::int64_t{C}, std::int64_t{8192}}) {
         const auto estimates = anyp::compiler::reduce_scatter_estimates(
             P, cols, pl::FP32, anyp::ir::ReduceKind::Sum, cost);
@@ -688,7 +689,7 @@ TEST(HalvingReduceScatter, AutoRunsTheCandidateOfLeastModeledTime) {
        {anyp_test::Constants{.alpha = 2000, .beta = 0.005, .issue = 100, .latency = 700},
         anyp_test::Constants{.alpha = 50, .beta = 0.5, .issue = 10, .latency = 30}}) {
     const std::string model = anyp_test::model_file(k, "halving_auto");
-    for (std::int64_t P : {2, 3, 4, 5, 7, 8, 12, 16, 17}) {
+    for (std::int64_t P : anyp_test::sweep({2, 3, 4, 5, 7, 8, 12, 16, 17}, {2, 5, 8, 12})) {
       for (std::int64_t cols : {std::int64_t{C}, std::int64_t{4096}}) {
         ScatterCase c;
         c.P = P;
