@@ -7,7 +7,9 @@
 # Stages, stopping at the first failure:
 #   1. setup                 scripts/setup.sh (then scripts/check_format.sh)
 #   2. release               build, ctest (all tests, the MPI engine's under mpirun too,
-#                            the Python package's as python.<file>)
+#                            the Python package's as python.<file>), then PyPTO's
+#                            tutorial programs (../shared/pypto/run_examples.sh, when
+#                            it is there; $PYPTO_EXAMPLES names another place)
 #   3. asan (address,ubsan)  build, ctest (all tests but label `mpi`: Open MPI's own
 #                            allocations at MPI_Init/MPI_Finalize read as leaks)
 #   4. tsan (thread)         build (library and runtime tests only), ctest -L runtime,
@@ -87,6 +89,18 @@ timed "format" bash scripts/check_format.sh
 banner "release: build (RelWithDebInfo)"
 timed "release: build" bash scripts/build.sh release
 run_ctest release
+
+# PyPTO's own tutorial programs 01-16, unchanged but their imports, at
+# P = 2, 3, 4, 5, 8 in every mode, on this checkout's release build: the
+# conformance check (docs/python.md). Its script and PyPTO's files live
+# beside the repository, never in it ($PYPTO_EXAMPLES, default ../shared/pypto).
+PYPTO_EXAMPLES="${PYPTO_EXAMPLES:-$ROOT/../shared/pypto}"
+if [[ -f "$PYPTO_EXAMPLES/run_examples.sh" ]]; then
+  banner "pypto: PyPTO's tutorial programs ($PYPTO_EXAMPLES/run_examples.sh)"
+  timed "pypto: tutorial programs" bash "$PYPTO_EXAMPLES/run_examples.sh" "$ROOT"
+else
+  echo "pypto: skipped, $PYPTO_EXAMPLES/run_examples.sh is not on this machine"
+fi
 
 finish() {
   banner "test.sh: $1"

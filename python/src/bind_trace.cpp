@@ -93,15 +93,6 @@ void call(const FunctionRef& fn, const py::sequence& args, const py::object& dev
 
 void bind_trace(py::module_& m) {
   namespace detail = anyp::detail;
-  py::enum_<anyp::DType>(m, "DType")
-      .value("FP32", anyp::DType::FP32)
-      .value("FP16", anyp::DType::FP16)
-      .value("BF16", anyp::DType::BF16)
-      .value("INT8", anyp::DType::INT8)
-      .value("INT16", anyp::DType::INT16)
-      .value("INT32", anyp::DType::INT32)
-      .value("INT64", anyp::DType::INT64);
-
   py::enum_<pld::NotifyOp>(m, "NotifyOp")
       .value("AtomicAdd", pld::NotifyOp::AtomicAdd)
       .value("Set", pld::NotifyOp::Set);

@@ -6,6 +6,8 @@
 
 namespace anyp::python {
 
+// bind_dtype.cpp: the element types (DType) with PyPTO's DataType methods.
+void bind_dtype(pybind11::module_& m);
 // bind_trace.cpp: handles, definitions, control flow, load/store, scalar
 // and tile arithmetic, windows, notify/wait, put/get.
 void bind_trace(pybind11::module_& m);

@@ -1,5 +1,5 @@
 // module.cpp — anyp._core, the native half of the Python package: anyp's
-// errors as Python exceptions, then the tracer, the communication ops, tile
+// errors as Python exceptions, then the element types, the tracer, the communication ops, tile
 // math and compile/run (bindings.hpp: one file each). Everything after
 // tracing is the C++ core.
 #include <pybind11/pybind11.h>
@@ -24,6 +24,7 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<anyp::DeadlockError>(m, "DeadlockError", m.attr("RunError"));
   py::register_exception<anyp::RaceError>(m, "RaceError", m.attr("RunError"));
 
+  bind_dtype(m);
   bind_trace(m);
   bind_comm(m);
   bind_tile_math(m);
