@@ -51,10 +51,11 @@ std::string Emitter::site_function() const {
   return site_ < 0 ? std::string() : code_.sites[static_cast<std::size_t>(site_)].function;
 }
 
-std::int32_t Emitter::scratch_view(runtime::ScratchTensor t) {
+std::int32_t Emitter::scratch_view(runtime::ScratchTensor t, std::int32_t group_of) {
   Instr i;
   i.op = Opcode::CreateView;
   i.sub = 1;  // not zeroed
+  i.a = group_of;
   i.dst = view_reg();
   i.dtype = t.dtype;
   i.shape = t.shape;

@@ -29,7 +29,9 @@ class Emitter {
 
   // A view (register) of a new scratch buffer `t` of the code, made here;
   // not zeroed (a builtin's scratch: every element it reads it wrote first).
-  std::int32_t scratch_view(runtime::ScratchTensor t);
+  // Its peers are those of view register `group_of` (the group of a comm
+  // domain's view: peer k is the group's k-th rank), or world ranks (-1).
+  std::int32_t scratch_view(runtime::ScratchTensor t, std::int32_t group_of = -1);
 
   std::size_t emit(runtime::Instr instr);
   std::size_t here() const { return code_.instrs.size(); }

@@ -95,7 +95,8 @@ void lower_bruck_all_to_all(CollectiveEmitter& ce, const CollectiveCall& call) {
                                   call.dtypes[1],
                                   {3 * half},
                                   ce.regs_.launch_blocks,
-                                  /*shared=*/true});
+                                  /*shared=*/true},
+                                 /*group_of=*/dst);
   }
   for (std::size_t k = 0; k < std::min<std::size_t>(2, rounds.size()); ++k)
     credits.credit(peer_at(P - rounds[k].distance));  // Free(k): my receive half k is free

@@ -24,6 +24,10 @@ void RankVm::create_view(const Instr& in) {
   v.elements = element_count(in.shape);
   const std::int64_t bytes = v.elements * static_cast<std::int64_t>(dtype_bytes(in.dtype));
   if (in.count > 1) v.base = block_ * ((bytes + 31) / 32 * 32);  // this block's slot
+  if (in.a >= 0) {  // a builtin's scratch, reached through the group of the call's view
+    v.domain = v_[in.a].domain;
+    v.group = v_[in.a].group;
+  }
   v_[in.dst] = v;
   if (in.sub == 1) return;  // a builtin collective's scratch: no zeroing
   tensor_out_.assign(static_cast<std::size_t>(bytes), std::byte{0});

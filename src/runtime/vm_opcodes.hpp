@@ -97,7 +97,8 @@
     "v[dst] = the part [s[idx], + shape) of view v[a] (pl::tensor::slice)")                        \
   X(CreateView, "create.view", kVisible,                                                           \
     "v[dst] = window buffer imm (slot: this block when count > 1), shape, dtype; zeroed unless "   \
-    "sub is 1 (a builtin's scratch, written before it is read)")                                   \
+    "sub is 1 (a builtin's scratch, written before it is read); peers are v[a]'s group's when "    \
+    "a >= 0")                                                                                      \
   X(CopyView, "copy.view", kVisible | kDataA | kDataB,                                             \
     "this rank's v[a] = v[b], converted to v[a]'s dtype (pl::tensor::copy)")                       \
   X(TensorBin, "tensor.bin", kVisible | kDataA | kDataB | kDataCView,                              \
