@@ -273,6 +273,26 @@ def test_an_unknown_run_config_keyword_is_refused():
     assert str(e.value) == "RunConfig: not supported by anyp: turbo"
 
 
+def test_pyptos_runtime_switches_and_ring_sizes_are_accepted_as_pypto_types_them():
+    RunConfig(enable_dep_gen=True, enable_scope_stats=False)
+    RunConfig(ring_task_window=64, ring_heap=[1 << 20, 1 << 24, 1 << 30, 0], ring_dep_pool=(8,) * 4)
+    with pytest.raises(TypeError) as e:
+        RunConfig(enable_dep_gen=1)
+    assert str(e.value) == "RunConfig: enable_dep_gen must be a bool, got 1"
+    with pytest.raises(TypeError) as e:
+        RunConfig(ring_heap=[1, 2, 3])
+    assert str(e.value) == (
+        "RunConfig: ring_heap must be an int >= 0 or a list of 4 of them (one per ring), "
+        "got [1, 2, 3]"
+    )
+    with pytest.raises(TypeError) as e:
+        RunConfig(ring_task_window=-1)
+    assert str(e.value) == (
+        "RunConfig: ring_task_window must be an int >= 0 or a list of 4 of them (one per ring), "
+        "got -1"
+    )
+
+
 # ---- loops, branches and names --------------------------------------------------
 
 

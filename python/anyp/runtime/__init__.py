@@ -16,6 +16,37 @@ _IGNORED = {
     "runtime_profiling",
 }
 
+# PyPTO's device-runtime switches (its dependency-graph dump and per-scope
+# statistics): booleans, checked, then without effect (anyp's runtime has
+# no such dump; docs/python.md).
+_IGNORED_SWITCHES = ("enable_dep_gen", "enable_scope_stats")
+
+# PyPTO's device-runtime ring sizes, one per scope depth (4 rings): a
+# non-negative int for every ring, or a list of 4; checked, then without
+# effect (anyp's runtime does not bound its task rings).
+_IGNORED_RINGS = ("ring_task_window", "ring_heap", "ring_dep_pool")
+_RING_COUNT = 4
+
+
+def _check_ignored(kwargs):
+    """TypeError naming the keyword when a PyPTO switch or ring size is not
+    of PyPTO's type."""
+    for name in _IGNORED_SWITCHES:
+        if name in kwargs and not isinstance(kwargs[name], bool):
+            raise TypeError(f"RunConfig: {name} must be a bool, got {kwargs[name]!r}")
+    for name in _IGNORED_RINGS:
+        if name not in kwargs:
+            continue
+        value = kwargs[name]
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if (isinstance(value, (list, tuple)) and len(values) != _RING_COUNT) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values
+        ):
+            raise TypeError(
+                f"RunConfig: {name} must be an int >= 0 or a list of {_RING_COUNT} of them "
+                f"(one per ring), got {value!r}"
+            )
+
 
 class Pct:
     """A PCT schedule (anyp::RunConfig::Pct): random rank priorities from
@@ -63,9 +94,11 @@ class RunConfig:
         model_file=None,
         **kwargs,
     ):
-        unknown = sorted(set(kwargs) - _IGNORED)
+        accepted = _IGNORED.union(_IGNORED_SWITCHES, _IGNORED_RINGS)
+        unknown = sorted(set(kwargs) - accepted)
         if unknown:
             raise TypeError(f"RunConfig: not supported by anyp: {', '.join(unknown)}")
+        _check_ignored(kwargs)
         if pct is not None and not isinstance(pct, Pct):
             raise TypeError(f"RunConfig: pct must be an anyp.runtime.Pct, got {pct!r}")
         self.platform = platform
