@@ -476,6 +476,51 @@ def test_parallel_and_pipeline_loops_run_as_range(P):
 
 
 @pl.jit.incore
+def unrolled_with_placement(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+    s: pld.DistributedTensor[[1, 1], pl.INT32],
+):
+    """PyPTO's pl.unroll loop, and a load placed in vector memory."""
+    t = pl.load(x, [0, 0], [1, SIZE], target_memory=pl.MemorySpace.Vec)
+    for i in pl.unroll(3):
+        t = pl.add(t, pl.load(x, [0, 0], [1, SIZE], target_memory=pl.MemorySpace.Vec))
+    y = pl.store(t, [0, 0], y)
+    return y
+
+
+@pytest.mark.parametrize("P", RANKS)
+def test_unroll_loops_run_as_range_and_placement_changes_nothing(P):
+    x, y = run(per_rank(unrolled_with_placement), P)
+    assert torch.equal(y, 4 * x)
+
+
+def test_placement_is_a_memory_space():
+    assert repr(pl.MemorySpace.Mat) == "pl.MemorySpace.Mat"
+    with pytest.raises(AttributeError) as e:
+        pl.MemorySpace.Sram
+    assert str(e.value) == "not supported by anyp: pl.MemorySpace.Sram"
+
+    @pl.jit.incore
+    def placed_by_name(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        y = pl.store(pl.load(x, [0, 0], [1, SIZE], target_memory="Vec"), [0, 0], y)
+        return y
+
+    with pytest.raises(anyp.CompileError) as e:
+        run(per_rank(placed_by_name), 2)
+    with open(__file__) as source:
+        line = next(n for n, text in enumerate(source, 1) if 'target_memory="Vec"' in text)
+    assert str(e.value).splitlines()[0] == (
+        f"test_frontend.py:{line}: TypeError: target_memory must be a pl.MemorySpace member, "
+        "got 'Vec'"
+    )
+
+
+@pl.jit.incore
 def index_counter(
     x: pl.Tensor[[1, 2 * SIZE], pl.FP32],
     y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],

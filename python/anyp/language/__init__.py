@@ -52,9 +52,10 @@ jit = _Jit()
 class _Range:
     """pl.range(stop), pl.range(start, stop[, step][, init_values=...]): only
     as a for loop's iterable in a traced function (the loop is recorded, not
-    unrolled). pl.parallel and pl.pipeline are the same loop on anyp: their
-    iterations run in order, which gives the results any order would, and
-    the pipelining keywords (`stage`, ...) are hardware schedules, ignored."""
+    unrolled). pl.parallel, pl.pipeline and pl.unroll are the same loop on
+    anyp: their iterations run in order, which gives the results any order
+    (or an unrolled copy) would, and the pipelining keywords (`stage`, ...)
+    are hardware schedules, ignored."""
 
     def __init__(self, name, ignored=()):
         self.name, self.ignored = name, ignored
@@ -80,6 +81,7 @@ class _Range:
 range = _Range("range")  # noqa: A001  (PyPTO's name)
 parallel = _Range("parallel")
 pipeline = _Range("pipeline", ignored=("stage",))
+unroll = _Range("unroll")
 
 
 def yield_(*values):
@@ -133,6 +135,18 @@ Level = _Enum(
     ],
 )
 Role = _Enum("Role", ["Orchestrator", "SubWorker", "Worker"])
+# Where a tile lives on the device (pl.load(..., target_memory=pl.MemorySpace.Vec)):
+# placement, which changes no result on anyp; checked to be a member, then ignored.
+MemorySpace = _Enum("MemorySpace", ["DDR", "Vec", "Mat", "Left", "Right", "Acc", "Bias"])
+
+
+def _placement(target_memory):
+    """Checks a target_memory keyword: None or a pl.MemorySpace member."""
+    if target_memory is not None and not (
+        isinstance(target_memory, _Member) and target_memory.enum_name == "MemorySpace"
+    ):
+        raise TypeError(f"target_memory must be a pl.MemorySpace member, got {target_memory!r}")
+
 
 # @pl.function keywords that change nothing on anyp: accepted, ignored.
 _IGNORED_FUNCTION_KEYWORDS = ("strict_ssa", "attrs", "auto_scope")
@@ -179,12 +193,14 @@ def _valid(valid_shapes, valid_shape):
     return None if valid is None else list(valid)
 
 
-def load(tensor, offsets, shapes, valid_shapes=None, *, valid_shape=None):
+def load(tensor, offsets, shapes, valid_shapes=None, *, valid_shape=None, target_memory=None):
     """The tile of `shapes` at `offsets` of `tensor` (offsets may be traced
     scalars; the shape is static). With `valid_shapes` (or `valid_shape`),
     a partial tile: only its top-left corner of that shape is read, the rest
     is 0; its extents may be traced scalars (PyPTO's
-    `pl.min(TILE, n - p0)`), checked to be in [1, the tile's] when it runs."""
+    `pl.min(TILE, n - p0)`), checked to be in [1, the tile's] when it runs.
+    `target_memory` (a pl.MemorySpace) is placement: checked, no effect."""
+    _placement(target_memory)
     shape = _static_extents("a tile shape", shapes)
     return _core.load(tensor, list(offsets), shape, _valid(valid_shapes, valid_shape))
 
