@@ -80,10 +80,18 @@ void call(const FunctionRef& fn, const py::sequence& args, const py::object& dev
   std::vector<detail::CallArg> out;
   for (const py::handle a : args) out.push_back(call_arg(a));
   if (!device.is_none()) {
+    // device=r: a rank loop's index, an int, or a dim expression (NR - 1).
     if (py::isinstance<pl::Scalar>(device)) {
       out.push_back(detail::CallArg(pl::device(device.cast<const pl::Scalar&>())));
-    } else {
+    } else if (py::isinstance<pl::Dim>(device)) {
+      out.push_back(detail::CallArg(pl::device(device.cast<const pl::Dim&>())));
+    } else if (py::isinstance<py::int_>(device) && !py::isinstance<py::bool_>(device)) {
       out.push_back(detail::CallArg(pl::device(device.cast<std::int64_t>())));
+    } else {
+      throw anyp::CompileError(
+          "compile error: device= must be a rank: an int, a traced scalar (a rank loop's "
+          "index) or a pl.dynamic dim expression such as NR - 1, got " +
+          std::string(py::str(py::type::of(device).attr("__name__"))));
     }
   }
   detail::record_call(*fn.def(), out);

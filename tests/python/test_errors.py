@@ -228,6 +228,28 @@ def test_a_tracer_error_is_located_at_the_statement():
     )
 
 
+def test_a_device_that_is_not_a_rank_is_located():
+    @pl.jit
+    def orch(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        copy_kernel(x, y, s)
+
+    @pl.jit.host
+    def host(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):
+        buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
+        for r in pl.range(pld.world_size()):
+            orch(x[r], y[r], pld.window(buf, [1, 1], dtype=pl.INT32), device=0.5)  # planted: dev
+
+    assert compile_error(host) == located(
+        "planted: dev",
+        "compile error: device= must be a rank: an int, a traced scalar (a rank loop's index) "
+        "or a pl.dynamic dim expression such as NR - 1, got float",
+    )
+
+
 def test_a_call_with_an_unknown_keyword_is_located():
     @pl.jit.incore
     def k(

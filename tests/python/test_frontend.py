@@ -475,6 +475,30 @@ def test_parallel_and_pipeline_loops_run_as_range(P):
     assert torch.equal(y, (x + 2) * 8)
 
 
+@pytest.mark.parametrize("P", RANKS)
+def test_a_dispatch_to_a_dim_expression_rank(P):
+    """`device=NR - 1`: the last rank, named by a dim expression (the C++
+    pl::device takes a dim too)."""
+
+    @pl.jit
+    def orch(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        annotated(x, y, s)
+
+    @pl.jit.host
+    def host(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):
+        buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
+        for r in pl.range(NR - 1):
+            orch(x[r], y[r], pld.window(buf, [1, 1], dtype=pl.INT32), device=r)
+        orch(x[NR - 1], y[NR - 1], pld.window(buf, [1, 1], dtype=pl.INT32), device=NR - 1)
+
+    x, y = run(host, P)
+    assert torch.equal(y, (x + 2) * 8)
+
+
 @pl.jit.incore
 def unrolled_with_placement(
     x: pl.Tensor[[1, SIZE], pl.FP32],
