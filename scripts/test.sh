@@ -72,8 +72,9 @@ run_ctest() {
   count="$(sed -n 's/.* tests failed out of \([0-9]*\)$/\1/p' "$log" | tail -n 1)"
   echo
   echo "$config: the 20 slowest of its ${count:-?} tests (seconds):"
+  # (awk, not head: head would close the pipe early and fail it under pipefail)
   sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) .* \([0-9.]*\) sec$/\2 \1/p' "$log" |
-    sort -rn | head -n 20 | awk '{ printf "  %8.2f  %s\n", $1, $2 }'
+    sort -rn | awk 'NR <= 20 { printf "  %8.2f  %s\n", $1, $2 }'
   SUMMARY+=("$(printf '%-28s %6d s  %5s tests' "$config: ctest" $((SECONDS - start)) "${count:-?}")")
 }
 RUN_PREFIX=()  # a command wrapper for a stage (setarch for TSan, see below)
