@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,29 @@ RunStats run(const Compiled& c, const py::sequence& args) {
   Arguments a = arguments(args, c.names, c.function);
   py::gil_scoped_release release;  // the run calls no Python
   return c.program.run(a.refs);
+}
+
+// A compiled program prepared for many runs (anyp::Session; the Python
+// face is anyp.runtime.DistributedWorker): its runs take the compiled
+// program's parameter names. close() ends the session (waiting for its
+// runs); a closed one refuses every call.
+struct Prepared {
+  std::unique_ptr<Session> session;
+  std::vector<std::string> names;
+  std::string function;
+
+  Session& open() const {
+    if (!session)
+      throw ConfigError("config error: the prepared worker of '" + function + "' is closed");
+    return *session;
+  }
+};
+
+Prepared prepare(const Compiled& c, bool persistent_windows, bool reset_windows) {
+  SessionOptions options;
+  options.persistent_windows = persistent_windows;
+  options.reset_windows = reset_windows;
+  return Prepared{std::make_unique<Session>(c.program, options), c.names, c.function};
 }
 
 // Seconds per run of `runs` back-to-back runs from C++ (the baseline of
@@ -313,6 +337,39 @@ void bind_run(py::module_& m) {
 
   m.def("compile", &compile);
   m.def("run", &run);
+
+  py::class_<RunHandle>(m, "RunHandle")
+      .def("wait",
+           [](const RunHandle& h) {
+             py::gil_scoped_release release;
+             return h.wait();
+           })
+      .def_property_readonly("ready", &RunHandle::ready);
+  py::class_<Prepared>(m, "Session")
+      .def(py::init(&prepare), py::arg("compiled"), py::arg("persistent_windows"),
+           py::arg("reset_windows"))
+      .def("run",
+           [](const Prepared& p, const py::sequence& args) {
+             Arguments a = arguments(args, p.names, p.function);
+             Session& session = p.open();
+             py::gil_scoped_release release;
+             return session.run(a.refs);
+           })
+      .def("submit",
+           [](const Prepared& p, const py::sequence& args) {
+             // The run holds the views; the caller (DistributedWorker's
+             // handle) keeps the arrays under them alive until it ends.
+             Arguments a = arguments(args, p.names, p.function);
+             Session& session = p.open();
+             py::gil_scoped_release release;
+             return session.submit(a.refs);
+           })
+      .def("reset_windows", [](const Prepared& p) { p.open().reset_windows(); })
+      .def_property_readonly("runs_done", [](const Prepared& p) { return p.open().runs_done(); })
+      .def("close", [](Prepared& p) {
+        py::gil_scoped_release release;  // waits for the runs still queued
+        p.session.reset();
+      });
   m.def("seconds_per_run", &seconds_per_run);
 }
 

@@ -5,6 +5,7 @@ counters, the modeled timeline when RunConfig.timeline is on)."""
 
 from .. import _core
 from .._frontend import _user_facing
+from .distributed_worker import DistributedWorker
 
 # The configuration and RunStats of the last run that finished, any program
 # (the C++ run listener's view: anyp.runtime.cli.report checks that the run
@@ -52,6 +53,13 @@ class CompiledProgram:
     def write_artifact(self, directory):
         """Writes the compiled artifact (plan, lowered code) into `directory`."""
         self._native.write_artifact(str(directory))
+
+    @_user_facing
+    def prepare(self, config=None, **kwargs):
+        """A DistributedWorker for many dispatches of this program (PyPTO's
+        compiled.prepare(): persistent=, reset_persistent_windows=,
+        extra_compiled=; anyp.ir.distributed_worker)."""
+        return DistributedWorker(self, config, **kwargs)
 
     @_user_facing
     def __call__(self, *args, config=None, **kwargs):
