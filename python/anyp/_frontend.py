@@ -21,6 +21,7 @@ import functools
 import inspect
 import io
 import os
+import pathlib
 import re
 import sys
 import textwrap
@@ -1196,7 +1197,7 @@ class LazyCompiled:
     @_user_facing
     def __call__(self, *args, config=None, **kwargs):
         self._compiled = self._function.compile(*args, config=self.config, **kwargs)
-        self._compiled(*args, config=config, **kwargs)
+        return self._compiled(*args, config=config, **kwargs)
 
 
 # ---- @pl.program classes ------------------------------------------------------------
@@ -1276,8 +1277,21 @@ class Program:
                     called.add(node.attr)
         return [f for name, f in self.functions.items() if name not in called]
 
+    def _orchestration_roots(self):
+        """Without a host entry: the orchestration functions no other one
+        calls (PyPTO's L2 orchestrations), in definition order."""
+        if any(f.level == "host" for f in self.functions.values()):
+            return []
+        return [f for f in self._uncalled() if f.level == "orchestration"]
+
     @_user_facing
     def compile(self, *args, config=None, **kwargs):
+        roots = self._orchestration_roots()
+        if len(roots) > 1:
+            config = _run_config(config, kwargs)
+            if args or kwargs:
+                raise TypeError(_MultiOrchCompiled.ambiguous(self.__name__, roots))
+            return _MultiOrchCompiled(self.__name__, roots, config)
         return self.entry().compile(*args, config=config, **kwargs)
 
     def __call__(self, *args, config=None, **kwargs):
@@ -1285,6 +1299,72 @@ class Program:
 
     def ir_text(self):
         return self.entry().ir_text()
+
+
+class _MultiOrchCompiled:
+    """PyPTO's compile of a program of several orchestration functions and
+    no host (its L2 form): each runs on device 0 alone, selected by name
+    (compiled["name"] or compiled.name); its artifact goes to
+    <output_dir>/next_levels/<name>/."""
+
+    def __init__(self, program_name, roots, config):
+        self._program_name, self.config = program_name, config
+        self._roots = {f.__name__: f for f in roots}
+        self._selected = {}
+
+    @staticmethod
+    def ambiguous(program_name, roots):
+        names = ", ".join(f.__name__ for f in roots)
+        return (
+            f"@pl.program '{program_name}' has {len(roots)} orchestration functions ({names}) "
+            f"and no host: select one explicitly, compiled['{roots[0].__name__}'](...)"
+        )
+
+    @property
+    def orchestration_names(self):
+        return list(self._roots)
+
+    @property
+    def output_dir(self):
+        return self.config.output_dir
+
+    def __getitem__(self, name):
+        if name not in self._roots:
+            raise KeyError(
+                f"no orchestration function '{name}' in @pl.program '{self._program_name}'; "
+                f"it has {', '.join(self._roots)}"
+            )
+        if name not in self._selected:
+            config = copy.copy(self.config)
+            if config.output_dir is not None:
+                config.output_dir = str(pathlib.Path(config.output_dir) / "next_levels" / name)
+            host = _DeviceZeroHost(name, self._roots[name])
+            self._selected[name] = _SelectedOrchestration(name, host, config)
+        return self._selected[name]
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name not in self.__dict__.get("_roots", {}):
+            raise AttributeError(f"'CompiledProgram' object has no attribute '{name}'")
+        return self[name]
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(
+            _MultiOrchCompiled.ambiguous(self._program_name, list(self._roots.values()))
+        )
+
+
+class _SelectedOrchestration(LazyCompiled):
+    """One orchestration function of a program without a host, on device 0:
+    compiled for the shapes of its first call's tensors."""
+
+    def __init__(self, name, host, config):
+        super().__init__(host, config)
+        self.name, self.param_names = name, list(host.param_names)
+
+    @property
+    def output_dir(self):
+        directory = super().output_dir
+        return None if directory is None else pathlib.Path(directory)
 
 
 class _DeviceZeroHost(JitFunction):
