@@ -108,6 +108,14 @@ void put_region(const pl::Value& dst, const py::handle& peer, const pl::Value& s
                    shape(region), atomic);
 }
 
+// pld.tensor.put_async: the transfer's event (pld.system.wait_async_event).
+pld::AsyncEvent put_async_region(const pl::Value& dst, const py::handle& peer, const pl::Value& src,
+                                 const py::sequence& dst_offsets, const py::sequence& src_offsets,
+                                 const py::sequence& region) {
+  return pld::tensor::put_async(dst, scalar_arg(peer), src, index(dst_offsets), index(src_offsets),
+                                shape(region));
+}
+
 void get_region(const pl::Value& dst, const py::handle& peer, const pl::Value& src,
                 const py::sequence& dst_offsets, const py::sequence& src_offsets,
                 const py::sequence& region, pld::AtomicType atomic) {
@@ -206,6 +214,12 @@ void bind_comm(py::module_& m) {
   m.def("remote_load", &remote_load);
   m.def("remote_store", &remote_store);
   m.def("put_region", &put_region);
+  py::class_<pld::AsyncEvent>(m, "AsyncEvent");
+  m.def("put_async", [](const pl::Value& dst, const py::handle& peer, const pl::Value& src) {
+    return pld::tensor::put_async(dst, scalar_arg(peer), src);
+  });
+  m.def("put_async_region", &put_async_region);
+  m.def("wait_async", [](const pld::AsyncEvent& event) { pld::system::wait_async(event); });
   m.def("get_region", &get_region);
   bind_collectives(m);
   bind_domains(m);

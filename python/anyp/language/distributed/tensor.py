@@ -74,6 +74,21 @@ def put(
         _core.put_region(dst, peer, src, *region, atomic)
 
 
+def put_async(dst, peer, src, session=None, dst_offsets=None, src_offsets=None, shape=None):
+    """Starts pushing local `src` into `peer`'s window `dst` (whole, or a
+    region as put's) and returns at once with the transfer's event: work
+    until pld.system.wait_async_event(event, session) overlaps it, and
+    until then `src` must not be written. `session` is
+    pld.system.async_session()'s (PyPTO's SDMA session; checked, else unused)."""
+    from . import system
+
+    system._check_session("pld.tensor.put_async", session)
+    region = _region("pld.tensor.put_async", dst_offsets, src_offsets, shape)
+    if region is None:
+        return _core.put_async(dst, peer, src)
+    return _core.put_async_region(dst, peer, src, *region)
+
+
 def get(
     dst,
     peer,
