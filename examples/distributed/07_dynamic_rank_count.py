@@ -16,8 +16,8 @@ from cli.InputGenerator(seed 7), --mode put (default) or get.
 
 The kernels read P at run time from the comm context and compute peers as
 (my_rank + nranks - 1) % nranks, as the C++ twin does (the same ops, so the
-same cost card). Python's % floors, so (my_rank - 1) % nranks would be the
-left neighbour too (in C++ it is -1 at rank 0).
+same cost card). A kernel's % truncates, as PyPTO's generated kernel code
+does, so (my_rank - 1) % nranks would be -1 at rank 0 and fail the run.
 Golden: get y[r] = x[(r + 1) % P]; put y[r] = x[(r - 1) % P]; both exact.
 """
 

@@ -53,15 +53,15 @@ def ring_attention(
     r = pld.rank(ctx)
     P = pld.nranks(ctx)
     nxt = (r + 1) % P
-    prev = (r - 1) % P  # Python's % floors: never negative
+    prev = (r - 1 + P) % P  # % truncates in a kernel, as on PyPTO: keep it non-negative
     scale = 1.0 / math.sqrt(D)
     # Step 0's block is my own: into slot 0.
     kv = pl.store(pl.reshape(pl.load(k, [0, 0], [BK, D]), [1, BK, D]), [0, 0, 0], kv)
     kv = pl.store(pl.reshape(pl.load(v, [0, 0], [BK, D]), [1, BK, D]), [0, BK, 0], kv)
     qt = pl.load(q, [0, 0], [BQ, D])
     m = pl.full([BQ, 1], dtype=pl.FP32, value=-math.inf)
-    l = pl.full([BQ, 1], dtype=pl.FP32, value=0.0)  # noqa: E741
-    acc = pl.full([BQ, D], dtype=pl.FP32, value=0.0)
+    l = pl.zeros([BQ, 1], dtype=pl.FP32)  # noqa: E741
+    acc = pl.zeros([BQ, D], dtype=pl.FP32)
     for s in pl.range(P):
         slot = s % 2
         other = (s + 1) % 2

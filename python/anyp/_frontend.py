@@ -4,8 +4,10 @@ them with the C++ tracer (anyp._core).
 A function's body is parsed with `ast` and walked statement by statement:
 expressions are compiled from the original source (file and line numbers
 kept) and evaluated with `eval` against the function's globals, its closure
-and the traced locals; the traced handles implement Python's operators, and
-`//` and `%` floor as Python's do. `for ... in pl.range(...)` (also with
+and the traced locals; the traced handles implement Python's operators, with
+`//` and `%` on traced integers as PyPTO's generated code computes them:
+truncating in kernels and orchestration functions, flooring in a host
+function. `for ... in pl.range(...)` (also with
 `init_values=` and `pl.yield_`) and an `if` on a traced scalar become the
 tracer's loop and branch, whose bodies are walked again inside them; an `if`
 whose branch ends in `return` takes the rest of the block as its other
@@ -60,10 +62,20 @@ def current_walker(what):
 # ---- the handles' operators ---------------------------------------------------
 
 
+# The levels whose `//` and `%` on traced integers truncate (PyPTO generates
+# kernels as PTO code, remsi / divsi, and orchestration functions as C++); a
+# host function floors, as its generated Python does.
+_TRUNCATING_LEVELS = ("incore", "orchestration")
+
+
 def _scalar_op(op, swap=False):
-    if swap:
-        return lambda a, b: _core.scalar_binary(op, b, a)
-    return lambda a, b: _core.scalar_binary(op, a, b)
+    def apply(a, b):
+        x, y = (b, a) if swap else (a, b)
+        if op in ("//", "%") and _walkers and _walkers[-1].jit.level in _TRUNCATING_LEVELS:
+            return _core.scalar_binary("trunc" + op, x, y)
+        return _core.scalar_binary(op, x, y)
+
+    return apply
 
 
 for _name, _op in (("add", "+"), ("sub", "-"), ("mul", "*"), ("floordiv", "//"), ("mod", "%")):

@@ -164,7 +164,9 @@ void bind_trace(py::module_& m) {
   m.def("if_", [](const pl::Scalar& cond, const std::function<void()>& then_body,
                   const std::function<void()>& else_body) { pl::if_(cond, then_body, else_body); });
 
-  // Scalars: Python's operators (// and % floor, as Python's do).
+  // Scalars: Python's operators. // and % floor, as Python's do, in a host
+  // function; "trunc//" and "trunc%" truncate, as C does, for the kernel and
+  // orchestration levels (PyPTO generates those as C++ and PTO code).
   m.def("scalar_binary", [](const std::string& op, const py::handle& a, const py::handle& b) {
     const pl::ScalarArg x = scalar_arg(a), y = scalar_arg(b);
     if (op == "+") return x + y;
@@ -172,6 +174,8 @@ void bind_trace(py::module_& m) {
     if (op == "*") return x * y;
     if (op == "//") return pl::floor_div(x, y);
     if (op == "%") return pl::floor_mod(x, y);
+    if (op == "trunc//") return x / y;
+    if (op == "trunc%") return x % y;
     if (op == "<") return x < y;
     if (op == "<=") return x <= y;
     if (op == ">") return x > y;

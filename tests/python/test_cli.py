@@ -337,7 +337,9 @@ def early_get_step(
     r = pld.rank(ctx)
     n = pld.nranks(ctx)
     src = pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], src)
-    pld.system.notify(ready, peer=(r - 1) % n, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+    pld.system.notify(
+        ready, peer=(r + n - 1) % n, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd
+    )
     pld.tensor.get(dst, peer=(r + 1) % n, src=src)  # the bug: before the wait
     pld.system.wait(ready, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
     y = pl.store(pl.load(dst, [0, 0], [1, SIZE]), [0, 0], y)

@@ -54,7 +54,7 @@ class RingGet:
         ctx = pld.get_comm_ctx(src)
         my_rank = pld.rank(ctx)
         nranks = pld.nranks(ctx)
-        left = (my_rank - 1) % nranks
+        left = (my_rank + nranks - 1) % nranks
         right = (my_rank + 1) % nranks
         src = pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], src)
         pld.system.notify(

@@ -66,11 +66,12 @@ def test_the_seeds_command_prints_ok(devices, mode):
     assert (out.returncode, out.stdout, out.stderr) == (0, "OK\n", "")
 
 
-def test_python_percent_floors_so_the_left_neighbour_of_rank_0_is_P_minus_1():
-    # get_step computes left = (my_rank - 1) % nranks: at rank 0 that is P - 1
-    # in Python (C++'s % would give -1 and fail the run).
+def test_percent_in_its_kernels_truncates_as_on_pypto():
+    # get_step computes left = (my_rank + nranks - 1) % nranks: a kernel's %
+    # truncates, as PyPTO's generated kernel code does (tests/python/
+    # test_arithmetic_levels.py), so the step keeps the dividend non-negative.
     text = step07.ring_get.ir_text()
-    assert "floormod" in text and " mod " not in text
+    assert " mod " in text and "floormod" not in text
 
 
 @pytest.mark.parametrize("mode", ["put", "get"])
