@@ -30,6 +30,7 @@ import textwrap
 import tokenize
 
 from . import _core
+from ._spellings import python_spelling
 from ._types import ParamType
 
 
@@ -257,11 +258,11 @@ def _with_source_lines(error):
     appended; `error` itself when it names none or is located already."""
     if getattr(error, "_anyp_located", False) or not isinstance(error, _core.Error):
         return error
-    text = str(error)
+    text = python_spelling(str(error))
     lines = _source_lines(text)
-    if not lines:
+    if not lines and text == str(error):
         return error
-    located = type(error)(text.rstrip("\n") + "\n" + "\n".join(lines))
+    located = type(error)("\n".join([text.rstrip("\n"), *lines]) if lines else text)
     located._anyp_located = True
     return located
 
@@ -295,7 +296,7 @@ def _located(error, source, node, name=None):
     where, snippet = source.where(node)
     # The core names the statement's place itself ("function 'k' (incore) at
     # step.py:16: ..."): the prefix says it once.
-    text = str(error).replace(f" at {where}", "", 1)
+    text = python_spelling(str(error).replace(f" at {where}", "", 1))
     message = f"{where}: {text}\n{snippet}"
     cls = type(error) if isinstance(error, _core.Error) else _core.CompileError
     located = cls(message)

@@ -662,7 +662,7 @@ def test_a_tile_shape_that_breaks_the_row_rule_is_refused():
         + at("planted: row rule")
         + ": a tile row of 3 x FP32 = 12 B is not a whole number of 32-byte units (tile [1, 3]); "
         "load a tile of a multiple of 8 elements per row with a valid_shape of the part you need "
-        "(only that part is read), or pl::read one element" + source_line("planted: row rule")
+        "(only that part is read), or pl.read one element" + source_line("planted: row rule")
     )
 
 
@@ -899,7 +899,7 @@ def test_a_slice_assignment_of_another_shape_names_both_shapes():
         "compile error: function 'orch' (orchestration), op pl.tensor.copy"
         + at("planted: slice shape")
         + ": the source [1, 64] and the destination [1, 8] differ; copy takes one shape "
-        "(pl::tensor::slice the larger one)" + source_line("planted: slice shape")
+        "(pl.tensor.slice the larger one)" + source_line("planted: slice shape")
     )
 
 
@@ -923,7 +923,7 @@ def test_a_tensor_created_in_the_host_function_is_refused():
     assert compile_error(host) == located(
         "planted: host tensor",
         "compile error: function 'host' (host): pl.create_tensor in the host function: a host "
-        "function allocates window buffers (pld::alloc_window_buffer) or takes tensors as "
+        "function allocates window buffers (pld.alloc_window_buffer) or takes tensors as "
         "parameters; create the tensor in the orchestration function or kernel that uses it",
     )
 

@@ -677,7 +677,7 @@ def test_a_host_call_without_device_is_refused_at_P_2():
     line = one_device.fn.__code__.co_firstlineno + 2
     assert str(e.value).startswith(
         f"compile error: function 'one_device' (host): the dispatch of 'add_one_orch' at "
-        f"test_frontend.py:{line} has no pl::device(r): the host runs orchestration functions on "
+        f"test_frontend.py:{line} has no device=r: the host runs orchestration functions on "
         "a device (only a one-rank run may leave it out, and runs it on rank 0; here P = 2)\n"
         f"  test_frontend.py:{line}\n"
         "        add_one_orch(x, y)  # no device=: rank 0 of a one-rank run\n"

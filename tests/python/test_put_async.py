@@ -157,7 +157,7 @@ def test_a_source_written_while_in_flight_and_an_unwaited_event_are_run_errors()
         "run error: rank 0 (device 0), function 'overwrites', op pl.store at "
         f"test_put_async.py:{line_of('# in flight: refused')}: it writes rank 0's window "
         "'src_buf', the source of the pld.tensor.put_async in function 'overwrites' (event 1) "
-        "still in flight; call pld::system::wait_async on its event before writing the source"
+        "still in flight; call pld.system.wait_async_event on its event before writing the source"
     )
 
     @pl.jit.incore
@@ -176,7 +176,7 @@ def test_a_source_written_while_in_flight_and_an_unwaited_event_are_run_errors()
     assert str(e.value).splitlines()[0] == (
         "run error: rank 0 (device 0), function 'never_waits', op pld.tensor.put_async at "
         f"test_put_async.py:{line_of('# never waited')}: the kernel ended with this put in "
-        "flight (event 1); wait for it with pld::system::wait_async before the kernel returns"
+        "flight (event 1); wait for it with pld.system.wait_async_event before the kernel returns"
     )
 
 

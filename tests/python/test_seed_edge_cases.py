@@ -124,7 +124,7 @@ def test_row_1_a_constant_rank_count_is_a_compile_error_with_the_dynamic_hint():
     assert str(e.value).splitlines()[:2] == [
         "compile error: function 'host', parameter 'x', dim 0: declared 2, actual 3 (P = 3)",
         "  hint: a constant in the host signature pins this dim to 2; if it is the rank count, "
-        'declare NR = pl::dynamic("NR") and write NR in the host signature',
+        'declare NR = pl.dynamic("NR") and write NR in the host signature',
     ]
 
 
