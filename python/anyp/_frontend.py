@@ -1133,7 +1133,8 @@ class JitFunction:
     def _run(self, *args, config=None, **kwargs):
         if self.level != "host":
             raise UnsupportedError(
-                f"'{self.fn.__name__}' is a {self.level} function: call it from a traced "
+                f"'{self.fn.__name__}' is {'an' if self.level[0] in 'aeiou' else 'a'} "
+                f"{self.level} function: call it from a traced "
                 "function, or run a @pl.jit.host function"
             )
         # Compile on first call (per shapes and config), then run.

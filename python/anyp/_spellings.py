@@ -18,7 +18,7 @@ _DIFFERENT_NAMES = (
     ("pl::InOut", "pl.InOut[...]"),
     ("pl::Out", "pl.Out[...]"),
     ("pl::In", "an input (a plain annotation)"),
-    ("pl::arg(\"name\") = value", "name=value"),
+    ('pl::arg("name") = value', "name=value"),
     ("pl::if_", "if"),
 )
 

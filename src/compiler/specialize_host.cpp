@@ -90,9 +90,17 @@ class HostEvaluator {
     block(host_.body);
     for (std::size_t r = 0; r < result_.ranks.size(); ++r) {
       if (result_.ranks[r].empty()) {
+        // The first dispatch names the place to fix (" at step.py:42").
+        const std::string where =
+            first_dispatch_
+                ? "; the " +
+                      ir::site_name("dispatch of '" + first_dispatch_->callee->name + "'",
+                                    first_dispatch_->loc) +
+                      " does not reach it"
+                : "";
         fail("rank " + std::to_string(r) + " of P = " + std::to_string(world_size_) +
-             " gets no dispatch; loop the dispatch over pl::range(pld::world_size()), never a "
-             "literal bound");
+             " gets no dispatch" + where +
+             "; loop the dispatch over pl::range(pld::world_size()), never a literal bound");
       }
     }
     for (std::size_t b = 0; b < result_.buffers.size(); ++b) {
@@ -551,6 +559,7 @@ class HostEvaluator {
 
   void call(const ir::Op& op) {
     const ir::Function& callee = *op.callee;
+    if (first_dispatch_ == nullptr) first_dispatch_ = &op;
     const std::size_t nargs = op.has_device ? op.args.size() - 1 : op.args.size();
     const std::string what = "dispatch of '" + callee.name + "'";
     if (!op.has_device && world_size_ != 1) {
@@ -644,7 +653,8 @@ class HostEvaluator {
     result_.ranks[static_cast<std::size_t>(rank)].push_back(std::move(d));
   }
 
-  std::int64_t issued_ = 0;  // dispatches issued so far (HostDispatch::issued)
+  std::int64_t issued_ = 0;                 // dispatches issued so far (HostDispatch::issued)
+  const ir::Op* first_dispatch_ = nullptr;  // the host's first dispatch to a device
   const ir::Function& host_;
   const ir::DimBindings& bindings_;
   std::int64_t world_size_;

@@ -16,6 +16,12 @@ namespace {
                      "): " + what);
 }
 
+// As fail, naming the op and its place ("op call @k at step.py:42").
+[[noreturn]] void fail_at(const Function& fn, const Op& op, const std::string& what) {
+  throw CompileError("compile error: function '" + fn.name + "' (" + level_name(fn.level) +
+                     "), op " + op_site_name(op) + ": " + what);
+}
+
 std::string allowed_levels(unsigned mask) {
   std::string s;
   auto add = [&](unsigned bit, const char* name) {
@@ -95,41 +101,46 @@ void check_call(const Function& fn, const Op& op) {
   if (fn.level == Level::Orchestration) check_scalar_arguments(fn, op);
   if (fn.level == Level::Host) {
     if (callee.level != Level::Orchestration) {
-      fail(fn, "'" + callee.name + "' is " + level_name(callee.level) +
-                   ", but the host may only dispatch orchestration functions " +
-                   "(device dispatch of a non-orchestration function); wrap the kernel in a " +
-                   "pl::jit::orchestration function and dispatch that");
+      fail_at(fn, op,
+              "'" + callee.name + "' is " + level_name(callee.level) +
+                  ", but the host may only dispatch orchestration functions " +
+                  "(device dispatch of a non-orchestration function); wrap the kernel in a " +
+                  "pl::jit::orchestration function and dispatch that");
     }
     if (op.blocks) {
-      fail(fn, "the dispatch of '" + callee.name +
-                   "' passes pl::blocks(n); blocks launch an incore kernel, from an "
-                   "orchestration function (the host dispatches with pl::device(r))");
+      fail_at(fn, op,
+              "the dispatch of '" + callee.name +
+                  "' passes pl::blocks(n); blocks launch an incore kernel, from an "
+                  "orchestration function (the host dispatches with pl::device(r))");
     }
     // A dispatch without pl::device(r) runs on rank 0 of a one-rank run
     // (specialize_host refuses it at P > 1, where the rank matters).
   } else if (fn.level == Level::Orchestration) {
     if (op.has_device) {
-      fail(fn, "the call of '" + callee.name +
-                   "' passes pl::device(r); only the host dispatches to a device");
+      fail_at(fn, op,
+              "the call of '" + callee.name +
+                  "' passes pl::device(r); only the host dispatches to a device");
     }
     if (callee.level != Level::Incore) {
-      fail(fn, "calls '" + callee.name + "' (" + level_name(callee.level) +
-                   "); an orchestration function calls incore kernels only");
+      fail_at(fn, op,
+              "calls '" + callee.name + "' (" + level_name(callee.level) +
+                  "); an orchestration function calls incore kernels only");
     }
     if (op.blocks && contains_op(callee.body, OpKind::PutAsync)) {
-      fail(fn, "the launch of '" + callee.name +
-                   "' over pl::blocks(n) runs pld.tensor.put_async, whose source guard covers "
-                   "one block (another block could write the source while the put is in "
-                   "flight): use pld::tensor::put in a multi-block kernel");
+      fail_at(fn, op,
+              "the launch of '" + callee.name +
+                  "' over pl::blocks(n) runs pld.tensor.put_async, whose source guard covers "
+                  "one block (another block could write the source while the put is in "
+                  "flight): use pld::tensor::put in a multi-block kernel");
     }
     if (op.blocks) {
       for (int i = 0; i < kOpKinds; ++i) {
         const auto k = static_cast<OpKind>(i);
         if (is_collective(k) && contains_op(callee.body, k)) {
-          fail(fn, "the launch of '" + callee.name + "' over pl::blocks(n) runs " +
-                       op_kind_name(k) +
-                       ", a builtin collective, which runs on one block per rank: call it from "
-                       "a one-block kernel (a host-level collective takes core_num)");
+          fail_at(fn, op,
+                  "the launch of '" + callee.name + "' over pl::blocks(n) runs " + op_kind_name(k) +
+                      ", a builtin collective, which runs on one block per rank: call it from "
+                      "a one-block kernel (a host-level collective takes core_num)");
         }
       }
     }

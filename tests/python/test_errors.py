@@ -228,6 +228,56 @@ def test_a_tracer_error_is_located_at_the_statement():
     )
 
 
+def test_a_kernel_dispatched_from_the_host_is_located():
+    @pl.jit.host
+    def host(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):
+        buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
+        for r in pl.range(pld.world_size()):
+            s = pld.window(buf, [1, 1], dtype=pl.INT32)
+            copy_kernel(x[r], y[r], s, device=r)  # planted: kernel from the host
+
+    line, _ = line_of("planted: kernel from the host")
+    assert compile_error(host) == (
+        f"compile error: function 'host' (host), op call @copy_kernel at {HERE}:{line}: "
+        "'copy_kernel' is incore, but the host may only dispatch orchestration functions (device "
+        "dispatch of a non-orchestration function); wrap the kernel in a @pl.jit function and "
+        "dispatch that" + source_line("planted: kernel from the host")
+    )
+
+
+def test_a_literal_rank_loop_bound_names_the_dispatch():
+    @pl.jit
+    def orch(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        copy_kernel(x, y, s)
+
+    @pl.jit.host
+    def host(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):
+        buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
+        for r in pl.range(2):
+            orch(x[r], y[r], pld.window(buf, [1, 1], dtype=pl.INT32), device=r)  # planted: two
+
+    line, _ = line_of("planted: two")
+    assert compile_error(host, 3) == (
+        f"compile error: function 'host' (host): rank 2 of P = 3 gets no dispatch; the dispatch "
+        f"of 'orch' at {HERE}:{line} does not reach it; loop the dispatch over "
+        "pl.range(pld.world_size()), never a literal bound" + source_line("planted: two")
+    )
+
+
+def test_calling_a_kernel_from_python_names_its_level():
+    x, y = tensors()
+    with pytest.raises(anyp.UnsupportedError) as e:
+        copy_kernel(x, y, None)
+    assert str(e.value) == (
+        "'copy_kernel' is an incore function: call it from a traced function, or run a "
+        "@pl.jit.host function"
+    )
+
+
 def test_a_device_that_is_not_a_rank_is_located():
     @pl.jit
     def orch(

@@ -491,9 +491,10 @@ TEST(CompileErrors, AllocWindowBufferInAKernel) {
 TEST(CompileErrors, HostDispatchesAKernelDirectly) {
   const pl::HostFunction host = make_host(standard_host_body(make_kernel()));
   EXPECT_EQ(compile_error(host, 2),
-            "compile error: function 'host' (host): 'kernel' is incore, but the host may only "
-            "dispatch orchestration functions (device dispatch of a non-orchestration function); "
-            "wrap the kernel in a pl::jit::orchestration function and dispatch that");
+            "compile error: function 'host' (host), op call @kernel: 'kernel' is incore, but the "
+            "host may only dispatch orchestration functions (device dispatch of a "
+            "non-orchestration function); wrap the kernel in a pl::jit::orchestration function "
+            "and dispatch that");
 }
 
 TEST(CompileErrors, OrchestrationCallWithADevice) {
@@ -504,8 +505,8 @@ TEST(CompileErrors, OrchestrationCallWithADevice) {
                                kernel(x, y, data, signal, pl::device(0));
                              });
   EXPECT_EQ(compile_error(make_host(standard_host_body(per_rank)), 2),
-            "compile error: function 'per_rank' (orchestration): the call of 'kernel' passes "
-            "pl::device(r); only the host dispatches to a device");
+            "compile error: function 'per_rank' (orchestration), op call @kernel: the call of "
+            "'kernel' passes pl::device(r); only the host dispatches to a device");
 }
 
 TEST(CompileErrors, HostDispatchWithoutADevice) {
@@ -676,8 +677,9 @@ TEST(CompileErrors, LiteralRankLoopBoundLeavesARankWithoutDispatch) {
   });
   EXPECT_EQ(compile_error(host, 2), "compiled without error");
   EXPECT_EQ(compile_error(host, 3),
-            "compile error: function 'host' (host): rank 2 of P = 3 gets no dispatch; loop the "
-            "dispatch over pl::range(pld::world_size()), never a literal bound");
+            "compile error: function 'host' (host): rank 2 of P = 3 gets no dispatch; the dispatch "
+            "of 'per_rank' does not reach it; loop the dispatch over pl::range(pld::world_size()), "
+            "never a literal bound");
 }
 
 TEST(CompileErrors, AllocationInsideTheRankLoop) {
@@ -767,7 +769,9 @@ TEST(CompileErrors, TraceErrorRepeatsOnEveryCompile) {
   const pl::HostFunction host = make_host(standard_host_body(make_kernel()));
   const std::string first = compile_error(host, 2);
   EXPECT_EQ(compile_error(host, 3), first);
-  EXPECT_EQ(first.rfind("compile error: function 'host' (host): 'kernel' is incore", 0), 0u)
+  EXPECT_EQ(
+      first.rfind("compile error: function 'host' (host), op call @kernel: 'kernel' is incore", 0),
+      0u)
       << first;
 }
 

@@ -485,8 +485,8 @@ TEST(DiagnosticsVerify, AnOrchestrationCallingAnOrchestration) {
     pl::range(pld::world_size(), [&](pl::Scalar r) { twice(y[r], pl::device(r)); });
   });
   EXPECT_EQ(compile_host(host, 2),
-            "compile error: function 'twice' (orchestration): calls 'store_row_on' "
-            "(orchestration); an orchestration function calls incore kernels only");
+            "compile error: function 'twice' (orchestration), op call @store_row_on: calls "
+            "'store_row_on' (orchestration); an orchestration function calls incore kernels only");
 }
 
 TEST(DiagnosticsVerify, CompileOfAFunctionThatIsNotAHost) {

@@ -108,9 +108,9 @@ TEST(MultiBlockErrors, BlocksOnAHostDispatch) {
                     [per_rank](pl::Value y) { per_rank(y[0], pl::blocks(2)); });
   const std::string error = compile_error(host);
   EXPECT_EQ(error,
-            "compile error: function 'host' (host): the dispatch of 'per_rank' passes "
-            "pl::blocks(n); blocks launch an incore kernel, from an orchestration function (the "
-            "host dispatches with pl::device(r))");
+            "compile error: function 'host' (host), op call @per_rank: the dispatch of 'per_rank' "
+            "passes pl::blocks(n); blocks launch an incore kernel, from an orchestration function "
+            "(the host dispatches with pl::device(r))");
 }
 
 TEST(MultiBlockErrors, BlocksMustBeTheLastArgument) {
@@ -163,8 +163,9 @@ TEST(MultiBlockErrors, APutAsyncInAMultiBlockKernel) {
         });
       });
   EXPECT_EQ(compile_error(host),
-            "compile error: function 'launch_async' (orchestration): the launch of 'async_shift' "
-            "over pl::blocks(n) runs pld.tensor.put_async, whose source guard covers one block "
+            "compile error: function 'launch_async' (orchestration), op call @async_shift: the "
+            "launch of 'async_shift' over pl::blocks(n) runs pld.tensor.put_async, whose source "
+            "guard covers one block "
             "(another block could write the source while the put is in flight): use "
             "pld::tensor::put in a multi-block kernel");
 }
