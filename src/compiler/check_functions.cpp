@@ -246,6 +246,18 @@ class FunctionChecker {
     if (!error.empty()) fail(op, error);
   }
 
+  // A stored column vector ([.., M, 1], as a row reduction makes it) that
+  // does not fit: the hint to store it as the row it usually is meant to be.
+  static std::string column_vector_hint(const ir::Op& op, const std::vector<std::int64_t>& extent) {
+    const bool store = op.kind == ir::OpKind::Store || op.kind == ir::OpKind::RemoteStore;
+    if (!store || extent.size() < 2 || extent.back() != 1 || extent[extent.size() - 2] == 1)
+      return "";
+    std::vector<std::int64_t> row = extent;
+    std::swap(row[row.size() - 1], row[row.size() - 2]);
+    return "\n  hint: the tile is a column vector " + shape_text(extent) + "; pl::reshape it to " +
+           shape_text(row) + " before storing it as a row";
+  }
+
   // A region [offsets, offsets + extent) inside the tensor, when offsets are constants.
   void check_region(const ir::Op& op, const ir::Operand& tensor, std::size_t first,
                     const std::vector<std::int64_t>& extent, const char* role) {
@@ -257,7 +269,7 @@ class FunctionChecker {
     for (std::size_t d = 0; d < shape.size(); ++d) {
       if (extent[d] > shape[d]) {
         fail(op, "the region " + shape_text(extent) + " is larger than the " + what + " in dim " +
-                     std::to_string(d));
+                     std::to_string(d) + column_vector_hint(op, extent));
       }
       const ir::Operand& o = op.args[first + d];
       if (o.is_var()) continue;

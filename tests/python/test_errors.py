@@ -228,6 +228,26 @@ def test_a_tracer_error_is_located_at_the_statement():
     )
 
 
+def test_a_column_vector_stored_into_a_row_gets_the_reshape_hint():
+    @pl.jit.incore
+    def k(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        column = pl.row_sum(pl.zeros([8, 8], dtype=pl.FP32))  # [8, 1]
+        y = pl.store(column, [0, 0], y)  # planted: column store
+
+    first_lines = compile_error(host_of(k)).splitlines()[:2]
+    assert first_lines == [
+        f"compile error: function 'k' (incore), op pl.store at {HERE}:"
+        f"{line_of('planted: column store')[0]}: the region [8, 1] is larger than the target "
+        f"'y' [1, {SIZE}] in dim 0",
+        "  hint: the tile is a column vector [8, 1]; pl.reshape it to [1, 8] before storing it "
+        "as a row",
+    ]
+
+
 def test_a_kernel_dispatched_from_the_host_is_located():
     @pl.jit.host
     def host(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):

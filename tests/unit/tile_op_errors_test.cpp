@@ -820,7 +820,8 @@ TEST(TileOpErrors, AComputedColumnVectorIsReshapedBeforeItIsStoredIntoARow) {
               y = pl::store(v, {0, 0}, y);
             }),
             "compile error: function 'k' (incore), op pl.store: the region [8, 1] is larger than "
-            "the target 'y' [1, 32] in dim 0");
+            "the target 'y' [1, 32] in dim 0\n  hint: the tile is a column vector [8, 1]; "
+            "pl::reshape it to [1, 8] before storing it as a row");
 }
 
 // ---- a variable keeps its shape; constants the dtype cannot hold --------------------------------
