@@ -13,6 +13,7 @@ import anyp.language as pl
 import anyp.language.distributed as pld
 from anyp.ir.distributed_compiled_program import DistributedConfig
 from anyp.runtime import RunConfig
+from ring_harness import ring_host
 
 RANKS = [2, 3, 4, 5, 8]
 NR = pl.dynamic("NR")
@@ -20,28 +21,7 @@ SIZE = 64
 
 
 def ring_program(step):
-    @pl.jit
-    def per_rank(
-        x: pl.Tensor[[1, SIZE], pl.FP32],
-        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-        src: pld.DistributedTensor[[1, SIZE], pl.FP32],
-        dst: pld.DistributedTensor[[1, SIZE], pl.FP32],
-        signal: pld.DistributedTensor[[1, 1], pl.INT32],
-    ):
-        return step(x, y, src, dst, signal)
-
-    @pl.jit.host
-    def ring(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):
-        src_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-        dst_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-        signal_buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
-        for r in pl.range(pld.world_size()):
-            src = pld.window(src_buf, [1, SIZE], dtype=pl.FP32)
-            dst = pld.window(dst_buf, [1, SIZE], dtype=pl.FP32)
-            signal = pld.window(signal_buf, [1, 1], dtype=pl.INT32)
-            per_rank(x[r], y[r], src, dst, signal, device=r)
-
-    return ring
+    return ring_host(step, SIZE)
 
 
 @pl.jit.incore

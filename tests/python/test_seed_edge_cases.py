@@ -19,6 +19,7 @@ import anyp.language as pl
 import anyp.language.distributed as pld
 from anyp.ir.distributed_compiled_program import DistributedConfig
 from anyp.runtime import RunConfig
+from ring_harness import ring_host
 
 RANKS = [2, 3, 4, 5, 8]
 NR = pl.dynamic("NR")
@@ -37,35 +38,7 @@ def config(P):
 
 def ring(kernel, rows=NR):
     """Rank r runs `kernel` on x[r] -> y[r]; the host's rank count is `rows`."""
-
-    @pl.jit
-    def orch(
-        x: pl.Tensor[[1, SIZE], pl.FP32],
-        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
-        src: pld.DistributedTensor[[1, SIZE], pl.FP32],
-        dst: pld.DistributedTensor[[1, SIZE], pl.FP32],
-        signal: pld.DistributedTensor[[1, 1], pl.INT32],
-    ):
-        kernel(x, y, src, dst, signal)
-
-    @pl.jit.host
-    def host(
-        x: pl.Tensor[[rows, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[rows, 1, SIZE], pl.FP32]]
-    ):
-        src_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-        dst_buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
-        signal_buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
-        for r in pl.range(pld.world_size()):
-            orch(
-                x[r],
-                y[r],
-                pld.window(src_buf, [1, SIZE], dtype=pl.FP32),
-                pld.window(dst_buf, [1, SIZE], dtype=pl.FP32),
-                pld.window(signal_buf, [1, 1], dtype=pl.INT32),
-                device=r,
-            )
-
-    return host
+    return ring_host(kernel, SIZE, rows)
 
 
 @pl.jit.incore
