@@ -23,21 +23,20 @@ namespace {
 // What PyPTO's DataType says of each dtype anyp has: its name in
 // to_string(), its C type in to_c_type_string(), and its type code.
 struct PyptoDtypeRow {
-  DType dtype;
-  const char* attribute;  // pl.<attribute>, and the enum value's name
+  DType dtype;  // pl.<dtype_name(dtype)>, the enum value's name
   const char* pypto_name;
   const char* c_type;
   std::uint8_t pypto_code;
 };
 
 constexpr std::array<PyptoDtypeRow, 7> kPyptoDtypes{{
-    {DType::FP32, "FP32", "fp32", "float", 0x34},
-    {DType::FP16, "FP16", "fp16", "half", 0x33},
-    {DType::BF16, "BF16", "bfloat16", "bfloat16", 0x40},
-    {DType::INT8, "INT8", "int8", "int8_t", 0x11},
-    {DType::INT16, "INT16", "int16", "int16_t", 0x12},
-    {DType::INT32, "INT32", "int32", "int32_t", 0x13},
-    {DType::INT64, "INT64", "int64", "int64_t", 0x14},
+    {DType::FP32, "fp32", "float", 0x34},
+    {DType::FP16, "fp16", "half", 0x33},
+    {DType::BF16, "bfloat16", "bfloat16", 0x40},
+    {DType::INT8, "int8", "int8_t", 0x11},
+    {DType::INT16, "int16", "int16_t", 0x12},
+    {DType::INT32, "int32", "int32_t", 0x13},
+    {DType::INT64, "int64", "int64_t", 0x14},
 }};
 
 // The rows are in the enum's order, one per dtype: a dtype indexes its row.
@@ -55,7 +54,8 @@ const PyptoDtypeRow& row_of(DType t) { return kPyptoDtypes.at(static_cast<std::s
 
 void bind_dtype(py::module_& m) {
   py::enum_<DType> dtype(m, "DType");
-  for (const PyptoDtypeRow& row : kPyptoDtypes) dtype.value(row.attribute, row.dtype);
+  for (const PyptoDtypeRow& row : kPyptoDtypes)
+    dtype.value(dtype_name(row.dtype).data(), row.dtype);
   dtype
       .def(
           "get_byte", [](DType t) { return dtype_bytes(t); },

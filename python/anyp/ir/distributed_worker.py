@@ -88,7 +88,6 @@ class DistributedWorker:
         self._sessions = {
             id(c): _core.Session(c._native, bool(persistent), reset) for c in self._programs
         }
-        self._pending = []  # handles not yet ended (their arrays kept alive)
 
     def __enter__(self):
         return self
@@ -130,9 +129,7 @@ class DistributedWorker:
         """A dispatch of `compiled` that returns at once (it waits while two
         are in flight) with its DistributedRunHandle."""
         ordered = self._args(compiled, args, kwargs)
-        handle = DistributedRunHandle(self._session(compiled).submit(ordered), ordered)
-        self._pending = [h for h in self._pending if not h.done] + [handle]
-        return handle
+        return DistributedRunHandle(self._session(compiled).submit(ordered), ordered)
 
     def reset_persistent_windows(self):
         """Zeroes the persistent windows before the next dispatch."""
@@ -144,7 +141,6 @@ class DistributedWorker:
         leaving a `with` block). A closed worker refuses dispatches."""
         for session in self._sessions.values():
             session.close()
-        self._pending = []
 
     def __getattr__(self, name):
         if name in _RESIDENT_TENSOR_METHODS:
