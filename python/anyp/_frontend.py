@@ -149,7 +149,20 @@ def install_operators(cls, apply_op):
 
 
 install_operators(_core.Tile, _core.tile_elementwise)
-_core.Value.__getitem__ = lambda v, i: _core.index(v, i)
+
+
+def _index(value, index):
+    """`x[r]` drops x's leading dim; `x[a, b]` is PyPTO's `x[a][b]`."""
+    if not isinstance(index, tuple):
+        return _core.index(value, index)
+    if not index:
+        raise _core.CompileError("compile error: x[()] names no index: write x[r] or x[a, b]")
+    for one in index:
+        value = _core.index(value, one)
+    return value
+
+
+_core.Value.__getitem__ = _index
 
 
 def _describe(value):

@@ -269,7 +269,7 @@ RunStats CompiledProgram::run_planned(runtime::Engine& engine,
                                       const std::vector<const HostTensor*>& host_args,
                                       double race_budget) const {
   const runtime::Executable& exec = plan_->exec;
-  runtime::CostCounter cost(exec.world_size, exec.agents());
+  runtime::CostCounter cost(exec.world_size, exec.agents(), exec.order_buffer);
   runtime::Observers observers;
   observers.attach(&cost);
   std::unique_ptr<runtime::race::RaceChecker> races;

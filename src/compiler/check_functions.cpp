@@ -515,11 +515,20 @@ class FunctionChecker {
 
 }  // namespace
 
-void check_parameter_shapes(const ir::Program& program, const ir::DimBindings& bindings) {
+void check_parameter_shapes(const ir::Program& program, const ir::DimBindings& bindings,
+                            bool skip_unbound) {
+  const auto unbound = [&](const std::vector<ir::Expr>& shape) {
+    bool any = false;
+    for (const ir::Expr& e : shape)
+      ir::for_each_dim(
+          e, [&](std::int64_t id, const std::string&) { any = any || bindings.count(id) == 0; });
+    return any;
+  };
   for (const auto& fn : program.functions) {
     if (fn->level == ir::Level::Host) continue;
     for (const auto& p : fn->params) {
       const ir::Var& v = fn->vars[p.var];
+      if (skip_unbound && unbound(v.type.shape)) continue;
       eval_shape(v.type.shape, bindings,
                  "function '" + fn->name + "' (" + ir::level_name(fn->level) + "), parameter '" +
                      v.name + "'");

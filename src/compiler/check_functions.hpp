@@ -21,8 +21,12 @@ namespace anyp::compiler {
 // Functions no dispatch reaches are checked in the world.
 // Before specialize_host: every parameter extent of every orchestration and
 // incore function is a positive exact integer (the error names the function
-// and parameter that declares it, ahead of the host's views of it).
-void check_parameter_shapes(const ir::Program& program, const ir::DimBindings& bindings);
+// and parameter that declares it, ahead of the host's views of it). With
+// `skip_unbound`, an extent that names a dim not bound yet is left for the
+// check after specialize_host (a dim that only a dispatch argument's shape
+// binds).
+void check_parameter_shapes(const ir::Program& program, const ir::DimBindings& bindings,
+                            bool skip_unbound = false);
 using DispatchedFunction = std::pair<const ir::Function*, ParamDomains>;
 void check_functions(const ir::Program& program, const ir::DimBindings& bindings,
                      const CommScope& scope, const std::vector<DispatchedFunction>& dispatched);

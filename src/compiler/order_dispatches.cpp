@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 namespace anyp::compiler {
@@ -21,6 +22,69 @@ struct Edge {
   std::int64_t byte_offset = 0;
 };
 
+// The group edges (order_dispatches.hpp): appended after the pairs' cells.
+void order_groups(const std::vector<std::vector<HostDispatch>>& ranks, DispatchOrder& order) {
+  std::map<std::int64_t, std::vector<TaskRef>> members;  // group -> its dispatches, by rank
+  for (std::size_t r = 0; r < ranks.size(); ++r)
+    for (std::size_t i = 0; i < ranks[r].size(); ++i)
+      members[ranks[r][i].group].push_back(
+          TaskRef{static_cast<std::int64_t>(r), static_cast<std::int64_t>(i)});
+  struct GroupEdge {
+    std::int64_t source, waiter;
+    std::int32_t buffer;
+  };
+  std::vector<GroupEdge> edges;
+  std::map<std::int32_t, std::int64_t> last_group;  // window buffer -> the last group passing it
+  for (const auto& [group, tasks] : members) {
+    std::set<std::int32_t> buffers;
+    for (const TaskRef& t : tasks)
+      for (const runtime::ArgBinding& a : ranks[t.rank][t.index].args)
+        if (a.kind == runtime::ArgBinding::Kind::Window) buffers.insert(a.buffer);
+    std::set<std::int64_t> after;  // groups this one already waits for
+    for (std::int32_t b : buffers) {
+      const auto it = last_group.find(b);
+      if (it != last_group.end() && after.insert(it->second).second)
+        edges.push_back(GroupEdge{it->second, group, b});
+      last_group[b] = group;
+    }
+  }
+  const std::int64_t first_cell = order.cells;
+  for (const GroupEdge& e : edges) {
+    const auto edge = static_cast<std::int64_t>(order.edges.size());
+    runtime::OrderEdge out;
+    out.cell = first_cell + edge;
+    const std::vector<TaskRef>& sources = members.at(e.source);
+    std::set<std::int64_t> waiting;  // ranks whose first dispatch of the group waits
+    for (const TaskRef& w : members.at(e.waiter)) {
+      if (!waiting.insert(w.rank).second) continue;
+      std::int64_t count = 0;
+      TaskRef last{-1, -1};
+      for (const TaskRef& s : sources) {
+        if (s.rank == w.rank) continue;
+        ++count;
+        if (last.rank < 0 || ranks[s.rank][s.index].issued > ranks[last.rank][last.index].issued)
+          last = s;
+      }
+      if (count == 0) continue;
+      out.waiters.push_back(w.rank);
+      runtime::DispatchWait wait;
+      wait.cell = out.cell;
+      wait.count = count;
+      wait.source_rank = last.rank;
+      wait.source_dispatch = last.index;
+      wait.buffer = e.buffer;
+      order.waits[static_cast<std::size_t>(w.rank)][static_cast<std::size_t>(w.index)].push_back(
+          wait);
+    }
+    if (out.waiters.empty()) continue;
+    for (const TaskRef& s : sources)
+      order.edge_releases[static_cast<std::size_t>(s.rank)][static_cast<std::size_t>(s.index)]
+          .push_back(edge);
+    order.cells = out.cell + 1;
+    order.edges.push_back(std::move(out));
+  }
+}
+
 }  // namespace
 
 DispatchOrder order_dispatches(const std::vector<std::vector<HostDispatch>>& ranks) {
@@ -28,10 +92,12 @@ DispatchOrder order_dispatches(const std::vector<std::vector<HostDispatch>>& ran
   DispatchOrder order;
   order.waits.resize(P);
   order.releases.resize(P);
+  order.edge_releases.resize(P);
   std::vector<TaskRef> issued;  // every dispatch, in host order
   for (std::size_t r = 0; r < P; ++r) {
     order.waits[r].resize(ranks[r].size());
     order.releases[r].resize(ranks[r].size());
+    order.edge_releases[r].resize(ranks[r].size());
     for (std::size_t i = 0; i < ranks[r].size(); ++i)
       issued.push_back(TaskRef{static_cast<std::int64_t>(r), static_cast<std::int64_t>(i)});
   }
@@ -90,6 +156,7 @@ DispatchOrder order_dispatches(const std::vector<std::vector<HostDispatch>>& ran
       *same = w;
     }
   }
+  order_groups(ranks, order);
   return order;
 }
 

@@ -12,14 +12,23 @@
 //   InOut  it waits for the last writer, then is the writer (and write after write)
 //   Out    it becomes the writer, waiting for nobody
 //
-// Window views are keyed per rank (a window is device memory of its rank),
-// so they never order tasks of two ranks: a protocol across ranks in window
-// memory needs its own notify/wait (a barrier), as on PyPTO.
+// Windows order dispatch groups. A group is what one host call dispatches in
+// one run of its innermost loop (the rank loop: `for r in pl.range(NR):
+// f(..., device=r)` is one group), or the per-rank dispatches of one host
+// collective. Its members run together (they may handshake through the
+// windows). Groups that pass the same window buffer run in host order: each
+// rank's first dispatch of the later group waits until every dispatch of the
+// earlier group on the other ranks has ended, so a round that reads a peer's
+// window is over before the next round writes it (PyPTO orders dispatches
+// that touch a window in program order). A group waits only for the last
+// earlier group of each of its buffers; that one waited for its own.
 //
-// Requires: specialize_host (dispatches with their issue order). Guarantees:
-// every cross-rank dependency as a DispatchWait on the waiter and a
-// DispatchRelease on the source, with one order cell per (source, waiter)
-// pair; the number of cells a rank needs (0: no buffer).
+// Requires: specialize_host (dispatches with their issue order and group).
+// Guarantees: every cross-rank dependency as a DispatchWait on the waiter and
+// a DispatchRelease on the source, with one order cell per (source, waiter)
+// pair; every group edge as one cell index on every rank (after the pairs'),
+// a DispatchWait on each waiting rank and an edge release on each source;
+// the number of cells a rank needs (0: no buffer).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +43,8 @@ struct DispatchOrder {
   // ranks[r][i]: what dispatch i of rank r waits for and releases.
   std::vector<std::vector<std::vector<runtime::DispatchWait>>> waits;
   std::vector<std::vector<std::vector<runtime::DispatchRelease>>> releases;
+  std::vector<std::vector<std::vector<std::int64_t>>> edge_releases;  // into edges
+  std::vector<runtime::OrderEdge> edges;
   std::int64_t cells = 0;  // order cells per rank (the most any rank needs)
 };
 

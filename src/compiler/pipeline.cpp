@@ -107,8 +107,9 @@ std::shared_ptr<const detail::Plan> compile_plan(std::uint64_t function_id,
   plan->host_params = host_param_specs(host_ir, args);
   for (const auto& p : plan->host_params)
     exec.host_args.push_back(runtime::HostArgSpec{p.name, p.is_tensor, p.dtype, p.shape});
-  check_parameter_shapes(plan->program, plan->bindings);
+  check_parameter_shapes(plan->program, plan->bindings, /*skip_unbound=*/true);
   HostSpecialization spec = specialize_host(host_ir, plan->bindings, args, exec.world_size);
+  check_parameter_shapes(plan->program, plan->bindings);  // with the dims dispatches bound
   plan->synthesized = spec.synthesized;
   exec.domains = std::move(spec.domains);
   const CommScope scope{exec.world_size, &exec.domains};
@@ -144,10 +145,12 @@ std::shared_ptr<const detail::Plan> compile_plan(std::uint64_t function_id,
       HostDispatch& d = spec.ranks[r][i];
       const std::int32_t code =
           code_of.at(DispatchedFunction{d.callee, dispatch_domains(d.args, spec.buffers)});
-      exec.ranks[r].push_back(runtime::Dispatch{
-          code, std::move(d.args), std::move(order.waits[r][i]), std::move(order.releases[r][i])});
+      exec.ranks[r].push_back(
+          runtime::Dispatch{code, std::move(d.args), std::move(order.waits[r][i]),
+                            std::move(order.releases[r][i]), std::move(order.edge_releases[r][i])});
     }
   }
+  exec.order_edges = std::move(order.edges);
   for (const runtime::LoweredCode& code : exec.codes)
     for (const runtime::Instr& i : code.instrs)
       if (i.op == runtime::Opcode::BlockLaunch) exec.blocks = std::max(exec.blocks, i.imm);

@@ -1,12 +1,15 @@
 // specialize_host.cpp — compile-time evaluation of the host function.
 #include "compiler/specialize_host.hpp"
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <variant>
 
 #include "anyp/errors.hpp"
 #include "compiler/check_functions.hpp"
+#include "ir/solve_extent.hpp"
 #include "ir/tile_rules.hpp"
 #include "ir/verifier.hpp"
 #include "runtime/collective_tracker.hpp"
@@ -68,9 +71,10 @@ using HostValue =
 
 class HostEvaluator {
  public:
-  HostEvaluator(const ir::Function& host, const ir::DimBindings& bindings,
+  HostEvaluator(const ir::Function& host, ir::DimBindings& bindings,
                 const std::vector<ArgRef>& args, std::int64_t world_size)
       : host_(host), bindings_(bindings), world_size_(world_size), env_(host.vars.size()) {
+    loop_dependence(host.body);
     result_.ranks.resize(static_cast<std::size_t>(world_size));
     for (std::size_t i = 0; i < host.params.size(); ++i) {
       const ir::Var& p = host.vars[host.params[i].var];
@@ -191,13 +195,16 @@ class HostEvaluator {
         const std::int64_t step = scalar(f->step, "pl.range").as_int();
         if (step == 0) fail(ir::site_name("pl.range", f->loc) + ": the step is 0");
         ++loop_depth_;
-        loop_dispatches_.push_back(ir::contains_op(f->body, ir::OpKind::Call));
+        loop_dispatches_.push_back(rank_loops_.count(f->iv) > 0);
+        iterations_.push_back({f->iv, 0});
         for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
           env_[f->iv] = runtime::int_scalar(i);
           block(f->body);
+          ++iterations_.back().second;
           const __int128 next = static_cast<__int128>(i) + step;  // no int64 overflow
           if (step > 0 ? next >= stop : next <= stop) break;
         }
+        iterations_.pop_back();
         loop_dispatches_.pop_back();
         --loop_depth_;
       } else if (const auto* c = std::get_if<ir::IfStmt>(&s.node)) {
@@ -533,9 +540,10 @@ class HostEvaluator {
     fn->body.push_back(ir::Stmt{std::move(body)});
     result_.synthesized.push_back(fn);
     // Every rank of the domain runs it (the pipeline checks it with the rest).
+    const std::int64_t group = group_of(op, std::nullopt);
     for (std::size_t r = 0; r < result_.ranks.size(); ++r) {
       if (domain < 0 || result_.domains[static_cast<std::size_t>(domain)].group_of[r] >= 0)
-        result_.ranks[r].push_back(HostDispatch{fn.get(), bindings, issued_++});
+        result_.ranks[r].push_back(HostDispatch{fn.get(), bindings, issued_++, group});
     }
   }
 
@@ -584,11 +592,17 @@ class HostEvaluator {
     HostDispatch d;
     d.callee = &callee;
     d.issued = issued_++;
+    // One group per run of the call's rank loops: the loops its device
+    // depends on (the other loops' iterations name the run).
+    d.group = group_of(op, op.has_device && op.args.back().is_var()
+                               ? std::optional<ir::VarId>(op.args.back().var)
+                               : std::nullopt);
     for (std::size_t i = 0; i < nargs; ++i) {
       const ir::Var& param = callee.vars[callee.params[i].var];
       const std::string arg_what =
           what + ", argument " + std::to_string(i) + " ('" + param.name + "')";
       auto expect = [&](const std::vector<std::int64_t>& shape, DType dtype, const char* kind) {
+        bind_from_argument(param.type.shape, shape);
         auto want = eval_shape(param.type.shape, bindings_,
                                "function '" + callee.name + "' (" + ir::level_name(callee.level) +
                                    "), parameter '" + param.name + "'");
@@ -653,10 +667,89 @@ class HostEvaluator {
     result_.ranks[static_cast<std::size_t>(rank)].push_back(std::move(d));
   }
 
-  std::int64_t issued_ = 0;                 // dispatches issued so far (HostDispatch::issued)
+  // Binds each dim a parameter's extent names and nothing has bound yet,
+  // from the argument's extent (specialize_host.hpp); an extent it cannot
+  // solve is left to the shape check, which names it.
+  void bind_from_argument(const std::vector<ir::Expr>& declared,
+                          const std::vector<std::int64_t>& actual) {
+    if (declared.size() != actual.size()) return;
+    for (std::size_t i = 0; i < declared.size(); ++i) {
+      const ir::ExtentSolution s = ir::solve_extent(declared[i], actual[i], bindings_);
+      if (s.kind == ir::ExtentSolution::Kind::Solved) bindings_[s.dim_id] = s.value;
+    }
+  }
+
+  // The dispatch group (HostDispatch::group, numbered in order of first
+  // issue) of host call `op` here: the call and the iterations of its
+  // enclosing loops, but for the loops `device` depends on (its rank loops).
+  std::int64_t group_of(const ir::Op& op, std::optional<ir::VarId> device) {
+    std::vector<std::int64_t> run;
+    const std::set<ir::VarId>* rank_loops = nullptr;
+    if (device) {
+      const auto it = depends_on_.find(*device);
+      if (it != depends_on_.end()) rank_loops = &it->second;
+    }
+    for (const auto& [iv, iteration] : iterations_)
+      run.push_back(rank_loops && rank_loops->count(iv) ? -1 : iteration);
+    const auto next = static_cast<std::int64_t>(groups_.size());
+    return groups_.emplace(std::make_pair(&op, run), next).first->second;
+  }
+
+  // depends_on_[v]: the loop variables host value v is computed from (to a
+  // fixed point: a value may be reassigned in a loop).
+  void loop_dependence(const ir::Block& body) {
+    bool grew = true;
+    while (grew) {
+      grew = false;
+      const std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
+        for (const ir::Stmt& s : b) {
+          if (const auto* op = std::get_if<ir::Op>(&s.node)) {
+            if (op->result < 0) continue;
+            std::set<ir::VarId>& mine = depends_on_[op->result];
+            const std::size_t before = mine.size();
+            for (const ir::Operand& a : op->args) {
+              if (!a.is_var() || a.var == op->result) continue;
+              const auto it = depends_on_.find(a.var);
+              if (it != depends_on_.end()) mine.insert(it->second.begin(), it->second.end());
+            }
+            grew = grew || mine.size() != before;
+          } else if (const auto* f = std::get_if<ir::ForStmt>(&s.node)) {
+            grew = depends_on_[f->iv].insert(f->iv).second || grew;
+            walk(f->body);
+          } else if (const auto* c = std::get_if<ir::IfStmt>(&s.node)) {
+            walk(c->then_body);
+            walk(c->else_body);
+          }
+        }
+      };
+      walk(body);
+    }
+    const std::function<void(const ir::Block&)> devices = [&](const ir::Block& b) {
+      for (const ir::Stmt& s : b) {
+        if (const auto* op = std::get_if<ir::Op>(&s.node)) {
+          if (op->kind != ir::OpKind::Call || !op->has_device || !op->args.back().is_var())
+            continue;
+          const auto it = depends_on_.find(op->args.back().var);
+          if (it != depends_on_.end()) rank_loops_.insert(it->second.begin(), it->second.end());
+        } else if (const auto* f = std::get_if<ir::ForStmt>(&s.node)) {
+          devices(f->body);
+        } else if (const auto* c = std::get_if<ir::IfStmt>(&s.node)) {
+          devices(c->then_body);
+          devices(c->else_body);
+        }
+      }
+    };
+    devices(body);
+  }
+
+  std::int64_t issued_ = 0;  // dispatches issued so far (HostDispatch::issued)
+  // Per enclosing loop: its variable and the iteration it is in.
+  std::vector<std::pair<ir::VarId, std::int64_t>> iterations_;
+  std::map<std::pair<const ir::Op*, std::vector<std::int64_t>>, std::int64_t> groups_;
+  std::map<ir::VarId, std::set<ir::VarId>> depends_on_;
   const ir::Op* first_dispatch_ = nullptr;  // the host's first dispatch to a device
   const ir::Function& host_;
-  const ir::DimBindings& bindings_;
+  ir::DimBindings& bindings_;
   std::int64_t world_size_;
   std::vector<HostValue> env_;
   HostSpecialization result_;
@@ -664,14 +757,15 @@ class HostEvaluator {
   std::set<std::int32_t> viewed_;
   std::map<ir::VarId, std::int32_t> views_made_;
   std::set<ir::VarId> views_dispatched_;
-  std::vector<bool> loop_dispatches_;         // per enclosing loop: does it dispatch?
+  std::vector<bool> loop_dispatches_;  // per enclosing loop: is it a rank loop?
+  std::set<ir::VarId> rank_loops_;     // loops whose variable some dispatch's device depends on
   std::set<std::int64_t> runs_all_to_all_v_;  // ranks dispatched an all_to_all_v already
   std::set<std::int32_t> sealed_;             // domains with a buffer: no more groups
 };
 
 }  // namespace
 
-HostSpecialization specialize_host(const ir::Function& host, const ir::DimBindings& bindings,
+HostSpecialization specialize_host(const ir::Function& host, ir::DimBindings& bindings,
                                    const std::vector<ArgRef>& args, std::int64_t world_size) {
   return HostEvaluator(host, bindings, args, world_size).run();
 }

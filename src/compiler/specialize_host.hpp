@@ -23,6 +23,10 @@ struct HostDispatch {
   const ir::Function* callee = nullptr;
   std::vector<runtime::ArgBinding> args;
   std::int64_t issued = 0;  // its place among all ranks' dispatches, in host order
+  // Its dispatch group (order_dispatches.hpp), numbered in order of first
+  // issue: the dispatches one host call makes in one run of its innermost
+  // loop (the rank loop), or the per-rank dispatches of a host collective.
+  std::int64_t group = 0;
 };
 
 struct HostSpecialization {
@@ -34,7 +38,11 @@ struct HostSpecialization {
   std::vector<std::shared_ptr<const ir::Function>> synthesized;
 };
 
-HostSpecialization specialize_host(const ir::Function& host, const ir::DimBindings& bindings,
+// A dim that only a dispatched function's parameters name (not the host's)
+// is bound from the first dispatch's argument, as bind_dims binds the
+// host's (an extent with one unknown dim, solved); later dispatches must
+// agree. Such bindings are added to `bindings`.
+HostSpecialization specialize_host(const ir::Function& host, ir::DimBindings& bindings,
                                    const std::vector<ArgRef>& args, std::int64_t world_size);
 
 // Evaluates a shape; throws CompileError "<context>, dim i: ..." when an

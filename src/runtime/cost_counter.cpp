@@ -5,8 +5,10 @@
 
 namespace anyp::runtime {
 
-CostCounter::CostCounter(std::int64_t world_size, std::int64_t agents)
-    : world_(world_size), rows_(static_cast<std::size_t>(std::max(agents, world_size))) {}
+CostCounter::CostCounter(std::int64_t world_size, std::int64_t agents, std::int32_t order_buffer)
+    : world_(world_size),
+      order_buffer_(order_buffer),
+      rows_(static_cast<std::size_t>(std::max(agents, world_size))) {}
 
 void CostCounter::on_access(const Access& a) {
   const Region& r = a.region;
@@ -24,12 +26,14 @@ void CostCounter::on_access(const Access& a) {
 
 void CostCounter::on_notify(std::int64_t agent, SiteRef, const Cell& cell, ir::NotifyKind,
                             std::int32_t, std::optional<std::int32_t>) {
+  if (cell.buffer == order_buffer_) return;
   RankCost& mine = rows_[static_cast<std::size_t>(agent)].cost;
   ++(cell.owner == agent % world_ ? mine.local_notifies : mine.notifies);
 }
 
-void CostCounter::on_wait(std::int64_t agent, SiteRef, const Cell&, ir::WaitKind, std::int64_t,
+void CostCounter::on_wait(std::int64_t agent, SiteRef, const Cell& cell, ir::WaitKind, std::int64_t,
                           std::int32_t) {
+  if (cell.buffer == order_buffer_) return;
   ++rows_[static_cast<std::size_t>(agent)].cost.waits;
 }
 

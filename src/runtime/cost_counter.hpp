@@ -5,7 +5,8 @@
 // get is a local and a remote access, so it counts once. Accesses to the
 // own window and to host tensors count nothing. A notify counts as
 // `notifies` (to a peer) or `local_notifies` (to itself: "+E"), a satisfied
-// wait as `waits`.
+// wait as `waits`. The dispatch order's cells (Executable::order_buffer:
+// PyPTO's host scheduler, not the program's signals) count nothing.
 #pragma once
 
 #include <atomic>
@@ -20,8 +21,8 @@ namespace anyp::runtime {
 class CostCounter final : public AccessObserver {
  public:
   // `agents`: Executable::agents (a row each; a rank's blocks sum into its
-  // card).
-  CostCounter(std::int64_t world_size, std::int64_t agents);
+  // card); `order_buffer`: Executable::order_buffer.
+  CostCounter(std::int64_t world_size, std::int64_t agents, std::int32_t order_buffer);
 
   void on_access(const Access& access) override;
   void on_notify(std::int64_t agent, SiteRef site, const Cell& cell, ir::NotifyKind kind,
@@ -40,6 +41,7 @@ class CostCounter final : public AccessObserver {
     std::atomic<std::int64_t> pushed_in{0};
   };
   std::int64_t world_;
+  std::int32_t order_buffer_;
   std::vector<Row> rows_;  // per agent
 };
 

@@ -42,6 +42,7 @@ struct Executable {
   // The cells of the dispatch order across ranks (Dispatch::waits; -1: no
   // dispatch waits for another rank's).
   std::int32_t order_buffer = -1;
+  std::vector<OrderEdge> order_edges;  // Dispatch::edge_releases index these
   std::int64_t agents() const { return blocks * world_size; }
   std::int64_t rank_of_agent(std::int64_t agent) const { return agent % world_size; }
   std::int64_t block_of_agent(std::int64_t agent) const { return agent / world_size; }

@@ -169,6 +169,11 @@ struct ArgBinding {
 // depends on; after one ends, its rank releases the ranks that wait for it.
 // Each pair of ranks (source, waiter) has one cell on the waiter, in the
 // window buffer Executable::order_buffer, that counts the source's releases.
+//
+// A window shared by two dispatch groups orders them instead: every rank's
+// first dispatch of the later group waits on one cell of its own until all
+// the earlier group's dispatches on other ranks released it
+// (Executable::order_edges; one cell index per edge, on every rank).
 struct DispatchWait {
   std::int64_t cell = 0;   // element of the waiter's order buffer
   std::int64_t count = 0;  // Ge this: the source's count-th release
@@ -176,17 +181,25 @@ struct DispatchWait {
   std::int64_t source_dispatch = 0;  // the last one waited for (for messages)
   std::int32_t host_param = -1;      // through this host tensor ...
   std::int64_t byte_offset = 0;      // ... view (the dependency's key)
+  std::int32_t buffer = -1;          // or a group edge: through this window buffer
 };
 struct DispatchRelease {
   std::int64_t peer = 0;  // the waiting rank
   std::int64_t cell = 0;  // its cell for this rank
 };
 
+// A group edge: its cell, and the ranks that wait on it.
+struct OrderEdge {
+  std::int64_t cell = 0;
+  std::vector<std::int64_t> waiters;
+};
+
 struct Dispatch {
   std::int32_t code = -1;  // index into Plan codes
   std::vector<ArgBinding> args;
-  std::vector<DispatchWait> waits;        // before it runs
-  std::vector<DispatchRelease> releases;  // after it ends
+  std::vector<DispatchWait> waits;          // before it runs
+  std::vector<DispatchRelease> releases;    // after it ends
+  std::vector<std::int64_t> edge_releases;  // after it ends: these order edges' waiters
 };
 
 }  // namespace anyp::runtime

@@ -21,10 +21,20 @@ RankVm::DispatchEntry RankVm::enter_dispatch() {
       const auto& source = exec.ranks[static_cast<std::size_t>(w.source_rank)]
                                      [static_cast<std::size_t>(w.source_dispatch)];
       const auto& mine = exec.ranks[static_cast<std::size_t>(rank_)][me];
-      return "dispatch " + std::to_string(me) + " (" +
-             exec.codes[static_cast<std::size_t>(mine.code)].function + ") waits for dispatch " +
-             std::to_string(w.source_dispatch) + " of rank " + std::to_string(w.source_rank) +
-             " (" + exec.codes[static_cast<std::size_t>(source.code)].function +
+      const std::string head = "dispatch " + std::to_string(me) + " (" +
+                               exec.codes[static_cast<std::size_t>(mine.code)].function + ") ";
+      if (w.buffer >= 0) {
+        return head + "waits for the end of the earlier dispatch group on window buffer '" +
+               exec.buffers[static_cast<std::size_t>(w.buffer)].name + "' (" +
+               std::to_string(w.count) + " dispatches on other ranks; the last: dispatch " +
+               std::to_string(w.source_dispatch) + " of rank " + std::to_string(w.source_rank) +
+               ", " + exec.codes[static_cast<std::size_t>(source.code)].function +
+               "): host dispatch groups that pass one window run in host order, so an "
+               "earlier group must not wait for a notify from a later one";
+      }
+      return head + "waits for dispatch " + std::to_string(w.source_dispatch) + " of rank " +
+             std::to_string(w.source_rank) + " (" +
+             exec.codes[static_cast<std::size_t>(source.code)].function +
              "), the last writer of host tensor '" +
              exec.host_args[static_cast<std::size_t>(w.host_param)].name + "' at byte " +
              std::to_string(w.byte_offset) +
@@ -84,6 +94,13 @@ void RankVm::release_dispatch(const Dispatch& d) {
   for (const DispatchRelease& r : d.releases)
     ctx_->fabric->notify(agent_, SiteRef{}, order_cell(r.peer, r.cell), ir::NotifyKind::AtomicAdd,
                          1);
+  for (std::int64_t e : d.edge_releases) {
+    const OrderEdge& edge = ctx_->exec->order_edges[static_cast<std::size_t>(e)];
+    for (std::int64_t peer : edge.waiters)
+      if (peer != rank_)
+        ctx_->fabric->notify(agent_, SiteRef{}, order_cell(peer, edge.cell),
+                             ir::NotifyKind::AtomicAdd, 1);
+  }
 }
 
 void RankVm::end_dispatch() {

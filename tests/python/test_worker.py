@@ -235,3 +235,72 @@ def test_a_submitted_dispatch_that_fails_raises_from_its_handle():
         with pytest.raises(anyp.DeadlockError) as e:
             handle.result()
     assert str(e.value).startswith("deadlock: ")
+
+
+@pl.jit.incore
+def read_right_unordered(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+    acc: pld.DistributedTensor[[1, SIZE], pl.FP32],
+):
+    """Writes its window, then reads the right neighbour's with no
+    handshake: a race the race checker reports, a run without it does not."""
+    ctx = pld.get_comm_ctx(acc)
+    right = (pld.rank(ctx) + 1) % pld.nranks(ctx)
+    pl.store(pl.load(x, [0, 0], [1, SIZE]), [0, 0], acc)
+    y = pl.store(pld.tile.remote_load(acc, peer=right, offsets=[0, 0], shape=[1, SIZE]), [0, 0], y)
+    return y
+
+
+@pl.jit
+def read_right_orch(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+    acc: pld.DistributedTensor[[1, SIZE], pl.FP32],
+):
+    read_right_unordered(x, y, acc)
+
+
+@pl.jit.host
+def racy(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]):
+    buf = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)
+    for r in pl.range(pld.world_size()):
+        read_right_orch(x[r], y[r], pld.window(buf, [1, SIZE], dtype=pl.FP32), device=r)
+
+
+def test_a_call_runs_with_the_config_it_is_given():
+    # Compiled without the race checker; a call that asks for it gets it
+    # (the config is not accepted and then ignored).
+    P = 3
+    x, y = inputs(P)
+    compiled = racy.compile(
+        x, y, config=RunConfig(distributed_config=DistributedConfig(list(range(P))))
+    )
+    compiled(x, y)  # unchecked: no report
+    with pytest.raises(anyp.RaceError) as e:
+        compiled(x, y, config=RunConfig(check_races=True))
+    assert "read by rank" in str(e.value) and "function 'read_right_unordered'" in str(e.value)
+    with pytest.raises(anyp.ConfigError) as e:
+        compiled(x, y, config=RunConfig(platform="a5sim"))
+    assert str(e.value).startswith(
+        "config error: the program was compiled for platform 'a2a3sim', not 'a5sim'"
+    )
+
+
+def test_a_prepared_worker_takes_each_dispatchs_config_or_names_what_differs():
+    P = 2
+    compiled = compiled_for(accumulating, P)  # check_races=True
+    x, y = inputs(P)
+    same = RunConfig(distributed_config=DistributedConfig(list(range(P))), check_races=True)
+    with compiled.prepare(config=same) as rt:
+        rt(x, y, config=same)
+        assert torch.equal(y, x)
+        with pytest.raises(anyp.ConfigError) as e:
+            rt(x, y, config=RunConfig())
+        assert str(e.value).startswith(
+            "config error: a prepared worker runs its program as compiled; this dispatch's "
+            "RunConfig differs in check_races (check_races=False): compile the program with "
+            "that RunConfig, then prepare it"
+        ), str(e.value)
+        with pytest.raises(TypeError):
+            rt(x, y, config="a2a3sim")

@@ -3,6 +3,8 @@ compiled program: call it with the tensors to run it (outputs are written
 in place); a call returns the run's RunStats (anyp::RunStats: the cost card's
 counters, the modeled timeline when RunConfig.timeline is on)."""
 
+import copy
+
 from .. import _core
 from .._frontend import _user_facing
 from .distributed_worker import DistributedWorker
@@ -61,23 +63,40 @@ class CompiledProgram:
         extra_compiled=; anyp.ir.distributed_worker)."""
         return DistributedWorker(self, config, **kwargs)
 
+    def dispatch_config(self, config):
+        """The RunConfig a dispatch given `config` runs with: PyPTO's programs
+        pass one per call (RunConfig(platform=...)). Its platform and devices
+        must be the compile's (a program is compiled for them); every other
+        field is the call's, devices and output_dir left out default to the
+        compile's."""
+        if type(config).__name__ != "RunConfig":
+            raise TypeError(f"config must be an anyp.runtime.RunConfig, got {config!r}")
+        if config.platform != self.config.platform:
+            raise _core.ConfigError(
+                f"config error: the program was compiled for platform '{self.config.platform}'"
+                f", not '{config.platform}': compile it again"
+            )
+        devices = config.distributed_config.device_ids
+        if devices is not None and devices != self.config.device_ids():
+            raise _core.ConfigError(
+                f"config error: the program was compiled for devices {self.config.device_ids()}"
+                f", not {devices}: compile it again"
+            )
+        wanted = copy.copy(config)
+        if devices is None:
+            wanted.distributed_config = self.config.distributed_config
+        if not wanted.output_dir:
+            wanted.output_dir = self.config.output_dir
+        return wanted
+
     @_user_facing
     def __call__(self, *args, config=None, **kwargs):
-        # PyPTO's programs pass RunConfig(platform=...) here: it must agree
-        # with the compile's (a program is compiled for its devices and
-        # platform).
         if config is not None:
-            if config.platform != self.config.platform:
-                raise _core.ConfigError(
-                    f"config error: the program was compiled for platform '{self.config.platform}'"
-                    f", not '{config.platform}': compile it again"
-                )
-            devices = config.distributed_config.device_ids
-            if devices is not None and devices != self.config.device_ids():
-                raise _core.ConfigError(
-                    f"config error: the program was compiled for devices {self.config.device_ids()}"
-                    f", not {devices}: compile it again"
-                )
+            # A call that asks for more (race checking, a schedule, the
+            # timeline) runs as it asks: compiled again with its config.
+            wanted = self.dispatch_config(config)
+            if wanted.to_dict() != self.config.to_dict():
+                return self._function.compile(*args, config=wanted, **kwargs)(*args, **kwargs)
         stats = _core.run(self._native, self._function._ordered(args, kwargs))
         last_run_config[0], last_run_stats[0] = self.config, stats
         return stats

@@ -106,6 +106,21 @@ class DistributedWorker:
         return session
 
     def _args(self, compiled, args, kwargs):
+        # PyPTO passes every dispatch its RunConfig (prepare()'s is not kept).
+        # A prepared worker runs the program as compiled: a config that asks
+        # for another run (race checking, a schedule, ...) is refused by name.
+        config = kwargs.pop("config", None)
+        if config is not None:
+            wanted = compiled.dispatch_config(config).to_dict()
+            have = compiled.config.to_dict()
+            differ = [k for k in wanted if wanted[k] != have.get(k)]
+            if differ:
+                raise _core.ConfigError(
+                    "config error: a prepared worker runs its program as compiled; this "
+                    f"dispatch's RunConfig differs in {', '.join(differ)} "
+                    f"({', '.join(f'{k}={wanted[k]!r}' for k in differ)}): compile the program "
+                    "with that RunConfig, then prepare it"
+                )
         return compiled._function._ordered(args, kwargs)
 
     @_user_facing
