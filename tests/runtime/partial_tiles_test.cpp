@@ -164,11 +164,19 @@ TEST(PartialTilesErrors, TheMistakesAreNamed) {
               y = pl::store(pl::load(x, {0, 0}, {1, 24}, {1, L}), {0, 0}, y);
             }),
             "compiled without error");
-  // A tile computed from it is not partial once it is defined twice (which
-  // value reaches the store depends on the run): the whole tile is stored.
+  // A variable redefined in straight-line code keeps the region its
+  // current value has: computed from the partial tile, it is partial.
   EXPECT_EQ(compile_error([](pl::Value x, pl::Value y) {
               pl::Tile t = pl::load(x, {0, 0}, {1, 24}, {1, L});
               t = pl::add(t, 1.0);
+              y = pl::store(t, {0, 0}, y);
+            }),
+            "compiled without error");
+  // Redefined in a branch, which value reaches the store depends on the
+  // run: the whole tile is stored.
+  EXPECT_EQ(compile_error([](pl::Value x, pl::Value y) {
+              pl::Tile t = pl::load(x, {0, 0}, {1, 24}, {1, L});
+              pl::if_(pl::Scalar(1) == 1, [&] { t = pl::add(t, 1.0); });
               y = pl::store(t, {0, 0}, y);
             }),
             "compile error: function 'k' (incore), op pl.store: the region [1, 24] is larger than "
