@@ -4,9 +4,10 @@
 // @ W_e(t)).
 //
 // The lesson: a data-dependent exchange is two all_to_all_v's around the
-// expert GEMM. Dispatch packs each rank's tokens by destination (row d of
-// `send`, counting elements in send_counts[d]); all_to_all_v delivers row
-// r of rank d's `recv` with its count in recv_counts[r]. The expert runs a
+// expert GEMM. Dispatch packs each rank's tokens by destination (block d
+// of `send`, T rows of one token each, counting rows in send_counts[d]:
+// PyPTO's row counts, pld::Counts::Rows); all_to_all_v delivers block r of
+// rank d's `recv` with its count in recv_counts[r]. The expert runs a
 // gemv per received token (the count is only known at run time), packing
 // the results in the same order into `back`; the second all_to_all_v
 // returns them, and the combine replays the packing counters to find each
@@ -17,7 +18,7 @@
 //   k4_moe                                     (P = 2)
 //   k4_moe -d 0,1,2,3,4 --cost --check-races
 // No P constraint: P experts, T tokens per rank; a rank may receive from 0
-// up to P*T tokens (the rows of `send` and `recv` have room for T each).
+// up to P*T tokens (the blocks of `send` and `recv` have room for T each).
 // Golden: y_t = g_t * relu(x_t W_e) on the host in double.
 #include <anyp/anyp.hpp>
 #include <anyp/example_cli.hpp>
@@ -35,15 +36,15 @@ const std::vector<pl::Param> kParams = {
     pl::In("gate", pl::Tensor({T, 1}, pl::FP32)), pl::In("w", pl::Tensor({H, H2}, pl::FP32)),
     pl::Out("y", pl::Tensor({T, H2}, pl::FP32)),
     // Private staging: tokens by destination, and the results going back.
-    pl::InOut("send", pl::Tensor({NR, T* H}, pl::FP32)),
+    pl::InOut("send", pl::Tensor({NR * T, H}, pl::FP32)),
     pl::InOut("send_counts", pl::Tensor({NR, 1}, pl::INT32)),
-    pl::InOut("back", pl::Tensor({NR, T* H2}, pl::FP32)),
+    pl::InOut("back", pl::Tensor({NR * T, H2}, pl::FP32)),
     pl::InOut("back_counts", pl::Tensor({NR, 1}, pl::INT32)),
     // Windows: what arrives, with its counts, and each call's signal.
-    pl::InOut("recv", pld::DistributedTensor({NR, T* H}, pl::FP32)),
+    pl::InOut("recv", pld::DistributedTensor({NR * T, H}, pl::FP32)),
     pl::InOut("recv_counts", pld::DistributedTensor({NR, 1}, pl::INT32)),
     pl::InOut("dispatch_signal", pld::DistributedTensor({NR, 1}, pl::INT32)),
-    pl::InOut("ret", pld::DistributedTensor({NR, T* H2}, pl::FP32)),
+    pl::InOut("ret", pld::DistributedTensor({NR * T, H2}, pl::FP32)),
     pl::InOut("ret_counts", pld::DistributedTensor({NR, 1}, pl::INT32)),
     pl::InOut("combine_signal", pld::DistributedTensor({NR, 1}, pl::INT32))};
 
@@ -60,29 +61,31 @@ const auto moe_layer = pl::jit::incore(
       pl::range(T, [&](pl::Scalar t) {
         const pl::Scalar e = pl::read(route, {t, 0});
         const pl::Scalar at = pl::read(send_counts, {e, 0});
-        send = pl::store(pl::load(x, {t, 0}, {1, H}), {e, at}, send);
-        pl::write(send_counts, {e, 0}, at + H);
+        send = pl::store(pl::load(x, {t, 0}, {1, H}), {e * T + at, 0}, send);
+        pl::write(send_counts, {e, 0}, at + 1);
       });
-      recv = pld::tensor::all_to_all_v(send, send_counts, recv, recv_counts, dispatch_signal);
+      recv = pld::tensor::all_to_all_v(send, send_counts, recv, recv_counts, dispatch_signal,
+                                       pld::Counts::Rows);
       // 2. My expert: one gemv per token that arrived, packed in arrival order.
       const pl::Tile wt = pl::load(w, {0, 0}, {H, H2});
       pl::range(P, [&](pl::Scalar s) {
-        const pl::Scalar n = pl::read(recv_counts, {s, 0}) / H;
-        pl::write(back_counts, {s, 0}, n * H2);
+        const pl::Scalar n = pl::read(recv_counts, {s, 0});
+        pl::write(back_counts, {s, 0}, n);
         pl::range(n, [&](pl::Scalar i) {
-          const pl::Tile out = pl::relu(pl::gemv(pl::load(recv, {s, i * H}, {1, H}), wt));
-          back = pl::store(out, {s, i * H2}, back);
+          const pl::Tile out = pl::relu(pl::gemv(pl::load(recv, {s * T + i, 0}, {1, H}), wt));
+          back = pl::store(out, {s * T + i, 0}, back);
         });
       });
-      ret = pld::tensor::all_to_all_v(back, back_counts, ret, ret_counts, combine_signal);
+      ret = pld::tensor::all_to_all_v(back, back_counts, ret, ret_counts, combine_signal,
+                                      pld::Counts::Rows);
       // 3. Combine: replay the packing order to find each token's result.
       pl::range(P, [&](pl::Scalar d) { pl::write(send_counts, {d, 0}, 0); });
       pl::range(T, [&](pl::Scalar t) {
         const pl::Scalar e = pl::read(route, {t, 0});
         const pl::Scalar k = pl::read(send_counts, {e, 0});
-        const pl::Tile out = pl::load(ret, {e, k}, {1, H2});
+        const pl::Tile out = pl::load(ret, {e * T + k, 0}, {1, H2});
         y = pl::store(pl::mul(out, pl::read(gate, {t, 0})), {t, 0}, y);
-        pl::write(send_counts, {e, 0}, k + H2);
+        pl::write(send_counts, {e, 0}, k + 1);
       });
     });
 
@@ -95,24 +98,24 @@ const pl::HostFunction moe = pl::jit::host(
      pl::In("gate", pl::Tensor({NR, T, 1}, pl::FP32)),
      pl::In("w", pl::Tensor({NR, H, H2}, pl::FP32)),
      pl::Out("y", pl::Tensor({NR, T, H2}, pl::FP32)),
-     pl::InOut("send", pl::Tensor({NR, NR, T* H}, pl::FP32)),
+     pl::InOut("send", pl::Tensor({NR, NR* T, H}, pl::FP32)),
      pl::InOut("send_counts", pl::Tensor({NR, NR, 1}, pl::INT32)),
-     pl::InOut("back", pl::Tensor({NR, NR, T* H2}, pl::FP32)),
+     pl::InOut("back", pl::Tensor({NR, NR* T, H2}, pl::FP32)),
      pl::InOut("back_counts", pl::Tensor({NR, NR, 1}, pl::INT32))},
     [](pl::Value x, pl::Value route, pl::Value gate, pl::Value w, pl::Value y, pl::Value send,
        pl::Value send_counts, pl::Value back, pl::Value back_counts) {
-      auto recv = pld::alloc_window_buffer("recv", {NR, T * H}, pl::FP32);
+      auto recv = pld::alloc_window_buffer("recv", {NR * T, H}, pl::FP32);
       auto recv_counts = pld::alloc_window_buffer("recv_counts", {NR, 1}, pl::INT32);
       auto dispatch_signal = pld::alloc_window_buffer("dispatch_signal", {NR, 1}, pl::INT32);
-      auto ret = pld::alloc_window_buffer("ret", {NR, T * H2}, pl::FP32);
+      auto ret = pld::alloc_window_buffer("ret", {NR * T, H2}, pl::FP32);
       auto ret_counts = pld::alloc_window_buffer("ret_counts", {NR, 1}, pl::INT32);
       auto combine_signal = pld::alloc_window_buffer("combine_signal", {NR, 1}, pl::INT32);
       pl::range(pld::world_size(), [&](pl::Scalar r) {
         per_rank(
             x[r], route[r], gate[r], w[r], y[r], send[r], send_counts[r], back[r], back_counts[r],
-            pld::window(recv, {NR, T * H}, pl::FP32), pld::window(recv_counts, {NR, 1}, pl::INT32),
+            pld::window(recv, {NR * T, H}, pl::FP32), pld::window(recv_counts, {NR, 1}, pl::INT32),
             pld::window(dispatch_signal, {NR, 1}, pl::INT32),
-            pld::window(ret, {NR, T * H2}, pl::FP32), pld::window(ret_counts, {NR, 1}, pl::INT32),
+            pld::window(ret, {NR * T, H2}, pl::FP32), pld::window(ret_counts, {NR, 1}, pl::INT32),
             pld::window(combine_signal, {NR, 1}, pl::INT32), pl::device(r));
       });
     });
@@ -128,9 +131,9 @@ int run(const anyp::cli::Options& opt) {
   for (std::int64_t r = 0; r < P; ++r)
     for (std::int64_t t = 0; t < T; ++t) route.set_int(r * T + t, (3 * r + t * t) % P);
   anyp::HostTensor y = anyp::HostTensor::zeros({P, T, H2}, pl::FP32);
-  anyp::HostTensor send = anyp::HostTensor::zeros({P, P, T * H}, pl::FP32);
+  anyp::HostTensor send = anyp::HostTensor::zeros({P, P * T, H}, pl::FP32);
   anyp::HostTensor send_counts = anyp::HostTensor::zeros({P, P, 1}, pl::INT32);
-  anyp::HostTensor back = anyp::HostTensor::zeros({P, P, T * H2}, pl::FP32);
+  anyp::HostTensor back = anyp::HostTensor::zeros({P, P * T, H2}, pl::FP32);
   anyp::HostTensor back_counts = anyp::HostTensor::zeros({P, P, 1}, pl::INT32);
   anyp::CompiledProgram compiled =
       moe.compile({x, route, gate, w, y, send, send_counts, back, back_counts}, opt.config());

@@ -34,6 +34,12 @@ enum class AllgatherMode { Mesh, Bruck, RecursiveDoubling, Auto };
 enum class ReduceScatterMode { Mesh, RecursiveHalving, Pairwise, Auto };
 // The builtin all_to_all's algorithm (docs/collectives.md §3.7).
 enum class AllToAllMode { Mesh, Pairwise, Bruck, Auto };
+// What all_to_all_v's send_counts count (docs/collectives.md §3.8):
+// Elements of each destination's block (anyp's; a count outside [0, block]
+// is a run error), or Rows of it (PyPTO's: the source is [NR * MAX_RECV, C],
+// a count is clamped to [0, MAX_RECV], and recv_counts receives the
+// clamped row count).
+enum class Counts { Elements, Rows };
 
 // A window view parameter: memory that peers can reach.
 pl::TypeSpec DistributedTensor(pl::Shape shape, pl::DType dtype);
@@ -250,13 +256,13 @@ pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value
 // (its counts have no read-done handshake).
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
                        const pl::Value& recv_counts, const pl::Value& signal,
-                       pl::Here where = pl::Here::current());
+                       Counts counts = Counts::Elements, pl::Here where = pl::Here::current());
 
 pl::Value allreduce(const pl::Value& data, const pl::Value& signal, CoreNum cores,
                     ReduceOp op = ReduceOp::Sum, pl::Here where = pl::Here::current());
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
                        const pl::Value& recv_counts, const pl::Value& signal, CoreNum cores,
-                       pl::Here where = pl::Here::current());
+                       Counts counts = Counts::Elements, pl::Here where = pl::Here::current());
 }  // namespace tensor
 
 namespace tile {

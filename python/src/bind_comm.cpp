@@ -152,14 +152,17 @@ pl::Value allreduce(const pl::Value& data, const py::object& signal, pld::Reduce
   return pld::tensor::allreduce(data, sig, op, m);
 }
 
+// `rows`: PyPTO's row counts (pld::Counts::Rows), what Python's
+// pld.tensor.all_to_all_v means.
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
                        const pl::Value& recv_counts, const pl::Value& signal,
-                       const py::object& core_num) {
+                       const py::object& core_num, bool rows) {
+  const pld::Counts counts = rows ? pld::Counts::Rows : pld::Counts::Elements;
   if (core_num.is_none()) {
-    return pld::tensor::all_to_all_v(src, send_counts, dst, recv_counts, signal);
+    return pld::tensor::all_to_all_v(src, send_counts, dst, recv_counts, signal, counts);
   }
   return pld::tensor::all_to_all_v(src, send_counts, dst, recv_counts, signal,
-                                   pld::core_num(scalar_arg(core_num)));
+                                   pld::core_num(scalar_arg(core_num)), counts);
 }
 
 void bind_collectives(py::module_& m) {

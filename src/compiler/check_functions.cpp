@@ -383,6 +383,16 @@ class FunctionChecker {
     }
   }
 
+  // all_to_all(_v): a block of rows per destination (one row each, or
+  // PyPTO's MAX_RECV rows: a [NR * MAX_RECV, C] source).
+  void expect_row_blocks(const ir::Op& op, std::size_t arg, const char* role) {
+    const auto& shape = shape_of(op.args[arg]);
+    if (shape.empty() || shape[0] % world() != 0) {
+      fail(op, std::string(role) + " must have a multiple of " + count_text() +
+                   " rows in dim 0 (a block of rows per rank), got " + shape_text(shape));
+    }
+  }
+
   void check_collective(const ir::Op& op) {
     collective_domain_ = collective_domain(op);
     const bool world_wide = collective_domain_ < 0;
@@ -448,7 +458,7 @@ class FunctionChecker {
         } else {
           check_signal(op, sig, mesh_signal(), cells);
         }
-        expect_rows(op, src, "the source");
+        expect_row_blocks(op, src, "the source");
         if (shape_of(op.args[src]) != shape_of(op.args[dst])) {
           fail(op, "the source " + shape_text(shape_of(op.args[src])) + " and the target " +
                        shape_text(shape_of(op.args[dst])) + " must have the same shape");

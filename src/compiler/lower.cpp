@@ -527,6 +527,8 @@ class Lowerer {
       call.reduce = *reduce;
     } else if (const auto* algorithm = std::get_if<ir::Algorithm>(&op.attr)) {
       call.mode = *algorithm;
+    } else if (const auto* unit = std::get_if<ir::CountUnit>(&op.attr)) {
+      call.count_rows = unit->rows;
     }
     for (const ir::Operand& o : op.args) {
       if (!o.is_var()) {
@@ -535,15 +537,18 @@ class Lowerer {
         call.numel.push_back(0);
         call.dtypes.push_back(DType::INT32);
         call.ranks.push_back(0);
+        call.rows.push_back(0);
         continue;
       }
       const ir::Type& t = f.fn->vars[o.var].type;
       std::int64_t n = 1;
-      for (auto e : eval_shape(t.shape)) n *= e;
+      const std::vector<std::int64_t> shape = eval_shape(t.shape);
+      for (auto e : shape) n *= e;
       call.views.push_back(reg(f, o));
       call.numel.push_back(n);
       call.dtypes.push_back(t.dtype);
       call.ranks.push_back(t.shape.size());
+      call.rows.push_back(shape.empty() ? 0 : shape[0]);
     }
     // Every single-block allreduce and every broadcast is priced on the
     // cost model, so that the table of a call names what Auto would run;

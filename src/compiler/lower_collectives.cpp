@@ -247,7 +247,7 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
       e.for_range(ce.c(0), count, -1, [&](std::int32_t k) {
         const std::int32_t d = regs.block >= 0 ? ce.item(k) : k;
         const std::int32_t their_row = ce.op(ir::BinaryOp::Mul, d, ce.c(row));
-        std::int32_t len = ce.c(row);
+        std::int32_t len = ce.c(row), published = len;
         if (v) {
           Instr read;
           read.op = Opcode::Read;
@@ -255,15 +255,25 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
           read.a = call.views[1];
           read.idx = ce.cell_index(call.views[1], {d, ce.c(0)});
           e.emit(read);
-          Instr check;
-          check.op = Opcode::CheckCount;
-          check.a = read.dst;
-          check.b = ce.c(row);
-          e.emit(check);
-          len = read.dst;
+          if (call.count_rows) {
+            // PyPTO's: rows of this destination's block of rows / P rows,
+            // clamped to [0, rows / P]; the clamped count is published.
+            const std::int64_t block_rows = call.rows[0] / regs.world;
+            const std::int32_t clamped = ce.op(
+                ir::BinaryOp::Max, ce.c(0), ce.op(ir::BinaryOp::Min, read.dst, ce.c(block_rows)));
+            published = clamped;
+            len = ce.op(ir::BinaryOp::Mul, clamped, ce.c(row / block_rows));
+          } else {
+            Instr check;
+            check.op = Opcode::CheckCount;
+            check.a = read.dst;
+            check.b = ce.c(row);
+            e.emit(check);
+            len = published = read.dst;
+          }
         }
         ce.put_flat(dst, d, my_row, src, their_row, len);
-        if (v) ce.notify(call.views[3], d, {r, ce.c(0)}, len, ir::NotifyKind::Set);
+        if (v) ce.notify(call.views[3], d, {r, ce.c(0)}, published, ir::NotifyKind::Set);
       });
       ce.barrier(signal, mesh, ce.c(1));
       ce.epilogue(signal, mesh, 1);

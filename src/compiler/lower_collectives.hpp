@@ -57,6 +57,8 @@ struct CollectiveCall {
   // Dims of each argument's view (0 for an immediate): a signal or count
   // window of one dim ([NR], as PyPTO allows) is addressed {s}, not {s, 0}.
   std::vector<std::size_t> ranks;
+  std::vector<std::int64_t> rows;  // each argument's dim 0 extent (0: an immediate or 0-d)
+  bool count_rows = false;         // AllToAllV: PyPTO's row counts (ir::CountUnit)
 };
 
 void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCall& call);

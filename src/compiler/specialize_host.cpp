@@ -41,6 +41,14 @@ std::vector<std::int64_t> eval_shape(const std::vector<ir::Expr>& shape,
 
 namespace {
 
+// A shape without its extents of 1 ([1, 64] and [64] are both {64}).
+std::vector<std::int64_t> without_unit_dims(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t e : shape)
+    if (e != 1) out.push_back(e);
+  return out;
+}
+
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -601,16 +609,24 @@ class HostEvaluator {
       const ir::Var& param = callee.vars[callee.params[i].var];
       const std::string arg_what =
           what + ", argument " + std::to_string(i) + " ('" + param.name + "')";
-      auto expect = [&](const std::vector<std::int64_t>& shape, DType dtype, const char* kind) {
+      // `unit_dims`: a window view may differ from its parameter in dims of
+      // extent 1 (PyPTO's [SIZE] view for a [1, SIZE] parameter: the same
+      // bytes in the same order); it then takes the parameter's shape.
+      auto expect = [&](const std::vector<std::int64_t>& shape, DType dtype, const char* kind,
+                        bool unit_dims = false) {
         bind_from_argument(param.type.shape, shape);
         auto want = eval_shape(param.type.shape, bindings_,
                                "function '" + callee.name + "' (" + ir::level_name(callee.level) +
                                    "), parameter '" + param.name + "'");
+        if (unit_dims && dtype == param.type.dtype &&
+            without_unit_dims(want) == without_unit_dims(shape))
+          return want;
         if (want != shape || dtype != param.type.dtype) {
           fail(arg_what + ": expected " + ir::type_kind_name(param.type.kind) + shape_text(want) +
                " " + std::string(dtype_name(param.type.dtype)) + ", got " + kind +
                shape_text(shape) + " " + std::string(dtype_name(dtype)));
         }
+        return want;
       };
       runtime::ArgBinding a;
       const ir::Operand& o = op.args[i];
@@ -627,14 +643,15 @@ class HostEvaluator {
       } else if (const auto* w = std::get_if<ViewRef>(&v)) {
         if (param.type.kind != ir::TypeKind::DistTensor)
           fail(arg_what + ": expected a tensor, got a window view");
-        expect(w->shape, w->dtype, "DistributedTensor");
+        const std::vector<std::int64_t> shape =
+            expect(w->shape, w->dtype, "DistributedTensor", /*unit_dims=*/true);
         check_in_domain(arg_what, *w, rank);
         views_dispatched_.insert(w->made_by);
         a.kind = runtime::ArgBinding::Kind::Window;
         a.buffer = w->buffer;
         a.byte_offset = w->byte_offset;
         a.dtype = w->dtype;
-        a.shape = w->shape;
+        a.shape = shape;
       } else if (const auto* s = std::get_if<runtime::ScalarValue>(&v)) {
         if (param.type.kind != ir::TypeKind::Scalar)
           fail(arg_what + ": expected a tensor, got a scalar");

@@ -133,11 +133,11 @@ pl::Value allreduce(const pl::Value& data, const pl::Value& signal, CoreNum core
 
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
                        const pl::Value& recv_counts, const pl::Value& signal, CoreNum cores,
-                       pl::Here where) {
+                       Counts counts, pl::Here where) {
   const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.all_to_all_v";
   ir::Expr blocks = core_num_blocks(Trace::current(name), name, cores);
-  pl::Value out = all_to_all_v(src, send_counts, dst, recv_counts, signal);
+  pl::Value out = all_to_all_v(src, send_counts, dst, recv_counts, signal, counts);
   Trace::current(name).set_last_op_blocks(std::move(blocks));
   return out;
 }
@@ -237,7 +237,8 @@ pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value
 }
 
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
-                       const pl::Value& recv_counts, const pl::Value& signal, pl::Here where) {
+                       const pl::Value& recv_counts, const pl::Value& signal, Counts counts,
+                       pl::Here where) {
   const anyp::detail::CallSite call_site(where);
   const char* name = "pld.tensor.all_to_all_v";
   Trace& t = Trace::current(name);
@@ -266,7 +267,8 @@ pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const
     t.fail(std::string(name) + ": send_counts must be INT32, got " + ir::to_string(t.type_of(sc)));
   }
   expect_same_dtype(t, x, d, name);
-  return emit_collective(t, ir::OpKind::AllToAllV, {var(x), var(sc), var(d), var(rc), var(s)}, d);
+  return emit_collective(t, ir::OpKind::AllToAllV, {var(x), var(sc), var(d), var(rc), var(s)}, d,
+                         ir::CountUnit{counts == Counts::Rows});
 }
 
 pl::Value barrier(const pl::Value& signal, pl::Here where) {

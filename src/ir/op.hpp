@@ -220,7 +220,8 @@ const std::vector<std::string>& collective_roles(OpKind k);
 //   TileReduce AxisReduce, TileExpand AxisExpand, Transpose TransposeAxes,
 //   Arange ArangeDirection
 //   Notify NotifyKind, Wait WaitKind, Put/Get/PutAsync/RemoteStore AtomicKind
-//   Allreduce and ReduceScatter AllreduceAttr, Broadcast and Allgather Algorithm
+//   Allreduce and ReduceScatter AllreduceAttr, Broadcast and Allgather Algorithm,
+//   AllToAllV CountUnit
 // Every other op carries none (std::monostate).
 struct AxisReduce {  // pl::row_sum ... (row: along each row, to [.., M, 1])
   ReduceKind kind = ReduceKind::Sum;
@@ -236,13 +237,20 @@ struct TransposeAxes {  // the two dims swapped, first < second
 struct ArangeDirection {
   bool descending = false;
 };
+// AllToAllV: what send_counts count. Elements: of the block of numel / P
+// elements each destination gets (checked to be in [0, block]); Rows:
+// PyPTO's, rows of the source's rows / P rows per destination, clamped to
+// [0, rows / P], and recv_counts receives the clamped row count.
+struct CountUnit {
+  bool rows = false;
+};
 struct AllreduceAttr {
   ReduceKind op = ReduceKind::Sum;
   Algorithm mode = Algorithm::Mesh;
 };
 using OpAttr = std::variant<std::monostate, BinaryOp, UnaryOp, CmpKind, MatmulForm, NotifyKind,
                             WaitKind, AtomicKind, ReduceKind, AxisReduce, AxisExpand, TransposeAxes,
-                            ArangeDirection, AllreduceAttr, Algorithm>;
+                            ArangeDirection, AllreduceAttr, Algorithm, CountUnit>;
 
 using VarId = std::int32_t;
 

@@ -250,8 +250,11 @@ class Printer {
         return res + op_kind_name(op.kind) + " " + operands(a, 0, n) + algorithm_suffix(op);
       case OpKind::AllToAll:
         return res + op_kind_name(op.kind) + " " + operands(a, 0, n) + algorithm_suffix(op);
-      case OpKind::AllToAllV:
-        return res + op_kind_name(op.kind) + " " + operands(a, 0, n) + core_num(op);
+      case OpKind::AllToAllV: {
+        const auto* unit = std::get_if<CountUnit>(&op.attr);
+        return res + op_kind_name(op.kind) + " " + operands(a, 0, n) +
+               (unit && unit->rows ? " counts=rows" : "") + core_num(op);
+      }
     }
     return "?";
   }

@@ -529,7 +529,7 @@ def test_a_domain_view_sees_its_group():
     assert y[:, 0, 0].tolist() == [2.0, 12.0, 2.0, 12.0]  # rank * 10 + nranks in each pair
 
 
-# ---- the forms no step uses: host-level collectives, PyPTO's short forms, all_to_all_v ----
+# ---- the forms no step uses: host-level collectives, PyPTO's short forms ----
 
 
 @pl.jit.incore
@@ -648,78 +648,6 @@ def test_logarithmic_allreduce_modes(host, P):
     y = torch.zeros_like(x)
     host.compile(x, y, config=config(P, check_races=True))(x, y)
     assert torch.equal(y, x.sum(dim=0, keepdim=True).expand_as(x))
-
-
-@pl.jit.incore
-def exchange_v(
-    x: pl.Tensor[[NR, SIZE], pl.FP32],
-    counts: pl.Tensor[[NR, 1], pl.INT32],
-    y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    got: pl.Out[pl.Tensor[[NR, 1], pl.INT32]],
-    data: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    recv: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
-    signal: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
-):
-    ctx = pld.get_comm_ctx(data)
-    P = pld.nranks(ctx)
-    data = pld.tensor.all_to_all_v(x, data, signal, send_counts=counts, recv_counts=recv)
-    for s in pl.range(P):
-        y = pl.store(pl.load(data, [s, 0], [1, SIZE]), [s, 0], y)
-        pl.write(got, [s, 0], pl.read(recv, [s, 0]))
-
-
-@pl.jit
-def exchange_v_orch(
-    x: pl.Tensor[[NR, SIZE], pl.FP32],
-    counts: pl.Tensor[[NR, 1], pl.INT32],
-    y: pl.Out[pl.Tensor[[NR, SIZE], pl.FP32]],
-    got: pl.Out[pl.Tensor[[NR, 1], pl.INT32]],
-    data: pl.InOut[pld.DistributedTensor[[NR, SIZE], pl.FP32]],
-    recv: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
-    signal: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]],
-):
-    exchange_v(x, counts, y, got, data, recv, signal)
-
-
-@pl.jit.host
-def all_to_all_v_host(
-    x: pl.Tensor[[NR, NR, SIZE], pl.FP32],
-    counts: pl.Tensor[[NR, NR, 1], pl.INT32],
-    y: pl.Out[pl.Tensor[[NR, NR, SIZE], pl.FP32]],
-    got: pl.Out[pl.Tensor[[NR, NR, 1], pl.INT32]],
-):
-    data = pld.alloc_window_buffer([NR, SIZE], dtype=pl.FP32)
-    recv = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
-    signal = pld.alloc_window_buffer([NR, 1], dtype=pl.INT32)
-    for r in pl.range(pld.world_size()):
-        exchange_v_orch(
-            x[r],
-            counts[r],
-            y[r],
-            got[r],
-            pld.window(data, [NR, SIZE], dtype=pl.FP32),
-            pld.window(recv, [NR, 1], dtype=pl.INT32),
-            pld.window(signal, [NR, 1], dtype=pl.INT32),
-            device=r,
-        )
-
-
-@pytest.mark.parametrize("P", [2, 3, 4])
-def test_all_to_all_v_sends_the_first_counts_elements_of_each_row(P):
-    x = torch.arange(1, P * P * SIZE + 1, dtype=torch.float32).view(P, P, SIZE)
-    counts = torch.tensor(
-        [[[(8 * (r + d)) % (SIZE + 1)] for d in range(P)] for r in range(P)], dtype=torch.int32
-    )
-    y = torch.zeros_like(x)
-    got = torch.zeros((P, P, 1), dtype=torch.int32)
-    all_to_all_v_host.compile(x, counts, y, got, config=config(P, check_races=True))(
-        x, counts, y, got
-    )
-    for r in range(P):
-        for s in range(P):
-            n = int(counts[s, r, 0])
-            assert int(got[r, s, 0]) == n
-            assert torch.equal(y[r, s, :n], x[s, r, :n]) and not y[r, s, n:].any()
 
 
 def host_broadcast_in(mode, root):

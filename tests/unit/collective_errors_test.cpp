@@ -375,11 +375,11 @@ TEST(CollectiveErrors, AllToAllSourceAndTargetShapesDiffer) {
   EXPECT_EQ(compile_error(body, w, 4),
             "compile error: function 'kernel' (incore), op pld.tensor.all_to_all: the source [4, "
             "64] and the target [1, 256] must have the same shape");
-  // A source without NR rows.
+  // A source without a block of rows per rank.
   EXPECT_EQ(compile_error([](Args a) { a.data = pld::tensor::all_to_all(a.row, a.data, a.signal); },
                           {}, 4),
             "compile error: function 'kernel' (incore), op pld.tensor.all_to_all: the source must "
-            "have P = 4 rows (one per rank) in dim 0, got [1, 64]");
+            "have a multiple of P = 4 rows in dim 0 (a block of rows per rank), got [1, 64]");
 }
 
 // ---- all_to_all_v in a loop --------------------------------------------------------------------

@@ -210,8 +210,9 @@ _ALL_TO_ALL_MODES = ("mesh", "pairwise", "bruck", "auto")
 
 
 def all_to_all(input, target, signal, *, mode="mesh"):  # noqa: A002  (PyPTO's name)
-    """Row d of rank r's `input` ([NR, ...], a plain tensor in a kernel)
-    lands in row r of rank d's window `target`. Signal [NR, 1]. anyp's
+    """Block d of rank r's `input` ([NR * B, ...], B rows per rank; a plain
+    tensor in a kernel) lands in block r of rank d's window `target`.
+    Signal [NR, 1]. anyp's
     mode="pairwise" (P - 1 steps, one peer in and one out per step),
     mode="bruck" (ceil(log2 P) packed puts, through a scratch window the
     compiler adds) and mode="auto" (the one of least modeled time;
@@ -224,13 +225,27 @@ def all_to_all(input, target, signal, *, mode="mesh"):  # noqa: A002  (PyPTO's n
     return _core.all_to_all(input, target, signal, mode)
 
 
-def all_to_all_v(input, target, signal, send_counts, recv_counts, *, core_num=1):  # noqa: A002
-    """As all_to_all, but only the first send_counts[d, 0] elements of row d
-    go to rank d, which finds the count in cell {r, 0} of its window
-    `recv_counts`. (anyp counts elements of a row; PyPTO counts rows of a
-    flat [NR * MAX_RECV, SIZE] block. docs/python.md.)"""
+def all_to_all_v(  # noqa: A002  (PyPTO's names)
+    input, target, signal, send_counts=None, recv_counts=None, *, core_num=1
+):
+    """PyPTO's variable all-to-all over a flat [NR * MAX_RECV, C] block:
+    rank r sends the first send_counts[d, 0] rows of its block d (clamped
+    to [0, MAX_RECV]) into block r of rank d's window `target`, and rank d
+    finds that clamped count in cell {r, 0} of its window `recv_counts`.
+    Without counts every row goes (PyPTO's three-argument form: an
+    all_to_all of MAX_RECV-row blocks). anyp's C++ form counts elements
+    (pld::Counts::Elements; docs/collectives.md §3.8)."""
+    if (send_counts is None) != (recv_counts is None):
+        raise TypeError(
+            "pld.tensor.all_to_all_v takes send_counts and recv_counts together (or neither: "
+            "every row of every block goes)"
+        )
+    if send_counts is None:
+        if core_num != 1:
+            raise TypeError("pld.tensor.all_to_all_v: core_num= needs send_counts and recv_counts")
+        return _core.all_to_all(input, target, signal, "mesh")
     cores = _core_num("pld.tensor.all_to_all_v", core_num)
-    return _core.all_to_all_v(input, send_counts, target, recv_counts, signal, cores)
+    return _core.all_to_all_v(input, send_counts, target, recv_counts, signal, cores, True)
 
 
 def alloc_window_buffer(*args, **kwargs):
