@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <tuple>
@@ -543,6 +544,13 @@ class HostFunction : public Function {
   // bound dims, devices, platform). Throws anyp::CompileError/ConfigError.
   anyp::CompiledProgram compile(const std::vector<anyp::ArgRef>& args,
                                 const anyp::RunConfig& config) const;
+  // The shape of each parameter, from the dims the given arguments bind
+  // (an absent argument: nullopt), at P = world_size: what a caller
+  // allocates for the outputs it leaves out (PyPTO's `y = compiled(x)`).
+  // A scalar parameter, or one whose shape names a dim nothing bound, gets
+  // nullopt.
+  std::vector<std::optional<std::vector<std::int64_t>>> parameter_shapes(
+      const std::vector<std::optional<anyp::ArgRef>>& args, std::int64_t world_size) const;
 };
 
 namespace jit {

@@ -1062,12 +1062,14 @@ class JitFunction:
         parameters = list(inspect.signature(fn).parameters.values())
         self.is_method = bool(parameters) and parameters[0].name == "self"
         self.is_method = self.is_method and parameters[0].annotation is inspect.Parameter.empty
-        self.param_names, self.params = [], []
+        self.param_names, self.params, self.param_types = [], [], []
+        self.returns = inspect.signature(fn).return_annotation is not inspect.Signature.empty
         for p in parameters[1:] if self.is_method else parameters:
             t = p.annotation
             if not isinstance(t, ParamType) or t.kind == "tile":
                 self._refuse_annotation(p.name, t)
             self.param_names.append(p.name)
+            self.param_types.append(t)
             self.params.append(_core.param(p.name, t.kind, t.shape, t.dtype, t.intent))
         self._definition = None
         self._result = ("none",)
@@ -1106,6 +1108,36 @@ class JitFunction:
 
             self._definition = _core.define(self.fn.__name__, self.level, self.params, body)
         return self._definition
+
+    def with_returned_outputs(self, args, kwargs, world_size):
+        """PyPTO's return-style call, `y = compiled(x)`: a host function that
+        returns, called with every parameter but its outputs (pl.Out). The
+        outputs are allocated (zeroed, shaped from the dims the inputs bind,
+        in the inputs' array type) and passed on; returns (args, kwargs,
+        outputs), outputs None for an ordinary call."""
+        outs = [n for n, t in zip(self.param_names, self.param_types) if t.intent == "out"]
+        if not self.returns or not outs or any(n in kwargs for n in outs):
+            return args, kwargs, None
+        if len(args) + len(kwargs) != len(self.param_names) - len(outs):
+            return args, kwargs, None
+        inputs = [n for n in self.param_names if n not in outs]
+        bound = dict(zip(inputs, args))
+        bound.update(kwargs)
+        ordered = [bound.get(n) for n in self.param_names]
+        shapes = _core.parameter_shapes(self.definition(), ordered, self.param_names, world_size)
+        like = next((a for a in ordered if hasattr(a, "shape")), None)
+        outputs = []
+        for name, t, shape in zip(self.param_names, self.param_types, shapes):
+            if name not in outs:
+                continue
+            if shape is None:
+                raise TypeError(
+                    f"{self.__name__}() returns its output '{name}', but the inputs bind no "
+                    f"shape for it ({t}): pass '{name}'"
+                )
+            bound[name] = _zeros_like_kind(like, shape, t.dtype)
+            outputs.append(bound[name])
+        return [bound[n] for n in self.param_names], {}, outputs
 
     def _ordered(self, args, kwargs):
         """The call's arguments in parameter order (keywords by name)."""
@@ -1151,9 +1183,13 @@ class JitFunction:
                 "function, or run a @pl.jit.host function"
             )
         # Compile on first call (per shapes and config), then run.
-        compiled = self.compile(*args, config=config, **kwargs)
+        run_config = _run_config(config, kwargs)
+        args, kwargs, outputs = self.with_returned_outputs(
+            args, kwargs, len(run_config.device_ids())
+        )
+        compiled = self.compile(*args, config=run_config, **kwargs)
         compiled(*args, **_tensor_kwargs(kwargs))
-        return compiled
+        return compiled if outputs is None else _returned(outputs)
 
     @_user_facing
     def compile(self, *args, config=None, **kwargs):
@@ -1172,6 +1208,36 @@ class JitFunction:
 
     def ir_text(self):
         return _core.ir_text(self.definition())
+
+
+def _zeros_like_kind(like, shape, dtype):
+    """A zeroed array of `shape` and anyp `dtype`, a torch tensor when the
+    call passes torch tensors (else numpy)."""
+    if type(like).__module__.startswith("torch"):
+        import torch
+
+        from .runtime.cli import _TORCH_DTYPES
+
+        return torch.zeros(shape, dtype=_TORCH_DTYPES[dtype])
+    import numpy
+
+    kinds = {
+        "FP32": "float32",
+        "FP16": "float16",
+        "INT8": "int8",
+        "INT16": "int16",
+        "INT32": "int32",
+        "INT64": "int64",
+    }
+    if dtype.name not in kinds:
+        raise TypeError(
+            f"a returned {dtype.name} output needs torch tensors (numpy has no {dtype.name})"
+        )
+    return numpy.zeros(shape, dtype=kinds[dtype.name])
+
+
+def _returned(outputs):
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
 # PyPTO's compile keywords (ir.compile(program, platform=..., ...)): those
@@ -1223,8 +1289,12 @@ class LazyCompiled:
 
     @_user_facing
     def __call__(self, *args, config=None, **kwargs):
+        args, kwargs, outputs = self._function.with_returned_outputs(
+            args, kwargs, len(self.config.device_ids())
+        )
         self._compiled = self._function.compile(*args, config=self.config, **kwargs)
-        return self._compiled(*args, config=config, **kwargs)
+        stats = self._compiled(*args, config=config, **kwargs)
+        return stats if outputs is None else _returned(outputs)
 
 
 # ---- @pl.program classes ------------------------------------------------------------
@@ -1403,6 +1473,7 @@ class _DeviceZeroHost(JitFunction):
         self.__name__, self.__doc__ = name, orch.__doc__
         self.source, self.tree_def, self.is_method = orch.source, orch.tree_def, False
         self.param_names, self.params = list(orch.param_names), list(orch.params)
+        self.param_types, self.returns = list(orch.param_types), orch.returns
         self._definition, self._result = None, ("none",)
 
     def definition(self):

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,33 @@ Arguments arguments(const py::sequence& args, const std::vector<std::string>& na
     ++i;
   }
   return a;
+}
+
+// Each parameter's shape from the arguments given (None: left out), at P =
+// world_size (HostFunction::parameter_shapes): the outputs a return-style
+// call allocates.
+std::vector<std::optional<std::vector<std::int64_t>>> parameter_shapes(
+    const FunctionRef& fn, const py::sequence& args, const std::vector<std::string>& names,
+    std::int64_t world_size) {
+  std::vector<HostTensor> tensors;
+  tensors.reserve(args.size());
+  std::vector<std::optional<ArgRef>> refs;
+  std::size_t i = 0;
+  for (const py::handle arg : args) {
+    const std::string name = i < names.size() ? names[i] : "#" + std::to_string(i);
+    if (arg.is_none()) {
+      refs.emplace_back(std::nullopt);
+    } else if (py::isinstance<py::int_>(arg)) {
+      refs.emplace_back(ArgRef(arg.cast<std::int64_t>()));
+    } else if (py::isinstance<py::float_>(arg)) {
+      refs.emplace_back(ArgRef(arg.cast<double>()));
+    } else {
+      tensors.push_back(tensor_view(arg, fn.name(), name));
+      refs.emplace_back(ArgRef(tensors.back()));
+    }
+    ++i;
+  }
+  return pl::HostFunction(fn.def()).parameter_shapes(refs, world_size);
 }
 
 struct Compiled {
@@ -336,6 +364,7 @@ void bind_run(py::module_& m) {
            [](Compiled& c, const std::string& dir) { c.program.write_artifact(dir); });
 
   m.def("compile", &compile);
+  m.def("parameter_shapes", &parameter_shapes);
   m.def("run", &run);
 
   py::class_<RunHandle>(m, "RunHandle")

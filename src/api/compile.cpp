@@ -10,6 +10,7 @@
 #include "anyp/compiled_program.hpp"
 #include "anyp/errors.hpp"
 #include "anyp/pl.hpp"
+#include "compiler/bind_dims.hpp"
 #include "compiler/pipeline.hpp"
 #include "engines/engine_registry.hpp"
 #include "frontend/function_def.hpp"
@@ -29,6 +30,11 @@ void clear_compile_cache() { compiler::clear_plan_cache(); }
 }  // namespace anyp
 
 namespace pl {
+
+std::vector<std::optional<std::vector<std::int64_t>>> HostFunction::parameter_shapes(
+    const std::vector<std::optional<anyp::ArgRef>>& args, std::int64_t world_size) const {
+  return anyp::compiler::parameter_shapes(*def()->ir(), args, world_size);
+}
 
 anyp::CompiledProgram HostFunction::compile(const std::vector<anyp::ArgRef>& args,
                                             const anyp::RunConfig& config) const {

@@ -301,4 +301,54 @@ std::string describe_bindings(const ir::DimBindings& bindings, const ir::Program
   return s;
 }
 
+std::vector<std::optional<std::vector<std::int64_t>>> parameter_shapes(
+    const ir::Function& host, const std::vector<std::optional<ArgRef>>& args,
+    std::int64_t world_size) {
+  ir::DimBindings bindings{{ir::kWorldSizeDimId, world_size}};
+  const auto present = [&](std::size_t i) {
+    return i < args.size() && args[i] && args[i]->is_tensor() &&
+           args[i]->tensor().shape().size() == host.vars[host.params[i].var].type.shape.size();
+  };
+  for (std::size_t i = 0; i < host.params.size(); ++i) {
+    if (!present(i)) continue;
+    const ir::Type& t = host.vars[host.params[i].var].type;
+    for (std::size_t d = 0; d < t.shape.size(); ++d)
+      if (t.shape[d]->kind == ir::ExprKind::Dim)
+        bindings.emplace(t.shape[d]->dim_id, args[i]->tensor().shape()[d]);
+  }
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::size_t i = 0; i < host.params.size(); ++i) {
+      if (!present(i)) continue;
+      const ir::Type& t = host.vars[host.params[i].var].type;
+      for (std::size_t d = 0; d < t.shape.size(); ++d) {
+        const ir::ExtentSolution s =
+            ir::solve_extent(t.shape[d], args[i]->tensor().shape()[d], bindings);
+        if (s.kind == ir::ExtentSolution::Kind::Solved) {
+          bindings[s.dim_id] = s.value;
+          progress = true;
+        }
+      }
+    }
+  }
+  std::vector<std::optional<std::vector<std::int64_t>>> shapes;
+  for (const ir::Param& p : host.params) {
+    const ir::Type& t = host.vars[p.var].type;
+    std::optional<std::vector<std::int64_t>> shape;
+    if (t.kind != ir::TypeKind::Scalar) {
+      shape.emplace();
+      for (const ir::Expr& e : t.shape) {
+        const ir::EvalResult r = ir::evaluate(e, bindings);
+        if (!r.value || *r.value <= 0) {
+          shape.reset();
+          break;
+        }
+        shape->push_back(*r.value);
+      }
+    }
+    shapes.push_back(std::move(shape));
+  }
+  return shapes;
+}
+
 }  // namespace anyp::compiler

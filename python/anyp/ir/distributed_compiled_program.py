@@ -6,7 +6,7 @@ counters, the modeled timeline when RunConfig.timeline is on)."""
 import copy
 
 from .. import _core
-from .._frontend import _user_facing
+from .._frontend import UnsupportedError, _user_facing
 from .distributed_worker import DistributedWorker
 
 # The configuration and RunStats of the last run that finished, any program
@@ -29,7 +29,18 @@ class DistributedConfig:
 
 
 class CompiledProgram:
-    """A program compiled for one P, one set of shapes and one platform."""
+    """A program compiled for one P, one set of shapes and one platform
+    (PyPTO's DistributedCompiledProgram: the same class under that name)."""
+
+    @classmethod
+    def from_dir(cls, output_dir, **kwargs):
+        """PyPTO's reload of a build directory: refused, with the reason."""
+        raise UnsupportedError(
+            "not supported by anyp: DistributedCompiledProgram.from_dir "
+            f"('{output_dir}'): anyp writes its artifact to read, not to reload (it keeps no "
+            "built kernels); compile the program again with ir.compile(...), whose plan cache "
+            "makes a repeat compile cheap"
+        )
 
     def __init__(self, function, native, config):
         self._function, self._native, self.config = function, native, config
@@ -91,6 +102,12 @@ class CompiledProgram:
 
     @_user_facing
     def __call__(self, *args, config=None, **kwargs):
+        args, kwargs, outputs = self._function.with_returned_outputs(
+            args, kwargs, len(self.config.device_ids())
+        )
+        if outputs is not None:  # PyPTO's `y = compiled(x)`
+            self(*args, config=config, **kwargs)
+            return outputs[0] if len(outputs) == 1 else tuple(outputs)
         if config is not None:
             # A call that asks for more (race checking, a schedule, the
             # timeline) runs as it asks: compiled again with its config.
@@ -100,3 +117,7 @@ class CompiledProgram:
         stats = _core.run(self._native, self._function._ordered(args, kwargs))
         last_run_config[0], last_run_stats[0] = self.config, stats
         return stats
+
+
+# PyPTO's name for the compiled program (pypto.ir.distributed_compiled_program).
+DistributedCompiledProgram = CompiledProgram
