@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,6 +75,9 @@ struct Options {
   std::string engine = "threads";      // --engine threads|mpi
   bool verbose = false;                // --verbose: the engine's details on stderr
   std::string dump_outputs;            // --dump-outputs DIR: checked outputs as DIR/<name>.bin
+  // The flags given on the command line, by long name ("--workers",
+  // "--device"): a program's own RunConfig is refused only for these.
+  std::set<std::string> given;
   // This process's rank in the engine's world (0 on the threads engine).
   // Only process 0 prints (OK, cost card, errors): on the MPI engine every
   // process runs the same body and reaches the same outcome.

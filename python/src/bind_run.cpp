@@ -323,6 +323,7 @@ void bind_cli(py::module_& m) {
       .def_readonly("engine", &cli::Options::engine)
       .def_readonly("verbose", &cli::Options::verbose)
       .def_readonly("dump_outputs", &cli::Options::dump_outputs)
+      .def_readonly("given", &cli::Options::given)
       .def_readonly("process_rank", &cli::Options::process_rank);
   m.def("cli_parse", [](const std::vector<std::string>& argv, const py::dict& spec) {
     return parse_options(argv, spec);

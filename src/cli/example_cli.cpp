@@ -298,6 +298,8 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
     throw UsageError{std::string(e.what()) + "\nrun with --help for usage"};
   }
 
+  for (const CLI::Option* o : app.get_options())
+    if (o->count() > 0) options.given.insert(o->get_name());
   check_platform(options.platform);
   if (std::find(engines.begin(), engines.end(), options.engine) == engines.end()) {
     try {
@@ -399,29 +401,35 @@ std::string flags_not_honoured(const Options& options) {
            "Session run), so there is no run to print";
   }
   const RunConfig& got = *g_body->config;
+  // Only a flag that was given is refused, and it is named as given: a
+  // field nobody set on the command line is the program's business.
+  const auto given = [&](const char* name) { return options.given.count(name) > 0; };
+  const char* printing_flag = options.cost ? "--cost" : options.timeline ? "--timeline" : "--trace";
+  const bool pct_differs = got.pct.enabled != want.pct.enabled || got.pct.seed != want.pct.seed ||
+                           got.pct.depth != want.pct.depth || got.pct.steps != want.pct.steps;
   std::string flag;
-  if (got.check_races != want.check_races)
+  if (given("--check-races") && got.check_races != want.check_races)
     flag = "--check-races";
-  else if (got.timeline != want.timeline)
-    flag = "--cost, --timeline or --trace";
-  else if (got.model_file != want.model_file)
+  else if (printing && got.timeline != want.timeline)
+    flag = printing_flag;
+  else if (given("--model") && got.model_file != want.model_file)
     flag = "--model";
-  else if (got.pct.enabled != want.pct.enabled || got.pct.seed != want.pct.seed ||
-           got.pct.depth != want.pct.depth || got.pct.steps != want.pct.steps)
-    flag = "--explore or --pct-seed";
-  else if (got.deterministic != want.deterministic || got.schedule_seed != want.schedule_seed)
+  else if ((given("--explore") || given("--pct-seed")) && pct_differs)
+    flag = given("--explore") ? "--explore" : "--pct-seed";
+  else if (given("--schedule-seed") &&
+           (got.deterministic != want.deterministic || got.schedule_seed != want.schedule_seed))
     flag = "--schedule-seed";
-  else if (got.workers != want.workers)
+  else if (given("--workers") && got.workers != want.workers)
     flag = "--workers";
-  else if (got.preempt_budget != want.preempt_budget)
+  else if (given("--preempt-budget") && got.preempt_budget != want.preempt_budget)
     flag = "--preempt-budget";
-  else if (got.memory_limit != want.memory_limit)
+  else if (given("--memory-limit") && got.memory_limit != want.memory_limit)
     flag = "--memory-limit";
-  else if (got.engine != want.engine)
+  else if (given("--engine") && got.engine != want.engine)
     flag = "--engine";
-  else if (got.platform != want.platform)
+  else if (given("--platform") && got.platform != want.platform)
     flag = "--platform";
-  else if (got.distributed.device_ids != want.distributed.device_ids)
+  else if (given("--device") && got.distributed.device_ids != want.distributed.device_ids)
     flag = "-d";
   if (flag.empty()) return "";
   return flag +

@@ -319,6 +319,27 @@ def test_a_run_on_a_config_of_its_own_is_refused():
     assert err.startswith("--check-races: the program ran with a RunConfig of its own")
 
 
+def test_a_programs_own_settings_that_no_flag_asked_for_are_not_refused():
+    # The body turns on the timeline and the race checker itself; no flag
+    # was given, so nothing is refused (a flag given is named as given).
+    def body(args, config):
+        x = torch.zeros((2, 1, step07.SIZE), dtype=torch.float32)
+        y = torch.zeros_like(x)
+        own = RunConfig(
+            distributed_config=DistributedConfig([0, 1]), timeline=True, check_races=True
+        )
+        stats = step07.ring_put.compile(x, y, config=own)(x, y)
+        return cli.report([True], args, stats)
+
+    code, out, err = run(lambda argv: cli.run_example(parser().parse_args(argv), body), [])
+    assert (code, out, err) == (0, "OK\n", "")
+    code, out, err = run(
+        lambda argv: cli.run_example(parser().parse_args(argv), body), ["--workers", "2"]
+    )
+    assert (code, out) == (2, "")
+    assert err.startswith("--workers: the program ran with a RunConfig of its own")
+
+
 # ---- a planted bug: the pull before the wait (examples/pitfalls/01_read_before_wait) ------
 
 SIZE = 64

@@ -564,8 +564,10 @@ TEST(RunListener, AFlagTheProgramsOwnConfigWouldIgnoreIsRefused) {
       "it and change only what the flags do not set\n";
   for (const auto& [flag, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"--check-races", {"-d", "0,1", "--check-races"}},
-           {"--cost, --timeline or --trace", {"-d", "0,1", "--cost"}},
-           {"--explore or --pct-seed", {"-d", "0,1", "--explore", "3"}},
+           {"--cost", {"-d", "0,1", "--cost"}},
+           {"--timeline", {"-d", "0,1", "--timeline"}},
+           {"--explore", {"-d", "0,1", "--explore", "3"}},
+           {"--pct-seed", {"-d", "0,1", "--pct-seed", "3"}},
            {"--workers", {"-d", "0,1", "--workers", "1"}},
            {"--memory-limit", {"-d", "0,1", "--memory-limit", "1GiB"}}}) {
     const RunResult r = run(args, [](const Options& o) { return step07_body(o, true); });
@@ -577,6 +579,26 @@ TEST(RunListener, AFlagTheProgramsOwnConfigWouldIgnoreIsRefused) {
   const RunResult r = run({"-d", "0,1"}, [](const Options& o) { return step07_body(o, true); });
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, "OK\n");
+}
+
+// A program whose own RunConfig turns on what no flag asked for (the
+// timeline, the race checker, one worker, other devices) runs as it says,
+// with no flag given: nothing is refused (issue 51's defect).
+TEST(RunListener, AProgramsOwnSettingsNoFlagAskedForAreNotRefused) {
+  const RunResult r = run({}, [](const Options& o) {
+    const std::int64_t P = 3;
+    HostTensor x = HostTensor::arange({P, 1, anyp_test::kStep07Size}, pl::FP32);
+    HostTensor y = HostTensor::zeros({P, 1, anyp_test::kStep07Size}, pl::FP32);
+    RunConfig config = RunConfig::for_world_size(P);
+    config.timeline = true;
+    config.check_races = true;
+    config.workers = 1;
+    anyp_test::ring_put().compile({x, y}, config)(x, y);
+    return report({y.at({1, 0, 0}) == x.at({0, 0, 0})}, o, RunStats{});
+  });
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "OK\n");
+  EXPECT_EQ(r.err, "");
 }
 
 TEST(RunListener, CostWithoutAnyRunIsRefused) {

@@ -494,18 +494,21 @@ def check_close(name, out, golden, world_size):
     return _check(False, name, out, golden, world_size)
 
 
+# What each flag sets in the RunConfig: (fields, the flags that set them);
+# a program's own RunConfig is refused only for a flag that was given
+# (anyp::cli's flags_not_honoured, the same order and names).
 _FLAG_OF = [
-    (("check_races",), "--check-races"),
-    (("timeline",), "--cost, --timeline or --trace"),
-    (("model_file",), "--model"),
-    (("pct_enabled", "pct_seed", "pct_depth", "pct_steps"), "--explore or --pct-seed"),
-    (("deterministic", "schedule_seed"), "--schedule-seed"),
-    (("workers",), "--workers"),
-    (("preempt_budget",), "--preempt-budget"),
-    (("memory_limit",), "--memory-limit"),
-    (("engine",), "--engine"),
-    (("platform",), "--platform"),
-    (("device_ids",), "-d"),
+    (("check_races",), ("--check-races",)),
+    (("timeline",), ("--cost", "--timeline", "--trace")),
+    (("model_file",), ("--model",)),
+    (("pct_enabled", "pct_seed", "pct_depth", "pct_steps"), ("--explore", "--pct-seed")),
+    (("deterministic", "schedule_seed"), ("--schedule-seed",)),
+    (("workers",), ("--workers",)),
+    (("preempt_budget",), ("--preempt-budget",)),
+    (("memory_limit",), ("--memory-limit",)),
+    (("engine",), ("--engine",)),
+    (("platform",), ("--platform",)),
+    (("device_ids",), ("--device",)),
 ]
 
 
@@ -524,8 +527,10 @@ def _flags_not_honoured(state):
             "CompiledProgram or Session run), so there is no run to print"
         )
     got, want = last.to_dict(), state.config.to_dict()
-    for keys, flag in _FLAG_OF:
-        if any(got.get(k) != want.get(k) for k in keys):
+    for keys, flags in _FLAG_OF:
+        given = [f for f in flags if f in options.given]
+        if given and any(got.get(k) != want.get(k) for k in keys):
+            flag = "-d" if given[0] == "--device" else given[0]
             return (
                 f"{flag}: the program ran with a RunConfig of its own, not the command line's, "
                 "so the flag would not take effect; compile with the config that "
