@@ -168,12 +168,26 @@ void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
 
 }  // namespace
 
+namespace {
+
+// Reached by a collective's Mesh lowering: any other algorithm that got here
+// has no lowering of its own, which is anyp's bug (it would run the mesh
+// under another name), never the program's.
+void expect_mesh(const CollectiveCall& call) {
+  ANYP_CHECK(call.mode == ir::Algorithm::Mesh,
+             std::string("lower_collective: ") + ir::op_kind_name(call.kind) +
+                 " has no lowering for algorithm " + ir::algorithm_name(call.mode));
+}
+
+}  // namespace
+
 void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCall& call) {
   CollectiveEmitter ce(e, regs, call);
   const std::int32_t r = regs.rank;
   const CellOf mesh = ce.mesh_cells();
   switch (call.kind) {
     case ir::OpKind::Barrier:
+      expect_mesh(call);
       ce.barrier(call.views[0], mesh, ce.c(1));
       ce.epilogue(call.views[0], mesh, 1);
       return;
@@ -183,12 +197,14 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
         return lower_recursive_doubling_allreduce(ce, call);
       if (call.mode == ir::Algorithm::Rabenseifner) return lower_rabenseifner_allreduce(ce, call);
       if (call.mode == ir::Algorithm::Tree) return lower_tree_allreduce(ce, call);
+      expect_mesh(call);
       if (regs.block >= 0) return lower_block_mesh_allreduce(ce, call);
       return lower_mesh_allreduce(ce, call);
     case ir::OpKind::Broadcast: {
       if (call.mode == ir::Algorithm::Tree) return lower_tree_broadcast(ce, call);
       if (call.mode == ir::Algorithm::ScatterAllgather)
         return lower_scatter_allgather_broadcast(ce, call);
+      expect_mesh(call);
       const std::int32_t data = call.views[0], signal = call.views[1];
       ce.barrier(signal, mesh, ce.c(1));
       const std::int32_t not_root = ce.op(ir::BinaryOp::Ne, r, ce.c(call.root));
@@ -204,6 +220,7 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
       if (call.mode == ir::Algorithm::Bruck) return lower_bruck_allgather(ce, call);
       if (call.mode == ir::Algorithm::RecursiveDoubling)
         return lower_recursive_doubling_allgather(ce, call);
+      expect_mesh(call);
       const std::int32_t src = call.views[0], dst = call.views[1], signal = call.views[2];
       const std::int64_t n = call.numel[0];
       const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, r, ce.c(n));
@@ -218,6 +235,7 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
       if (call.mode == ir::Algorithm::RecursiveHalving)
         return lower_recursive_halving_reduce_scatter(ce, call);
       if (call.mode == ir::Algorithm::Pairwise) return lower_pairwise_reduce_scatter(ce, call);
+      expect_mesh(call);
       const std::int32_t data = call.views[0], signal = call.views[1];
       const std::int64_t n = call.numel[0] / regs.world;
       ce.barrier(signal, mesh, ce.c(1));
@@ -237,6 +255,7 @@ void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCa
     case ir::OpKind::AllToAllV: {
       if (call.mode == ir::Algorithm::Pairwise) return lower_pairwise_all_to_all(ce, call);
       if (call.mode == ir::Algorithm::Bruck) return lower_bruck_all_to_all(ce, call);
+      expect_mesh(call);
       const bool v = call.kind == ir::OpKind::AllToAllV;
       const std::int32_t src = call.views[0], dst = call.views[v ? 2 : 1],
                          signal = call.views[v ? 4 : 2];

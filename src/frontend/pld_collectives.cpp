@@ -2,6 +2,7 @@
 // allreduce (mesh, ring, core_num), broadcast, allgather, reduce_scatter,
 // all_to_all and all_to_all_v, with their operand checks.
 #include "anyp/pld.hpp"
+#include "common/internal_check.hpp"
 #include "frontend/call_site.hpp"
 #include "frontend/op_recording.hpp"
 #include "frontend/trace.hpp"
@@ -75,6 +76,9 @@ ir::AllreduceAttr allreduce_attr(ReduceOp op, AllreduceMode mode) {
   return ir::AllreduceAttr{static_cast<ir::ReduceKind>(op), static_cast<ir::Algorithm>(mode)};
 }
 
+// Each public mode's algorithm: switches without a default, so a mode added
+// to an enum and forgotten here is a compiler warning (-Wswitch), never a
+// silent Mesh.
 ir::Algorithm broadcast_algorithm(BroadcastMode mode) {
   switch (mode) {
     case BroadcastMode::Tree:
@@ -84,9 +88,51 @@ ir::Algorithm broadcast_algorithm(BroadcastMode mode) {
     case BroadcastMode::Auto:
       return ir::Algorithm::Auto;
     case BroadcastMode::Mesh:
-      break;
+      return ir::Algorithm::Mesh;
   }
-  return ir::Algorithm::Mesh;
+  ANYP_UNREACHABLE("pld::BroadcastMode " + std::to_string(static_cast<int>(mode)));
+}
+
+ir::Algorithm allgather_algorithm(AllgatherMode mode) {
+  switch (mode) {
+    case AllgatherMode::Bruck:
+      return ir::Algorithm::Bruck;
+    case AllgatherMode::RecursiveDoubling:
+      return ir::Algorithm::RecursiveDoubling;
+    case AllgatherMode::Auto:
+      return ir::Algorithm::Auto;
+    case AllgatherMode::Mesh:
+      return ir::Algorithm::Mesh;
+  }
+  ANYP_UNREACHABLE("pld::AllgatherMode " + std::to_string(static_cast<int>(mode)));
+}
+
+ir::Algorithm reduce_scatter_algorithm(ReduceScatterMode mode) {
+  switch (mode) {
+    case ReduceScatterMode::RecursiveHalving:
+      return ir::Algorithm::RecursiveHalving;
+    case ReduceScatterMode::Pairwise:
+      return ir::Algorithm::Pairwise;
+    case ReduceScatterMode::Auto:
+      return ir::Algorithm::Auto;
+    case ReduceScatterMode::Mesh:
+      return ir::Algorithm::Mesh;
+  }
+  ANYP_UNREACHABLE("pld::ReduceScatterMode " + std::to_string(static_cast<int>(mode)));
+}
+
+ir::Algorithm all_to_all_algorithm(AllToAllMode mode) {
+  switch (mode) {
+    case AllToAllMode::Pairwise:
+      return ir::Algorithm::Pairwise;
+    case AllToAllMode::Bruck:
+      return ir::Algorithm::Bruck;
+    case AllToAllMode::Auto:
+      return ir::Algorithm::Auto;
+    case AllToAllMode::Mesh:
+      return ir::Algorithm::Mesh;
+  }
+  ANYP_UNREACHABLE("pld::AllToAllMode " + std::to_string(static_cast<int>(mode)));
 }
 
 pl::Value emit_collective(Trace& t, ir::OpKind kind, std::vector<ir::Operand> args,
@@ -196,12 +242,8 @@ pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value&
   ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
   ir::VarId s = expect_signal_window(t, signal, name);
   expect_same_dtype(t, x, d, name);
-  const ir::Algorithm algorithm = mode == AllgatherMode::Bruck ? ir::Algorithm::Bruck
-                                  : mode == AllgatherMode::RecursiveDoubling
-                                      ? ir::Algorithm::RecursiveDoubling
-                                  : mode == AllgatherMode::Auto ? ir::Algorithm::Auto
-                                                                : ir::Algorithm::Mesh;
-  return emit_collective(t, ir::OpKind::Allgather, {var(x), var(d), var(s)}, d, algorithm);
+  return emit_collective(t, ir::OpKind::Allgather, {var(x), var(d), var(s)}, d,
+                         allgather_algorithm(mode));
 }
 
 pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceOp op,
@@ -211,13 +253,9 @@ pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceO
   Trace& t = Trace::current(name);
   ir::VarId d = expect_data_window(t, data, name, "the data");
   ir::VarId s = expect_signal_window(t, signal, name);
-  const ir::Algorithm algorithm = mode == ReduceScatterMode::RecursiveHalving
-                                      ? ir::Algorithm::RecursiveHalving
-                                  : mode == ReduceScatterMode::Pairwise ? ir::Algorithm::Pairwise
-                                  : mode == ReduceScatterMode::Auto     ? ir::Algorithm::Auto
-                                                                        : ir::Algorithm::Mesh;
-  return emit_collective(t, ir::OpKind::ReduceScatter, {var(d), var(s)}, d,
-                         ir::AllreduceAttr{static_cast<ir::ReduceKind>(op), algorithm});
+  return emit_collective(
+      t, ir::OpKind::ReduceScatter, {var(d), var(s)}, d,
+      ir::AllreduceAttr{static_cast<ir::ReduceKind>(op), reduce_scatter_algorithm(mode)});
 }
 
 pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
@@ -229,11 +267,8 @@ pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value
   ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
   ir::VarId s = expect_signal_window(t, signal, name);
   expect_same_dtype(t, x, d, name);
-  const ir::Algorithm algorithm = mode == AllToAllMode::Pairwise ? ir::Algorithm::Pairwise
-                                  : mode == AllToAllMode::Bruck  ? ir::Algorithm::Bruck
-                                  : mode == AllToAllMode::Auto   ? ir::Algorithm::Auto
-                                                                 : ir::Algorithm::Mesh;
-  return emit_collective(t, ir::OpKind::AllToAll, {var(x), var(d), var(s)}, d, algorithm);
+  return emit_collective(t, ir::OpKind::AllToAll, {var(x), var(d), var(s)}, d,
+                         all_to_all_algorithm(mode));
 }
 
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,
