@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <variant>
 
-#include "anyp/host_tensor.hpp"
-
 namespace anyp {
+
+class HostTensor;  // anyp/host_tensor.hpp: an ArgRef holds only a pointer to one
 
 // One argument of a host call: a host tensor (by reference) or a scalar.
 class ArgRef {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "anyp/errors.hpp"
+#include "anyp/host_tensor.hpp"
 #include "ir/expr.hpp"
 #include "ir/solve_extent.hpp"
 

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "anyp/errors.hpp"
+#include "anyp/host_tensor.hpp"
 #include "compiler/bind_dims.hpp"
 #include "compiler/check_collective_windows.hpp"
 #include "compiler/check_functions.hpp"

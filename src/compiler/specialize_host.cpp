@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "anyp/errors.hpp"
+#include "anyp/host_tensor.hpp"
 #include "compiler/check_functions.hpp"
 #include "ir/solve_extent.hpp"
 #include "ir/tile_rules.hpp"
