@@ -31,7 +31,7 @@ import tokenize
 
 from . import _core
 from ._spellings import python_spelling
-from ._types import ParamType
+from ._types import ARRAY_DTYPE_NAMES, ParamType
 
 
 class UnsupportedError(_core.CompileError):
@@ -1213,27 +1213,18 @@ class JitFunction:
 def _zeros_like_kind(like, shape, dtype):
     """A zeroed array of `shape` and anyp `dtype`, a torch tensor when the
     call passes torch tensors (else numpy)."""
+    name = ARRAY_DTYPE_NAMES[dtype]
     if type(like).__module__.startswith("torch"):
         import torch
 
-        from .runtime.cli import _TORCH_DTYPES
-
-        return torch.zeros(shape, dtype=_TORCH_DTYPES[dtype])
+        return torch.zeros(shape, dtype=getattr(torch, name))
     import numpy
 
-    kinds = {
-        "FP32": "float32",
-        "FP16": "float16",
-        "INT8": "int8",
-        "INT16": "int16",
-        "INT32": "int32",
-        "INT64": "int64",
-    }
-    if dtype.name not in kinds:
+    if not hasattr(numpy, name):
         raise TypeError(
             f"a returned {dtype.name} output needs torch tensors (numpy has no {dtype.name})"
         )
-    return numpy.zeros(shape, dtype=kinds[dtype.name])
+    return numpy.zeros(shape, dtype=name)
 
 
 def _returned(outputs):

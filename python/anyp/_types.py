@@ -7,6 +7,19 @@ and local annotations; a tile is not a parameter on anyp."""
 
 from . import _core
 
+# Each dtype's name in torch and numpy (torch.<name>, numpy.<name>); numpy
+# has no bfloat16. One table for the example command line's inputs and the
+# outputs a return-style call allocates.
+ARRAY_DTYPE_NAMES = {
+    _core.DType.FP32: "float32",
+    _core.DType.FP16: "float16",
+    _core.DType.BF16: "bfloat16",
+    _core.DType.INT8: "int8",
+    _core.DType.INT16: "int16",
+    _core.DType.INT32: "int32",
+    _core.DType.INT64: "int64",
+}
+
 
 class ParamType:
     """A declared parameter type: kind 'tensor', 'dist' or 'scalar'."""

@@ -204,7 +204,7 @@ class HostEvaluator {
         const std::int64_t step = scalar(f->step, "pl.range").as_int();
         if (step == 0) fail(ir::site_name("pl.range", f->loc) + ": the step is 0");
         ++loop_depth_;
-        loop_dispatches_.push_back(rank_loops_.count(f->iv) > 0);
+        rank_loop_stack_.push_back(rank_loops_.count(f->iv) > 0);
         iterations_.push_back({f->iv, 0});
         for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
           env_[f->iv] = runtime::int_scalar(i);
@@ -214,7 +214,7 @@ class HostEvaluator {
           if (step > 0 ? next >= stop : next <= stop) break;
         }
         iterations_.pop_back();
-        loop_dispatches_.pop_back();
+        rank_loop_stack_.pop_back();
         --loop_depth_;
       } else if (const auto* c = std::get_if<ir::IfStmt>(&s.node)) {
         block(scalar(c->cond, "pl.if_").as_double() != 0 ? c->then_body : c->else_body);
@@ -462,8 +462,8 @@ class HostEvaluator {
   // synthesized orchestration function whose body is the collective itself.
   void host_collective(const ir::Op& op) {
     const std::string name = ir::op_site_name(op);
-    for (bool dispatches : loop_dispatches_) {
-      if (dispatches) {
+    for (bool rank_loop : rank_loop_stack_) {
+      if (rank_loop) {
         fail(name +
              " is inside a loop that also dispatches to the ranks (the rank loop): a "
              "host-level collective runs once on every rank by itself; call it between "
@@ -742,22 +742,11 @@ class HostEvaluator {
       };
       walk(body);
     }
-    const std::function<void(const ir::Block&)> devices = [&](const ir::Block& b) {
-      for (const ir::Stmt& s : b) {
-        if (const auto* op = std::get_if<ir::Op>(&s.node)) {
-          if (op->kind != ir::OpKind::Call || !op->has_device || !op->args.back().is_var())
-            continue;
-          const auto it = depends_on_.find(op->args.back().var);
-          if (it != depends_on_.end()) rank_loops_.insert(it->second.begin(), it->second.end());
-        } else if (const auto* f = std::get_if<ir::ForStmt>(&s.node)) {
-          devices(f->body);
-        } else if (const auto* c = std::get_if<ir::IfStmt>(&s.node)) {
-          devices(c->then_body);
-          devices(c->else_body);
-        }
-      }
-    };
-    devices(body);
+    ir::for_each_op(body, [&](const ir::Op& op) {
+      if (op.kind != ir::OpKind::Call || !op.has_device || !op.args.back().is_var()) return;
+      const auto it = depends_on_.find(op.args.back().var);
+      if (it != depends_on_.end()) rank_loops_.insert(it->second.begin(), it->second.end());
+    });
   }
 
   std::int64_t issued_ = 0;  // dispatches issued so far (HostDispatch::issued)
@@ -775,7 +764,7 @@ class HostEvaluator {
   std::set<std::int32_t> viewed_;
   std::map<ir::VarId, std::int32_t> views_made_;
   std::set<ir::VarId> views_dispatched_;
-  std::vector<bool> loop_dispatches_;  // per enclosing loop: is it a rank loop?
+  std::vector<bool> rank_loop_stack_;  // per enclosing loop: is it a rank loop?
   std::set<ir::VarId> rank_loops_;     // loops whose variable some dispatch's device depends on
   std::set<std::int64_t> runs_all_to_all_v_;  // ranks dispatched an all_to_all_v already
   std::set<std::int32_t> sealed_;             // domains with a buffer: no more groups

@@ -43,6 +43,22 @@ struct Stmt {
   std::variant<Op, ForStmt, IfStmt> node;
 };
 
+// Calls f(op) on every op of `block` (a Block or a const Block), the ops of
+// its loops and branches included, in program order; calls are not entered.
+template <class B, class F>
+void for_each_op(B& block, F&& f) {
+  for (auto& s : block) {
+    if (auto* op = std::get_if<Op>(&s.node)) {
+      f(*op);
+    } else if (auto* loop = std::get_if<ForStmt>(&s.node)) {
+      for_each_op(loop->body, f);
+    } else if (auto* branch = std::get_if<IfStmt>(&s.node)) {
+      for_each_op(branch->then_body, f);
+      for_each_op(branch->else_body, f);
+    }
+  }
+}
+
 enum class Intent { In, Out, InOut };
 const char* intent_name(Intent i);
 

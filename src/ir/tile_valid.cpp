@@ -2,7 +2,6 @@
 // (tile_valid.hpp).
 #include "ir/tile_valid.hpp"
 
-#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -12,20 +11,6 @@
 
 namespace anyp::ir {
 namespace {
-
-// Calls `f` on every op of `b`, nested blocks included, in order.
-void for_each_op(Block& b, const std::function<void(Op&)>& f) {
-  for (Stmt& s : b) {
-    if (auto* op = std::get_if<Op>(&s.node)) {
-      f(*op);
-    } else if (auto* loop = std::get_if<ForStmt>(&s.node)) {
-      for_each_op(loop->body, f);
-    } else if (auto* branch = std::get_if<IfStmt>(&s.node)) {
-      for_each_op(branch->then_body, f);
-      for_each_op(branch->else_body, f);
-    }
-  }
-}
 
 // The tile operand whose valid region an elementwise op's result keeps.
 int elementwise_source(const Op& op) {

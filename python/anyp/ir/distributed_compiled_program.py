@@ -6,7 +6,7 @@ counters, the modeled timeline when RunConfig.timeline is on)."""
 import copy
 
 from .. import _core
-from .._frontend import UnsupportedError, _user_facing
+from .._frontend import UnsupportedError, _returned, _user_facing
 from .distributed_worker import DistributedWorker
 
 # The configuration and RunStats of the last run that finished, any program
@@ -107,7 +107,7 @@ class CompiledProgram:
         )
         if outputs is not None:  # PyPTO's `y = compiled(x)`
             self(*args, config=config, **kwargs)
-            return outputs[0] if len(outputs) == 1 else tuple(outputs)
+            return _returned(outputs)
         if config is not None:
             # A call that asks for more (race checking, a schedule, the
             # timeline) runs as it asks: compiled again with its config.

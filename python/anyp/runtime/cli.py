@@ -37,19 +37,12 @@ import torch
 from .. import _core
 from ..ir import distributed_compiled_program as _dcp
 from ..ir.distributed_compiled_program import DistributedConfig
+from .._types import ARRAY_DTYPE_NAMES
 from . import Pct, RunConfig
 
 FP32 = _core.DType.FP32
 
-_TORCH_DTYPES = {
-    _core.DType.FP32: torch.float32,
-    _core.DType.FP16: torch.float16,
-    _core.DType.BF16: torch.bfloat16,
-    _core.DType.INT8: torch.int8,
-    _core.DType.INT16: torch.int16,
-    _core.DType.INT32: torch.int32,
-    _core.DType.INT64: torch.int64,
-}
+_TORCH_DTYPES = {dtype: getattr(torch, name) for dtype, name in ARRAY_DTYPE_NAMES.items()}
 
 # The anyp flags: (flag, dest, takes a value, help). Values are passed as
 # text to the C++ parser, which converts and checks them.
