@@ -3,7 +3,7 @@
 
 The floors, lowest first (docs/design.md §1 draws them):
 
-  0  vocabulary  anyp/{dtype,errors,host_tensor,run_config,arg_ref,run_stats,timeline}.hpp,
+  0  vocabulary  anyp/{dtype,errors,host_tensor,host_worker,run_config,arg_ref,run_stats,timeline}.hpp,
                  src/common/, src/host/
   1  ir          src/ir/
   2  runtime     src/runtime/ (of the IR only ir/op_attrs.hpp)
@@ -33,7 +33,16 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
-VOCABULARY = {"dtype", "errors", "host_tensor", "run_config", "arg_ref", "run_stats", "timeline"}
+VOCABULARY = {
+    "dtype",
+    "errors",
+    "host_tensor",
+    "host_worker",
+    "run_config",
+    "arg_ref",
+    "run_stats",
+    "timeline",
+}
 PUBLIC = {
     **{name: (0, "vocabulary") for name in VOCABULARY},
     "pl": (3, "frontend"),

@@ -34,6 +34,7 @@
 
 #include "anyp/dtype.hpp"
 #include "anyp/errors.hpp"
+#include "anyp/host_worker.hpp"
 
 namespace anyp {
 class CompiledProgram;
@@ -572,6 +573,13 @@ Function orchestration(std::string name, std::vector<Param> params, F body) {
 Function orchestration_for(std::string name, const Function& kernel);
 // The same, launching `kernel` over blocks.count blocks.
 Function orchestration_for(std::string name, const Function& kernel, const Blocks& blocks);
+// A host worker (PyPTO's HOST SubWorker, anyp/host_worker.hpp): `body`
+// runs on the host when the host function calls it (`verify(y)`, no
+// pl::device), with copies of its tensor arguments; those its parameters
+// declare pl::Out or pl::InOut are written back. Its parameters are
+// tensors. Threads engine only (the MPI engine refuses a program that has
+// one).
+Function host_worker(std::string name, std::vector<Param> params, anyp::HostWorkerBody body);
 template <class F>
 HostFunction host(std::string name, std::vector<Param> params, F body) {
   return HostFunction(anyp::detail::make_function(

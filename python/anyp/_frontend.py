@@ -29,7 +29,7 @@ import sys
 import textwrap
 import tokenize
 
-from . import _core
+from . import _core, _host_worker
 from ._spellings import python_spelling
 from ._types import ARRAY_DTYPE_NAMES, ParamType
 
@@ -361,6 +361,10 @@ def _user_facing(method):
         except _core.Error as e:
             if tracing():
                 raise
+            worker_error = _host_worker.raised_for(e) if isinstance(e, _core.RunError) else None
+            if worker_error is not None:
+                worker_error.add_note(f"anyp: it ended the run: {e}")
+                raise worker_error from None
             if os.environ.get("ANYP_BACKTRACE") == "1":
                 raise _with_source_lines(e) from e
             error = _with_source_lines(e)
@@ -1073,6 +1077,14 @@ class JitFunction:
             self.params.append(_core.param(p.name, t.kind, t.shape, t.dtype, t.intent))
         self._definition = None
         self._result = ("none",)
+        # A host worker: a body of `...` is bound at run time (prepare(callbacks=)).
+        self.abstract = level == "subworker" and _host_worker.is_abstract(self.tree_def)
+        self.binding = self.bound_by = None
+
+    @property
+    def requires_runtime_binding(self):
+        """PyPTO's flag: a host worker whose body is `...`."""
+        return self.abstract
 
     def _refuse_annotation(self, name, annotation):
         where, snippet = self.source.where(self.tree_def)
@@ -1106,6 +1118,17 @@ class JitFunction:
                     _walkers.pop()
                 self._result = walker.result_map(list(handles))
 
+            if self.level == "subworker":
+                self._definition = _core.define_host_worker(
+                    self.fn.__name__,
+                    self.params,
+                    _host_worker.body(
+                        self,
+                        self.program if self.is_method else None,
+                        [t.intent != "in" for t in self.param_types],
+                    ),
+                )
+                return self._definition
             self._definition = _core.define(self.fn.__name__, self.level, self.params, body)
         return self._definition
 
@@ -1162,11 +1185,6 @@ class JitFunction:
         return self._run(*args, config=config, **kwargs)
 
     def _record_call(self, args, kwargs, device):
-        if self.level == "subworker":
-            raise UnsupportedError(
-                f"not supported by anyp: calling '{self.__name__}', a host SubWorker function "
-                "(a Python callback in the host); check results after the run instead"
-            )
         ordered = self._ordered(args, kwargs)
         if device is None and _launch_blocks:
             _core.call_blocks(self.definition(), ordered, _launch_blocks[-1])
@@ -1277,6 +1295,13 @@ class LazyCompiled:
     @property
     def output_dir(self):
         return self._compiled.output_dir if self._compiled else self.config.output_dir
+
+    def prepare(self, config=None, **kwargs):
+        """A DistributedWorker (compiled.prepare()) that compiles the program
+        at its first dispatch, for that dispatch's shapes."""
+        from .ir.distributed_worker import DistributedWorker
+
+        return DistributedWorker(self, config, **kwargs)
 
     @_user_facing
     def __call__(self, *args, config=None, **kwargs):

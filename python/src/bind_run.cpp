@@ -161,7 +161,7 @@ Compiled compile(const FunctionRef& fn, const py::sequence& args,
 
 RunStats run(const Compiled& c, const py::sequence& args) {
   Arguments a = arguments(args, c.names, c.function);
-  py::gil_scoped_release release;  // the run calls no Python
+  py::gil_scoped_release release;  // a host worker takes the GIL when it runs
   return c.program.run(a.refs);
 }
 

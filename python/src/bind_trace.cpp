@@ -8,6 +8,8 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -76,6 +78,28 @@ FunctionRef define(const std::string& name, const std::string& level,
       }));
 }
 
+// A host worker whose body is the Python callable `body(views)`: one
+// (memoryview, dtype name, shape) per tensor argument, the memoryview
+// writable over the run's copy of it (valid only during the call). `body`
+// returns None, or the text of the exception the user's function raised
+// (anyp/_frontend.py keeps the exception itself for the caller).
+FunctionRef define_host_worker(const std::string& name, const std::vector<pl::Param>& params,
+                               const py::function& body) {
+  auto keep = std::make_shared<py::function>(body);
+  return pl::jit::host_worker(name, params, [keep](std::span<HostTensor> args) {
+    py::gil_scoped_acquire gil;
+    py::list views;
+    for (HostTensor& t : args) {
+      views.append(py::make_tuple(
+          py::memoryview::from_memory(t.data(), static_cast<py::ssize_t>(t.nbytes())),
+          std::string(dtype_name(t.dtype())), py::cast(t.shape())));
+    }
+    py::object failure = (*keep)(views);
+    for (py::handle v : views) v.cast<py::tuple>()[0].attr("release")();
+    if (!failure.is_none()) throw std::runtime_error(failure.cast<std::string>());
+  });
+}
+
 void call(const FunctionRef& fn, const py::sequence& args, const py::object& device) {
   std::vector<detail::CallArg> out;
   for (const py::handle a : args) out.push_back(call_arg(a));
@@ -135,6 +159,7 @@ void bind_trace(py::module_& m) {
   py::class_<pl::Function>(m, "Function").def_property_readonly("name", &pl::Function::name);
   m.def("param", &param);
   m.def("define", &define);
+  m.def("define_host_worker", &define_host_worker);
   m.def("call", &call);
   m.def("ir_text", [](const FunctionRef& f) { return f.ir_text(); });
 

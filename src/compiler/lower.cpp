@@ -402,6 +402,17 @@ class Lowerer {
             i.shape, launch_blocks_, /*shared=*/false});
         break;
       }
+      case ir::OpKind::HostWorker: {
+        i.op = Opcode::HostWorker;
+        i.imm = static_cast<std::int64_t>(code_.host_workers.size());
+        runtime::HostWorkerDesc desc{f.fn->name, op.host_worker, {}};
+        for (std::size_t k = 0; k < n; ++k) {
+          i.idx.push_back(reg(f, a[k]));
+          desc.writes.push_back(f.fn->params[k].intent != ir::Intent::In);
+        }
+        code_.host_workers.push_back(std::move(desc));
+        break;
+      }
       case ir::OpKind::TensorCopy:
         i.op = Opcode::CopyView;
         i.a = reg(f, a[0]);

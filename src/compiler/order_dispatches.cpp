@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -21,6 +22,47 @@ struct Edge {
   std::int32_t host_param = -1;
   std::int64_t byte_offset = 0;
 };
+
+// Where two dispatches' host-tensor arguments overlap and one of them
+// writes: the first such argument of `a` (a host tensor and a byte offset).
+std::optional<std::pair<std::int32_t, std::int64_t>> conflict(const HostDispatch& a,
+                                                              const HostDispatch& b) {
+  auto bytes = [](const runtime::ArgBinding& x) {
+    std::int64_t n = static_cast<std::int64_t>(dtype_bytes(x.dtype));
+    for (std::int64_t e : x.shape) n *= e;
+    return n;
+  };
+  for (std::size_t i = 0; i < a.args.size(); ++i) {
+    const runtime::ArgBinding& x = a.args[i];
+    if (x.kind != runtime::ArgBinding::Kind::HostTensor) continue;
+    const bool x_writes = a.callee->params[i].intent != ir::Intent::In;
+    for (std::size_t j = 0; j < b.args.size(); ++j) {
+      const runtime::ArgBinding& y = b.args[j];
+      if (y.kind != runtime::ArgBinding::Kind::HostTensor || y.host_param != x.host_param) continue;
+      if (!x_writes && b.callee->params[j].intent == ir::Intent::In) continue;
+      if (x.byte_offset < y.byte_offset + bytes(y) && y.byte_offset < x.byte_offset + bytes(x))
+        return std::make_pair(x.host_param, x.byte_offset);
+    }
+  }
+  return std::nullopt;
+}
+
+// Host workers run in host order with every dispatch of another rank whose
+// host tensors conflict with theirs (order_dispatches.hpp), both ways.
+void order_host_workers(const std::vector<std::vector<HostDispatch>>& ranks,
+                        const std::vector<TaskRef>& issued, std::vector<Edge>& edges) {
+  for (std::size_t w = 0; w < issued.size(); ++w) {
+    const HostDispatch& worker = ranks[issued[w].rank][issued[w].index];
+    if (!ir::is_host_worker(*worker.callee)) continue;
+    for (std::size_t t = 0; t < issued.size(); ++t) {
+      if (issued[t].rank == issued[w].rank) continue;  // its own rank runs in host order
+      const auto key = conflict(worker, ranks[issued[t].rank][issued[t].index]);
+      if (!key) continue;
+      edges.push_back(t < w ? Edge{issued[w], issued[t], key->first, key->second}
+                            : Edge{issued[t], issued[w], key->first, key->second});
+    }
+  }
+}
 
 // The group edges (order_dispatches.hpp): appended after the pairs' cells.
 void order_groups(const std::vector<std::vector<HostDispatch>>& ranks, DispatchOrder& order) {
@@ -122,6 +164,7 @@ DispatchOrder order_dispatches(const std::vector<std::vector<HostDispatch>>& ran
       if (intent != ir::Intent::In) last_writer[key] = t;
     }
   }
+  order_host_workers(ranks, issued, edges);
   // Per (source, waiter) pair: the source's dispatches that release it, in
   // order, and the waiter's cell for the source.
   std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::int64_t>> released_by;

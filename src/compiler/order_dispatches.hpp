@@ -12,6 +12,12 @@
 //   InOut  it waits for the last writer, then is the writer (and write after write)
 //   Out    it becomes the writer, waiting for nobody
 //
+// A host worker (anyp/host_worker.hpp) is stricter, since the host runs it
+// between its dispatches: it waits for every earlier dispatch whose
+// host-tensor bytes overlap its own where one of the two writes, and every
+// later such dispatch waits for it (read after write, write after read and
+// write after write, by overlap, not by key).
+//
 // Windows order dispatch groups. A group is what one host call dispatches in
 // one run of its innermost loop (the rank loop: `for r in pl.range(NR):
 // f(..., device=r)` is one group), or the per-rank dispatches of one host

@@ -576,10 +576,18 @@ class HostEvaluator {
 
   void call(const ir::Op& op) {
     const ir::Function& callee = *op.callee;
-    if (first_dispatch_ == nullptr) first_dispatch_ = &op;
     const std::size_t nargs = op.has_device ? op.args.size() - 1 : op.args.size();
-    const std::string what = "dispatch of '" + callee.name + "'";
-    if (!op.has_device && world_size_ != 1) {
+    const bool worker = ir::is_host_worker(callee);
+    if (first_dispatch_ == nullptr && !worker) first_dispatch_ = &op;
+    const std::string what =
+        worker ? ir::site_name("call of host worker '" + callee.name + "'", op.loc)
+               : "dispatch of '" + callee.name + "'";
+    if (worker && op.has_device) {
+      fail(what +
+           " names a device: a host worker runs on the host (PyPTO's SubWorker); call it "
+           "without device=");
+    }
+    if (!worker && !op.has_device && world_size_ != 1) {
       fail("the " + ir::site_name(what, op.loc) +
            " has no pl::device(r): the host runs orchestration functions on a " +
            "device (only a one-rank run may leave it out, and runs it on rank 0; here P = " +
@@ -632,6 +640,12 @@ class HostEvaluator {
       runtime::ArgBinding a;
       const ir::Operand& o = op.args[i];
       const HostValue& v = o.is_var() ? env_[o.var] : HostValue(scalar(o, what));
+      if (worker && !std::holds_alternative<TensorSlice>(v)) {
+        fail(arg_what +
+             ": a host worker takes host tensors (the host function's parameters, "
+             "or x[r] of one); got " +
+             (o.is_var() ? var_name(o.var) : std::string("a value")) + ", which is not one");
+      }
       if (const auto* t = std::get_if<TensorSlice>(&v)) {
         if (param.type.kind != ir::TypeKind::Tensor)
           fail(arg_what + ": expected a window view, got a host tensor");

@@ -56,4 +56,10 @@ Program collect_program(std::shared_ptr<const Function> host) {
   return program;
 }
 
+bool is_host_worker(const Function& fn) {
+  if (fn.body.size() != 1) return false;
+  const auto* op = std::get_if<Op>(&fn.body.front().node);
+  return op != nullptr && op->kind == OpKind::HostWorker;
+}
+
 }  // namespace anyp::ir

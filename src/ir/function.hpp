@@ -80,6 +80,9 @@ struct Function {
   Block body;
 };
 
+// A pl::jit::host_worker function: its body is one pl.host_worker op.
+bool is_host_worker(const Function& fn);
+
 // A host function and, in first-call order, every function reachable from it.
 struct Program {
   std::shared_ptr<const Function> host;

@@ -95,6 +95,7 @@
 #include <vector>
 
 #include "anyp/dtype.hpp"
+#include "anyp/host_worker.hpp"
 #include "ir/expr.hpp"
 #include "ir/op_attrs.hpp"
 #include "ir/source_loc.hpp"
@@ -191,7 +192,8 @@ inline constexpr unsigned kArg0 = 1, kArg1 = 2, kArg2 = 4, kArg3 = 8, kArg4 = 16
   X(TensorSlice, "pl.tensor.slice", kOrch | kIncore, Tensor, 0, 0, "")                           \
   X(TensorCopy, "pl.tensor.copy", kOrch | kIncore, Tensor, -1, kArg0, "")                        \
   X(TensorBinary, "pl.tensor", kOrch | kIncore, Tensor, -1, kArg0, "")                           \
-  X(CreateTensor, "pl.create_tensor", kOrch | kIncore, Tensor, -1, 0, "")
+  X(CreateTensor, "pl.create_tensor", kOrch | kIncore, Tensor, -1, 0, "")                        \
+  X(HostWorker, "pl.host_worker", kOrch, Call, -1, 0, "")
 
 enum class OpKind {
 #define ANYP_X(kind, name, levels, family, view_of, writes, roles) kind,
@@ -282,7 +284,10 @@ struct Op {
   Expr blocks;              // Call: the block count (null: one block)
   std::string name;         // AllocWindow: buffer name
   std::shared_ptr<const Function> callee;  // Call
-  SourceLoc loc;                           // where the user recorded it (may be unknown)
+  // HostWorker: the callable (the whole body of a pl::jit::host_worker
+  // function; its operands are that function's parameters, in order).
+  std::shared_ptr<const HostWorkerBody> host_worker;
+  SourceLoc loc;  // where the user recorded it (may be unknown)
 };
 
 // Whether a load or store (remote or not) has a run-time valid_shape (its

@@ -186,6 +186,8 @@ class Printer {
         return op_display_name(op) + " " + operand(a[0]) + " <- " + operands(a, 1, 3);
       case OpKind::CreateTensor:
         return res + "pl.create_tensor " + shape(op.shape) + result_type(op);
+      case OpKind::HostWorker:
+        return "pl.host_worker(" + operands(a, 0, n) + ")";
       case OpKind::Arange:
         return res + "pl.arange " + operand(a[0]) +
                (attr_of<ArangeDirection>(op).descending ? " descending" : "") + " " +

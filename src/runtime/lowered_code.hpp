@@ -9,10 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "anyp/dtype.hpp"
+#include "anyp/host_worker.hpp"
 #include "runtime/vm_opcodes.hpp"
 
 namespace anyp::runtime {
@@ -89,6 +91,13 @@ struct CollectiveDesc {
   std::vector<Estimate> estimates;
 };
 
+// One host worker (anyp/host_worker.hpp): the HostWorker instruction's imm.
+struct HostWorkerDesc {
+  std::string name;  // the host worker function
+  std::shared_ptr<const HostWorkerBody> body;
+  std::vector<bool> writes;  // per operand: written back (pl::Out, pl::InOut)
+};
+
 // A tensor made by pl::create_tensor, or a builtin collective's scratch
 // window: `slots` copies (one per block of the kernel launch it is in) of
 // `shape` and `dtype`, each rounded up to 32 B.
@@ -112,6 +121,7 @@ struct LoweredCode {
   std::vector<char> param_files;
   std::vector<std::int32_t> param_regs;
   std::vector<CollectiveDesc> collectives;
+  std::vector<HostWorkerDesc> host_workers;
   // The tensors its pl::create_tensor ops make (CreateView's imm indexes
   // this until the compiler gives each its window buffer, then it is the
   // buffer's index).

@@ -278,6 +278,9 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
           case Opcode::Collective:
             enter_collective(in);
             break;
+          case Opcode::HostWorker:
+            host_worker(in);
+            break;
         }
         ++pc;
         // A visible op (vm_opcodes.hpp): a data access, a notify, a

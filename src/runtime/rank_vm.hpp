@@ -246,6 +246,7 @@ class RankVm {
   void create_view(const Instr& in);
   void slice_view(const Instr& in);
   void copy_view(const Instr& in);
+  void host_worker(const Instr& in);  // rank_vm_host_worker.cpp
   void tensor_binary(const Instr& in);
   // The elements of the whole view v (this rank's), read through the door.
   const std::byte* read_view(const Instr& in, const ViewReg& v, TileBytes& into);

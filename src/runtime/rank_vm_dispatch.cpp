@@ -32,6 +32,14 @@ RankVm::DispatchEntry RankVm::enter_dispatch() {
                "): host dispatch groups that pass one window run in host order, so an "
                "earlier group must not wait for a notify from a later one";
       }
+      const LoweredCode& source_code = exec.codes[static_cast<std::size_t>(source.code)];
+      const LoweredCode& my_code = exec.codes[static_cast<std::size_t>(mine.code)];
+      if (!source_code.host_workers.empty() || !my_code.host_workers.empty()) {
+        return head + "waits for dispatch " + std::to_string(w.source_dispatch) + " of rank " +
+               std::to_string(w.source_rank) + " (" + source_code.function +
+               "): a host worker and the dispatches whose host tensors overlap its own ('" +
+               exec.host_args[static_cast<std::size_t>(w.host_param)].name + "') run in host order";
+      }
       return head + "waits for dispatch " + std::to_string(w.source_dispatch) + " of rank " +
              std::to_string(w.source_rank) + " (" +
              exec.codes[static_cast<std::size_t>(source.code)].function +

@@ -109,4 +109,7 @@
     "s[a] = s[a] + s[b] in INT64; if that overflows: pc = imm (the loop's exit), s[a] unchanged")  \
   X(Collective, "collective", 0,                                                                   \
     "entry of builtin collective imm (code.collectives[imm]): its windows must be distinct "       \
-    "buffers, and every rank's n-th call on signal v[a] must be the same call")
+    "buffers, and every rank's n-th call on signal v[a] must be the same call")                    \
+  X(HostWorker, "host.worker", kVisible,                                                           \
+    "run host worker imm (code.host_workers[imm]) on copies of host views idx, then write back "   \
+    "those it may write")

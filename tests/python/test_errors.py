@@ -644,28 +644,6 @@ def test_an_out_scalar_is_refused():
     assert str(e.value) == "pl.Out / pl.InOut take a tensor type, not a scalar"
 
 
-def test_a_subworker_function_is_refused_where_it_is_called():
-    @pl.program
-    class Checked:
-        @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
-        def verify(self, y: pl.Tensor[[NR, 1, SIZE], pl.FP32]):
-            pass
-
-        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
-        def host_orch(
-            self,
-            x: pl.Tensor[[NR, 1, SIZE], pl.FP32],
-            y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]],
-        ):
-            self.verify(y)  # planted: subworker
-
-    assert compile_error(Checked) == located(
-        "planted: subworker",
-        "not supported by anyp: calling 'verify', a host SubWorker function (a Python callback "
-        "in the host); check results after the run instead",
-    )
-
-
 def test_a_program_without_a_host_entry_is_refused():
     @pl.program
     class NoHost:

@@ -2,7 +2,7 @@
 dispatches (rt(...), rt.run), bounded asynchronous ones (rt.submit and its
 handle), windows that persist between dispatches or are zeroed before each,
 several programs on one worker, and the refusals (an ambiguous rt(...), an
-unprepared program, a closed worker, host callbacks, device-resident
+unprepared program, a closed worker, an unknown callback, device-resident
 tensors), each at P = 2 .. 8 and checked exactly."""
 
 import pytest
@@ -170,11 +170,11 @@ def test_a_worker_is_also_made_directly_and_refuses_dispatches_once_closed():
 
 def test_what_anyp_has_not_is_refused_by_name():
     compiled = compiled_for(doubler, 2)
-    with pytest.raises(TypeError) as e:
+    with pytest.raises(ValueError) as e:
         compiled.prepare(callbacks={"verify": print})
     assert str(e.value) == (
-        "prepare(): not supported by anyp: callbacks (host SubWorker callbacks run in PyPTO's "
-        "forked host processes; anyp has none)"
+        "prepare(): callbacks names 'verify', which is not a host worker of the program (its "
+        "host workers: none)"
     )
     with pytest.raises(TypeError) as e:
         compiled.prepare(turbo=True)

@@ -5,7 +5,7 @@ counters, the modeled timeline when RunConfig.timeline is on)."""
 
 import copy
 
-from .. import _core
+from .. import _core, _host_worker
 from .._frontend import UnsupportedError, _returned, _user_facing
 from .distributed_worker import DistributedWorker
 
@@ -114,6 +114,7 @@ class CompiledProgram:
             wanted = self.dispatch_config(config)
             if wanted.to_dict() != self.config.to_dict():
                 return self._function.compile(*args, config=wanted, **kwargs)(*args, **kwargs)
+        _host_worker.check_bound(self._function)
         stats = _core.run(self._native, self._function._ordered(args, kwargs))
         last_run_config[0], last_run_stats[0] = self.config, stats
         return stats

@@ -13,11 +13,8 @@ program. docs/python.md, "Prepared workers"."""
 import math
 import time
 
-from .. import _core
+from .. import _core, _host_worker
 from .._frontend import _user_facing
-
-# prepare()'s keywords for PyPTO's forked host processes: anyp has none.
-_NO_HOST_PROCESSES = ("callbacks", "sub_worker_overrides")
 
 
 class DistributedRunHandle:
@@ -64,12 +61,10 @@ class DistributedWorker:
         startup_timeout_s=None,
         **kwargs,
     ):
-        for name in _NO_HOST_PROCESSES:
-            if kwargs.pop(name, None) is not None:
-                raise TypeError(
-                    f"prepare(): not supported by anyp: {name} (host SubWorker callbacks run in "
-                    "PyPTO's forked host processes; anyp has none)"
-                )
+        callbacks = kwargs.pop("callbacks", None)
+        overrides = kwargs.pop("sub_worker_overrides", None)  # PyPTO's older name
+        if callbacks is not None and overrides is not None:
+            raise TypeError("prepare(): give callbacks= or sub_worker_overrides=, not both")
         if kwargs:
             raise TypeError(f"prepare() got an unexpected keyword argument '{sorted(kwargs)[0]}'")
         if config is not None and type(config).__name__ != "RunConfig":
@@ -85,9 +80,22 @@ class DistributedWorker:
             )
         reset = True if reset_persistent_windows is None else bool(reset_persistent_windows)
         self._programs = [compiled, *extra_compiled]
-        self._sessions = {
-            id(c): _core.Session(c._native, bool(persistent), reset) for c in self._programs
-        }
+        self._bound = _host_worker.bind(
+            [c._function for c in self._programs],
+            callbacks if callbacks is not None else overrides,
+            self,
+        )
+        self._persistent, self._reset = bool(persistent), reset
+        # A program compiled without tensors (ir.compile(program, platform=...))
+        # compiles at its first dispatch, for that dispatch's shapes.
+        self._resolved = {id(c): c for c in self._programs if hasattr(c, "_native")}
+        self._sessions = {}
+        try:
+            for c in self._resolved.values():
+                self._sessions[id(c)] = _core.Session(c._native, self._persistent, reset)
+        except BaseException:
+            _host_worker.unbind(self._bound)
+            raise
 
     def __enter__(self):
         return self
@@ -96,20 +104,30 @@ class DistributedWorker:
         self.close()
         return False
 
-    def _session(self, compiled):
-        session = self._sessions.get(id(compiled))
-        if session is None or not any(c is compiled for c in self._programs):
+    def _session(self, program, args, kwargs):
+        """The session of `program` (as given to prepare) and its compiled
+        program, compiled and opened at its first dispatch if need be."""
+        if not any(c is program for c in self._programs):
             raise ValueError(
                 "this program was not prepared on this worker: pass it in "
                 "prepare(extra_compiled=[...])"
             )
-        return session
+        compiled = self._resolved.get(id(program))
+        if compiled is None:
+            compiled = program._function.compile(*args, config=program.config, **kwargs)
+            self._resolved[id(program)] = compiled
+        if id(compiled) not in self._sessions:
+            self._sessions[id(compiled)] = _core.Session(
+                compiled._native, self._persistent, self._reset
+            )
+        return self._sessions[id(compiled)], compiled
 
-    def _args(self, compiled, args, kwargs):
+    def _args(self, program, args, kwargs):
         # PyPTO passes every dispatch its RunConfig (prepare()'s is not kept).
         # A prepared worker runs the program as compiled: a config that asks
         # for another run (race checking, a schedule, ...) is refused by name.
         config = kwargs.pop("config", None)
+        session, compiled = self._session(program, args, kwargs)
         if config is not None:
             wanted = compiled.dispatch_config(config).to_dict()
             have = compiled.config.to_dict()
@@ -121,7 +139,7 @@ class DistributedWorker:
                     f"({', '.join(f'{k}={wanted[k]!r}' for k in differ)}): compile the program "
                     "with that RunConfig, then prepare it"
                 )
-        return compiled._function._ordered(args, kwargs)
+        return session, compiled._function._ordered(args, kwargs)
 
     @_user_facing
     def __call__(self, *args, **kwargs):
@@ -136,15 +154,15 @@ class DistributedWorker:
     @_user_facing
     def run(self, compiled, *args, **kwargs):
         """One blocking dispatch of `compiled`, after those submitted before."""
-        ordered = self._args(compiled, args, kwargs)
-        return self._session(compiled).run(ordered)
+        session, ordered = self._args(compiled, args, kwargs)
+        return session.run(ordered)
 
     @_user_facing
     def submit(self, compiled, *args, **kwargs):
         """A dispatch of `compiled` that returns at once (it waits while two
         are in flight) with its DistributedRunHandle."""
-        ordered = self._args(compiled, args, kwargs)
-        return DistributedRunHandle(self._session(compiled).submit(ordered), ordered)
+        session, ordered = self._args(compiled, args, kwargs)
+        return DistributedRunHandle(session.submit(ordered), ordered)
 
     def reset_persistent_windows(self):
         """Zeroes the persistent windows before the next dispatch."""
@@ -156,6 +174,8 @@ class DistributedWorker:
         leaving a `with` block). A closed worker refuses dispatches."""
         for session in self._sessions.values():
             session.close()
+        _host_worker.unbind(self._bound)
+        self._bound = []
 
     def __getattr__(self, name):
         if name in _RESIDENT_TENSOR_METHODS:

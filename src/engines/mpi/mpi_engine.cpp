@@ -297,6 +297,12 @@ std::unique_ptr<runtime::PersistentWindows> MpiEngine::make_persistent_windows(
 }
 
 std::string MpiEngine::check(const runtime::Executable& exec) const {
+  for (const runtime::LoweredCode& code : exec.codes) {
+    if (code.host_workers.empty()) continue;
+    return "engine 'mpi': '" + exec.program + "' calls host worker '" + code.function +
+           "', which takes every rank's results in one process; the MPI engine keeps each "
+           "rank's host tensors in its own process: run it on the threads engine";
+  }
   const World& world = World::get();
   if (world.size() == exec.world_size) return "";
   return "engine 'mpi': '" + exec.program +

@@ -1,0 +1,369 @@
+"""PyPTO's HOST SubWorker (`@pl.function(level=pl.Level.HOST,
+role=pl.Role.SubWorker)`, or role Worker, in a @pl.program): a Python
+function the host orchestrator calls between its dispatch loops. It sees
+every rank's writes of what it takes, the dispatches after it see what it
+writes (pl.Out), and a dispatch that overwrites what it read waits for it:
+exact values at P = 1 ... 8 with the race checker on. It gets torch tensors;
+its exception is the one the call raises (with the run error as a note);
+misuse is refused by name; its IR is one pl.host_worker op."""
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+import anyp
+import anyp.language as pl
+import anyp.language.distributed as pld
+from anyp import ir
+from anyp.ir import DistributedConfig
+from anyp.runtime import RunConfig
+
+NR = pl.dynamic("NR")
+W = 16
+seen = []  # what the workers saw, in call order
+
+
+@pl.program
+class Pipeline:
+    """Round 1: y[r] = x[r] + 1. fold: s = the sum of y over ranks. Round 2:
+    z[r] = y[r] * s. Round 3 overwrites y[r] = x[r] + 1000."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def add_k(
+        self,
+        x: pl.Tensor[[1, W], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, W], pl.FP32]],
+        k: pl.Scalar[pl.FP32],
+    ):
+        pl.store(pl.add(pl.load(x, [0, 0], [1, W]), k), [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def scale(
+        self,
+        y: pl.Tensor[[1, W], pl.FP32],
+        s: pl.Tensor[[1, W], pl.FP32],
+        z: pl.Out[pl.Tensor[[1, W], pl.FP32]],
+    ):
+        pl.store(pl.mul(pl.load(y, [0, 0], [1, W]), pl.load(s, [0, 0], [1, W])), [0, 0], z)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def stage(
+        self,
+        x: pl.Tensor[[1, W], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, W], pl.FP32]],
+        k: pl.Scalar[pl.FP32],
+    ):
+        self.add_k(x, y, k)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def use(
+        self,
+        y: pl.Tensor[[1, W], pl.FP32],
+        s: pl.Tensor[[1, W], pl.FP32],
+        z: pl.Out[pl.Tensor[[1, W], pl.FP32]],
+    ):
+        self.scale(y, s, z)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+    def fold(y: pl.Tensor[[NR, 1, W], pl.FP32], s: pl.Out[pl.Tensor[[1, W], pl.FP32]]):
+        seen.append(y.clone())
+        s[:] = y.sum(dim=0)
+        return s
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(
+        self,
+        x: pl.Tensor[[NR, 1, W], pl.FP32],
+        y: pl.InOut[pl.Tensor[[NR, 1, W], pl.FP32]],
+        s: pl.Out[pl.Tensor[[1, W], pl.FP32]],
+        z: pl.Out[pl.Tensor[[NR, 1, W], pl.FP32]],
+    ):
+        for r in pl.range(pld.world_size()):
+            self.stage(x[r], y[r], 1.0, device=r)
+        self.fold(y, s)
+        for r in pl.range(pld.world_size()):
+            self.use(y[r], s, z[r], device=r)
+        for r in pl.range(pld.world_size()):
+            self.stage(x[r], y[r], 1000.0, device=r)
+
+
+def _config(P, **fields):
+    return RunConfig(distributed_config=DistributedConfig(device_ids=list(range(P))), **fields)
+
+
+@pytest.mark.parametrize("P", [1, 2, 3, 4, 5, 8])
+@pytest.mark.parametrize(
+    "fields",
+    [{"check_races": True, "workers": 2}, {"check_races": True, "deterministic": True}],
+    ids=["free", "deterministic"],
+)
+def test_worker_between_rounds(P, fields):
+    seen.clear()
+    x = torch.arange(P * W, dtype=torch.float32).reshape(P, 1, W)
+    y, s, z = torch.zeros(P, 1, W), torch.zeros(1, W), torch.zeros(P, 1, W)
+    ir.compile(Pipeline, config=_config(P, **fields))(x, y, s, z)
+    assert len(seen) == 1 and torch.equal(seen[0], x + 1)
+    assert torch.equal(s, (x + 1).sum(dim=0))
+    assert torch.equal(z, (x + 1) * (x + 1).sum(dim=0))
+    assert torch.equal(y, x + 1000)
+
+
+@pl.jit.incore
+def double(x: pl.Tensor[[1, W], pl.FP32], y: pl.Out[pl.Tensor[[1, W], pl.FP32]]):
+    t = pl.load(x, [0, 0], [1, W])
+    pl.store(pl.add(t, t), [0, 0], y)
+
+
+@pl.jit
+def double_orch(x: pl.Tensor[[1, W], pl.FP32], y: pl.Out[pl.Tensor[[1, W], pl.FP32]]):
+    double(x, y)
+
+
+@pl.program
+class EachRow:
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Worker)
+    def bump(self, row: pl.InOut[pl.Tensor[[1, W], pl.FP32]]):
+        assert self is EachRow  # a method's self is its program
+        seen.append(float(row[0, 0]))
+        row += 0.5
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self, x: pl.Tensor[[NR, 1, W], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, W], pl.FP32]]):
+        for r in pl.range(pld.world_size()):
+            double_orch(x[r], y[r], device=r)
+            self.bump(y[r])
+
+
+@pytest.mark.parametrize("P", [2, 3, 7])
+def test_worker_in_the_rank_loop_runs_once_per_call_in_host_order(P):
+    seen.clear()
+    x = torch.arange(P * W, dtype=torch.float32).reshape(P, 1, W)
+    y = torch.zeros(P, 1, W)
+    ir.compile(EachRow, config=_config(P, check_races=True))(x, y)
+    assert seen == [2.0 * W * r for r in range(P)]
+    assert torch.equal(y, 2 * x + 0.5)
+
+
+def test_ir_text_shows_the_worker():
+    text = Pipeline.host.ir_text()
+    assert "  call @fold(%y, %s)\n" in text
+    assert (
+        "orchestration fold(%y: Tensor[NR, 1, 16] FP32 in, %s: Tensor[1, 16] FP32 out) {\n" in text
+    )
+    assert "  pl.host_worker(%y, %s)\n" in text
+
+
+@pl.program
+class Checked:
+    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+    def verify(y: pl.Tensor[[NR, 1, W], pl.FP32]):
+        if float(y.max()) > 100:
+            raise AssertionError(f"verify failed: max={float(y.max())}")
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self, x: pl.Tensor[[NR, 1, W], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, W], pl.FP32]]):
+        for r in pl.range(pld.world_size()):
+            double_orch(x[r], y[r], device=r)
+        self.verify(y)
+
+
+def test_the_workers_exception_is_the_calls():
+    x = torch.full((3, 1, W), 60.0)
+    y = torch.zeros(3, 1, W)
+    compiled = ir.compile(Checked, config=_config(3))
+    with pytest.raises(AssertionError, match=r"^verify failed: max=120.0$") as caught:
+        compiled(x, y)
+    assert caught.value.__notes__ == [
+        "anyp: it ended the run: run error: rank 0 (device 0), function 'verify', op "
+        "pl.host_worker: host worker 'verify' failed: AssertionError: verify failed: max=120.0"
+    ]
+    compiled(torch.full((3, 1, W), 5.0), y)  # the program runs again
+    assert torch.equal(y, torch.full((3, 1, W), 10.0))
+
+
+def test_a_device_is_refused():
+    @pl.program
+    class WithDevice:
+        @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+        def look(y: pl.Tensor[[1, W], pl.FP32]):
+            pass
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host(
+            self, x: pl.Tensor[[NR, 1, W], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, W], pl.FP32]]
+        ):
+            for r in pl.range(pld.world_size()):
+                double_orch(x[r], y[r], device=r)
+                self.look(y[r], device=r)
+
+    with pytest.raises(anyp.CompileError) as caught:
+        ir.compile(WithDevice, config=_config(2))(torch.zeros(2, 1, W), torch.zeros(2, 1, W))
+    assert re.sub(r"py:\d+", "py:N", str(caught.value)) == (
+        "compile error: function 'host' (host): call of host worker 'look' at "
+        "test_host_worker.py:N names a device: a host worker runs on the host (PyPTO's "
+        "SubWorker); call it without device=\n  test_host_worker.py:N\n"
+        "                    self.look(y[r], device=r)\n"
+        "                    ^^^^^^^^^^^^^^^^^^^^^^^^^"
+    )
+
+
+def test_numpy_arrays_when_torch_is_not_imported(tmp_path):
+    script = tmp_path / "numpy_worker.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+        import sys
+        import numpy
+        import anyp.language as pl
+        import anyp.language.distributed as pld
+        from anyp import ir
+        from anyp.runtime import RunConfig
+        NR = pl.dynamic("NR")
+        kinds = []
+
+        @pl.program
+        class Prog:
+            @pl.function(type=pl.FunctionType.InCore)
+            def neg(self, x: pl.Tensor[[1, 8], pl.INT32], y: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):
+                pl.store(pl.neg(pl.load(x, [0, 0], [1, 8])), [0, 0], y)
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def orch(self, x: pl.Tensor[[1, 8], pl.INT32], y: pl.Out[pl.Tensor[[1, 8], pl.INT32]]):
+                self.neg(x, y)
+
+            @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+            def twice(y: pl.InOut[pl.Tensor[[NR, 1, 8], pl.INT32]]):
+                kinds.append(type(y).__module__ + " " + str(y.dtype))
+                y *= 2
+
+            @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+            def host(self, x: pl.Tensor[[NR, 1, 8], pl.INT32], y: pl.Out[pl.Tensor[[NR, 1, 8], pl.INT32]]):
+                for r in pl.range(pld.world_size()):
+                    self.orch(x[r], y[r], device=r)
+                self.twice(y)
+
+        x = numpy.arange(24, dtype=numpy.int32).reshape(3, 1, 8)
+        y = numpy.zeros((3, 1, 8), dtype=numpy.int32)
+        ir.compile(Prog, config=RunConfig(distributed_config=ir.DistributedConfig(device_ids=[0, 1, 2])))(x, y)
+        assert "torch" not in sys.modules
+        print(kinds, (y == -2 * x).all())
+        """
+        )
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "['numpy int32'] True\n"
+
+
+@pl.program
+class Inspected:
+    """A worker whose body is `...`: bound at run time, by prepare(callbacks=...)."""
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+    def inspect(y: pl.Tensor[[NR, 1, W], pl.FP32], total: pl.Out[pl.Tensor[[1, 1], pl.FP32]]):
+        """Supplied at run time."""
+        ...
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(
+        self,
+        x: pl.Tensor[[NR, 1, W], pl.FP32],
+        y: pl.Out[pl.Tensor[[NR, 1, W], pl.FP32]],
+        total: pl.Out[pl.Tensor[[1, 1], pl.FP32]],
+    ):
+        for r in pl.range(pld.world_size()):
+            double_orch(x[r], y[r], device=r)
+        self.inspect(y, total)
+
+
+def _lazy(program, P):
+    return ir.compile(
+        program, platform="a2a3sim", distributed_config=DistributedConfig(list(range(P)))
+    )
+
+
+@pytest.mark.parametrize("P", [2, 3, 5])
+@pytest.mark.parametrize("keyword", ["callbacks", "sub_worker_overrides"])
+def test_a_bound_callback_runs_for_the_abstract_worker(P, keyword):
+    from anyp.runtime.distributed_runner import _tensor_from_continuous
+
+    assert Inspected.inspect.requires_runtime_binding
+    assert not Inspected.host.requires_runtime_binding
+    totals = []
+
+    def inspect(args):
+        y = _tensor_from_continuous(args.tensor(0))
+        totals.append(float(y.sum()))
+        args.tensor(1)[0, 0] = -1.0  # written back: pl.Out
+
+    x = torch.arange(P * W, dtype=torch.float32).reshape(P, 1, W)
+    y, total = torch.zeros(P, 1, W), torch.zeros(1, 1)
+    with _lazy(Inspected, P).prepare(**{keyword: {"inspect": inspect}}) as rt:
+        rt(x, y, total)
+        rt(x + 1, y, total)
+    n = P * W
+    assert totals == [float(n * (n - 1)), float(n * (n - 1) + 2 * n)]
+    assert torch.equal(y, 2 * (x + 1)) and total.item() == -1.0
+    assert Inspected.inspect.binding is None  # closing the worker unbinds it
+
+
+def test_an_abstract_worker_must_be_bound():
+    compiled = _lazy(Inspected, 2)
+    tensors = (torch.zeros(2, 1, W), torch.zeros(2, 1, W), torch.zeros(1, 1))
+    unbound = (
+        "host worker 'inspect' has no body (`...`): bind one with "
+        "compiled.prepare(callbacks={'inspect': fn})"
+    )
+    with pytest.raises(ValueError) as caught:
+        compiled(*tensors)
+    assert str(caught.value) == unbound
+    with pytest.raises(ValueError) as caught:
+        compiled.prepare()
+    assert str(caught.value) == "prepare(): " + unbound
+    with pytest.raises(ValueError) as caught:
+        compiled.prepare(callbacks={"inspect": print, "verify": print})
+    assert str(caught.value) == (
+        "prepare(): callbacks names 'verify', which is not a host worker of the program "
+        "(its host workers: inspect)"
+    )
+    with pytest.raises(TypeError) as caught:
+        compiled.prepare(callbacks={"inspect": 3})
+    assert str(caught.value) == "prepare(): the callback for 'inspect' is not callable: 3"
+    with compiled.prepare(callbacks={"inspect": lambda args: None}):
+        with pytest.raises(ValueError) as caught:
+            _lazy(Inspected, 2).prepare(callbacks={"inspect": print})
+        assert str(caught.value) == (
+            "prepare(): host worker 'inspect' is bound by another prepared worker; close that "
+            "one first"
+        )
+
+
+def test_a_window_view_is_refused():
+    @pl.program
+    class GivesAWindow:
+        @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+        def look(y: pl.Tensor[[1, W], pl.FP32]):
+            pass
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host(self, x: pl.Tensor[[NR, 1, W], pl.FP32]):
+            buf = pld.alloc_window_buffer(W * pl.FP32.get_byte())
+            self.look(pld.window(buf, [1, W], dtype=pl.FP32))  # planted
+
+    with pytest.raises(anyp.CompileError) as caught:
+        ir.compile(GivesAWindow, config=_config(2))(torch.zeros(2, 1, W))
+    assert re.sub(r"py:\d+", "py:N", str(caught.value)) == (
+        "test_host_worker.py:N: compile error: function 'host' (host): call of 'look': argument "
+        "0 ('y') must be Tensor[1, 16] FP32, got DistributedTensor[1, 16] FP32 (a window view "
+        "and a plain tensor are distinct types)\n"
+        "                self.look(pld.window(buf, [1, W], dtype=pl.FP32))  # planted\n"
+        "                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+    )
