@@ -29,7 +29,7 @@ import sys
 import textwrap
 import tokenize
 
-from . import _core, _host_worker
+from . import _core, _host_worker, _scopes
 from ._spellings import python_spelling
 from ._types import ARRAY_DTYPE_NAMES, ParamType
 
@@ -605,12 +605,21 @@ _STATEMENT_NAMES = {
 class _Walker:
     """Walks one function body during its trace."""
 
-    def __init__(self, jit, handles):
+    def __init__(self, jit, handles, scope_of=None):
+        """`scope_of`: (the enclosing walker, the `with pl.at` statement, its
+        captured names -> this trace's handles) for a pl.at block's walker."""
         self.jit = jit
         self.source = jit.source
         fn = jit.fn
         self.globals = fn.__globals__
         self.env = {}
+        self.manual_tasks = None  # the pl.at tasks of the pl.manual_scope being walked
+        if scope_of is not None:
+            outer, statement, captured = scope_of
+            self.env = {k: v for k, v in outer.env.items() if not isinstance(v, _HANDLES)}
+            self.env.update(captured)
+            self.init_state(statement.body)
+            return
         if fn.__closure__:
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
                 self.env[name] = cell.cell_contents
@@ -618,12 +627,15 @@ class _Walker:
             self.env["self"] = jit.program
         self.env["_anyp_subscript_"] = _subscript  # what x[a:b, ...] reads become
         self.env.update(zip(jit.param_names, handles))
+        self.init_state(jit.tree_def.body)
+
+    def init_state(self, body):
         self.target = None  # the name being assigned (pld.alloc_window_buffer's default name)
         self.current = None  # the statement being walked
         self.scopes = []  # the traced loops and ifs around the statement, innermost last
         self.returns = []  # what the function's return statements gave
         self.last_yield = _MISSING  # what the latest pl.yield_ gave (bound as is)
-        self.assigned = _assignment_counts(jit.tree_def.body)
+        self.assigned = _assignment_counts(body)
         self.declared = {}  # name -> dtype of `name: pl.Scalar[dtype] = <a Python number>`
 
     def run(self):
@@ -789,7 +801,7 @@ class _Walker:
             self.return_(s, last)
         elif isinstance(s, ast.Pass):
             pass
-        elif isinstance(s, ast.With) and self.launch(s):
+        elif isinstance(s, ast.With) and (self.launch(s) or self.task_scope(s)):
             pass
         else:
             what = _STATEMENT_NAMES.get(type(s), f"the statement {type(s).__name__}")
@@ -818,6 +830,112 @@ class _Walker:
         finally:
             _launch_blocks.pop()
         return True
+
+    def task_scope(self, s):
+        """`with pl.manual_scope():` and `with pl.at(...) [as task]:`
+        (anyp/language/_scopes.py); False for any other `with`."""
+        if len(s.items) != 1 or not isinstance(s.items[0].context_expr, ast.Call):
+            return False
+        item = s.items[0]
+        kind = getattr(self.eval(item.context_expr.func), "_anyp_scope", None)
+        if kind is None:
+            return False
+        scope = self.eval(item.context_expr)
+        if kind == "manual":
+            if item.optional_vars is not None:
+                self.refuse(s, "with pl.manual_scope() as name")
+            if self.manual_tasks is not None:
+                self.refuse(s, "a pl.manual_scope() inside another")
+            self.manual_tasks = []
+            try:
+                self.block(s.body)
+            finally:
+                self.manual_tasks = None
+            return True
+        refusal = scope.refusal(self.jit.level)
+        if refusal:
+            self.refuse(s, refusal)
+        for dep in scope.deps:
+            if not isinstance(dep, _scopes.TaskId):
+                self.refuse(
+                    s,
+                    f"deps= lists {_describe(dep)}, which is not a task (what `with pl.at(...) "
+                    "as t` binds)",
+                )
+        if item.optional_vars is not None and not isinstance(item.optional_vars, ast.Name):
+            self.refuse(s, "with pl.at(...) as <anything but a name>")
+        task = _scopes.TaskId(scope.name_hint or f"{self.jit.__name__}_at_{s.lineno}", s.lineno)
+        self.outline(s, task, scope.deps)
+        if item.optional_vars is not None:
+            self.env[item.optional_vars.id] = task
+        return True
+
+    def outline(self, s, task, deps):
+        """The block of a `with pl.at(...)`, as an incore function called
+        where it stands: its parameters are the tensors, windows and
+        scalars it takes from this function, in order of first use."""
+        captured = []
+        for node in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                if isinstance(self.env.get(node.id), (_core.Value, _core.Scalar)):
+                    if node.id not in captured:
+                        captured.append(node.id)
+        for node in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                if isinstance(self.env.get(node.id), _HANDLES):
+                    self.refuse(
+                        node,
+                        f"assigning '{node.id}' inside a pl.at block: it names a value of the "
+                        "enclosing function, which the block cannot rebind (write into the "
+                        "tensor with pl.store, pl.assemble or a slice assignment, or use a new "
+                        "name)",
+                    )
+        params = [_core.param_like(name, self.env[name]) for name in captured]
+        deferred = []
+        outer = self
+
+        def body(handles):
+            walker = _Walker(outer.jit, [], scope_of=(outer, s, dict(zip(captured, handles))))
+            _walkers.append(walker)
+            _scopes._deferred.append(deferred)
+            try:
+                walker.block(s.body)
+            finally:
+                _scopes._deferred.pop()
+                _walkers.pop()
+            inner = dict(zip(captured, handles))
+            task.deferred = {
+                id(outer.env[name])
+                for target, signal in deferred
+                for name, h in inner.items()
+                if h is target or h is signal
+            }
+
+        _core.call(
+            _core.define_region(task.name, params, body), [self.env[n] for n in captured], None
+        )
+        if self.manual_tasks is not None:
+            self.check_deps(s, task, deps, {id(self.env[n]): n for n in captured})
+            self.manual_tasks.append(task)
+
+    def check_deps(self, s, task, deps, taken):
+        """In a manual scope: a task that takes a window an earlier task's
+        deferred collective writes must depend on that task."""
+        task.after = set()
+        for dep in deps:
+            task.after |= {id(dep)} | dep.after
+        for earlier in self.manual_tasks:
+            for handle_id in sorted(earlier.deferred & taken.keys()):
+                if id(earlier) not in task.after:
+                    error = _core.CompileError(
+                        f"compile error: the pl.at task '{task.name}' takes "
+                        f"'{taken[handle_id]}', which the deferred collective (defer=True) of "
+                        f"task '{earlier.name}' (line {earlier.line}) writes, but its deps= do "
+                        f"not include that task: in a pl.manual_scope PyPTO may run "
+                        f"'{task.name}' before the collective completes; bind the task (with "
+                        "pl.at(...) as t) and list it in deps="
+                    )
+                    raise _located(error, self.source, s)
 
     def assignment(self, s):
         targets = s.targets if isinstance(s, ast.Assign) else [s.target]
@@ -1017,6 +1135,9 @@ class _Walker:
         for name, a in then_env.items():
             b = self.env.get(name, _MISSING)
             if a is b or b is _MISSING or _same_python_value(a, b):
+                continue
+            if isinstance(a, _scopes.TaskId) and isinstance(b, _scopes.TaskId):
+                self.env[name] = _scopes.TaskId.either(a, b)  # deps= on it: on whichever ran
                 continue
             self.refuse(
                 s,

@@ -16,6 +16,7 @@
 #include "anyp/anyp.hpp"
 #include "bindings.hpp"
 #include "frontend/call_site.hpp"
+#include "frontend/function_def.hpp"
 #include "frontend/trace.hpp"
 #include "ir/type.hpp"
 #include "operands.hpp"
@@ -100,6 +101,47 @@ FunctionRef define_host_worker(const std::string& name, const std::vector<pl::Pa
   });
 }
 
+// A parameter of a scope outlined from the innermost traced body (PyPTO's
+// `with pl.at(level=pl.Level.CORE_GROUP):`): named `name`, of the type of
+// `handle` there; a tensor or window InOut (narrowed to In after the
+// scope's trace when it writes none), a scalar In.
+pl::Param param_like(const std::string& name, const py::handle& handle) {
+  detail::Trace& t = detail::Trace::current("pl.at");
+  const detail::VarRef v = py::isinstance<pl::Scalar>(handle)
+                               ? handle.cast<const pl::Scalar&>().var()
+                               : handle.cast<const pl::Value&>().var();
+  const ir::Type& type = t.type_of(t.id_of(v, "pl.at"));
+  pl::Param p;
+  p.name = name;
+  p.type.dtype = type.dtype;
+  for (const ir::Expr& e : type.shape) p.type.shape.emplace_back(e);
+  switch (type.kind) {
+    case ir::TypeKind::Scalar:
+      p.type.kind = pl::TypeSpec::Kind::Scalar;
+      return p;
+    case ir::TypeKind::DistTensor:
+      p.type.kind = pl::TypeSpec::Kind::DistributedTensor;
+      p.intent = pl::Intent::InOut;
+      return p;
+    case ir::TypeKind::Tensor:
+      p.type.kind = pl::TypeSpec::Kind::Tensor;
+      p.intent = pl::Intent::InOut;
+      return p;
+    default:
+      throw anyp::CompileError("compile error: pl.at: '" + name + "' is " + ir::to_string(type) +
+                               ", which a pl.at block cannot take from the enclosing function");
+  }
+}
+
+// An incore function outlined from a `with pl.at(...)` block: `body`
+// walks the block; its tensor parameters are narrowed to what it writes.
+FunctionRef define_region(const std::string& name, const std::vector<pl::Param>& params,
+                          const py::function& body) {
+  FunctionRef f = define(name, "incore", params, body);
+  f.def()->narrow_intents();
+  return f;
+}
+
 void call(const FunctionRef& fn, const py::sequence& args, const py::object& device) {
   std::vector<detail::CallArg> out;
   for (const py::handle a : args) out.push_back(call_arg(a));
@@ -160,6 +202,8 @@ void bind_trace(py::module_& m) {
   m.def("param", &param);
   m.def("define", &define);
   m.def("define_host_worker", &define_host_worker);
+  m.def("param_like", &param_like);
+  m.def("define_region", &define_region);
   m.def("call", &call);
   m.def("ir_text", [](const FunctionRef& f) { return f.ir_text(); });
 

@@ -8,6 +8,7 @@
 #include "frontend/call_site.hpp"
 #include "frontend/op_recording.hpp"
 #include "frontend/trace.hpp"
+#include "ir/intent_check.hpp"
 #include "ir/printer.hpp"
 #include "ir/tile_valid.hpp"
 #include "ir/verifier.hpp"
@@ -119,6 +120,15 @@ std::shared_ptr<const ir::Function> FunctionDef::trace() const {
   }
   body_(refs);
   auto fn = std::make_shared<ir::Function>(trace.finish());
+  if (narrow_intents_) {
+    const std::vector<bool> written = ir::written_tensor_parameters(*fn);
+    for (std::size_t i = 0; i < fn->params.size(); ++i) {
+      ir::Param& p = fn->params[i];
+      if (p.intent == ir::Intent::InOut && !written[i] &&
+          fn->vars[p.var].type.kind == ir::TypeKind::Tensor)
+        p.intent = ir::Intent::In;
+    }
+  }
   ir::infer_store_valid(*fn);
   ir::verify_function(*fn);
   return fn;

@@ -28,6 +28,11 @@ class FunctionDef {
   ir::Level level() const { return level_; }
   const std::vector<pl::Param>& params() const { return params_; }
 
+  // After its trace, a tensor parameter declared InOut that the body never
+  // writes becomes In (a scope outlined from a traced body, whose
+  // parameters are what it captures: frontend/function_def.cpp).
+  void narrow_intents() { narrow_intents_ = true; }
+
   // The traced IR. Rethrows whatever tracing threw (anyp::CompileError, or
   // the body's own exception, unchanged); a failed trace is not cached.
   std::shared_ptr<const ir::Function> ir() const;
@@ -41,6 +46,7 @@ class FunctionDef {
   std::vector<pl::Param> params_;
   std::size_t body_arity_;
   BodyFn body_;
+  bool narrow_intents_ = false;
   mutable std::recursive_mutex mutex_;  // recursive: a recursive trace is reported, not hung
   mutable bool tracing_ = false;        // set only while trace() runs
   mutable std::shared_ptr<const ir::Function> traced_;  // set only by a trace that succeeded

@@ -27,12 +27,15 @@ void join_into(AliasSets& into, const AliasSets& from) {
 
 class IntentChecker {
  public:
-  explicit IntentChecker(const Function& fn) : fn_(fn) {}
+  // With `written`: tracks every tensor parameter and, instead of refusing
+  // a write, marks each parameter the written variable may be a view of.
+  explicit IntentChecker(const Function& fn, std::vector<bool>* written = nullptr)
+      : fn_(fn), written_(written) {}
 
   void run() {
     AliasSets state(fn_.vars.size());
     for (const Param& p : fn_.params) {
-      if (p.intent == Intent::In && fn_.vars[p.var].type.kind == TypeKind::Tensor)
+      if ((written_ || p.intent == Intent::In) && fn_.vars[p.var].type.kind == TypeKind::Tensor)
         state[p.var] = {p.var};
     }
     block(fn_.body, state);
@@ -56,6 +59,10 @@ class IntentChecker {
       if (i >= op.args.size() || !op.args[i].is_var()) continue;
       const VarId v = op.args[i].var;
       if (state[v].empty()) continue;
+      if (written_) {
+        mark(state[v]);
+        continue;
+      }
       fail(op_site_name(op) + " writes " + what_is_written(v, state[v].front()) +
            ", which is declared pl::In; declare it pl::Out or pl::InOut");
     }
@@ -66,6 +73,10 @@ class IntentChecker {
       if (!op.args[i].is_var() || callee.params[i].intent == Intent::In) continue;
       const VarId v = op.args[i].var;
       if (state[v].empty()) continue;
+      if (written_) {
+        mark(state[v]);
+        continue;
+      }
       const std::string to = callee.vars[callee.params[i].var].name;
       fail(op_site_name(op) + " passes " + what_is_written(v, state[v].front()) +
            ", which is declared pl::In, to parameter '" + to + "' of '" + callee.name +
@@ -112,11 +123,23 @@ class IntentChecker {
     }
   }
 
+  void mark(const std::vector<VarId>& params) const {
+    for (VarId p : params) (*written_)[static_cast<std::size_t>(p)] = true;
+  }
+
   const Function& fn_;
+  std::vector<bool>* written_;
 };
 
 }  // namespace
 
 void check_intents(const Function& fn) { IntentChecker(fn).run(); }
+
+std::vector<bool> written_tensor_parameters(const Function& fn) {
+  std::vector<bool> written(fn.vars.size(), false);
+  IntentChecker(fn, &written).run();
+  written.resize(fn.params.size());  // params[i].var == i
+  return written;
+}
 
 }  // namespace anyp::ir

@@ -9,10 +9,15 @@
 // function, the op, the parameter and that it is declared pl::In.
 #pragma once
 
+#include <vector>
+
 #include "ir/function.hpp"
 
 namespace anyp::ir {
 
 void check_intents(const Function& fn);
+// Per parameter: whether the function may write it (a tensor parameter
+// written through any alias, or passed to a callee's Out or InOut).
+std::vector<bool> written_tensor_parameters(const Function& fn);
 
 }  // namespace anyp::ir

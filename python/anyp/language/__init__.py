@@ -9,6 +9,7 @@ import builtins as _builtins
 from .. import _core
 from .. import _frontend
 from .._frontend import JitFunction, Program, UnsupportedError
+from .._scopes import TaskId, at, manual_scope  # noqa: F401  (PyPTO's task scopes)
 from .._types import InOut, Out, Scalar, Tensor, Tile  # noqa: F401
 from ._tile_ops import *  # noqa: F401,F403  (pl's tile compute ops)
 from . import _tile_ops

@@ -7,7 +7,7 @@ PyPTO's hardware-only keywords (`chunk_rows`, `chunk_cols`, `pipeline` of
 put/get) are checked as PyPTO checks them and otherwise ignored: anyp moves
 the data in one piece, with the same result."""
 
-from ... import _core
+from ... import _core, _scopes
 
 ReduceOp = _core.ReduceOp
 _MODES = ("mesh", "ring", "recursive_doubling", "rabenseifner", "tree", "auto")
@@ -171,18 +171,24 @@ def broadcast(target, signal, *, root, mode="mesh"):
 _ALLGATHER_MODES = ("mesh", "bruck", "recursive_doubling", "auto")
 
 
-def allgather(local_data, target, signal, *, mode="mesh"):
+def allgather(local_data, target, signal, *, mode="mesh", defer=False):
     """Rank r's `local_data` (a plain tensor in a kernel) lands in row r of
     every rank's window `target` ([NR, ...]). Signal [NR, 1]. Returns target.
     anyp's mode="bruck" (ceil(log2 P) rounds, with read-done handshakes),
     mode="recursive_doubling" (floor(log2 P) pairwise exchanges of doubling
     blocks, the ranks past a power of two folded in) and mode="auto" (the
-    one of least modeled time; docs/collectives.md §3.5)."""
+    one of least modeled time; docs/collectives.md §3.5). PyPTO's
+    defer=True (split phase: its wait runs before the tasks that list this
+    one's pl.at task in deps=) completes where it stands on anyp, and in a
+    pl.manual_scope the tasks that read `target` must list its task
+    (anyp/_scopes.py)."""
     if mode not in _ALLGATHER_MODES:
         raise ValueError(
             'pld.tensor.allgather mode must be "mesh", "bruck", "recursive_doubling" or '
             f'"auto", got {mode!r}'
         )
+    if defer:
+        _scopes.deferred(target, signal)
     return _core.allgather(local_data, target, signal, mode)
 
 
