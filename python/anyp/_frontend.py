@@ -72,7 +72,7 @@ _TRUNCATING_LEVELS = ("incore", "orchestration")
 def _scalar_op(op, swap=False):
     def apply(a, b):
         x, y = (b, a) if swap else (a, b)
-        if op in ("//", "%") and _walkers and _walkers[-1].jit.level in _TRUNCATING_LEVELS:
+        if op in ("//", "%") and _walkers and _walkers[-1].level in _TRUNCATING_LEVELS:
             return _core.scalar_binary("trunc" + op, x, y)
         return _core.scalar_binary(op, x, y)
 
@@ -607,15 +607,17 @@ class _Walker:
 
     def __init__(self, jit, handles, scope_of=None):
         """`scope_of`: (the enclosing walker, the `with pl.at` statement, its
-        captured names -> this trace's handles) for a pl.at block's walker."""
+        captured names -> this trace's handles, the block's level) for a
+        pl.at block's walker."""
         self.jit = jit
+        self.level = jit.level  # of the body walked: a pl.at block's own
         self.source = jit.source
         fn = jit.fn
         self.globals = fn.__globals__
         self.env = {}
         self.manual_tasks = None  # the pl.at tasks of the pl.manual_scope being walked
         if scope_of is not None:
-            outer, statement, captured = scope_of
+            outer, statement, captured, self.level = scope_of
             self.env = {k: v for k, v in outer.env.items() if not isinstance(v, _HANDLES)}
             self.env.update(captured)
             self.init_state(statement.body)
@@ -852,7 +854,7 @@ class _Walker:
             finally:
                 self.manual_tasks = None
             return True
-        refusal = scope.refusal(self.jit.level)
+        refusal = scope.refusal(self.level)
         if refusal:
             self.refuse(s, refusal)
         for dep in scope.deps:
@@ -865,21 +867,32 @@ class _Walker:
         if item.optional_vars is not None and not isinstance(item.optional_vars, ast.Name):
             self.refuse(s, "with pl.at(...) as <anything but a name>")
         task = _scopes.TaskId(scope.name_hint or f"{self.jit.__name__}_at_{s.lineno}", s.lineno)
-        self.outline(s, task, scope.deps)
+        if scope.kind() == "worker":
+            self.inline_worker(s, task.name)
+        else:
+            self.outline(s, task, scope.deps, scope.kind())
         if item.optional_vars is not None:
             self.env[item.optional_vars.id] = task
         return True
 
-    def outline(self, s, task, deps):
-        """The block of a `with pl.at(...)`, as an incore function called
-        where it stands: its parameters are the tensors, windows and
-        scalars it takes from this function, in order of first use."""
+    def captured(self, s):
+        """The tensors, windows and scalars a `with` block takes from this
+        function: its names bound to them here, in order of first use."""
         captured = []
         for node in ast.walk(ast.Module(body=s.body, type_ignores=[])):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 if isinstance(self.env.get(node.id), (_core.Value, _core.Scalar)):
                     if node.id not in captured:
                         captured.append(node.id)
+        return captured
+
+    def outline(self, s, task, deps, level):
+        """The block of a `with pl.at(...)`, as a function of `level` (an
+        incore task, or a chip orchestration run on rank 0) called where it
+        stands: its parameters are what it takes from this function
+        (captured()). A name the block binds to one of them stays bound to
+        it after the block (`y = pl.assemble(f, t, [0, 0])` names f)."""
+        captured = self.captured(s)
         for node in ast.walk(ast.Module(body=s.body, type_ignores=[])):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 if isinstance(self.env.get(node.id), _HANDLES):
@@ -894,8 +907,11 @@ class _Walker:
         deferred = []
         outer = self
 
+        bound_out = {}
+
         def body(handles):
-            walker = _Walker(outer.jit, [], scope_of=(outer, s, dict(zip(captured, handles))))
+            inner = dict(zip(captured, handles))
+            walker = _Walker(outer.jit, [], scope_of=(outer, s, inner, level))
             _walkers.append(walker)
             _scopes._deferred.append(deferred)
             try:
@@ -903,20 +919,62 @@ class _Walker:
             finally:
                 _scopes._deferred.pop()
                 _walkers.pop()
-            inner = dict(zip(captured, handles))
             task.deferred = {
                 id(outer.env[name])
                 for target, signal in deferred
                 for name, h in inner.items()
                 if h is target or h is signal
             }
+            for name, value in walker.env.items():
+                for outer_name, h in inner.items():
+                    if value is h and name != outer_name and name not in outer.env:
+                        bound_out[name] = outer.env[outer_name]
 
         _core.call(
-            _core.define_region(task.name, params, body), [self.env[n] for n in captured], None
+            _core.define_region(task.name, level, params, body),
+            [self.env[n] for n in captured],
+            None,
         )
+        self.env.update(bound_out)
         if self.manual_tasks is not None:
             self.check_deps(s, task, deps, {id(self.env[n]): n for n in captured})
             self.manual_tasks.append(task)
+
+    def inline_worker(self, s, name):
+        """`with pl.at(level=pl.Level.HOST, role=pl.Role.Worker):` in a host
+        function: the block, plain Python, becomes a host worker taking the
+        tensors it names (as inputs: a change to one is an error) and
+        called where it stands (anyp/_host_worker.py)."""
+        captured = self.captured(s)
+        for n in captured:
+            if not isinstance(self.env[n], _core.Value):
+                self.refuse(
+                    s,
+                    f"an inline host worker takes tensors; '{n}' is {_describe(self.env[n])}",
+                )
+        fn_def = ast.FunctionDef(
+            name=name,
+            args=ast.arguments(
+                posonlyargs=[],
+                args=[ast.arg(arg=n) for n in captured],
+                kwonlyargs=[],
+                kw_defaults=[],
+                defaults=[],
+            ),
+            body=s.body,
+            decorator_list=[],
+        )
+        ast.copy_location(fn_def, s)
+        module = ast.fix_missing_locations(ast.Module(body=[fn_def], type_ignores=[]))
+        namespace = {**self.globals}
+        namespace.update({k: v for k, v in self.env.items() if not isinstance(v, _HANDLES)})
+        exec(compile(module, self.source.file, "exec"), namespace)  # noqa: S102 (the user's block)
+        worker = _host_worker.InlineWorker(namespace[name], name)
+        params = [_core.param_like(n, self.env[n], "in") for n in captured]
+        definition = _core.define_host_worker(
+            name, params, _host_worker.body(worker, None, [False] * len(captured))
+        )
+        _core.call(definition, [self.env[n] for n in captured], None)
 
     def check_deps(self, s, task, deps, taken):
         """In a manual scope: a task that takes a window an earlier task's

@@ -91,6 +91,17 @@ class WorkerArgs:
         return len(self._arrays)
 
 
+class InlineWorker:
+    """The worker of a `with pl.at(level=pl.Level.HOST, role=...)` block:
+    `fn` takes the block's tensors (anyp/_frontend.py builds it)."""
+
+    abstract = False
+    binding = bound_by = None
+
+    def __init__(self, fn, name):
+        self.fn, self.__name__ = fn, name
+
+
 def unbound_message(name):
     return (
         f"host worker '{name}' has no body (`...`): bind one with "
@@ -113,9 +124,15 @@ def body(worker, program, writes):
                 raise ValueError(unbound_message(worker.__name__))
             else:
                 worker.fn(*([program] if program is not None else []), *arrays)
-            for (view, _, _), array, written in zip(views, arrays, writes):
+            for i, ((view, _, _), array, written) in enumerate(zip(views, arrays, writes)):
                 if written:
                     view.cast("B")[:] = _bytes_of(array)
+                elif _bytes_of(array) != bytes(view):
+                    raise ValueError(
+                        f"host worker '{worker.__name__}' changed its argument {i}, which it "
+                        "takes as an input: the change would be lost (declare the parameter "
+                        "pl.Out or pl.InOut, or change a copy)"
+                    )
             return None
         except BaseException as e:  # noqa: B902 - handed to the caller, whatever it is
             text = f"{type(e).__name__}: {e}"

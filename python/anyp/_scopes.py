@@ -56,29 +56,47 @@ class at:  # noqa: N801  (PyPTO's name)
         self.name_hint = name_hint
         self.deps = list(deps or [])
 
+    def kind(self):
+        """What the block becomes: "incore" (level CORE_GROUP, in an
+        orchestration function), "orchestration" (level CHIP, in a host
+        function), "worker" (level HOST with role Worker or SubWorker, in a
+        host function), or None (no such scope on anyp)."""
+        level = getattr(self.level, "name", None) if _member(self.level, "Level") else None
+        role = getattr(self.role, "name", None) if _member(self.role, "Role") else self.role
+        if level == "CORE_GROUP" and role is None:
+            return "incore"
+        if level == "CHIP" and role in (None, "Orchestrator"):
+            return "orchestration"
+        if level == "HOST" and role in ("Worker", "SubWorker"):
+            return "worker"
+        return None
+
     def refusal(self, function_level):
         """Why anyp cannot take this scope in a `function_level` function, or None."""
-        level = getattr(self.level, "name", self.level)
-        role = getattr(self.role, "name", self.role)
-        if level == "HOST" and role in ("Worker", "SubWorker"):
+        kind = self.kind()
+        if kind is None:
             return (
-                "an inline host worker (with pl.at(level=pl.Level.HOST, role=...)): declare it "
-                "@pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker) and call it"
+                f"pl.at(level={self.level!r}, role={self.role!r}) (anyp has level "
+                "pl.Level.CORE_GROUP in an orchestration function, and pl.Level.CHIP or "
+                "pl.Level.HOST with role=pl.Role.Worker in a host function)"
             )
-        if level == "CHIP":
-            return (
-                "an inline chip orchestration (with pl.at(level=pl.Level.CHIP, ...)): declare it "
-                "@pl.function(type=pl.FunctionType.Orchestration) and call it with device="
-            )
-        if level != "CORE_GROUP" or not _member(self.level, "Level") or role is not None:
-            return f"pl.at(level={self.level!r}, role={self.role!r}) (anyp has pl.Level.CORE_GROUP)"
         if self.optimizations:
             return "pl.at(..., optimizations=...): anyp has no kernel splitting passes"
-        if function_level != "orchestration":
+        where = "orchestration" if kind == "incore" else "host"
+        if function_level != where:
+            what = {
+                "incore": "an incore task of an orchestration function's block",
+                "orchestration": "a chip orchestration of a host function's block",
+                "worker": "a host worker of a host function's block",
+            }[kind]
+            article = "an" if function_level[0] in "aeiou" else "a"
             return (
-                f"pl.at(level=pl.Level.CORE_GROUP) in {'an' if function_level[0] in 'aeiou' else 'a'} "
-                f"{function_level} function (it makes an incore task of an orchestration "
-                "function's block)"
+                f"pl.at(level={self.level!r}) in {article} {function_level} function (it makes "
+                f"{what})"
+            )
+        if kind == "worker" and self.deps:
+            return (
+                "pl.at(level=pl.Level.HOST, ..., deps=...): a host worker is ordered by its tensors"
             )
         return None
 

@@ -104,8 +104,10 @@ FunctionRef define_host_worker(const std::string& name, const std::vector<pl::Pa
 // A parameter of a scope outlined from the innermost traced body (PyPTO's
 // `with pl.at(level=pl.Level.CORE_GROUP):`): named `name`, of the type of
 // `handle` there; a tensor or window InOut (narrowed to In after the
-// scope's trace when it writes none), a scalar In.
-pl::Param param_like(const std::string& name, const py::handle& handle) {
+// scope's trace when it writes none) unless `tensor_intent` is "in", a
+// scalar In.
+pl::Param param_like(const std::string& name, const py::handle& handle,
+                     const std::string& tensor_intent) {
   detail::Trace& t = detail::Trace::current("pl.at");
   const detail::VarRef v = py::isinstance<pl::Scalar>(handle)
                                ? handle.cast<const pl::Scalar&>().var()
@@ -121,11 +123,11 @@ pl::Param param_like(const std::string& name, const py::handle& handle) {
       return p;
     case ir::TypeKind::DistTensor:
       p.type.kind = pl::TypeSpec::Kind::DistributedTensor;
-      p.intent = pl::Intent::InOut;
+      p.intent = tensor_intent == "in" ? pl::Intent::In : pl::Intent::InOut;
       return p;
     case ir::TypeKind::Tensor:
       p.type.kind = pl::TypeSpec::Kind::Tensor;
-      p.intent = pl::Intent::InOut;
+      p.intent = tensor_intent == "in" ? pl::Intent::In : pl::Intent::InOut;
       return p;
     default:
       throw anyp::CompileError("compile error: pl.at: '" + name + "' is " + ir::to_string(type) +
@@ -133,11 +135,12 @@ pl::Param param_like(const std::string& name, const py::handle& handle) {
   }
 }
 
-// An incore function outlined from a `with pl.at(...)` block: `body`
-// walks the block; its tensor parameters are narrowed to what it writes.
-FunctionRef define_region(const std::string& name, const std::vector<pl::Param>& params,
-                          const py::function& body) {
-  FunctionRef f = define(name, "incore", params, body);
+// A function of `level` ("incore", "orchestration") outlined from a
+// `with pl.at(...)` block: `body` walks the block; its tensor parameters
+// are narrowed to what it writes.
+FunctionRef define_region(const std::string& name, const std::string& level,
+                          const std::vector<pl::Param>& params, const py::function& body) {
+  FunctionRef f = define(name, level, params, body);
   f.def()->narrow_intents();
   return f;
 }
@@ -202,7 +205,8 @@ void bind_trace(py::module_& m) {
   m.def("param", &param);
   m.def("define", &define);
   m.def("define_host_worker", &define_host_worker);
-  m.def("param_like", &param_like);
+  m.def("param_like", &param_like, py::arg("name"), py::arg("handle"),
+        py::arg("tensor_intent") = "inout");
   m.def("define_region", &define_region);
   m.def("call", &call);
   m.def("ir_text", [](const FunctionRef& f) { return f.ir_text(); });

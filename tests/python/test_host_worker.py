@@ -367,3 +367,25 @@ def test_a_window_view_is_refused():
         "                self.look(pld.window(buf, [1, W], dtype=pl.FP32))  # planted\n"
         "                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
     )
+
+
+@pl.program
+class WritesItsInput:
+    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+    def scribble(y: pl.Tensor[[NR, 1, W], pl.FP32]):
+        y[0, 0, 0] = 1.0
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self, x: pl.Tensor[[NR, 1, W], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, W], pl.FP32]]):
+        for r in pl.range(pld.world_size()):
+            double_orch(x[r], y[r], device=r)
+        self.scribble(y)
+
+
+def test_a_worker_that_changes_an_input_is_refused():
+    with pytest.raises(ValueError) as caught:
+        ir.compile(WritesItsInput, config=_config(2))(torch.ones(2, 1, W), torch.zeros(2, 1, W))
+    assert str(caught.value) == (
+        "host worker 'scribble' changed its argument 0, which it takes as an input: the change "
+        "would be lost (declare the parameter pl.Out or pl.InOut, or change a copy)"
+    )

@@ -1,4 +1,4 @@
-"""PyPTO's task scopes in an orchestration function: `with pl.at(level=
+"""PyPTO's task scopes. In an orchestration function, `with pl.at(level=
 pl.Level.CORE_GROUP, name_hint=..., deps=[...]) as task:` outlines the block
 into an incore task (its tensors narrowed to In where it writes none), and
 `with pl.manual_scope():` orders tasks by deps=. A split-phase collective
@@ -230,15 +230,13 @@ def _scope_program(kind):
     [
         (
             "inline worker",
-            "not supported by anyp: an inline host worker (with pl.at(level=pl.Level.HOST, "
-            "role=...)): declare it @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker) and "
-            "call it",
+            "not supported by anyp: pl.at(level=pl.Level.HOST) in an orchestration function (it "
+            "makes a host worker of a host function's block)",
         ),
         (
             "inline chip",
-            "not supported by anyp: an inline chip orchestration (with pl.at(level=pl.Level.CHIP, "
-            "...)): declare it @pl.function(type=pl.FunctionType.Orchestration) and call it with "
-            "device=",
+            "not supported by anyp: pl.at(level=pl.Level.CHIP) in an orchestration function (it "
+            "makes a chip orchestration of a host function's block)",
         ),
         (
             "tensor deps",
@@ -269,3 +267,62 @@ def _scope_program(kind):
 def test_misuse_of_a_scope_is_refused(kind, message):
     first_line = _compile_error(_scope_program(kind)).split("\n")[0]
     assert first_line == "test_task_scopes.py:N: " + message
+
+
+checked = []  # what the inline host workers saw
+
+
+@pl.program
+class Inline:
+    """Every level inlined into the host function (a one-rank program): a
+    chip orchestration holding an incore task, then a host worker."""
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(
+        self,
+        a: pl.Tensor[[8, W], pl.FP32],
+        b: pl.Tensor[[8, W], pl.FP32],
+        f: pl.Out[pl.Tensor[[8, W], pl.FP32]],
+    ):
+        with pl.at(level=pl.Level.CHIP, role=pl.Role.Orchestrator):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                total = pl.add(a, b)
+                result = pl.assemble(f, total, [0, 0])
+        with pl.at(level=pl.Level.HOST, role=pl.Role.Worker):
+            checked.append(float(result.sum()))
+            if float(result.min()) < 0:
+                raise AssertionError(f"negative sum: {float(result.min())}")
+
+
+def test_every_level_inline():
+    checked.clear()
+    a = torch.arange(8 * W, dtype=torch.float32).reshape(8, W)
+    f = torch.zeros(8, W)
+    ir.compile(Inline, config=_config(1))(a, torch.ones(8, W), f)
+    assert torch.equal(f, a + 1)
+    assert checked == [float((a + 1).sum())]
+    text = Inline.host.ir_text()
+    assert "  call @host_at_" in text and "orchestration host_at_" in text
+    assert "incore host_at_" in text and "pl.host_worker(%result)" in text
+    with pytest.raises(AssertionError, match="^negative sum: -2.0$"):
+        ir.compile(Inline, config=_config(1))(a, -2 * torch.ones(8, W) - a, f)
+
+
+@pl.program
+class Meddling:
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self, a: pl.Tensor[[8, W], pl.FP32], f: pl.Out[pl.Tensor[[8, W], pl.FP32]]):
+        with pl.at(level=pl.Level.CHIP):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.assemble(f, pl.mul(a, 2.0), [0, 0])
+        with pl.at(level=pl.Level.HOST, role=pl.Role.SubWorker, name_hint="meddle"):
+            f[0, 0] = 99.0
+
+
+def test_an_inline_worker_that_changes_a_tensor_is_refused():
+    with pytest.raises(ValueError) as caught:
+        ir.compile(Meddling, config=_config(1))(torch.ones(8, W), torch.zeros(8, W))
+    assert str(caught.value) == (
+        "host worker 'meddle' changed its argument 0, which it takes as an input: the change "
+        "would be lost (declare the parameter pl.Out or pl.InOut, or change a copy)"
+    )
