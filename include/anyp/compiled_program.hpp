@@ -85,6 +85,20 @@ class CompiledProgram {
   // "" when the program has none. --explain-collectives prints it.
   std::string collective_table() const;
 
+  // Where the dispatches take the host tensor arguments: one entry per
+  // (dispatch, host tensor argument), rank by rank in dispatch order. What
+  // a caller checks a tensor's placement against (PyPTO's device-resident
+  // tensors live on one card).
+  struct HostTensorUse {
+    std::int64_t rank = 0;
+    int argument = 0;  // index into the run's arguments
+    std::int64_t byte_offset = 0;
+    std::int64_t bytes = 0;
+    std::string function;      // the dispatched function
+    bool host_worker = false;  // a host worker's (run by the host, on rank 0's list)
+  };
+  std::vector<HostTensorUse> host_tensor_uses() const;
+
  private:
   friend class Session;
   // A run on `engine`, its windows `windows` (a session's) or fresh ones.

@@ -361,6 +361,14 @@ void bind_run(py::module_& m) {
       .def("lowered_code", [](const Compiled& c) { return c.program.lowered_code(); })
       .def("collective_choices", [](const Compiled& c) { return c.program.collective_choices(); })
       .def("collective_table", [](const Compiled& c) { return c.program.collective_table(); })
+      .def("host_tensor_uses",
+           [](const Compiled& c) {
+             py::list out;
+             for (const auto& u : c.program.host_tensor_uses())
+               out.append(py::make_tuple(u.rank, u.argument, u.byte_offset, u.bytes, u.function,
+                                         u.host_worker));
+             return out;
+           })
       .def("write_artifact",
            [](Compiled& c, const std::string& dir) { c.program.write_artifact(dir); });
 

@@ -152,6 +152,24 @@ std::string CompiledProgram::manifest_json() const { return compiler::manifest_j
 std::string CompiledProgram::collective_choices() const {
   return compiler::collective_choices_text(*plan_);
 }
+std::vector<CompiledProgram::HostTensorUse> CompiledProgram::host_tensor_uses() const {
+  const runtime::Executable& exec = plan_->exec;
+  std::vector<HostTensorUse> uses;
+  for (std::size_t r = 0; r < exec.ranks.size(); ++r) {
+    for (const runtime::Dispatch& d : exec.ranks[r]) {
+      const runtime::LoweredCode& code = exec.codes[static_cast<std::size_t>(d.code)];
+      for (const runtime::ArgBinding& a : d.args) {
+        if (a.kind != runtime::ArgBinding::Kind::HostTensor) continue;
+        std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(a.dtype));
+        for (std::int64_t e : a.shape) bytes *= e;
+        uses.push_back(HostTensorUse{static_cast<std::int64_t>(r), a.host_param, a.byte_offset,
+                                     bytes, code.function, !code.host_workers.empty()});
+      }
+    }
+  }
+  return uses;
+}
+
 std::string CompiledProgram::collective_table() const {
   return compiler::collective_table_text(*plan_);
 }

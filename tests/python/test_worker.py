@@ -2,8 +2,8 @@
 dispatches (rt(...), rt.run), bounded asynchronous ones (rt.submit and its
 handle), windows that persist between dispatches or are zeroed before each,
 several programs on one worker, and the refusals (an ambiguous rt(...), an
-unprepared program, a closed worker, an unknown callback, device-resident
-tensors), each at P = 2 .. 8 and checked exactly."""
+unprepared program, a closed worker, an unknown callback, an unknown
+method), each at P = 2 .. 8 and checked exactly."""
 
 import pytest
 import torch
@@ -186,11 +186,8 @@ def test_what_anyp_has_not_is_refused_by_name():
     )
     with compiled.prepare(RunConfig(), startup_timeout_s=30) as rt:
         with pytest.raises(AttributeError) as e:
-            rt.alloc_tensor((1, SIZE), torch.float32)
-        assert str(e.value) == (
-            "not supported by anyp yet: DistributedWorker.alloc_tensor (device-resident tensors; "
-            "pass host tensors: on anyp every dispatch reads and writes them in place)"
-        )
+            rt.turbo()
+        assert str(e.value) == "'DistributedWorker' object has no attribute 'turbo'"
 
 
 @pl.jit.incore

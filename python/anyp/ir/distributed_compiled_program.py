@@ -7,6 +7,7 @@ import copy
 
 from .. import _core, _host_worker
 from .._frontend import UnsupportedError, _returned, _user_facing
+from . import device_tensors
 from .distributed_worker import DistributedWorker
 
 # The configuration and RunStats of the last run that finished, any program
@@ -115,6 +116,12 @@ class CompiledProgram:
             if wanted.to_dict() != self.config.to_dict():
                 return self._function.compile(*args, config=wanted, **kwargs)(*args, **kwargs)
         _host_worker.check_bound(self._function)
+        for a in list(args) + list(kwargs.values()):
+            if isinstance(a, (device_tensors.DeviceTensor, device_tensors.StackedDeviceTensor)):
+                raise ValueError(
+                    f"{a!r} is resident in the prepared worker that made it: dispatch with that "
+                    "worker (rt(...)), or pass host tensors"
+                )
         stats = _core.run(self._native, self._function._ordered(args, kwargs))
         last_run_config[0], last_run_stats[0] = self.config, stats
         return stats

@@ -10,11 +10,13 @@ time, in submission order. Several programs share a worker through
 `extra_compiled`; then `rt(...)` is ambiguous and every dispatch names its
 program. docs/python.md, "Prepared workers"."""
 
+import ctypes
 import math
 import time
 
 from .. import _core, _host_worker
-from .._frontend import _user_facing
+from . import device_tensors
+from .._frontend import UnsupportedError, _user_facing
 
 
 class DistributedRunHandle:
@@ -86,6 +88,7 @@ class DistributedWorker:
             self,
         )
         self._persistent, self._reset = bool(persistent), reset
+        self._device_tensors, self._closed = [], False
         # A program compiled without tensors (ir.compile(program, platform=...))
         # compiles at its first dispatch, for that dispatch's shapes.
         self._resolved = {id(c): c for c in self._programs if hasattr(c, "_native")}
@@ -127,7 +130,9 @@ class DistributedWorker:
         # A prepared worker runs the program as compiled: a config that asks
         # for another run (race checking, a schedule, ...) is refused by name.
         config = kwargs.pop("config", None)
-        session, compiled = self._session(program, args, kwargs)
+        session, compiled = self._session(
+            program, [_memory_of(a) for a in args], {k: _memory_of(v) for k, v in kwargs.items()}
+        )
         if config is not None:
             wanted = compiled.dispatch_config(config).to_dict()
             have = compiled.config.to_dict()
@@ -139,7 +144,13 @@ class DistributedWorker:
                     f"({', '.join(f'{k}={wanted[k]!r}' for k in differ)}): compile the program "
                     "with that RunConfig, then prepare it"
                 )
-        return session, compiled._function._ordered(args, kwargs)
+        ordered = compiled._function._ordered(args, kwargs)
+        errors, ordered = device_tensors.placement_errors(
+            compiled, self, ordered, compiled._function.param_names
+        )
+        if errors:
+            raise ValueError(errors[0] + (f" (and {len(errors) - 1} more)" if errors[1:] else ""))
+        return session, ordered
 
     @_user_facing
     def __call__(self, *args, **kwargs):
@@ -176,23 +187,167 @@ class DistributedWorker:
             session.close()
         _host_worker.unbind(self._bound)
         self._bound = []
+        for t in self._device_tensors:  # a closed worker's cards are gone
+            for shard in t.shards if isinstance(t, device_tensors.StackedDeviceTensor) else [t]:
+                shard.freed = True
+        self._closed = True
 
-    def __getattr__(self, name):
-        if name in _RESIDENT_TENSOR_METHODS:
-            raise AttributeError(
-                f"not supported by anyp yet: DistributedWorker.{name} (device-resident tensors; "
-                "pass host tensors: on anyp every dispatch reads and writes them in place)"
+    # -- device-resident tensors (anyp/ir/device_tensors.py) ------------------
+
+    def _world(self):
+        return len(self._programs[0].config.device_ids())
+
+    def _card(self, worker_id, what):
+        world = self._world()
+        if isinstance(worker_id, bool) or not isinstance(worker_id, int):
+            raise TypeError(f"{what}: worker_id must be an int, got {worker_id!r}")
+        if not 0 <= worker_id < world:
+            raise ValueError(f"{what}: worker id {worker_id} out of range [0, {world})")
+        return worker_id
+
+    def _require_open(self, what):
+        if getattr(self, "_closed", False):
+            raise _core.ConfigError(f"config error: {what} on a closed prepared worker")
+
+    def alloc_tensor(self, shape, dtype, *, init=None, worker_id=0):
+        """A tensor resident on card `worker_id`: zeroed, or a copy of `init`
+        (same shape and dtype) made now."""
+        self._require_open("alloc_tensor")
+        self._card(worker_id, "alloc_tensor")
+        shape = tuple(int(e) for e in shape)
+        if not shape or any(e <= 0 for e in shape):
+            raise ValueError(f"alloc_tensor: shape must be positive extents, got {list(shape)}")
+        array = device_tensors.new_array(shape, device_tensors.array_dtype_name(dtype))
+        if init is not None:
+            _check_like("alloc_tensor(init=...)", init, shape, array.dtype)
+            _copy_into(array, init)
+        t = device_tensors.DeviceTensor(array, worker_id, self)
+        self._device_tensors.append(t)
+        return t
+
+    def free_tensor(self, tensor, *, worker_id=None):
+        """Releases a device tensor (again: nothing); a dispatch that passes
+        a freed one is refused."""
+        if not isinstance(tensor, device_tensors.DeviceTensor):
+            raise TypeError(f"free_tensor expects a DeviceTensor, got {type(tensor).__name__}")
+        if worker_id is not None and worker_id != tensor.worker_id:
+            raise ValueError(
+                f"free_tensor: the tensor resides on card {tensor.worker_id}, not {worker_id}"
             )
-        raise AttributeError(f"'DistributedWorker' object has no attribute '{name}'")
+        tensor.freed = True
+
+    def alloc_stacked_tensor(self, host, *, worker_ids=None):
+        """Shard i (host[i]) resident on card worker_ids[i] (default: i),
+        copied now."""
+        self._require_open("alloc_stacked_tensor")
+        shape = tuple(int(e) for e in getattr(host, "shape", ()))
+        if len(shape) < 2 or shape[0] < 1:
+            raise ValueError(
+                f"alloc_stacked_tensor needs a [B, *tail] tensor (rank >= 2), got shape {list(shape)}"
+            )
+        ids = list(range(shape[0])) if worker_ids is None else [int(w) for w in worker_ids]
+        if len(ids) != shape[0]:
+            raise ValueError(f"worker_ids has {len(ids)} entries; host leading dim is {shape[0]}")
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"worker_ids must be distinct (one shard per worker), got {ids}")
+        for w in ids:
+            self._card(w, "alloc_stacked_tensor")
+        array = device_tensors.new_array(shape, device_tensors.array_dtype_name(host.dtype))
+        _copy_into(array, host)
+        t = device_tensors.StackedDeviceTensor(array, ids, self)
+        self._device_tensors.append(t)
+        return t
+
+    def free_stacked_tensor(self, stacked):
+        """Releases every shard of a stacked device tensor (again: nothing)."""
+        if not isinstance(stacked, device_tensors.StackedDeviceTensor):
+            raise TypeError(
+                f"free_stacked_tensor expects a StackedDeviceTensor, got {type(stacked).__name__}"
+            )
+        for shard in stacked.shards:
+            shard.freed = True
+
+    def copy_stacked_from(self, stacked, host):
+        """Reads every shard back: host[i] = shard i (shapes and dtypes match)."""
+        self._require_open("copy_stacked_from")
+        if not isinstance(stacked, device_tensors.StackedDeviceTensor):
+            raise TypeError(
+                f"copy_stacked_from(stacked=...) expects a StackedDeviceTensor, got "
+                f"{type(stacked).__name__}"
+            )
+        if stacked.freed:
+            raise ValueError("copy_stacked_from: the stacked device tensor was freed")
+        _check_like("copy_stacked_from(host=...)", host, stacked.full_shape, stacked.dtype)
+        _copy_into(host, stacked._array)
+
+    def copy_to(self, dst_dev_ptr, src_host_ptr, nbytes, *, worker_id=0):
+        """H2D: `nbytes` from host address `src_host_ptr` into a device
+        tensor's memory at `dst_dev_ptr` (inside one tensor of card
+        `worker_id`, checked; the host address is the caller's)."""
+        self._require_open("copy_to")
+        dst = self._device_range(dst_dev_ptr, nbytes, worker_id, "copy_to")
+        ctypes.memmove(dst, int(src_host_ptr), int(nbytes))
+
+    def copy_from(self, dst_host_ptr, src_dev_ptr, nbytes, *, worker_id=0):
+        """D2H: `nbytes` from a device tensor's memory at `src_dev_ptr`
+        (checked as for copy_to) to host address `dst_host_ptr`."""
+        self._require_open("copy_from")
+        src = self._device_range(src_dev_ptr, nbytes, worker_id, "copy_from")
+        ctypes.memmove(int(dst_host_ptr), src, int(nbytes))
+
+    def _device_range(self, ptr, nbytes, worker_id, what):
+        """`ptr`, checked to start `nbytes` inside one live device tensor of card `worker_id`."""
+        self._card(worker_id, what)
+        ptr, nbytes = int(ptr), int(nbytes)
+        for t in self._device_tensors:
+            for tensor in t.shards if isinstance(t, device_tensors.StackedDeviceTensor) else [t]:
+                start, end = tensor.data_ptr, tensor.data_ptr + tensor.nbytes
+                if not tensor.freed and start <= ptr and ptr + nbytes <= end and nbytes >= 0:
+                    if tensor.worker_id != worker_id:
+                        raise ValueError(
+                            f"{what}: the device memory at {ptr:#x} is on card "
+                            f"{tensor.worker_id}, not {worker_id}"
+                        )
+                    return ptr
+        raise ValueError(
+            f"{what}: [{ptr:#x}, {ptr + nbytes:#x}) is not inside a live device tensor of this "
+            "worker (alloc_tensor makes one; data_ptr and nbytes name its memory)"
+        )
+
+    def malloc(self, nbytes, *, worker_id=0):
+        raise UnsupportedError(
+            "not supported by anyp: DistributedWorker.malloc (raw device memory): "
+            "alloc_tensor(shape, dtype, worker_id=...) makes a device tensor"
+        )
+
+    def free(self, ptr, *, worker_id=0):
+        raise UnsupportedError(
+            "not supported by anyp: DistributedWorker.free (raw device memory): free_tensor "
+            "releases what alloc_tensor made"
+        )
 
 
-# PyPTO's device-resident tensor API, not on anyp yet (docs/python.md).
-_RESIDENT_TENSOR_METHODS = (
-    "alloc_tensor",
-    "free_tensor",
-    "copy_to",
-    "copy_from",
-    "alloc_stacked_tensor",
-    "free_stacked_tensor",
-    "copy_stacked_from",
-)
+def _memory_of(value):
+    """A device tensor's memory (what a compile binds shapes from); else the value."""
+    if isinstance(value, (device_tensors.DeviceTensor, device_tensors.StackedDeviceTensor)):
+        return value._array
+    return value
+
+
+def _check_like(what, array, shape, dtype):
+    got = tuple(int(e) for e in getattr(array, "shape", ()))
+    if got != tuple(shape):
+        raise ValueError(f"{what}: shape {list(got)} does not match {list(shape)}")
+    if str(getattr(array, "dtype", None)).removeprefix("torch.") != str(dtype).removeprefix(
+        "torch."
+    ):
+        raise ValueError(f"{what}: dtype {array.dtype} does not match {dtype}")
+
+
+def _copy_into(dst, src):
+    if hasattr(dst, "copy_"):
+        import torch
+
+        dst.copy_(src if hasattr(src, "copy_") else torch.from_numpy(src))
+    else:
+        dst[...] = src.numpy() if hasattr(src, "numpy") else src

@@ -3,6 +3,7 @@ race checking, schedules, the modeled timeline, memory limit), and the
 example command line (anyp.runtime.cli)."""
 
 from ..ir.distributed_compiled_program import DistributedConfig
+from ..ir.device_tensors import DeviceTensor, StackedDeviceTensor  # noqa: F401
 from ..ir.distributed_worker import DistributedRunHandle, DistributedWorker  # noqa: F401
 
 # Keywords PyPTO's RunConfig takes that change nothing on anyp (hardware
