@@ -1470,6 +1470,7 @@ class LazyCompiled:
     def __init__(self, function, config):
         self._function, self.config = function, config
         self._compiled = None
+        self.last_run_timing = None  # a RunTiming after each run
 
     @property
     def output_dir(self):
@@ -1489,6 +1490,7 @@ class LazyCompiled:
         )
         self._compiled = self._function.compile(*args, config=self.config, **kwargs)
         stats = self._compiled(*args, config=config, **kwargs)
+        self.last_run_timing = self._compiled.last_run_timing
         return stats if outputs is None else _returned(outputs)
 
 
@@ -1650,6 +1652,8 @@ class _SelectedOrchestration(LazyCompiled):
     compiled for the shapes of its first call's tensors."""
 
     def __init__(self, name, host, config):
+        config = copy.copy(config)
+        config.timeline = True  # PyPTO's L2 call reports its task's device time
         super().__init__(host, config)
         self.name, self.param_names = name, list(host.param_names)
 
@@ -1657,6 +1661,12 @@ class _SelectedOrchestration(LazyCompiled):
     def output_dir(self):
         directory = super().output_dir
         return None if directory is None else pathlib.Path(directory)
+
+    def __call__(self, *args, config=None, **kwargs):
+        if config is not None:  # a dispatch's own RunConfig: still timed on the model
+            config = copy.copy(config)
+            config.timeline = True
+        return super().__call__(*args, config=config, **kwargs)
 
 
 class _DeviceZeroHost(JitFunction):
@@ -1670,6 +1680,7 @@ class _DeviceZeroHost(JitFunction):
         self.param_names, self.params = list(orch.param_names), list(orch.params)
         self.param_types, self.returns = list(orch.param_types), orch.returns
         self._definition, self._result = None, ("none",)
+        self.abstract, self.binding = False, None
 
     def definition(self):
         if self._definition is None:

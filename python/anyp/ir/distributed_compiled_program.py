@@ -4,11 +4,13 @@ in place); a call returns the run's RunStats (anyp::RunStats: the cost card's
 counters, the modeled timeline when RunConfig.timeline is on)."""
 
 import copy
+import time
 
 from .. import _core, _host_worker
 from .._frontend import UnsupportedError, _returned, _user_facing
 from . import device_tensors
 from .distributed_worker import DistributedWorker
+from .._run_timing import RunTiming
 
 # The configuration and RunStats of the last run that finished, any program
 # (the C++ run listener's view: anyp.runtime.cli.report checks that the run
@@ -45,6 +47,7 @@ class CompiledProgram:
 
     def __init__(self, function, native, config):
         self._function, self._native, self.config = function, native, config
+        self.last_run_timing = None  # a RunTiming after each run
 
     @property
     def output_dir(self):
@@ -114,7 +117,10 @@ class CompiledProgram:
             # timeline) runs as it asks: compiled again with its config.
             wanted = self.dispatch_config(config)
             if wanted.to_dict() != self.config.to_dict():
-                return self._function.compile(*args, config=wanted, **kwargs)(*args, **kwargs)
+                again = self._function.compile(*args, config=wanted, **kwargs)
+                stats = again(*args, **kwargs)
+                self.last_run_timing = again.last_run_timing
+                return stats
         _host_worker.check_bound(self._function)
         for a in list(args) + list(kwargs.values()):
             if isinstance(a, (device_tensors.DeviceTensor, device_tensors.StackedDeviceTensor)):
@@ -122,7 +128,10 @@ class CompiledProgram:
                     f"{a!r} is resident in the prepared worker that made it: dispatch with that "
                     "worker (rt(...)), or pass host tensors"
                 )
-        stats = _core.run(self._native, self._function._ordered(args, kwargs))
+        ordered = self._function._ordered(args, kwargs)
+        start = time.perf_counter_ns()
+        stats = _core.run(self._native, ordered)
+        self.last_run_timing = RunTiming.of(time.perf_counter_ns() - start, stats)
         last_run_config[0], last_run_stats[0] = self.config, stats
         return stats
 

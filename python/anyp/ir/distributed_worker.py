@@ -16,6 +16,7 @@ import time
 
 from .. import _core, _host_worker
 from . import device_tensors
+from .._run_timing import RunTiming
 from .._frontend import UnsupportedError, _user_facing
 
 
@@ -89,6 +90,7 @@ class DistributedWorker:
         )
         self._persistent, self._reset = bool(persistent), reset
         self._device_tensors, self._closed = [], False
+        self.last_run_timing = None  # a RunTiming after each blocking dispatch
         # A program compiled without tensors (ir.compile(program, platform=...))
         # compiles at its first dispatch, for that dispatch's shapes.
         self._resolved = {id(c): c for c in self._programs if hasattr(c, "_native")}
@@ -166,7 +168,10 @@ class DistributedWorker:
     def run(self, compiled, *args, **kwargs):
         """One blocking dispatch of `compiled`, after those submitted before."""
         session, ordered = self._args(compiled, args, kwargs)
-        return session.run(ordered)
+        start = time.perf_counter_ns()
+        stats = session.run(ordered)
+        self.last_run_timing = RunTiming.of(time.perf_counter_ns() - start, stats)
+        return stats
 
     @_user_facing
     def submit(self, compiled, *args, **kwargs):
