@@ -3,7 +3,8 @@
 
 The floors, lowest first (docs/design.md §1 draws them):
 
-  0  vocabulary  anyp/{dtype,errors,host_tensor,host_worker,run_config,arg_ref,run_stats,timeline}.hpp,
+  0  vocabulary  anyp/{dtype,errors,host_tensor,host_worker,collective_algorithms,run_config,
+                 arg_ref,run_stats,timeline}.hpp,
                  src/common/, src/host/
   1  ir          src/ir/
   2  runtime     src/runtime/ (of the IR only ir/op_attrs.hpp)
@@ -38,6 +39,7 @@ VOCABULARY = {
     "errors",
     "host_tensor",
     "host_worker",
+    "collective_algorithms",
     "run_config",
     "arg_ref",
     "run_stats",

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "anyp/collective_algorithms.hpp"
 #include "anyp/pl.hpp"
 
 namespace pld {
@@ -23,17 +24,20 @@ enum class NotifyOp { AtomicAdd, Set };
 enum class WaitCmp { Eq, Ne, Gt, Ge, Lt, Le };
 enum class AtomicType { None, Add };
 enum class ReduceOp { Sum, Max, Min, Prod };
-// Auto: the compiler picks, per call, the algorithm of least modeled time
-// on the platform's cost model (docs/collectives.md §3.9); signal [NR, 1].
-enum class AllreduceMode { Mesh, Ring, RecursiveDoubling, Rabenseifner, Tree, Auto };
-// The builtin broadcast's algorithm (docs/collectives.md §3.4).
-enum class BroadcastMode { Mesh, Tree, ScatterAllgather, Auto };
-// The builtin allgather's algorithm (docs/collectives.md §3.5).
-enum class AllgatherMode { Mesh, Bruck, RecursiveDoubling, Auto };
-// The builtin reduce_scatter's algorithm (docs/collectives.md §3.6).
-enum class ReduceScatterMode { Mesh, RecursiveHalving, Pairwise, Auto };
-// The builtin all_to_all's algorithm (docs/collectives.md §3.7).
-enum class AllToAllMode { Mesh, Pairwise, Bruck, Auto };
+// Each builtin collective's algorithm, from its list in
+// anyp/collective_algorithms.hpp, then Auto: the compiler picks, per call,
+// the algorithm of least modeled time on the platform's cost model
+// (docs/collectives.md §3.9). AllreduceMode: Mesh, Ring, RecursiveDoubling,
+// Rabenseifner, Tree, Auto (§3.3); BroadcastMode: Mesh, Tree,
+// ScatterAllgather, Auto (§3.4); AllgatherMode: Mesh, Bruck,
+// RecursiveDoubling, Auto (§3.5); ReduceScatterMode: Mesh,
+// RecursiveHalving, Pairwise, Auto (§3.6); AllToAllMode: Mesh, Pairwise,
+// Bruck, Auto (§3.7).
+enum class AllreduceMode { ANYP_ALLREDUCE_ALGORITHMS(ANYP_MODE_ENUMERATOR, _) Auto };
+enum class BroadcastMode { ANYP_BROADCAST_ALGORITHMS(ANYP_MODE_ENUMERATOR, _) Auto };
+enum class AllgatherMode { ANYP_ALLGATHER_ALGORITHMS(ANYP_MODE_ENUMERATOR, _) Auto };
+enum class ReduceScatterMode { ANYP_REDUCE_SCATTER_ALGORITHMS(ANYP_MODE_ENUMERATOR, _) Auto };
+enum class AllToAllMode { ANYP_ALL_TO_ALL_ALGORITHMS(ANYP_MODE_ENUMERATOR, _) Auto };
 // What all_to_all_v's send_counts count (docs/collectives.md §3.8):
 // Elements of each destination's block (anyp's; a count outside [0, block]
 // is a run error), or Rows of it (PyPTO's: the source is [NR * MAX_RECV, C],

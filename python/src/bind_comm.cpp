@@ -38,50 +38,36 @@ Mode mode_named(const char* op, const std::string& mode, const ModeName<Mode> (&
                      mode + "\"");
 }
 
-pld::AllreduceMode allreduce_mode(const std::string& mode) {
-  using M = pld::AllreduceMode;
-  static const ModeName<M> names[] = {{"mesh", M::Mesh},
-                                      {"ring", M::Ring},
-                                      {"recursive_doubling", M::RecursiveDoubling},
-                                      {"rabenseifner", M::Rabenseifner},
-                                      {"tree", M::Tree},
-                                      {"auto", M::Auto}};
-  return mode_named("pld.tensor.allreduce", mode, names);
-}
+// Each collective's mode names, a row per algorithm of its list
+// (anyp/collective_algorithms.hpp), then "auto": allreduce_mode(name), ...
+#define ANYP_MODE_NAME(Mode, algorithm, snake_name) {#snake_name, Mode::algorithm},
+#define ANYP_MODE_OF(Op, Mode, snake_name, LIST)                                            \
+  pld::Mode snake_name##_mode(const std::string& mode) {                                    \
+    using pld::Mode;                                                                        \
+    static const ModeName<Mode> names[] = {LIST(ANYP_MODE_NAME, Mode){"auto", Mode::Auto}}; \
+    return mode_named("pld.tensor." #snake_name, mode, names);                              \
+  }
+ANYP_COLLECTIVES_WITH_MODES(ANYP_MODE_OF)
+#undef ANYP_MODE_OF
 
-pld::BroadcastMode broadcast_mode(const std::string& mode) {
-  using M = pld::BroadcastMode;
-  static const ModeName<M> names[] = {{"mesh", M::Mesh},
-                                      {"tree", M::Tree},
-                                      {"scatter_allgather", M::ScatterAllgather},
-                                      {"auto", M::Auto}};
-  return mode_named("pld.tensor.broadcast", mode, names);
+// {collective: its mode names} (anyp/language/distributed/tensor.py checks
+// a mode= against them).
+py::dict collective_modes() {
+  py::dict modes;
+#define ANYP_NAME(Mode, algorithm, snake_name) names.append(#snake_name);
+#define ANYP_MODES_OF(Op, Mode, snake_name, LIST) \
+  {                                               \
+    py::list names;                               \
+    LIST(ANYP_NAME, Mode)                         \
+    names.append("auto");                         \
+    modes[#snake_name] = names;                   \
+  }
+  ANYP_COLLECTIVES_WITH_MODES(ANYP_MODES_OF)
+#undef ANYP_MODES_OF
+#undef ANYP_NAME
+  return modes;
 }
-
-pld::AllgatherMode allgather_mode(const std::string& mode) {
-  using M = pld::AllgatherMode;
-  static const ModeName<M> names[] = {{"mesh", M::Mesh},
-                                      {"bruck", M::Bruck},
-                                      {"recursive_doubling", M::RecursiveDoubling},
-                                      {"auto", M::Auto}};
-  return mode_named("pld.tensor.allgather", mode, names);
-}
-
-pld::AllToAllMode all_to_all_mode(const std::string& mode) {
-  using M = pld::AllToAllMode;
-  static const ModeName<M> names[] = {
-      {"mesh", M::Mesh}, {"pairwise", M::Pairwise}, {"bruck", M::Bruck}, {"auto", M::Auto}};
-  return mode_named("pld.tensor.all_to_all", mode, names);
-}
-
-pld::ReduceScatterMode reduce_scatter_mode(const std::string& mode) {
-  using M = pld::ReduceScatterMode;
-  static const ModeName<M> names[] = {{"mesh", M::Mesh},
-                                      {"recursive_halving", M::RecursiveHalving},
-                                      {"pairwise", M::Pairwise},
-                                      {"auto", M::Auto}};
-  return mode_named("pld.tensor.reduce_scatter", mode, names);
-}
+#undef ANYP_MODE_NAME
 
 // ---- tile RMA ------------------------------------------------------------------
 
@@ -191,6 +177,7 @@ void bind_collectives(py::module_& m) {
     return pld::tensor::all_to_all(src, dst, signal, all_to_all_mode(mode));
   });
   m.def("all_to_all_v", &all_to_all_v);
+  m.def("collective_modes", &collective_modes);
 }
 
 // ---- comm domains (host) --------------------------------------------------------------

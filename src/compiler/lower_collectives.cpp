@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "anyp/collective_algorithms.hpp"
 #include "common/internal_check.hpp"
 #include "compiler/collective_emitter.hpp"
 #include "compiler/lower_bruck_all_to_all.hpp"
@@ -28,7 +29,7 @@ namespace {
 
 // Mesh: barrier 1 (all staged); per chunk: pull every peer's chunk and reduce,
 // read-done barrier, overwrite my chunk. B = 1 + K.
-void lower_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
+void lower_one_block_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
   const std::int32_t data = call.views[0], signal = call.views[1];
   const std::int64_t n = call.numel[0];
   const std::int64_t chunks = chunks_for(n, call.dtypes[0]);
@@ -170,137 +171,134 @@ void lower_ring_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
 
 namespace {
 
-// Reached by a collective's Mesh lowering: any other algorithm that got here
-// has no lowering of its own, which is anyp's bug (it would run the mesh
-// under another name), never the program's.
-void expect_mesh(const CollectiveCall& call) {
-  ANYP_CHECK(call.mode == ir::Algorithm::Mesh,
-             std::string("lower_collective: ") + ir::op_kind_name(call.kind) +
-                 " has no lowering for algorithm " + ir::algorithm_name(call.mode));
+// ---- the Mesh algorithms (docs/collectives.md §3) ------------------------------
+
+void lower_mesh_allreduce(CollectiveEmitter& ce, const CollectiveCall& call) {
+  if (ce.regs_.block >= 0) return lower_block_mesh_allreduce(ce, call);
+  lower_one_block_mesh_allreduce(ce, call);
+}
+
+void lower_mesh_broadcast(CollectiveEmitter& ce, const CollectiveCall& call) {
+  const std::int32_t r = ce.regs_.rank;
+  const CellOf mesh = ce.mesh_cells();
+  const std::int32_t data = call.views[0], signal = call.views[1];
+  ce.barrier(signal, mesh, ce.c(1));
+  const std::int32_t not_root = ce.op(ir::BinaryOp::Ne, r, ce.c(call.root));
+  std::size_t skip = 0;
+  ce.jump_if_zero(not_root, skip);
+  const std::int32_t t = ce.load_flat(data, ce.c(call.root), ce.c(0), ce.c(call.numel[0]));
+  ce.store_flat(data, r, ce.c(0), t);
+  ce.e_.patch(skip, ce.e_.here());
+  ce.epilogue(signal, mesh, 1);
+}
+
+void lower_mesh_allgather(CollectiveEmitter& ce, const CollectiveCall& call) {
+  const CellOf mesh = ce.mesh_cells();
+  const std::int32_t src = call.views[0], dst = call.views[1], signal = call.views[2];
+  const std::int64_t n = call.numel[0];
+  const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, ce.regs_.rank, ce.c(n));
+  ce.e_.for_range(ce.c(0), ce.regs_.nranks, -1, [&](std::int32_t peer) {
+    ce.put_flat(dst, peer, my_row, src, ce.c(0), ce.c(n));
+  });
+  ce.barrier(signal, mesh, ce.c(1));
+  ce.epilogue(signal, mesh, 1);
+}
+
+void lower_mesh_reduce_scatter(CollectiveEmitter& ce, const CollectiveCall& call) {
+  const std::int32_t r = ce.regs_.rank;
+  const CellOf mesh = ce.mesh_cells();
+  const std::int32_t data = call.views[0], signal = call.views[1];
+  const std::int64_t n = call.numel[0] / ce.regs_.world;
+  ce.barrier(signal, mesh, ce.c(1));
+  const std::int32_t off = ce.op(ir::BinaryOp::Mul, r, ce.c(n));
+  const std::int32_t acc = ce.load_flat(data, ce.c(0), off, ce.c(n));  // rank order 0..P-1
+  const std::int32_t part = ce.e_.tile_reg();
+  ce.e_.for_range(ce.c(1), ce.regs_.nranks, -1, [&](std::int32_t peer) {
+    ce.load_flat_into(part, data, peer, off, ce.c(n));
+    ce.reduce_into(acc, part, call.reduce);
+  });
+  ce.barrier(signal, mesh, ce.c(2));
+  ce.store_flat(data, r, off, acc);
+  ce.epilogue(signal, mesh, 2);
+}
+
+// all_to_all and all_to_all_v (whose send counts say how much of each
+// destination's block goes).
+void lower_mesh_all_to_all(CollectiveEmitter& ce, const CollectiveCall& call) {
+  Emitter& e = ce.e_;
+  const CollectiveRegs& regs = ce.regs_;
+  const std::int32_t r = regs.rank;
+  const CellOf mesh = ce.mesh_cells();
+  const bool v = call.kind == ir::OpKind::AllToAllV;
+  const std::int32_t src = call.views[0], dst = call.views[v ? 2 : 1],
+                     signal = call.views[v ? 4 : 2];
+  const std::int64_t row = call.numel[0] / regs.world;
+  const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, r, ce.c(row));
+  // Every destination, or this block's share of them (d = b mod B).
+  const std::int32_t count = regs.block >= 0 ? ce.share_of(regs.world) : regs.nranks;
+  e.for_range(ce.c(0), count, -1, [&](std::int32_t k) {
+    const std::int32_t d = regs.block >= 0 ? ce.item(k) : k;
+    const std::int32_t their_row = ce.op(ir::BinaryOp::Mul, d, ce.c(row));
+    std::int32_t len = ce.c(row), published = len;
+    if (v) {
+      Instr read;
+      read.op = Opcode::Read;
+      read.dst = e.scalar_reg();
+      read.a = call.views[1];
+      read.idx = ce.cell_index(call.views[1], {d, ce.c(0)});
+      e.emit(read);
+      if (call.count_rows) {
+        // PyPTO's: rows of this destination's block of rows / P rows,
+        // clamped to [0, rows / P]; the clamped count is published.
+        const std::int64_t block_rows = call.rows[0] / regs.world;
+        const std::int32_t clamped =
+            ce.op(ir::BinaryOp::Max, ce.c(0), ce.op(ir::BinaryOp::Min, read.dst, ce.c(block_rows)));
+        published = clamped;
+        len = ce.op(ir::BinaryOp::Mul, clamped, ce.c(row / block_rows));
+      } else {
+        Instr check;
+        check.op = Opcode::CheckCount;
+        check.a = read.dst;
+        check.b = ce.c(row);
+        e.emit(check);
+        len = published = read.dst;
+      }
+    }
+    ce.put_flat(dst, d, my_row, src, their_row, len);
+    if (v) ce.notify(call.views[3], d, {r, ce.c(0)}, published, ir::NotifyKind::Set);
+  });
+  ce.barrier(signal, mesh, ce.c(1));
+  ce.epilogue(signal, mesh, 1);
 }
 
 }  // namespace
 
+// The lowering of the call's row of its collective's list
+// (anyp/collective_algorithms.hpp): lower_<algorithm>_<collective>. A row
+// without one does not compile; an algorithm no row names (Auto, chosen
+// before lowering) is an internal error, never another algorithm's code.
 void lower_collective(Emitter& e, const CollectiveRegs& regs, const CollectiveCall& call) {
   CollectiveEmitter ce(e, regs, call);
-  const std::int32_t r = regs.rank;
-  const CellOf mesh = ce.mesh_cells();
-  switch (call.kind) {
-    case ir::OpKind::Barrier:
-      expect_mesh(call);
-      ce.barrier(call.views[0], mesh, ce.c(1));
-      ce.epilogue(call.views[0], mesh, 1);
-      return;
-    case ir::OpKind::Allreduce:
-      if (call.mode == ir::Algorithm::Ring) return lower_ring_allreduce(ce, call);
-      if (call.mode == ir::Algorithm::RecursiveDoubling)
-        return lower_recursive_doubling_allreduce(ce, call);
-      if (call.mode == ir::Algorithm::Rabenseifner) return lower_rabenseifner_allreduce(ce, call);
-      if (call.mode == ir::Algorithm::Tree) return lower_tree_allreduce(ce, call);
-      expect_mesh(call);
-      if (regs.block >= 0) return lower_block_mesh_allreduce(ce, call);
-      return lower_mesh_allreduce(ce, call);
-    case ir::OpKind::Broadcast: {
-      if (call.mode == ir::Algorithm::Tree) return lower_tree_broadcast(ce, call);
-      if (call.mode == ir::Algorithm::ScatterAllgather)
-        return lower_scatter_allgather_broadcast(ce, call);
-      expect_mesh(call);
-      const std::int32_t data = call.views[0], signal = call.views[1];
-      ce.barrier(signal, mesh, ce.c(1));
-      const std::int32_t not_root = ce.op(ir::BinaryOp::Ne, r, ce.c(call.root));
-      std::size_t skip = 0;
-      ce.jump_if_zero(not_root, skip);
-      const std::int32_t t = ce.load_flat(data, ce.c(call.root), ce.c(0), ce.c(call.numel[0]));
-      ce.store_flat(data, r, ce.c(0), t);
-      e.patch(skip, e.here());
-      ce.epilogue(signal, mesh, 1);
-      return;
-    }
-    case ir::OpKind::Allgather: {
-      if (call.mode == ir::Algorithm::Bruck) return lower_bruck_allgather(ce, call);
-      if (call.mode == ir::Algorithm::RecursiveDoubling)
-        return lower_recursive_doubling_allgather(ce, call);
-      expect_mesh(call);
-      const std::int32_t src = call.views[0], dst = call.views[1], signal = call.views[2];
-      const std::int64_t n = call.numel[0];
-      const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, r, ce.c(n));
-      e.for_range(ce.c(0), regs.nranks, -1, [&](std::int32_t peer) {
-        ce.put_flat(dst, peer, my_row, src, ce.c(0), ce.c(n));
-      });
-      ce.barrier(signal, mesh, ce.c(1));
-      ce.epilogue(signal, mesh, 1);
-      return;
-    }
-    case ir::OpKind::ReduceScatter: {
-      if (call.mode == ir::Algorithm::RecursiveHalving)
-        return lower_recursive_halving_reduce_scatter(ce, call);
-      if (call.mode == ir::Algorithm::Pairwise) return lower_pairwise_reduce_scatter(ce, call);
-      expect_mesh(call);
-      const std::int32_t data = call.views[0], signal = call.views[1];
-      const std::int64_t n = call.numel[0] / regs.world;
-      ce.barrier(signal, mesh, ce.c(1));
-      const std::int32_t off = ce.op(ir::BinaryOp::Mul, r, ce.c(n));
-      const std::int32_t acc = ce.load_flat(data, ce.c(0), off, ce.c(n));  // rank order 0..P-1
-      const std::int32_t part = e.tile_reg();
-      e.for_range(ce.c(1), regs.nranks, -1, [&](std::int32_t peer) {
-        ce.load_flat_into(part, data, peer, off, ce.c(n));
-        ce.reduce_into(acc, part, call.reduce);
-      });
-      ce.barrier(signal, mesh, ce.c(2));
-      ce.store_flat(data, r, off, acc);
-      ce.epilogue(signal, mesh, 2);
-      return;
-    }
-    case ir::OpKind::AllToAll:
-    case ir::OpKind::AllToAllV: {
-      if (call.mode == ir::Algorithm::Pairwise) return lower_pairwise_all_to_all(ce, call);
-      if (call.mode == ir::Algorithm::Bruck) return lower_bruck_all_to_all(ce, call);
-      expect_mesh(call);
-      const bool v = call.kind == ir::OpKind::AllToAllV;
-      const std::int32_t src = call.views[0], dst = call.views[v ? 2 : 1],
-                         signal = call.views[v ? 4 : 2];
-      const std::int64_t row = call.numel[0] / regs.world;
-      const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, r, ce.c(row));
-      // Every destination, or this block's share of them (d = b mod B).
-      const std::int32_t count = regs.block >= 0 ? ce.share_of(regs.world) : regs.nranks;
-      e.for_range(ce.c(0), count, -1, [&](std::int32_t k) {
-        const std::int32_t d = regs.block >= 0 ? ce.item(k) : k;
-        const std::int32_t their_row = ce.op(ir::BinaryOp::Mul, d, ce.c(row));
-        std::int32_t len = ce.c(row), published = len;
-        if (v) {
-          Instr read;
-          read.op = Opcode::Read;
-          read.dst = e.scalar_reg();
-          read.a = call.views[1];
-          read.idx = ce.cell_index(call.views[1], {d, ce.c(0)});
-          e.emit(read);
-          if (call.count_rows) {
-            // PyPTO's: rows of this destination's block of rows / P rows,
-            // clamped to [0, rows / P]; the clamped count is published.
-            const std::int64_t block_rows = call.rows[0] / regs.world;
-            const std::int32_t clamped = ce.op(
-                ir::BinaryOp::Max, ce.c(0), ce.op(ir::BinaryOp::Min, read.dst, ce.c(block_rows)));
-            published = clamped;
-            len = ce.op(ir::BinaryOp::Mul, clamped, ce.c(row / block_rows));
-          } else {
-            Instr check;
-            check.op = Opcode::CheckCount;
-            check.a = read.dst;
-            check.b = ce.c(row);
-            e.emit(check);
-            len = published = read.dst;
-          }
-        }
-        ce.put_flat(dst, d, my_row, src, their_row, len);
-        if (v) ce.notify(call.views[3], d, {r, ce.c(0)}, published, ir::NotifyKind::Set);
-      });
-      ce.barrier(signal, mesh, ce.c(1));
-      ce.epilogue(signal, mesh, 1);
-      return;
-    }
-    default:
-      ANYP_UNREACHABLE(std::string("lower_collective on ") + ir::op_kind_name(call.kind));
+  if (call.kind == ir::OpKind::Barrier) {
+    ANYP_CHECK(call.mode == ir::Algorithm::Mesh, "lower_collective: a barrier's algorithm is Mesh");
+    const CellOf mesh = ce.mesh_cells();
+    ce.barrier(call.views[0], mesh, ce.c(1));
+    ce.epilogue(call.views[0], mesh, 1);
+    return;
   }
+  // all_to_all_v runs all_to_all's algorithms.
+  const ir::OpKind kind = call.kind == ir::OpKind::AllToAllV ? ir::OpKind::AllToAll : call.kind;
+#define ANYP_LOWER_ROW(collective, algorithm, snake_name) \
+  if (call.mode == ir::Algorithm::algorithm) return lower_##snake_name##_##collective(ce, call);
+#define ANYP_LOWER_COLLECTIVE(Op, Mode, snake_name, LIST) \
+  if (kind == ir::OpKind::Op) {                           \
+    LIST(ANYP_LOWER_ROW, snake_name)                      \
+  }
+  ANYP_COLLECTIVES_WITH_MODES(ANYP_LOWER_COLLECTIVE)
+#undef ANYP_LOWER_COLLECTIVE
+#undef ANYP_LOWER_ROW
+  ANYP_UNREACHABLE(std::string("lower_collective: ") + ir::op_kind_name(call.kind) +
+                   " has no lowering for algorithm " + ir::algorithm_name(call.mode));
 }
 
 }  // namespace anyp::compiler

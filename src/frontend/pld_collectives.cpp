@@ -16,13 +16,6 @@ using anyp::detail::expect_signal;
 using anyp::detail::Trace;
 
 static_assert(static_cast<int>(ReduceOp::Prod) == static_cast<int>(ir::ReduceKind::Prod));
-static_assert(static_cast<int>(AllreduceMode::Ring) == static_cast<int>(ir::Algorithm::Ring));
-static_assert(static_cast<int>(AllreduceMode::RecursiveDoubling) ==
-              static_cast<int>(ir::Algorithm::RecursiveDoubling));
-static_assert(static_cast<int>(AllreduceMode::Rabenseifner) ==
-              static_cast<int>(ir::Algorithm::Rabenseifner));
-static_assert(static_cast<int>(AllreduceMode::Tree) == static_cast<int>(ir::Algorithm::Tree));
-static_assert(static_cast<int>(AllreduceMode::Auto) == static_cast<int>(ir::Algorithm::Auto));
 
 const auto kWindowKind = {ir::TypeKind::DistTensor};
 
@@ -70,69 +63,28 @@ void expect_same_dtype(Trace& t, ir::VarId src, ir::VarId dst, const char* op) {
   }
 }
 
-// pld::ReduceOp and pld::AllreduceMode have ir::ReduceKind's and
-// ir::Algorithm's order (op_attrs.hpp).
+// Each mode's algorithm, a case per row of its list
+// (anyp/collective_algorithms.hpp, which also makes the enum): complete by
+// construction.
+#define ANYP_MODE_CASE(Mode, algorithm, snake_name) \
+  case Mode::algorithm:                             \
+    return ir::Algorithm::algorithm;
+#define ANYP_ALGORITHM_OF(Op, Mode, snake_name, LIST)                             \
+  ir::Algorithm algorithm_of(Mode mode) {                                         \
+    switch (mode) {                                                               \
+      LIST(ANYP_MODE_CASE, Mode)                                                  \
+      case Mode::Auto:                                                            \
+        return ir::Algorithm::Auto;                                               \
+    }                                                                             \
+    ANYP_UNREACHABLE("pld::" #Mode " " + std::to_string(static_cast<int>(mode))); \
+  }
+ANYP_COLLECTIVES_WITH_MODES(ANYP_ALGORITHM_OF)
+#undef ANYP_ALGORITHM_OF
+#undef ANYP_MODE_CASE
+
+// pld::ReduceOp has ir::ReduceKind's order (op_attrs.hpp).
 ir::AllreduceAttr allreduce_attr(ReduceOp op, AllreduceMode mode) {
-  return ir::AllreduceAttr{static_cast<ir::ReduceKind>(op), static_cast<ir::Algorithm>(mode)};
-}
-
-// Each public mode's algorithm: switches without a default, so a mode added
-// to an enum and forgotten here is a compiler warning (-Wswitch), never a
-// silent Mesh.
-ir::Algorithm broadcast_algorithm(BroadcastMode mode) {
-  switch (mode) {
-    case BroadcastMode::Tree:
-      return ir::Algorithm::Tree;
-    case BroadcastMode::ScatterAllgather:
-      return ir::Algorithm::ScatterAllgather;
-    case BroadcastMode::Auto:
-      return ir::Algorithm::Auto;
-    case BroadcastMode::Mesh:
-      return ir::Algorithm::Mesh;
-  }
-  ANYP_UNREACHABLE("pld::BroadcastMode " + std::to_string(static_cast<int>(mode)));
-}
-
-ir::Algorithm allgather_algorithm(AllgatherMode mode) {
-  switch (mode) {
-    case AllgatherMode::Bruck:
-      return ir::Algorithm::Bruck;
-    case AllgatherMode::RecursiveDoubling:
-      return ir::Algorithm::RecursiveDoubling;
-    case AllgatherMode::Auto:
-      return ir::Algorithm::Auto;
-    case AllgatherMode::Mesh:
-      return ir::Algorithm::Mesh;
-  }
-  ANYP_UNREACHABLE("pld::AllgatherMode " + std::to_string(static_cast<int>(mode)));
-}
-
-ir::Algorithm reduce_scatter_algorithm(ReduceScatterMode mode) {
-  switch (mode) {
-    case ReduceScatterMode::RecursiveHalving:
-      return ir::Algorithm::RecursiveHalving;
-    case ReduceScatterMode::Pairwise:
-      return ir::Algorithm::Pairwise;
-    case ReduceScatterMode::Auto:
-      return ir::Algorithm::Auto;
-    case ReduceScatterMode::Mesh:
-      return ir::Algorithm::Mesh;
-  }
-  ANYP_UNREACHABLE("pld::ReduceScatterMode " + std::to_string(static_cast<int>(mode)));
-}
-
-ir::Algorithm all_to_all_algorithm(AllToAllMode mode) {
-  switch (mode) {
-    case AllToAllMode::Pairwise:
-      return ir::Algorithm::Pairwise;
-    case AllToAllMode::Bruck:
-      return ir::Algorithm::Bruck;
-    case AllToAllMode::Auto:
-      return ir::Algorithm::Auto;
-    case AllToAllMode::Mesh:
-      return ir::Algorithm::Mesh;
-  }
-  ANYP_UNREACHABLE("pld::AllToAllMode " + std::to_string(static_cast<int>(mode)));
+  return ir::AllreduceAttr{static_cast<ir::ReduceKind>(op), algorithm_of(mode)};
 }
 
 pl::Value emit_collective(Trace& t, ir::OpKind kind, std::vector<ir::Operand> args,
@@ -229,8 +181,7 @@ pl::Value broadcast(const pl::Value& data, const pl::Value& signal, const pl::Sc
            ": root must be an integer constant in [0, P), got a floating "
            "value");
   }
-  return emit_collective(t, ir::OpKind::Broadcast, {var(d), var(s), r}, d,
-                         broadcast_algorithm(mode));
+  return emit_collective(t, ir::OpKind::Broadcast, {var(d), var(s), r}, d, algorithm_of(mode));
 }
 
 pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
@@ -242,8 +193,7 @@ pl::Value allgather(const pl::Value& src, const pl::Value& dst, const pl::Value&
   ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
   ir::VarId s = expect_signal_window(t, signal, name);
   expect_same_dtype(t, x, d, name);
-  return emit_collective(t, ir::OpKind::Allgather, {var(x), var(d), var(s)}, d,
-                         allgather_algorithm(mode));
+  return emit_collective(t, ir::OpKind::Allgather, {var(x), var(d), var(s)}, d, algorithm_of(mode));
 }
 
 pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceOp op,
@@ -253,9 +203,8 @@ pl::Value reduce_scatter(const pl::Value& data, const pl::Value& signal, ReduceO
   Trace& t = Trace::current(name);
   ir::VarId d = expect_data_window(t, data, name, "the data");
   ir::VarId s = expect_signal_window(t, signal, name);
-  return emit_collective(
-      t, ir::OpKind::ReduceScatter, {var(d), var(s)}, d,
-      ir::AllreduceAttr{static_cast<ir::ReduceKind>(op), reduce_scatter_algorithm(mode)});
+  return emit_collective(t, ir::OpKind::ReduceScatter, {var(d), var(s)}, d,
+                         ir::AllreduceAttr{static_cast<ir::ReduceKind>(op), algorithm_of(mode)});
 }
 
 pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value& signal,
@@ -267,8 +216,7 @@ pl::Value all_to_all(const pl::Value& src, const pl::Value& dst, const pl::Value
   ir::VarId d = expect_kind(t, dst, name, "the target", kWindowKind);
   ir::VarId s = expect_signal_window(t, signal, name);
   expect_same_dtype(t, x, d, name);
-  return emit_collective(t, ir::OpKind::AllToAll, {var(x), var(d), var(s)}, d,
-                         all_to_all_algorithm(mode));
+  return emit_collective(t, ir::OpKind::AllToAll, {var(x), var(d), var(s)}, d, algorithm_of(mode));
 }
 
 pl::Value all_to_all_v(const pl::Value& src, const pl::Value& send_counts, const pl::Value& dst,

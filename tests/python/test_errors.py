@@ -993,3 +993,22 @@ def test_a_run_error_names_the_created_tensor_by_its_variable():
         "(rank 0's tensor 'orch.scratch' (pl.create_tensor)) in dim 1"
         + source_line("planted: past the tensor")
     )
+
+
+def test_the_mode_names_are_the_cpp_algorithm_lists():
+    """anyp._core.collective_modes(): the rows of
+    include/anyp/collective_algorithms.hpp, then "auto" — what every
+    pld.tensor collective checks its mode= against."""
+    assert anyp._core.collective_modes() == {
+        "allreduce": ["mesh", "ring", "recursive_doubling", "rabenseifner", "tree", "auto"],
+        "broadcast": ["mesh", "tree", "scatter_allgather", "auto"],
+        "allgather": ["mesh", "bruck", "recursive_doubling", "auto"],
+        "reduce_scatter": ["mesh", "recursive_halving", "pairwise", "auto"],
+        "all_to_all": ["mesh", "pairwise", "bruck", "auto"],
+    }
+    with pytest.raises(ValueError) as e:
+        pld.tensor.allgather(None, None, None, mode="ring")
+    assert str(e.value) == (
+        'pld.tensor.allgather mode must be "mesh", "bruck", "recursive_doubling" or "auto", '
+        "got 'ring'"
+    )

@@ -117,13 +117,11 @@ def all_reduce(target, *, op=ReduceOp.Sum, mode="mesh", nranks=None):
     fresh [NR, 1] one. PyPTO's `nranks` sizes the ring's signal; anyp sizes it
     from P itself, so with mode='ring' it is accepted and ignored (it
     changes no result), and refused with the others."""
-    if mode not in tensor._MODES:
-        raise ValueError(f"pld.all_reduce mode must be {tensor._MODES_TEXT}, got {mode!r}")
-    if mode in ("recursive_doubling", "rabenseifner", "tree", "auto"):
-        if nranks is not None:
-            raise ValueError(f"pld.all_reduce nranks is only used with mode='ring', not {mode!r}")
-        signal = _fresh_signal("allreduce_" + mode, [_core.world_size(), 1])
-        return tensor.allreduce(target, signal, op=op, mode=mode)
+    tensor._check_mode("pld.all_reduce", "allreduce", mode)
+    if mode == "ring":
+        ws = _core.world_size()
+        signal = _fresh_signal("allreduce_ring", [_core.dim_binary("*", 2, ws - 1), ws])
+        return tensor.allreduce(target, signal, op=op, mode="ring")
     if mode == "mesh":
         if nranks is not None:
             raise ValueError(
@@ -131,9 +129,10 @@ def all_reduce(target, *, op=ReduceOp.Sum, mode="mesh", nranks=None):
                 "omit it for mesh allreduce (or pass mode='ring')"
             )
         return tensor.allreduce(target, op=op)
-    ws = _core.world_size()
-    signal = _fresh_signal("allreduce_ring", [_core.dim_binary("*", 2, ws - 1), ws])
-    return tensor.allreduce(target, signal, op=op, mode="ring")
+    if nranks is not None:  # every other algorithm: an [NR, 1] signal
+        raise ValueError(f"pld.all_reduce nranks is only used with mode='ring', not {mode!r}")
+    signal = _fresh_signal("allreduce_" + mode, [_core.world_size(), 1])
+    return tensor.allreduce(target, signal, op=op, mode=mode)
 
 
 def all_gather(local_data, target, *, mode="mesh"):

@@ -10,8 +10,17 @@ the data in one piece, with the same result."""
 from ... import _core, _scopes
 
 ReduceOp = _core.ReduceOp
-_MODES = ("mesh", "ring", "recursive_doubling", "rabenseifner", "tree", "auto")
-_MODES_TEXT = '"mesh", "ring", "recursive_doubling", "rabenseifner", "tree" or "auto"'
+# Each collective's mode names, from the C++ algorithm table
+# (include/anyp/collective_algorithms.hpp): {"allreduce": ["mesh", ...], ...}.
+_COLLECTIVE_MODES = _core.collective_modes()
+
+
+def _check_mode(op, collective, mode):
+    """A ValueError naming every mode of `collective` unless `mode` is one."""
+    names = _COLLECTIVE_MODES[collective]
+    if mode not in names:
+        listed = ", ".join(f'"{n}"' for n in names[:-1]) + f' or "{names[-1]}"'
+        raise ValueError(f"{op} mode must be {listed}, got {mode!r}")
 
 
 def _check_chunking(op, chunk_rows, chunk_cols, pipeline):
@@ -142,15 +151,11 @@ def allreduce(target, signal=None, *, op=ReduceOp.Sum, mode="mesh", core_num=1):
     (docs/collectives.md). In the host, between dispatch loops, the mesh form may omit the
     signal (the compiler makes one); core_num > 1 runs it on that many
     blocks per rank over an [NR, S >= core_num] signal (host only)."""
-    if mode not in _MODES:
-        raise ValueError(f"pld.tensor.allreduce mode must be {_MODES_TEXT}, got {mode!r}")
+    _check_mode("pld.tensor.allreduce", "allreduce", mode)
     if not isinstance(op, ReduceOp):
         raise TypeError(f"pld.tensor.allreduce op must be a pld.ReduceOp, got {op!r}")
     cores = _core_num("pld.tensor.allreduce", core_num)
     return _core.allreduce(target, signal, op, mode, cores)
-
-
-_BROADCAST_MODES = ("mesh", "tree", "scatter_allgather", "auto")
 
 
 def broadcast(target, signal, *, root, mode="mesh"):
@@ -160,15 +165,8 @@ def broadcast(target, signal, *, root, mode="mesh"):
     Geijn: a binomial scatter, then a ring allgather) and mode="auto" (the
     one of least modeled time) end with read-done handshakes
     (docs/collectives.md §3.4)."""
-    if mode not in _BROADCAST_MODES:
-        raise ValueError(
-            'pld.tensor.broadcast mode must be "mesh", "tree", "scatter_allgather" or "auto", '
-            f"got {mode!r}"
-        )
+    _check_mode("pld.tensor.broadcast", "broadcast", mode)
     return _core.broadcast(target, signal, root, mode)
-
-
-_ALLGATHER_MODES = ("mesh", "bruck", "recursive_doubling", "auto")
 
 
 def allgather(local_data, target, signal, *, mode="mesh", defer=False):
@@ -182,17 +180,10 @@ def allgather(local_data, target, signal, *, mode="mesh", defer=False):
     one's pl.at task in deps=) completes where it stands on anyp, and in a
     pl.manual_scope the tasks that read `target` must list its task
     (anyp/_scopes.py)."""
-    if mode not in _ALLGATHER_MODES:
-        raise ValueError(
-            'pld.tensor.allgather mode must be "mesh", "bruck", "recursive_doubling" or '
-            f'"auto", got {mode!r}'
-        )
+    _check_mode("pld.tensor.allgather", "allgather", mode)
     if defer:
         _scopes.deferred(target, signal)
     return _core.allgather(local_data, target, signal, mode)
-
-
-_REDUCE_SCATTER_MODES = ("mesh", "recursive_halving", "pairwise", "auto")
 
 
 def reduce_scatter(target, signal, *, op=ReduceOp.Sum, mode="mesh"):
@@ -204,15 +195,8 @@ def reduce_scatter(target, signal, *, op=ReduceOp.Sum, mode="mesh"):
     (docs/collectives.md §3.6)."""
     if not isinstance(op, ReduceOp):
         raise TypeError(f"pld.tensor.reduce_scatter op must be a pld.ReduceOp, got {op!r}")
-    if mode not in _REDUCE_SCATTER_MODES:
-        raise ValueError(
-            'pld.tensor.reduce_scatter mode must be "mesh", "recursive_halving", "pairwise" or '
-            f'"auto", got {mode!r}'
-        )
+    _check_mode("pld.tensor.reduce_scatter", "reduce_scatter", mode)
     return _core.reduce_scatter(target, signal, op, mode)
-
-
-_ALL_TO_ALL_MODES = ("mesh", "pairwise", "bruck", "auto")
 
 
 def all_to_all(input, target, signal, *, mode="mesh"):  # noqa: A002  (PyPTO's name)
@@ -223,11 +207,7 @@ def all_to_all(input, target, signal, *, mode="mesh"):  # noqa: A002  (PyPTO's n
     mode="bruck" (ceil(log2 P) packed puts, through a scratch window the
     compiler adds) and mode="auto" (the one of least modeled time;
     docs/collectives.md §3.7)."""
-    if mode not in _ALL_TO_ALL_MODES:
-        raise ValueError(
-            'pld.tensor.all_to_all mode must be "mesh", "pairwise", "bruck" or "auto", '
-            f"got {mode!r}"
-        )
+    _check_mode("pld.tensor.all_to_all", "all_to_all", mode)
     return _core.all_to_all(input, target, signal, mode)
 
 
