@@ -3,7 +3,8 @@
 //
 //   X(context, Algorithm, snake_name)
 //
-// (`context` is what the user of the list passes through). Everything that
+// (`context` is what the user of the list passes through; Algorithm one of
+// ANYP_ALGORITHMS). Everything that
 // names an algorithm comes from these lists: each pld:: mode enum (its rows,
 // then Auto: pld.hpp), the front-end's mode -> algorithm mapping, the
 // Python mode names ("ring": #snake_name; anyp._core.collective_modes()),
@@ -11,6 +12,20 @@
 // lower_<snake_name>_<collective>() for a row (a row without a lowering
 // does not compile). docs/collectives.md §3 describes each algorithm.
 #pragma once
+
+// Every algorithm's name, once (ir::Algorithm's enumerators and their
+// printed names; Auto is the compiler's choice among a list's rows).
+#define ANYP_ALGORITHMS(X) \
+  X(Mesh)                  \
+  X(Ring)                  \
+  X(RecursiveDoubling)     \
+  X(Rabenseifner)          \
+  X(Tree)                  \
+  X(Auto)                  \
+  X(ScatterAllgather)      \
+  X(Bruck)                 \
+  X(RecursiveHalving)      \
+  X(Pairwise)
 
 #define ANYP_ALLREDUCE_ALGORITHMS(X, context)       \
   X(context, Mesh, mesh)                            \

@@ -111,16 +111,11 @@ const char* reduce_name(ReduceKind k) {
 }
 
 const char* algorithm_name(Algorithm k) {
-  static const char* names[] = {"Mesh",
-                                "Ring",
-                                "RecursiveDoubling",
-                                "Rabenseifner",
-                                "Tree",
-                                "Auto",
-                                "ScatterAllgather",
-                                "Bruck",
-                                "RecursiveHalving",
-                                "Pairwise"};
+  static const char* names[] = {
+#define ANYP_X(name) #name,
+      ANYP_ALGORITHMS(ANYP_X)
+#undef ANYP_X
+  };
   return names[static_cast<int>(k)];
 }
 

@@ -3,11 +3,13 @@
 // MatmulForm, NotifyKind, WaitKind, AtomicKind, ReduceKind, Algorithm.
 // Shared by the IR, the compiler and the runtime: a VM instruction's `sub`
 // field holds these values as is, so the two never need a mapping table.
-// Self-contained on purpose: the runtime includes this header and never the
-// rest of the IR.
+// Self-contained on purpose (it includes only the vocabulary's algorithm
+// names): the runtime includes this header and never the rest of the IR.
 #pragma once
 
 #include <cstdint>
+
+#include "anyp/collective_algorithms.hpp"
 
 namespace anyp::ir {
 
@@ -119,22 +121,12 @@ enum class AtomicKind : std::uint8_t { None, Add };
 // Same order as pld::ReduceOp and pld::AllreduceMode. Tile reductions
 // (pl::row_sum ...) use Sum, Max and Min.
 enum class ReduceKind : std::uint8_t { Sum, Max, Min, Prod };
-// A builtin collective's algorithm (allreduce: pld::AllreduceMode's order;
-// broadcast: Mesh, Tree, ScatterAllgather, Auto; allgather: Mesh, Bruck,
-// RecursiveDoubling, Auto; reduce_scatter: Mesh, RecursiveHalving,
-// Pairwise, Auto; all_to_all: Mesh,
-// Pairwise, Bruck, Auto; docs/collectives.md §3).
+// A builtin collective's algorithm: anyp/collective_algorithms.hpp names
+// them (ANYP_ALGORITHMS) and lists each collective's (docs/collectives.md §3).
 enum class Algorithm : std::uint8_t {
-  Mesh,
-  Ring,
-  RecursiveDoubling,
-  Rabenseifner,
-  Tree,
-  Auto,
-  ScatterAllgather,
-  Bruck,
-  RecursiveHalving,
-  Pairwise
+#define ANYP_X(name) name,
+  ANYP_ALGORITHMS(ANYP_X)
+#undef ANYP_X
 };
 
 const char* binary_op_name(BinaryOp op);    // "add", "lt", ...
