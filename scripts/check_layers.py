@@ -19,7 +19,9 @@ only in the API, which traces and hands the IR over). Within the runtime,
 the observers (the race checker, the timeline, the cost counter) stand below
 the rank VM: they include no runtime/rank_vm*.hpp. Within the engines, the
 threads and MPI engines know nothing of each other; only the registry
-(engines/engine_registry.*) knows every engine.
+(engines/engine_registry.*) knows every engine. A public header's own .cpp
+(anyp/<name>.hpp's <name>.cpp) lives on the header's floor, so that no
+definition sits above the declaration's users.
 
 Run: /usr/bin/python3 scripts/check_layers.py   (exit 1 and one line per
 offending include, else "layers: ... includes, none runs up a floor").
@@ -111,6 +113,16 @@ def problems_of(file: pathlib.Path) -> list[str]:
             why = "one engine includes another (only engines/engine_registry knows every engine)"
         if why:
             found.append(f'{rel}: #include "{target}" {why}')
+    # A public header's definitions live on its floor: anyp/<name>.hpp's
+    # <name>.cpp sits on the header's floor, not above it.
+    own = f"anyp/{file.stem}.hpp"
+    if rel.endswith(".cpp") and own in INCLUDE.findall(file.read_text()):
+        theirs = floor_of(own)
+        if theirs is not None and theirs[0] != mine[0]:
+            found.append(
+                f'{rel}: defines "{own}" (floor {theirs[0]}, {theirs[1]}) on floor '
+                f"{mine[0]} ({mine[1]}); a public header's .cpp lives on its floor"
+            )
     return found
 
 
