@@ -2,6 +2,8 @@
 race checking, schedules, the modeled timeline, memory limit), and the
 example command line (anyp.runtime.cli)."""
 
+import warnings
+
 from ..ir.distributed_compiled_program import DistributedConfig
 from ..ir.device_tensors import DeviceTensor, StackedDeviceTensor  # noqa: F401
 from ..ir.distributed_worker import DistributedRunHandle, DistributedWorker  # noqa: F401
@@ -19,8 +21,8 @@ _IGNORED = {
 }
 
 # PyPTO's device-runtime switches (its dependency-graph dump and per-scope
-# statistics): booleans, checked, then without effect (anyp's runtime has
-# no such dump; docs/python.md).
+# statistics): booleans, checked; switched on, they warn that anyp writes
+# no such dump (the run is unchanged; docs/python.md).
 _IGNORED_SWITCHES = ("enable_dep_gen", "enable_scope_stats")
 
 # PyPTO's device-runtime ring sizes, one per scope depth (4 rings): a
@@ -36,6 +38,13 @@ def _check_ignored(kwargs):
     for name in _IGNORED_SWITCHES:
         if name in kwargs and not isinstance(kwargs[name], bool):
             raise TypeError(f"RunConfig: {name} must be a bool, got {kwargs[name]!r}")
+        if kwargs.get(name):
+            warnings.warn(
+                f"RunConfig({name}=True): anyp writes none of PyPTO's DFX files "
+                "(dfx_outputs/rank<r>/...); the run is unchanged. anyp's own diagnostics: "
+                "RunConfig(check_races=True), RunConfig(timeline=True) (docs/python.md)",
+                stacklevel=3,
+            )
     for name in _IGNORED_RINGS:
         if name not in kwargs:
             continue
