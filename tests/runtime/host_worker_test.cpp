@@ -9,6 +9,7 @@
 // refuses a program that has one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <anyp/anyp.hpp>
 #include <cstdint>
 #include <memory>
@@ -227,6 +228,40 @@ TEST(HostWorkerErrors, AWindowViewOrAScalarParameterIsRefused) {
   EXPECT_THROW(pl::jit::host_worker("w", {pl::In("v", pld::DistributedTensor({1, N}, pl::FP32))},
                                     [](std::span<anyp::HostTensor>) {}),
                anyp::CompileError);
+}
+
+}  // namespace
+
+namespace {
+
+// The MPI engine keeps each rank's host tensors in its own process, so a
+// worker could not see the other ranks' results there: refused by name.
+TEST(HostWorkerErrors, TheMpiEngineRefusesAProgramWithAWorker) {
+  const auto engines = anyp::available_engines();
+  if (std::find(engines.begin(), engines.end(), "mpi") == engines.end())
+    GTEST_SKIP() << "this build has no MPI engine";
+#ifdef ANYP_TEST_SANITIZED
+  GTEST_SKIP() << "Open MPI is not built with the sanitizers";
+#endif
+  const auto look = worker_of("look", [](std::span<anyp::HostTensor>) {});
+  const pl::Function stage = add_orch("stage", 1.0);
+  const pl::TypeSpec t = pl::Tensor({NR, 1, N}, pl::FP32);
+  const pl::HostFunction host = pl::jit::host("on_mpi", {pl::InOut("y", t)}, [=](pl::Value y) {
+    pl::range(pld::world_size(), [&](pl::Scalar r) { stage(y[r], y[r], pl::device(r)); });
+    look(y);
+  });
+  auto y = anyp::HostTensor::zeros({1, 1, N}, anyp::DType::FP32);
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(1);
+  config.engine = "mpi";
+  try {
+    host.compile({y}, config)(y);
+    ADD_FAILURE() << "the MPI engine ran a program with a host worker";
+  } catch (const anyp::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "engine 'mpi': 'on_mpi' calls host worker 'look', which takes every "
+              "rank's results in one process; the MPI engine keeps each rank's host tensors in "
+              "its own process: run it on the threads engine");
+  }
 }
 
 }  // namespace
