@@ -174,6 +174,18 @@ struct Prepared {
   std::vector<std::string> names;
   std::string function;
 
+  Prepared(std::unique_ptr<Session> s, std::vector<std::string> n, std::string f)
+      : session(std::move(s)), names(std::move(n)), function(std::move(f)) {}
+  Prepared(Prepared&&) = default;
+  Prepared& operator=(Prepared&&) = default;
+  // A worker dropped without close(): ending the session waits for its runs,
+  // whose host workers take the GIL, so it waits without holding it.
+  ~Prepared() {
+    if (!session) return;
+    py::gil_scoped_release release;
+    session.reset();
+  }
+
   Session& open() const {
     if (!session)
       throw ConfigError("config error: the prepared worker of '" + function + "' is closed");
@@ -185,7 +197,7 @@ Prepared prepare(const Compiled& c, bool persistent_windows, bool reset_windows)
   SessionOptions options;
   options.persistent_windows = persistent_windows;
   options.reset_windows = reset_windows;
-  return Prepared{std::make_unique<Session>(c.program, options), c.names, c.function};
+  return Prepared(std::make_unique<Session>(c.program, options), c.names, c.function);
 }
 
 // Seconds per run of `runs` back-to-back runs from C++ (the baseline of
@@ -402,7 +414,12 @@ void bind_run(py::module_& m) {
              py::gil_scoped_release release;
              return session.submit(a.refs);
            })
-      .def("reset_windows", [](const Prepared& p) { p.open().reset_windows(); })
+      .def("reset_windows",
+           [](const Prepared& p) {
+             Session& session = p.open();
+             py::gil_scoped_release release;  // waits for the runs before it (host workers)
+             session.reset_windows();
+           })
       .def_property_readonly("runs_done", [](const Prepared& p) { return p.open().runs_done(); })
       .def("close", [](Prepared& p) {
         py::gil_scoped_release release;  // waits for the runs still queued

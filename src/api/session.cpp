@@ -4,6 +4,8 @@
 // that wait for them.
 #include "anyp/session.hpp"
 
+#include <cxxabi.h>
+
 #include "anyp/engines.hpp"
 #include "anyp/errors.hpp"
 #include "compiler/plan.hpp"
@@ -95,6 +97,8 @@ void Session::execute(Job& job) {
     } else {
       job.result->stats = run_now(job.args);
     }
+  } catch (const abi::__forced_unwind&) {
+    throw;  // the thread is ending (pthread_exit), not the run failing
   } catch (...) {
     job.result->error = std::current_exception();
   }

@@ -4,6 +4,8 @@
 // copies, it runs, and the copies of those it may write (pl::Out,
 // pl::InOut) are written back through the door, so observers (the race
 // checker, the timeline) see its accesses as rank 0's.
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <exception>
 #include <vector>
@@ -25,6 +27,8 @@ void RankVm::host_worker(const Instr& in) {
   const std::string who = "host worker '" + worker.name + "'";
   try {
     (*worker.body)(args);
+  } catch (const abi::__forced_unwind&) {
+    throw;  // the thread is ending (a Python worker at interpreter exit): never swallowed
   } catch (const std::exception& e) {
     fail(in, who + " failed: " + e.what());
   } catch (...) {

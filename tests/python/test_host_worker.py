@@ -389,3 +389,72 @@ def test_a_worker_that_changes_an_input_is_refused():
         "host worker 'scribble' changed its argument 0, which it takes as an input: the change "
         "would be lost (declare the parameter pl.Out or pl.InOut, or change a copy)"
     )
+
+
+def test_a_worker_in_runs_still_queued_when_the_prepared_worker_goes_away(tmp_path):
+    """Ending a prepared worker (dropped without close(), or reset_windows())
+    waits for its queued runs without holding the GIL their host workers
+    need: run in a subprocess, so a deadlock is a timeout, not a hang."""
+    script = tmp_path / "queued.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+        import gc
+        import torch
+        import anyp.language as pl
+        import anyp.language.distributed as pld
+        from anyp import ir
+        from anyp.ir import DistributedConfig
+
+        NR = pl.dynamic("NR")
+        seen = []
+
+        @pl.jit.incore
+        def double(x: pl.Tensor[[1, 16], pl.FP32], y: pl.Out[pl.Tensor[[1, 16], pl.FP32]]):
+            t = pl.load(x, [0, 0], [1, 16])
+            pl.store(pl.add(t, t), [0, 0], y)
+
+        @pl.jit
+        def double_orch(x: pl.Tensor[[1, 16], pl.FP32], y: pl.Out[pl.Tensor[[1, 16], pl.FP32]]):
+            double(x, y)
+
+        @pl.program
+        class Slow:
+            @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+            def look(y: pl.Tensor[[NR, 1, 16], pl.FP32]):
+                import time
+                time.sleep(0.05)
+                seen.append(float(y.sum()))
+
+            @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+            def host(self, x: pl.Tensor[[NR, 1, 16], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, 16], pl.FP32]]):
+                for r in pl.range(pld.world_size()):
+                    double_orch(x[r], y[r], device=r)
+                self.look(y)
+
+        c = ir.compile(Slow, platform="a2a3sim", distributed_config=DistributedConfig([0, 1]))
+        x, y = torch.ones(2, 1, 16), torch.zeros(2, 1, 16)
+        rt = c.prepare(persistent=True)
+        rt.submit(c, x, y)
+        rt.reset_persistent_windows()
+        rt.submit(c, x, y)
+        rt.submit(c, x, y)
+        del rt
+        gc.collect()
+        print(seen)
+        """
+        )
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[64.0, 64.0, 64.0]\n"
+    # A script that fails with runs in flight ends after them, with its own error.
+    failing = script.read_text().replace("del rt", "raise RuntimeError('boom')")
+    script.write_text(failing)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 1 and done.stderr.endswith("RuntimeError: boom\n"), done.stderr

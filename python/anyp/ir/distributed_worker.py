@@ -10,14 +10,29 @@ time, in submission order. Several programs share a worker through
 `extra_compiled`; then `rt(...)` is ambiguous and every dispatch names its
 program. docs/python.md, "Prepared workers"."""
 
+import atexit
 import ctypes
 import math
 import time
+import weakref
 
 from .. import _core, _host_worker
 from . import device_tensors
 from .._run_timing import RunTiming
 from .._frontend import UnsupportedError, _user_facing
+
+
+# The prepared workers not closed yet: closed at interpreter exit, before
+# Python stops threads from taking the GIL (their queued runs' host workers
+# need it), so that a script that ends, or fails, with runs in flight ends
+# after them, cleanly.
+_open_workers = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_workers():
+    for worker in list(_open_workers):
+        worker.close()
 
 
 class DistributedRunHandle:
@@ -90,6 +105,7 @@ class DistributedWorker:
         )
         self._persistent, self._reset = bool(persistent), reset
         self._device_tensors, self._closed = [], False
+        _open_workers.add(self)
         self.last_run_timing = None  # a RunTiming after each blocking dispatch
         # A program compiled without tensors (ir.compile(program, platform=...))
         # compiles at its first dispatch, for that dispatch's shapes.
@@ -196,6 +212,7 @@ class DistributedWorker:
             for shard in t.shards if isinstance(t, device_tensors.StackedDeviceTensor) else [t]:
                 shard.freed = True
         self._closed = True
+        _open_workers.discard(self)
 
     # -- device-resident tensors (anyp/ir/device_tensors.py) ------------------
 
