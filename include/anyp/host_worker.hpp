@@ -6,12 +6,12 @@
 //       "verify", {pl::In("f", pl::Tensor({P, 64}, DType::FP32))},
 //       [](std::span<anyp::HostTensor> args) { check(args[0]); });
 //
-// It runs once per call, after the dispatches that write what it takes
-// (by the intents of its parameters, as dispatches are ordered), and the
-// dispatches that take what it writes (Out, InOut) run after it. Its
-// arguments are copies of the tensors it is given, read when it starts;
-// those it may write are written back when it returns. An exception it
-// throws ends the run with a RunError naming it.
+// It runs once per call, in host order with every dispatch whose host
+// tensors overlap its own where one of the two writes (both ways:
+// compiler/order_dispatches.hpp). Its arguments are copies of the tensors
+// it is given, read when it starts; those it declares pl::Out or pl::InOut
+// are written back when it returns. An exception it throws ends the run
+// with a RunError naming it.
 #pragma once
 
 #include <functional>

@@ -24,15 +24,10 @@ enum class NotifyOp { AtomicAdd, Set };
 enum class WaitCmp { Eq, Ne, Gt, Ge, Lt, Le };
 enum class AtomicType { None, Add };
 enum class ReduceOp { Sum, Max, Min, Prod };
-// Each builtin collective's algorithm, from its list in
-// anyp/collective_algorithms.hpp, then Auto: the compiler picks, per call,
-// the algorithm of least modeled time on the platform's cost model
-// (docs/collectives.md §3.9). AllreduceMode: Mesh, Ring, RecursiveDoubling,
-// Rabenseifner, Tree, Auto (§3.3); BroadcastMode: Mesh, Tree,
-// ScatterAllgather, Auto (§3.4); AllgatherMode: Mesh, Bruck,
-// RecursiveDoubling, Auto (§3.5); ReduceScatterMode: Mesh,
-// RecursiveHalving, Pairwise, Auto (§3.6); AllToAllMode: Mesh, Pairwise,
-// Bruck, Auto (§3.7).
+// Each builtin collective's algorithm: the rows of its list in
+// anyp/collective_algorithms.hpp, then Auto (the compiler picks, per call,
+// the algorithm of least modeled time on the platform's cost model;
+// docs/collectives.md §3 shows the lists).
 enum class AllreduceMode { ANYP_ALLREDUCE_ALGORITHMS(ANYP_MODE_ENUMERATOR, _) Auto };
 enum class BroadcastMode { ANYP_BROADCAST_ALGORITHMS(ANYP_MODE_ENUMERATOR, _) Auto };
 enum class AllgatherMode { ANYP_ALLGATHER_ALGORITHMS(ANYP_MODE_ENUMERATOR, _) Auto };

@@ -38,6 +38,18 @@ class UnsupportedError(_core.CompileError):
     """A construct anyp's Python front-end does not take."""
 
 
+def refusing_getattr(module, why):
+    """A module's __getattr__ that refuses every name of a PyPTO module anyp
+    does not have, with the reason (`module`: its anyp name)."""
+
+    def __getattr__(name):  # noqa: N807 (a module's __getattr__)
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise UnsupportedError(f"not supported by anyp: {module}.{name} ({why})")
+
+    return __getattr__
+
+
 _HANDLES = (_core.Value, _core.Tile, _core.Scalar)
 _MISSING = object()
 _launch_blocks = []  # block counts of the `with pl.spmd(n):` blocks being walked

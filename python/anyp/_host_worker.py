@@ -2,16 +2,16 @@
 pl.Level.HOST, role=pl.Role.SubWorker)`, or role Worker): a plain Python
 function the host orchestrator calls between dispatches (`self.verify(y)`).
 
-The C++ core runs it on rank 0's dispatch list, ordered by its parameters'
-intents like any dispatch (anyp/host_worker.hpp): after the dispatches that
-write what it takes, before those that take what it writes. It gets copies
-of its tensors (torch tensors when torch is imported, numpy arrays
-otherwise); those its parameters declare pl.Out or pl.InOut are written
-back when it returns. A worker whose body is `...` is bound at run time:
+The C++ core runs it on rank 0's dispatch list, in host order with every
+dispatch whose host tensors overlap its own where one of the two writes
+(anyp/host_worker.hpp). It gets copies of its tensors (torch tensors when
+torch is imported, numpy arrays otherwise); those its parameters declare
+pl.Out or pl.InOut are written back when it returns, and a change to any
+other is an error. A worker whose body is `...` is bound at run time:
 `compiled.prepare(callbacks={"name": fn})` runs fn(args) instead, with
-args.tensor(i) its i-th tensor (PyPTO's task arguments). What it returns is ignored. An exception it raises
-ends the run, and the call that ran the program raises that same exception
-(with the run error as a note)."""
+args.tensor(i) its i-th tensor (PyPTO's task arguments). What it returns is
+ignored. An exception it raises ends the run, and the call that ran the
+program raises that same exception (with the run error as a note)."""
 
 import ast
 import sys

@@ -4,14 +4,10 @@ builds and launches NPU kernels. anyp compiles and runs a program itself
 (ir.compile, then call it), so the module imports and every name in it is
 refused with that reason (docs/python.md)."""
 
-from .._frontend import UnsupportedError
+from .._frontend import refusing_getattr
 
-
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise UnsupportedError(
-        f"not supported by anyp: anyp.runtime.device_runner.{name} (PyPTO's device toolchain, "
-        "which builds and launches NPU kernels; anyp compiles and runs a program itself: "
-        "compiled = ir.compile(program, ...), then compiled(*tensors))"
-    )
+__getattr__ = refusing_getattr(
+    "anyp.runtime.device_runner",
+    "PyPTO's device toolchain, which builds and launches NPU kernels; anyp compiles and runs "
+    "a program itself: compiled = ir.compile(program, ...), then compiled(*tensors)",
+)

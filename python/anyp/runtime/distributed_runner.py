@@ -5,7 +5,7 @@ is the tensor (a torch tensor, or a numpy array without torch), so this
 returns it. Every other name of PyPTO's runner (its process forking and
 shared-memory plumbing) is refused with the reason (docs/python.md)."""
 
-from .._frontend import UnsupportedError
+from .._frontend import refusing_getattr
 
 
 def _tensor_from_continuous(tensor):
@@ -19,11 +19,8 @@ def _tensor_from_continuous(tensor):
     return tensor
 
 
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise UnsupportedError(
-        f"not supported by anyp: anyp.runtime.distributed_runner.{name} (PyPTO's L3 runner, "
-        "which forks host processes; anyp runs a program itself: compiled(*tensors), or "
-        "compiled.prepare(...) for many dispatches)"
-    )
+__getattr__ = refusing_getattr(
+    "anyp.runtime.distributed_runner",
+    "PyPTO's L3 runner, which forks host processes; anyp runs a program itself: "
+    "compiled(*tensors), or compiled.prepare(...) for many dispatches",
+)
