@@ -29,7 +29,7 @@ import sys
 import textwrap
 import tokenize
 
-from . import _core, _host_worker, _scopes
+from . import _arrays, _core, _host_worker, _scopes
 from ._spellings import python_spelling
 from ._types import ARRAY_DTYPE_NAMES, ParamType
 
@@ -51,6 +51,7 @@ def refusing_getattr(module, why):
 
 
 _HANDLES = (_core.Value, _core.Tile, _core.Scalar)
+_ARRAYS = (_arrays.ScalarArray, _arrays.TaskArray)  # pl.array.create's
 _MISSING = object()
 _launch_blocks = []  # block counts of the `with pl.spmd(n):` blocks being walked
 _walkers = []  # the bodies being walked, innermost last (calls record, not run)
@@ -183,6 +184,8 @@ def _describe(value):
         return value.type() or type(value).__name__.lower()
     if value is _MISSING:
         return "unbound"
+    if isinstance(value, _ARRAYS):
+        return value.describe()
     return f"a Python {type(value).__name__}"
 
 
@@ -728,6 +731,8 @@ class _Walker:
         old = self.env.get(name)
         if isinstance(value, _core.Value):
             _core.name_created(value, name)  # a created tensor is named after its first name
+        if isinstance(value, _arrays.ScalarArray):
+            _core.name_created(value.storage, name)  # its storage too (in run errors)
         if self.renames_to_created(name, old, value, node):
             self.env[name] = value
             return
@@ -787,9 +792,12 @@ class _Walker:
             extents = _slice_extents(tensor, offsets, extents)
             _tensor_ops.assign_subscript(tensor, offsets, extents, value)
         elif isinstance(target, ast.Subscript):
-            self.refuse(
-                node, "assigning to x[i] (slice every dim: x[a:b, c:d] = value writes a slice)"
-            )
+            holder = self.eval(target.value)
+            if not isinstance(holder, _ARRAYS):
+                self.refuse(
+                    node, "assigning to x[i] (slice every dim: x[a:b, c:d] = value writes a slice)"
+                )
+            holder[self.eval(target.slice)] = value  # an element of a pl.array
         else:
             self.refuse(node, f"assigning to {type(target).__name__} (assign to a name)")
 
@@ -869,12 +877,17 @@ class _Walker:
         refusal = scope.refusal(self.level)
         if refusal:
             self.refuse(s, refusal)
+        deps = []
         for dep in scope.deps:
-            if not isinstance(dep, _scopes.TaskId):
+            if isinstance(dep, _arrays.TaskArray):
+                deps.extend(dep.tasks())  # every task stored in it
+            elif isinstance(dep, _scopes.TaskId):
+                deps.append(dep)
+            else:
                 self.refuse(
                     s,
                     f"deps= lists {_describe(dep)}, which is not a task (what `with pl.at(...) "
-                    "as t` binds)",
+                    "as t` binds) or an array of them (pl.array.create(n, pl.TASK_ID))",
                 )
         if item.optional_vars is not None and not isinstance(item.optional_vars, ast.Name):
             self.refuse(s, "with pl.at(...) as <anything but a name>")
@@ -882,7 +895,7 @@ class _Walker:
         if scope.kind() == "worker":
             self.inline_worker(s, task.name)
         else:
-            self.outline(s, task, scope.deps, scope.kind())
+            self.outline(s, task, deps, scope.kind())
         if item.optional_vars is not None:
             self.env[item.optional_vars.id] = task
         return True
@@ -893,6 +906,13 @@ class _Walker:
         captured = []
         for node in ast.walk(ast.Module(body=s.body, type_ignores=[])):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                if isinstance(self.env.get(node.id), _ARRAYS):
+                    self.refuse(
+                        node,
+                        f"'{node.id}' ({self.env[node.id].describe()}) inside a pl.at block: an "
+                        "array stays in its function (read the elements the block needs into "
+                        "scalars before it)",
+                    )
                 if isinstance(self.env.get(node.id), (_core.Value, _core.Scalar)):
                     if node.id not in captured:
                         captured.append(node.id)
@@ -1103,9 +1123,14 @@ class _Walker:
         """The variable one of init_values starts: a new one (the loop writes it)."""
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return _new_scalar(value)
+        if isinstance(value, _ARRAYS):
+            return (
+                value  # the yields copy into it (an array is storage, as PyPTO's codegen makes it)
+            )
         if not isinstance(value, _HANDLES):
             self.refuse(
-                node, f"init_values holding {_describe(value)} (give traced values or numbers)"
+                node,
+                f"init_values holding {_describe(value)} (give traced values, numbers or arrays)",
             )
         held = any(v is value for v in self.env.values())
         return _copy(value) if held else value
@@ -1160,7 +1185,10 @@ class _Walker:
                     f"loop carries {_describe(variable)} there; a loop-carried value keeps its "
                     "kind, dtype and shape"
                 )
-            _core.assign(variable, value)
+            if isinstance(variable, _ARRAYS):
+                variable.copy_from(value)
+            else:
+                _core.assign(variable, value)
         scope["yielded"] = True
         self.last_yield = carried[0] if len(carried) == 1 else tuple(carried)
         return self.last_yield
@@ -1209,6 +1237,10 @@ class _Walker:
             if isinstance(a, _scopes.TaskId) and isinstance(b, _scopes.TaskId):
                 self.env[name] = _scopes.TaskId.either(a, b)  # deps= on it: on whichever ran
                 continue
+            if isinstance(a, _arrays.TaskArray) and isinstance(b, _arrays.TaskArray):
+                if a.extent == b.extent:
+                    self.env[name] = _arrays.TaskArray.either(a, b)
+                    continue
             self.refuse(
                 s,
                 f"'{name}' is {_describe(a)} after the then branch of this if on a traced scalar "

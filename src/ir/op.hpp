@@ -147,8 +147,8 @@ inline constexpr unsigned kArg0 = 1, kArg1 = 2, kArg2 = 4, kArg3 = 8, kArg4 = 16
   X(Call, "call", kHost | kOrch, Call, -1, 0, "")                                                \
   X(Load, "pl.load", kIncore, Memory, -1, 0, "")                                                 \
   X(Store, "pl.store", kIncore, Memory, 1, kArg1, "")                                            \
-  X(Read, "pl.read", kIncore, Memory, -1, 0, "")                                                 \
-  X(Write, "pl.write", kIncore, Memory, -1, kArg0, "")                                           \
+  X(Read, "pl.read", kOrch | kIncore, Memory, -1, 0, "")                                         \
+  X(Write, "pl.write", kOrch | kIncore, Memory, -1, kArg0, "")                                   \
   X(TileBinary, "tile", kIncore, Tile, -1, 0, "")                                                \
   X(TileCast, "pl.cast", kIncore, Tile, -1, 0, "")                                               \
   X(Full, "pl.full", kIncore, Tile, -1, 0, "")                                                   \

@@ -241,7 +241,7 @@ def _scope_program(kind):
         (
             "tensor deps",
             "not supported by anyp: deps= lists Tensor[1, 32] FP32, which is not a task (what "
-            "`with pl.at(...) as t` binds)",
+            "`with pl.at(...) as t` binds) or an array of them (pl.array.create(n, pl.TASK_ID))",
         ),
         (
             "rebinding",

@@ -11,6 +11,7 @@ from .. import _frontend
 from .._frontend import JitFunction, Program, UnsupportedError
 from .._scopes import TaskId, at, manual_scope  # noqa: F401  (PyPTO's task scopes)
 from .._types import InOut, Out, Scalar, Tensor, Tile  # noqa: F401
+from .._arrays import TASK_ID, Array, array, system  # noqa: F401  (PyPTO's on-core arrays)
 from ._tile_ops import *  # noqa: F401,F403  (pl's tile compute ops)
 from . import _tile_ops
 from ._tile_ops import __all__ as _tile_op_names
