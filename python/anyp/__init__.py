@@ -8,7 +8,7 @@ program runs after `pypto` -> `anyp` on its import lines:
     from anyp.runtime import RunConfig              # pypto.runtime
     from anyp.ir.distributed_compiled_program import DistributedConfig
 
-Bodies are read from their source (anyp/_frontend.py) and recorded by the
+Bodies are read from their source (anyp/_walker.py) and recorded by the
 C++ tracer in the native module anyp._core; compiling and running is the C++
 core (docs/python.md).
 """
@@ -38,5 +38,5 @@ from ._core import (  # noqa: E402,F401
     RaceError,
     RunError,
 )
-from . import _frontend  # noqa: E402,F401  (the handles' operators)
-from ._frontend import UnsupportedError  # noqa: E402,F401
+from . import _walker  # noqa: E402,F401  (the handles' operators)
+from ._errors import UnsupportedError  # noqa: E402,F401

@@ -93,7 +93,7 @@ class WorkerArgs:
 
 class InlineWorker:
     """The worker of a `with pl.at(level=pl.Level.HOST, role=...)` block:
-    `fn` takes the block's tensors (anyp/_frontend.py builds it)."""
+    `fn` takes the block's tensors (anyp/_walker.py builds it)."""
 
     abstract = False
     binding = bound_by = None

@@ -1,7 +1,7 @@
 """anyp._scopes — PyPTO's task scopes in an orchestration function.
 
 `with pl.at(level=pl.Level.CORE_GROUP, name_hint="consume", deps=[t]) as u:`
-makes the block an incore task: anyp/_frontend.py outlines it into an
+makes the block an incore task: anyp/_walker.py outlines it into an
 incore function whose parameters are the tensors, windows and scalars the
 block takes from the function (a tensor it never writes is In), and calls
 it where the block stands. `u` is the task's TaskId, for later deps=.
@@ -48,7 +48,7 @@ class at:  # noqa: N801  (PyPTO's name)
     """`with pl.at(level=pl.Level.CORE_GROUP, name_hint=..., deps=[...]) as task:`
     in an orchestration function (see the module's docstring)."""
 
-    _anyp_scope = "at"  # the walker's `with` form (anyp/_frontend.py)
+    _anyp_scope = "at"  # the walker's `with` form (anyp/_walker.py)
 
     def __init__(self, level=None, role=None, *, optimizations=None, name_hint=None, deps=None):
         self.level, self.role = level, role

@@ -696,7 +696,7 @@ def test_the_traceback_ends_at_the_users_line():
     user = [f for f in frames if f[0] == HERE]
     assert user[-1] == (HERE, line, "k")
     assert [f[2] for f in user[-3:]] == ["host", "orch", "k"]
-    assert [f[0] for f in frames if f[0] != HERE] == ["_frontend.py"]
+    assert [f[0] for f in frames if f[0] != HERE] == ["_errors.py"]  # _user_facing's entry
 
 
 # ---- errors the core finds after the trace: the core names the op's line, the

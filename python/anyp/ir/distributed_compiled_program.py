@@ -7,7 +7,7 @@ import copy
 import time
 
 from .. import _core, _host_worker
-from .._frontend import UnsupportedError, _returned, _user_facing
+from .._errors import UnsupportedError, _user_facing
 from . import device_tensors
 from .distributed_worker import DistributedWorker
 from .._run_timing import RunTiming
@@ -17,6 +17,11 @@ from .._run_timing import RunTiming
 # took the command line's flags, and prints its stats).
 last_run_config = [None]
 last_run_stats = [None]
+
+
+def _returned(outputs):
+    """A return-style call's result: its one output, or a tuple of them."""
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
 class DistributedConfig:

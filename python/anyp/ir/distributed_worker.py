@@ -19,7 +19,7 @@ import weakref
 from .. import _core, _host_worker
 from . import device_tensors
 from .._run_timing import RunTiming
-from .._frontend import UnsupportedError, _user_facing
+from .._errors import UnsupportedError, _user_facing
 
 
 # The prepared workers not closed yet: closed at interpreter exit, before

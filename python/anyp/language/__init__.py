@@ -7,14 +7,16 @@ by anyp")."""
 import builtins as _builtins
 
 from .. import _core
-from .. import _frontend
-from .._frontend import JitFunction, Program, UnsupportedError
+from .. import _frontend, _walker
+from .._errors import UnsupportedError
+from .._frontend import JitFunction, Program
 from .._scopes import TaskId, at, manual_scope  # noqa: F401  (PyPTO's task scopes)
 from .._types import InOut, Out, Scalar, Tensor, Tile  # noqa: F401
 from .._arrays import TASK_ID, Array, array, system  # noqa: F401  (PyPTO's on-core arrays)
 from ._tile_ops import *  # noqa: F401,F403  (pl's tile compute ops)
 from . import _tile_ops
 from ._tile_ops import __all__ as _tile_op_names
+from . import _tensor_ops
 from ._tensor_ops import assemble, create_tensor, tensor  # noqa: F401
 
 FP32 = _core.DType.FP32
@@ -84,6 +86,7 @@ range = _Range("range")  # noqa: A001  (PyPTO's name)
 parallel = _Range("parallel")
 pipeline = _Range("pipeline", ignored=("stage",))
 unroll = _Range("unroll")
+_walker.use_language(_Range, _tensor_ops.subscript, _tensor_ops.assign_subscript)
 
 
 def yield_(*values):
@@ -91,7 +94,7 @@ def yield_(*values):
     values a and b take in the next iteration; after the loop, the names it
     is assigned to hold the last ones. In an if on a traced scalar: the
     if's result."""
-    return _frontend.current_walker("pl.yield_").yield_values(list(values))
+    return _walker.current_walker("pl.yield_").yield_values(list(values))
 
 
 # ---- @pl.program / @pl.function (PyPTO's program form) -------------------------
@@ -256,6 +259,12 @@ def min(a, b):  # noqa: A001
 def max(a, b):  # noqa: A001
     """The larger of two scalars (traced or Python numbers)."""
     return _scalar_extreme("max", a, b)
+
+
+# pl.tile's forms of pl's own memory and arithmetic ops (defined above, after
+# _tile_ops, which makes the namespace).
+for _name in ("load", "store", "add", "sub", "mul", "div"):
+    setattr(tile, _name, globals()[_name])
 
 
 def __getattr__(name):

@@ -1,7 +1,7 @@
 """anyp.language._tensor_ops — pl's tensor-level ops: pl.create_tensor,
 pl.assemble, the pl.tensor namespace (value-returning elementwise ops and
 casts, slice, assemble, read, write) and the subscript forms the statement
-walker lowers `x[a:b, c:d]` and `x[a:b, c:d] = v` to (anyp/_frontend.py).
+walker lowers `x[a:b, c:d]` and `x[a:b, c:d] = v` to (anyp/_walker.py).
 Re-exported by anyp.language.
 
 A tensor made here (by pl.create_tensor, or by pl.add & co. on tensors) is
@@ -9,7 +9,7 @@ this rank's own memory, zeroed when made, and a value: rebinding a name that
 holds one writes into it. docs/python.md, "Tensors as values", has the
 rules."""
 
-from .. import _core, _frontend
+from .. import _core, _walker
 from . import _tile_ops
 
 __all__ = ["create_tensor", "assemble", "tensor"]
@@ -92,4 +92,4 @@ class _TensorNamespace:
 tensor = _TensorNamespace()
 
 
-_frontend.install_operators(_core.Value, _core.tensor_binary)
+_walker.install_operators(_core.Value, _core.tensor_binary)

@@ -15,7 +15,7 @@ name: zeros, arange, batch_matmul_acc, get_block_num at pl level.
 
 
 from .. import _core
-from .._frontend import UnsupportedError as _Unsupported
+from .._errors import UnsupportedError as _Unsupported
 
 __all__ = [
     # elementwise, tile with tile or scalar
@@ -573,7 +573,7 @@ class spmd:  # noqa: N801  (PyPTO's name)
     (anyp's blocks always start together) and `allow_early_resolve` are
     accepted and ignored."""
 
-    _anyp_launches_blocks = True  # the walker's `with` form (anyp/_frontend.py)
+    _anyp_launches_blocks = True  # the walker's `with` form (anyp/_walker.py)
 
     def __init__(
         self,
@@ -599,11 +599,7 @@ class _TileNamespace:
         for name, fn in names.items():
             setattr(self, name, fn)
 
-    def __getattr__(self, name):
-        if name in ("load", "store", "add", "sub", "mul", "div"):
-            from .. import language  # pl's own load/store/add/...: defined after this module
-
-            return getattr(language, name)
+    def __getattr__(self, name):  # load, store, add, ...: anyp.language sets them
         raise AttributeError(f"not supported by anyp: pl.tile.{name} (docs/python.md)")
 
 

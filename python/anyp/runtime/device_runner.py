@@ -4,7 +4,7 @@ builds and launches NPU kernels. anyp compiles and runs a program itself
 (ir.compile, then call it), so the module imports and every name in it is
 refused with that reason (docs/python.md)."""
 
-from .._frontend import refusing_getattr
+from .._errors import refusing_getattr
 
 __getattr__ = refusing_getattr(
     "anyp.runtime.device_runner",

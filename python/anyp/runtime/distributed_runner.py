@@ -5,7 +5,7 @@ is the tensor (a torch tensor, or a numpy array without torch), so this
 returns it. Every other name of PyPTO's runner (its process forking and
 shared-memory plumbing) is refused with the reason (docs/python.md)."""
 
-from .._frontend import refusing_getattr
+from .._errors import refusing_getattr
 
 
 def _tensor_from_continuous(tensor):

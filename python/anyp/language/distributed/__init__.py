@@ -6,9 +6,10 @@ transfers and the builtin collectives, PyPTO's two-segment short forms
 
 import itertools
 
-from ... import _core, _frontend
+from ... import _core
 from ..._types import DistributedTensor  # noqa: F401
 from . import system, tensor, tile  # noqa: F401
+from .windows import alloc_window_buffer, window  # noqa: F401
 from .tile import remote_load  # noqa: F401  (PyPTO's short form)
 
 NotifyOp = _core.NotifyOp
@@ -16,35 +17,6 @@ WaitCmp = _core.WaitCmp
 AtomicType = _core.AtomicType
 ReduceOp = _core.ReduceOp
 CommDomain = _core.CommDomain
-
-
-def alloc_window_buffer(shape, dtype=None, name=None, domain=None):
-    """A symmetric window buffer (host level): of `shape` and `dtype`, or,
-    given a byte count alone (`pld.alloc_window_buffer(nbytes)`, PyPTO's
-    common form), untyped until viewed. Unnamed, it takes the name of the
-    variable it is assigned to (PyPTO's programs name none). `domain`
-    (anyp's): a buffer of a pld.comm_domain, reached through each group."""
-    name = name or _frontend.current_target() or "buf"
-    if not isinstance(shape, (list, tuple)):
-        if dtype is not None or domain is not None:
-            raise TypeError(
-                "pld.alloc_window_buffer(nbytes) takes a byte count alone: give a shape list "
-                "with a dtype or a domain"
-            )
-        return _core.alloc_window_buffer_bytes(name, shape)
-    if dtype is None:
-        raise TypeError("pld.alloc_window_buffer(shape, dtype): the dtype is missing")
-    if domain is not None:
-        return _core.alloc_domain_window_buffer(name, list(shape), dtype, domain)
-    return _core.alloc_window_buffer(name, list(shape), dtype)
-
-
-def window(buffer, shape, dtype, offset=None):
-    """A typed view of `buffer`; `offset` (in elements of `dtype`) places it
-    inside a byte-sized buffer."""
-    if offset is None:
-        return _core.window(buffer, list(shape), dtype)
-    return _core.window_at(buffer, list(shape), dtype, offset)
 
 
 def world_size():

@@ -8,6 +8,7 @@ put/get) are checked as PyPTO checks them and otherwise ignored: anyp moves
 the data in one piece, with the same result."""
 
 from ... import _core, _scopes
+from . import system, windows
 
 ReduceOp = _core.ReduceOp
 # Each collective's mode names, from the C++ algorithm table
@@ -89,8 +90,6 @@ def put_async(dst, peer, src, session=None, dst_offsets=None, src_offsets=None, 
     until pld.system.wait_async_event(event, session) overlaps it, and
     until then `src` must not be written. `session` is
     pld.system.async_session()'s (PyPTO's SDMA session; checked, else unused)."""
-    from . import system
-
     system._check_session("pld.tensor.put_async", session)
     region = _region("pld.tensor.put_async", dst_offsets, src_offsets, shape)
     if region is None:
@@ -234,18 +233,9 @@ def all_to_all_v(  # noqa: A002  (PyPTO's names)
     return _core.all_to_all_v(input, send_counts, target, recv_counts, signal, cores, True)
 
 
-def alloc_window_buffer(*args, **kwargs):
-    """pld.alloc_window_buffer under PyPTO's three-segment name."""
-    from . import alloc_window_buffer as alloc
-
-    return alloc(*args, **kwargs)
-
-
-def window(*args, **kwargs):
-    """pld.window under PyPTO's three-segment name."""
-    from . import window as view
-
-    return view(*args, **kwargs)
+# pld.alloc_window_buffer and pld.window under PyPTO's three-segment names.
+alloc_window_buffer = windows.alloc_window_buffer
+window = windows.window
 
 
 def __getattr__(name):
