@@ -407,21 +407,36 @@ def _subscript(parts):
     return _language.subscript(value, offsets, _slice_extents(value, offsets, extents))
 
 
-_STATEMENT_NAMES = {
-    ast.While: "while loops",
-    ast.Break: "break",
-    ast.Continue: "continue",
-    ast.With: "with blocks",
-    ast.Try: "try blocks",
-    ast.FunctionDef: "nested functions",
-    ast.ClassDef: "classes",
-    ast.Raise: "raise",
-    ast.Delete: "del",
-    ast.Global: "global",
-    ast.Nonlocal: "nonlocal",
-    ast.Import: "import",
-    ast.ImportFrom: "import",
-    ast.Assert: "assert",
+class _Refused(str):
+    """A statement form the walker refuses: the words naming it in "... in a
+    traced function (use pl.range and if)"."""
+
+
+# Every statement form: the _Walker method that walks it (called with the
+# statement and whether it is its block's last), or why it is refused.
+_STATEMENT_FORMS = {
+    ast.Expr: "expression",
+    ast.Assign: "assignment",
+    ast.AnnAssign: "assignment",
+    ast.AugAssign: "augmented_assignment",
+    ast.For: "loop",
+    ast.If: "branch",
+    ast.Return: "return_",
+    ast.Pass: "pass_",
+    ast.With: "with_block",
+    ast.While: _Refused("while loops"),
+    ast.Break: _Refused("break"),
+    ast.Continue: _Refused("continue"),
+    ast.Try: _Refused("try blocks"),
+    ast.FunctionDef: _Refused("nested functions"),
+    ast.ClassDef: _Refused("classes"),
+    ast.Raise: _Refused("raise"),
+    ast.Delete: _Refused("del"),
+    ast.Global: _Refused("global"),
+    ast.Nonlocal: _Refused("nonlocal"),
+    ast.Import: _Refused("import"),
+    ast.ImportFrom: _Refused("import"),
+    ast.Assert: _Refused("assert"),
 }
 
 
@@ -613,30 +628,29 @@ class _Walker:
     # -- statements --------------------------------------------------------------
 
     def statement(self, s, last):
-        if isinstance(s, ast.Expr):
-            self.eval(s.value)
-        elif isinstance(s, (ast.Assign, ast.AnnAssign)):
-            self.assignment(s)
-        elif isinstance(s, ast.AugAssign):
-            if not isinstance(s.target, ast.Name):
-                self.refuse(s, "augmented assignment to anything but a name")
-            binop = ast.BinOp(left=ast.Name(s.target.id, ast.Load()), op=s.op, right=s.value)
-            ast.copy_location(binop, s)
-            ast.fix_missing_locations(binop)
-            self.bind(s.target.id, self.eval(binop), s)
-        elif isinstance(s, ast.For):
-            self.loop(s)
-        elif isinstance(s, ast.If):
-            self.branch(s, last)
-        elif isinstance(s, ast.Return):
-            self.return_(s, last)
-        elif isinstance(s, ast.Pass):
-            pass
-        elif isinstance(s, ast.With) and (self.launch(s) or self.task_scope(s)):
-            pass
-        else:
-            what = _STATEMENT_NAMES.get(type(s), f"the statement {type(s).__name__}")
-            self.refuse(s, what + " in a traced function (use pl.range and if)")
+        form = _STATEMENT_FORMS.get(type(s), _Refused(f"the statement {type(s).__name__}"))
+        if isinstance(form, _Refused):
+            self.refuse(s, form + " in a traced function (use pl.range and if)")
+        getattr(self, form)(s, last)
+
+    def expression(self, s, last):
+        self.eval(s.value)
+
+    def augmented_assignment(self, s, last):
+        if not isinstance(s.target, ast.Name):
+            self.refuse(s, "augmented assignment to anything but a name")
+        binop = ast.BinOp(left=ast.Name(s.target.id, ast.Load()), op=s.op, right=s.value)
+        ast.copy_location(binop, s)
+        ast.fix_missing_locations(binop)
+        self.bind(s.target.id, self.eval(binop), s)
+
+    def pass_(self, s, last):
+        pass
+
+    def with_block(self, s, last):
+        """`with pl.spmd(n):` or a task scope; any other `with` is refused."""
+        if not (self.launch(s) or self.task_scope(s)):
+            self.refuse(s, "with blocks in a traced function (use pl.range and if)")
 
     def launch(self, s):
         """`with pl.spmd(n):`: walks the body with every kernel call in it
@@ -836,7 +850,7 @@ class _Walker:
                     )
                     raise _located(error, self.source, s)
 
-    def assignment(self, s):
+    def assignment(self, s, last=False):
         targets = s.targets if isinstance(s, ast.Assign) else [s.target]
         if s.value is None:
             return  # a bare annotation declares nothing to trace
@@ -874,7 +888,7 @@ class _Walker:
 
     # -- loops -------------------------------------------------------------------
 
-    def loop(self, s):
+    def loop(self, s, last=False):
         call = s.iter
         pl_range = self.eval(call.func) if isinstance(call, ast.Call) else None
         if not isinstance(pl_range, _language.range_type):
