@@ -48,33 +48,25 @@ struct ExampleSpec {
 };
 
 struct Options {
-  std::string platform = "a2a3sim";
-  std::vector<std::int64_t> device_ids;
+  // What the flags set in a run's configuration: -p, -d, --engine,
+  // --workers, --schedule-seed, --check-races, --preempt-budget,
+  // --model, --pct-seed, ... (the rows of ANYP_RUN_CONFIG_FIELDS that have
+  // a flag); config() adds the modeled timeline that --cost, --timeline and
+  // --trace ask for.
+  RunConfig run;
   std::string mode;
   std::string op;
   bool compile_only = false;
-  bool fixed = false;          // --fixed (pitfall programs)
-  std::uint32_t seed = 0;      // input generator seed (default: the step)
-  int workers = 0;             // 0: min(P, cores)
-  bool deterministic = false;  // set by --schedule-seed
-  std::uint64_t schedule_seed = 0;
-  std::string output_dir;              // --compile-only target (one dir per P)
-  bool cost = false;                   // --cost: print the cost card after OK
-  bool timeline = false;               // --timeline: print the modeled timeline after OK
-  std::string trace;                   // --trace FILE: write it as a Chrome trace
-  std::string model;                   // --model FILE: the cost model (default: the platform's)
-  bool explain_collectives = false;    // --explain-collectives: the collective table after OK
-  bool check_races = false;            // --check-races
-  std::int64_t preempt_budget = 4096;  // --preempt-budget N
-  std::int64_t memory_limit = 0;       // --memory-limit SIZE (0: what the machine has)
-  int explore = 0;                     // --explore N: run N PCT schedules
-  int explore_depth = 3;               // --explore-depth D (PCT depth)
-  bool pct = false;                    // --pct-seed given: replay one PCT schedule
-  std::uint64_t pct_seed = 0;          // --pct-seed S
-  std::int64_t pct_steps = 0;          // --pct-steps K
-  std::string engine = "threads";      // --engine threads|mpi
-  bool verbose = false;                // --verbose: the engine's details on stderr
-  std::string dump_outputs;            // --dump-outputs DIR: checked outputs as DIR/<name>.bin
+  bool fixed = false;                // --fixed (pitfall programs)
+  std::uint32_t seed = 0;            // input generator seed (default: the step)
+  std::string output_dir;            // --compile-only target (one dir per P)
+  bool cost = false;                 // --cost: print the cost card after OK
+  bool timeline = false;             // --timeline: print the modeled timeline after OK
+  std::string trace;                 // --trace FILE: write it as a Chrome trace
+  bool explain_collectives = false;  // --explain-collectives: the collective table after OK
+  int explore = 0;                   // --explore N: run N PCT schedules
+  bool verbose = false;              // --verbose: the engine's details on stderr
+  std::string dump_outputs;          // --dump-outputs DIR: checked outputs as DIR/<name>.bin
   // The flags given on the command line, by long name ("--workers",
   // "--device"): a program's own RunConfig is refused only for these.
   std::set<std::string> given;
@@ -88,9 +80,18 @@ struct Options {
   bool quiet = false;
   std::shared_ptr<RunStats> last_run = std::make_shared<RunStats>();
 
-  std::int64_t world_size() const { return static_cast<std::int64_t>(device_ids.size()); }
+  std::int64_t world_size() const {
+    return static_cast<std::int64_t>(run.distributed.device_ids.size());
+  }
   RunConfig config() const;
 };
+
+// The first flag of `given` (Options::given), by its name in messages,
+// that sets a field (its flag or set_by in ANYP_RUN_CONFIG_FIELDS) that
+// `got` (a run's configuration) does not hold as `want` (the command
+// line's) does; "" when there is none.
+std::string flag_not_taken(const std::set<std::string>& given, const RunConfig& got,
+                           const RunConfig& want);
 
 // Thrown by parse() and by example bodies for usage/configuration errors
 // (exit 2), e.g. a P constraint of the step.
@@ -103,6 +104,17 @@ struct UsageError {
 struct HelpRequested {
   std::string usage;
 };
+
+// One flag of the example command line, as --help shows it: its long name,
+// whether it takes a value, the value's name and its help (anyp.runtime.cli
+// offers the same flags from this list).
+struct FlagHelp {
+  std::string name;
+  bool takes_value = false;
+  std::string metavar;
+  std::string help;
+};
+std::vector<FlagHelp> flag_help(const ExampleSpec& spec);
 
 // Parses argv against `spec`. Throws UsageError (with the message to print)
 // on a bad flag, a bad -d (empty, duplicate, negative, not a number) or P < 2,

@@ -74,6 +74,57 @@ struct RunConfig {
   }
 };
 
+// Every RunConfig field, once:
+// X(key, member, flag, set_by, one_process, metavar, kind, help).
+//   key         its name outside C++: Python's RunConfig keyword and
+//               to_dict() key (anyp._core.run_config_fields())
+//   member      the field in RunConfig (ConfigProblem::field names it so)
+//   flag        the example command line's flag that sets it ("" for none;
+//               the last name is the one messages use: "--device,-d")
+//   set_by      the command line's other flags that set it as a side effect
+//               (space-separated long names)
+//   one_process whether it applies only to an engine that runs every rank
+//               in one process (the threads engine: schedules, race checks)
+//   metavar     the value's name in --help ("" for CLI11's)
+//   kind        how the command line reads the value: Text, Devices (a -d
+//               list), Engine (one of the build's), Count (a decimal >= 1),
+//               Seed (a decimal in [0, 2^64)), Steps (a decimal >= 0), Size
+//               (bytes, or 512MiB), Switch (no value), None (no flag)
+//   help        its line in --help
+// The order is the order in which a program's own RunConfig is checked
+// against the flags given (anyp::cli::flag_not_taken).
+#define ANYP_RUN_CONFIG_FIELDS(X)                                                                \
+  X(check_races, check_races, "--check-races", "", true, "", Switch,                             \
+    "Check every window and host-tensor access for races (happens-before); a race is reported "  \
+    "and exits 1")                                                                               \
+  X(timeline, timeline, "", "--cost --timeline --trace", false, "", None, "")                    \
+  X(model_file, model_file, "--model", "", false, "FILE", Text,                                  \
+    "The cost model file for modeled time (default: the platform's, models/<platform>.model)")   \
+  X(pct_enabled, pct.enabled, "", "--explore --pct-seed", true, "", None, "")                    \
+  X(pct_seed, pct.seed, "--pct-seed", "--explore", true, "", Seed,                               \
+    "Replay one PCT schedule (with --explore-depth and --pct-steps)")                            \
+  X(pct_depth, pct.depth, "--explore-depth", "--explore --pct-seed", true, "", Count,            \
+    "PCT depth D: D - 1 priority change points per schedule")                                    \
+  X(pct_steps, pct.steps, "--pct-steps", "--explore --pct-seed", true, "", Steps,                \
+    "Steps the PCT change points are drawn over (printed by --explore)")                         \
+  X(deterministic, deterministic, "", "--schedule-seed", true, "", None, "")                     \
+  X(schedule_seed, schedule_seed, "--schedule-seed", "", true, "", Seed,                         \
+    "Run on one worker, picking ranks with an RNG seeded by N (replayable)")                     \
+  X(workers, workers, "--workers", "", true, "N", Count,                                         \
+    "Worker threads (default: min(P, cores))")                                                   \
+  X(preempt_budget, preempt_budget, "--preempt-budget", "", false, "", Count,                    \
+    "Instructions a rank runs before it is preempted")                                           \
+  X(memory_limit, memory_limit, "--memory-limit", "", false, "SIZE", Size,                       \
+    "Refuse a run that would need more memory than SIZE (bytes, or with a unit: 512MiB, 4GiB); " \
+    "its footprint is computed from the plan before it runs")                                    \
+  X(engine, engine, "--engine", "", false, "", Engine,                                           \
+    "threads: every rank in this process; mpi: one rank per MPI process, under mpirun -n P")     \
+  X(platform, platform, "-p,--platform", "", false, "", Text,                                    \
+    "Simulated platform: a2a3sim or a5sim (a2a3/a5 are real hardware, refused)")                 \
+  X(device_ids, distributed.device_ids, "--device,-d", "", false, "IDS", Devices,                \
+    "Comma-separated distinct device ids or ranges (0-7 is 0,...,7); P = their count")           \
+  X(output_dir, output_dir, "", "", false, "", None, "")
+
 // What is wrong with a RunConfig: the field, as named in RunConfig, and the
 // message. compile() throws ConfigError(message); the example command line
 // puts the flag that sets the field in front of it.

@@ -50,47 +50,42 @@ std::vector<std::int64_t> device_ids(const py::handle& value) {
   return ids;
 }
 
+void assign(std::vector<std::int64_t>& field, const py::handle& value) {
+  field = device_ids(value);
+}
+template <class T>
+void assign(T& field, const py::handle& value) {
+  field = value.cast<T>();
+}
+
+// A RunConfig from Python's RunConfig.to_dict(): each key a field of
+// ANYP_RUN_CONFIG_FIELDS.
 RunConfig run_config(const py::dict& c) {
   RunConfig config;
   for (const auto& [key_object, value] : c) {
     const std::string key = py::str(key_object);
-    if (key == "platform") {
-      config.platform = value.cast<std::string>();
-    } else if (key == "device_ids") {
-      config.distributed.device_ids = device_ids(value);
-    } else if (key == "engine") {
-      config.engine = value.cast<std::string>();
-    } else if (key == "check_races") {
-      config.check_races = value.cast<bool>();
-    } else if (key == "output_dir") {
-      config.output_dir = value.cast<std::string>();
-    } else if (key == "workers") {
-      config.workers = value.cast<int>();
-    } else if (key == "deterministic") {
-      config.deterministic = value.cast<bool>();
-    } else if (key == "schedule_seed") {
-      config.schedule_seed = value.cast<std::uint64_t>();
-    } else if (key == "pct_enabled") {
-      config.pct.enabled = value.cast<bool>();
-    } else if (key == "pct_seed") {
-      config.pct.seed = value.cast<std::uint64_t>();
-    } else if (key == "pct_depth") {
-      config.pct.depth = value.cast<int>();
-    } else if (key == "pct_steps") {
-      config.pct.steps = value.cast<std::int64_t>();
-    } else if (key == "preempt_budget") {
-      config.preempt_budget = value.cast<std::int64_t>();
-    } else if (key == "memory_limit") {
-      config.memory_limit = value.cast<std::int64_t>();
-    } else if (key == "timeline") {
-      config.timeline = value.cast<bool>();
-    } else if (key == "model_file") {
-      config.model_file = value.cast<std::string>();
-    } else {
+    bool known = false;
+#define ANYP_ASSIGN_FIELD(k, member, flag, set_by, one_process, metavar, kind, help) \
+  if (key == #k) {                                                                   \
+    assign(config.member, value);                                                    \
+    known = true;                                                                    \
+  }
+    ANYP_RUN_CONFIG_FIELDS(ANYP_ASSIGN_FIELD)
+#undef ANYP_ASSIGN_FIELD
+    if (!known)
       throw ConfigError("config error: RunConfig field '" + key + "' is not known to anyp");
-    }
   }
   return config;
+}
+
+// A RunConfig as Python's RunConfig.to_dict() holds it (every field by its key).
+py::dict run_config_dict(const RunConfig& config) {
+  py::dict d;
+#define ANYP_FIELD_ITEM(k, member, flag, set_by, one_process, metavar, kind, help) \
+  d[#k] = config.member;
+  ANYP_RUN_CONFIG_FIELDS(ANYP_FIELD_ITEM)
+#undef ANYP_FIELD_ITEM
+  return d;
 }
 
 // The arguments of a compile or a run: views of the arrays, numbers as is.
@@ -216,7 +211,7 @@ double seconds_per_run(const Compiled& c, const py::sequence& args, int runs) {
 // The C++ example command line's parse() of `argv` against `spec` (a dict:
 // name, step, modes, ops, default_devices, has_fixed): the Options, or the
 // message of the usage error (a str).
-py::object parse_options(const std::vector<std::string>& argv, const py::dict& spec) {
+cli::ExampleSpec example_spec(const py::dict& spec) {
   cli::ExampleSpec s;
   s.name = spec["name"].cast<std::string>();
   s.step = spec["step"].cast<int>();
@@ -224,6 +219,11 @@ py::object parse_options(const std::vector<std::string>& argv, const py::dict& s
   s.ops = spec["ops"].cast<std::vector<std::string>>();
   s.default_devices = spec["default_devices"].cast<std::vector<std::int64_t>>();
   s.has_fixed = spec["has_fixed"].cast<bool>();
+  return s;
+}
+
+py::object parse_options(const std::vector<std::string>& argv, const py::dict& spec) {
+  const cli::ExampleSpec s = example_spec(spec);
   std::vector<const char*> args;
   for (const std::string& a : argv) args.push_back(a.c_str());
   try {
@@ -233,6 +233,15 @@ py::object parse_options(const std::vector<std::string>& argv, const py::dict& s
   } catch (const cli::HelpRequested& help) {
     return py::str(help.usage);
   }
+}
+
+// The example command line's flags for `spec` (as parse_options takes it):
+// (long name, takes a value, metavar, help), in --help's order.
+py::list cli_flags(const py::dict& spec) {
+  py::list out;
+  for (const cli::FlagHelp& f : cli::flag_help(example_spec(spec)))
+    out.append(py::make_tuple(f.name, f.takes_value, f.metavar, f.help));
+  return out;
 }
 
 // A golden check: "" when it passed, else the message C++ prints.
@@ -307,36 +316,36 @@ void bind_cli(py::module_& m) {
       .def(py::init<std::uint32_t>(), py::arg("seed"))
       .def("next", [](InputGenerator& g) { return g.next(); })
       .def("fill_uniform", [](InputGenerator& g, const py::handle& t) { fill_uniform(g, t); });
+  // The command line's own options, and `config`: the RunConfig the flags
+  // set (Options::config(), as RunConfig.to_dict() holds it).
   py::class_<cli::Options>(m, "CliOptions")
-      .def_readonly("platform", &cli::Options::platform)
-      .def_readonly("device_ids", &cli::Options::device_ids)
+      .def_property_readonly("config",
+                             [](const cli::Options& o) { return run_config_dict(o.config()); })
+      .def_property_readonly("device_ids",
+                             [](const cli::Options& o) { return o.run.distributed.device_ids; })
+      .def_property_readonly("engine", [](const cli::Options& o) { return o.run.engine; })
+      .def_property_readonly("explore_depth", [](const cli::Options& o) { return o.run.pct.depth; })
       .def_readonly("mode", &cli::Options::mode)
       .def_readonly("op", &cli::Options::op)
       .def_readonly("compile_only", &cli::Options::compile_only)
       .def_readonly("fixed", &cli::Options::fixed)
       .def_readonly("seed", &cli::Options::seed)
-      .def_readonly("workers", &cli::Options::workers)
-      .def_readonly("deterministic", &cli::Options::deterministic)
-      .def_readonly("schedule_seed", &cli::Options::schedule_seed)
       .def_readonly("output_dir", &cli::Options::output_dir)
       .def_readonly("cost", &cli::Options::cost)
       .def_readonly("timeline", &cli::Options::timeline)
       .def_readonly("explain_collectives", &cli::Options::explain_collectives)
       .def_readonly("trace", &cli::Options::trace)
-      .def_readonly("model", &cli::Options::model)
-      .def_readonly("check_races", &cli::Options::check_races)
-      .def_readonly("preempt_budget", &cli::Options::preempt_budget)
-      .def_readonly("memory_limit", &cli::Options::memory_limit)
       .def_readonly("explore", &cli::Options::explore)
-      .def_readonly("explore_depth", &cli::Options::explore_depth)
-      .def_readonly("pct", &cli::Options::pct)
-      .def_readonly("pct_seed", &cli::Options::pct_seed)
-      .def_readonly("pct_steps", &cli::Options::pct_steps)
-      .def_readonly("engine", &cli::Options::engine)
       .def_readonly("verbose", &cli::Options::verbose)
       .def_readonly("dump_outputs", &cli::Options::dump_outputs)
       .def_readonly("given", &cli::Options::given)
       .def_readonly("process_rank", &cli::Options::process_rank);
+  // The flags of the example command line: (long name, takes a value,
+  // metavar, help), from the C++ parser itself.
+  m.def("cli_flags", [](const py::dict& spec) { return cli_flags(spec); });
+  m.def("cli_flag_not_taken", [](const cli::Options& o, const py::dict& got, const py::dict& want) {
+    return cli::flag_not_taken(o.given, run_config(got), run_config(want));
+  });
   m.def("cli_parse", [](const std::vector<std::string>& argv, const py::dict& spec) {
     return parse_options(argv, spec);
   });
@@ -368,6 +377,9 @@ void bind_cli(py::module_& m) {
 void bind_run(py::module_& m) {
   bind_stats(m);
   bind_cli(m);
+  // Every RunConfig field by its key, with its default (Python's RunConfig
+  // takes these keywords).
+  m.def("run_config_fields", [] { return run_config_dict(RunConfig{}); });
   py::class_<Compiled>(m, "Compiled")
       .def_property_readonly("output_dir", [](const Compiled& c) { return c.program.output_dir(); })
       .def("lowered_code", [](const Compiled& c) { return c.program.lowered_code(); })

@@ -16,13 +16,16 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 
 #include "anyp/engines.hpp"
@@ -89,19 +92,75 @@ void check_platform(const std::string& platform) {
     throw UsageError{p->message};
 }
 
-// The flag that sets a RunConfig field ("" where the message says it all).
-std::string flag_of(const std::string& field) {
-  static const std::vector<std::pair<std::string, std::string>> flags = {
-      {"preempt_budget", "--preempt-budget"},
-      {"memory_limit", "--memory-limit"},
-      {"workers", "--workers"},
-      {"engine", "--engine"},
-      {"check_races", "--check-races"},
-      {"pct.depth", "--explore-depth"},
-      {"pct.steps", "--pct-steps"}};
-  for (const auto& [f, flag] : flags)
-    if (f == field) return flag;
+// A flag column's long name ("--device" of "--device,-d") and the name
+// messages use (its last: "-d").
+std::string long_name(std::string_view names) {
+  for (std::size_t at = 0; at < names.size();) {
+    const std::size_t end = std::min(names.find(',', at), names.size());
+    if (names.substr(at, 2) == "--") return std::string(names.substr(at, end - at));
+    at = end + 1;
+  }
   return "";
+}
+std::string message_name(std::string_view names) {
+  const std::size_t comma = names.rfind(',');
+  return std::string(comma == std::string_view::npos ? names : names.substr(comma + 1));
+}
+
+// The long flags of a field that were given: its flag, then its set_by.
+std::vector<std::string> given_flags(const std::set<std::string>& given, std::string_view flag,
+                                     std::string_view set_by) {
+  std::vector<std::string> out;
+  if (!flag.empty() && given.count(long_name(flag)) > 0) out.push_back(message_name(flag));
+  for (std::size_t at = 0; at < set_by.size();) {
+    const std::size_t end = std::min(set_by.find(' ', at), set_by.size());
+    const std::string f(set_by.substr(at, end - at));
+    if (given.count(f) > 0) out.push_back(f);
+    at = end + 1;
+  }
+  return out;
+}
+
+// The flag that sets RunConfig field `member` (ConfigProblem::field), by
+// its long name; "" for a field without a flag of its own.
+std::string flag_of(const std::string& member) {
+  std::string found;
+#define ANYP_FLAG_OF(key, m, flag, set_by, one_process, metavar, kind, help) \
+  if (member == #m && std::string_view(flag) != "") {                        \
+    found = flag;                                                            \
+  }
+  ANYP_RUN_CONFIG_FIELDS(ANYP_FLAG_OF)
+#undef ANYP_FLAG_OF
+  return long_name(found);
+}
+
+// How the command line reads a RunConfig field (ANYP_RUN_CONFIG_FIELDS' kind).
+enum class FieldKind { Text, Devices, Engine, Count, Seed, Steps, Size, Switch, None };
+
+// Registers RunConfig field `member` under its flag: a switch, a decimal
+// integer (at least 1 for a Count), a size, or a text (its default shown
+// when it has one).
+template <class T>
+CLI::Option* add_field(CLI::App& app, const char* flag, T& member, FieldKind kind,
+                       const char* metavar, const std::string& help) {
+  CLI::Option* o = nullptr;
+  if constexpr (std::is_same_v<T, bool>) {
+    o = app.add_flag(flag, member, help);
+  } else if constexpr (std::is_integral_v<T>) {
+    o = app.add_option(flag, member, help);
+    if (kind == FieldKind::Size) {
+      o->transform(CLI::AsSizeValue(false))->check(CLI::NonNegativeNumber);
+    } else {
+      if (member != 0) o->capture_default_str();
+      o->transform(decimal_integer(static_cast<std::uint64_t>(std::numeric_limits<T>::max())));
+      if (kind == FieldKind::Count) o->check(at_least_one());
+    }
+  } else {
+    o = app.add_option(flag, member, help);
+    if (!member.empty()) o->capture_default_str();
+  }
+  if (*metavar != '\0') o->type_name(metavar);
+  return o;
 }
 
 void check_choice(const char* flag, const std::string& value,
@@ -136,23 +195,21 @@ void dump_output(const std::string& dir, std::string_view name, const HostTensor
 }
 
 RunConfig Options::config() const {
-  RunConfig config;
-  config.platform = platform;
-  config.distributed.device_ids = device_ids;
-  config.workers = workers;
-  config.deterministic = deterministic;
-  config.schedule_seed = schedule_seed;
-  config.preempt_budget = preempt_budget;
-  config.memory_limit = memory_limit;
-  config.check_races = check_races;
-  config.pct.enabled = pct;
-  config.pct.seed = pct_seed;
-  config.pct.depth = explore_depth;
-  config.pct.steps = pct_steps;
-  config.engine = engine;
+  RunConfig config = run;
   config.timeline = cost || timeline || !trace.empty();
-  config.model_file = model;
   return config;
+}
+
+std::string flag_not_taken(const std::set<std::string>& given, const RunConfig& got,
+                           const RunConfig& want) {
+#define ANYP_FLAG_NOT_TAKEN(key, member, flag, set_by, one_process, metavar, kind, help) \
+  if (got.member != want.member) {                                                       \
+    const std::vector<std::string> flags = given_flags(given, flag, set_by);             \
+    if (!flags.empty()) return flags.front();                                            \
+  }
+  ANYP_RUN_CONFIG_FIELDS(ANYP_FLAG_NOT_TAKEN)
+#undef ANYP_FLAG_NOT_TAKEN
+  return "";
 }
 
 namespace {
@@ -160,7 +217,7 @@ namespace {
 // The devices of a run on a multi-process engine: P is the world's size
 // (starting the engine's world here), and -d, if given, must list P ids.
 std::vector<std::int64_t> world_devices(Options& options, const std::string& devices) {
-  const ProcessWorld world = process_world(options.engine);
+  const ProcessWorld world = process_world(options.run.engine);
   options.process_rank = world.rank;
   g_process_rank = world.rank;
   if (world.size < 2) {
@@ -170,34 +227,46 @@ std::vector<std::int64_t> world_devices(Options& options, const std::string& dev
   return world_device_list(devices, world.size);
 }
 
-// Flags that need every rank in one process.
-void check_one_process_options(const std::string& engine,
-                               const std::vector<std::pair<const char*, bool>>& given) {
-  for (const auto& [flag, set] : given) {
-    if (!set) continue;
-    throw UsageError{std::string(flag) + ": needs every rank in one process (--engine threads); " +
-                     "--engine " + engine + " runs one rank per process"};
+// Flags that set a field that applies to the threads engine only (its
+// one_process column), refused when given on an engine that runs one rank
+// per process.
+void check_one_process_options(const Options& options) {
+#define ANYP_ONE_PROCESS(key, member, flag, set_by, one_process, metavar, kind, help)      \
+  if (one_process) {                                                                       \
+    const std::vector<std::string> flags = given_flags(options.given, flag, set_by);       \
+    if (!flags.empty()) {                                                                  \
+      throw UsageError{flags.front() +                                                     \
+                       ": needs every rank in one process (--engine threads); --engine " + \
+                       options.run.engine + " runs one rank per process"};                 \
+    }                                                                                      \
   }
+  ANYP_RUN_CONFIG_FIELDS(ANYP_ONE_PROCESS)
+#undef ANYP_ONE_PROCESS
 }
 
 }  // namespace
 
-Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
-  Options options;
-  options.seed = static_cast<std::uint32_t>(spec.step);
-  if (!spec.modes.empty()) options.mode = spec.modes.front();
-  if (!spec.ops.empty()) options.op = spec.ops.front();
+namespace {
 
-  CLI::App app{"anyp ladder example " + spec.name, spec.name};
-  std::string devices;
-  app.add_option("-p,--platform", options.platform,
-                 "Simulated platform: a2a3sim or a5sim (a2a3/a5 are real hardware, refused)")
-      ->capture_default_str();
-  CLI::Option* device_opt = app.add_option("-d,--device", devices,
-                                           "Comma-separated distinct device ids or ranges (0-7 is "
-                                           "0,...,7); P = their count (default: " +
-                                               device_ids_text(spec.default_devices, ",") + ")")
-                                ->type_name("IDS");
+// The example command line's flags, on `app`, bound to `options` (-d to
+// `devices`, read once the engine is known).
+void add_flags(CLI::App& app, Options& options, std::string& devices, const ExampleSpec& spec) {
+  const std::vector<std::string> engines = available_engines();
+  const auto field_help = [&](FieldKind kind, std::string help) {
+    if (kind == FieldKind::Devices)
+      help += " (default: " + device_ids_text(spec.default_devices, ",") + ")";
+    if (kind == FieldKind::Engine) help += " (engines in this build: " + join(engines) + ")";
+    return help;
+  };
+#define ANYP_ADD_FIELD(key, member, flag, set_by, one_process, metavar, kind, help)       \
+  if (FieldKind::kind == FieldKind::Devices) {                                            \
+    app.add_option(flag, devices, field_help(FieldKind::kind, help))->type_name(metavar); \
+  } else if (FieldKind::kind != FieldKind::None) {                                        \
+    add_field(app, flag, options.run.member, FieldKind::kind, metavar,                    \
+              field_help(FieldKind::kind, help));                                         \
+  }
+  ANYP_RUN_CONFIG_FIELDS(ANYP_ADD_FIELD)
+#undef ANYP_ADD_FIELD
   if (!spec.modes.empty()) {
     app.add_option("--mode", options.mode, "One of: " + join(spec.modes))->capture_default_str();
   }
@@ -221,72 +290,54 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   app.add_flag("--explain-collectives", options.explain_collectives,
                "After OK (or with --compile-only), print every collective call's algorithm and "
                "each candidate algorithm's modeled time");
-  app.add_option("--model", options.model,
-                 "The cost model file for modeled time (default: the platform's, "
-                 "models/<platform>.model)")
-      ->type_name("FILE");
   app.add_flag("--compile-only", options.compile_only,
                "Validate, specialise and compile for P, write the artifact, do not run");
   app.add_option("--seed", options.seed, "Input generator seed (default: the step number)")
       ->capture_default_str()
       ->transform(decimal_integer(UINT32_MAX));
-  app.add_option("--workers", options.workers, "Worker threads (default: min(P, cores))")
+  app.add_option("--explore", options.explore,
+                 "Run N PCT schedules on one worker; stop at the first failure and print "
+                 "the command that replays it")
       ->type_name("N")
       ->transform(decimal_integer(INT_MAX))
       ->check(at_least_one());
-  CLI::Option* schedule_opt =
-      app.add_option("--schedule-seed", options.schedule_seed,
-                     "Run on one worker, picking ranks with an RNG seeded by N (replayable)")
-          ->transform(decimal_integer(UINT64_MAX));
-  app.add_flag("--check-races", options.check_races,
-               "Check every window and host-tensor access for races (happens-before); a race "
-               "is reported and exits 1");
-  app.add_option("--preempt-budget", options.preempt_budget,
-                 "Instructions a rank runs before it is preempted")
-      ->capture_default_str()
-      ->transform(decimal_integer(INT64_MAX))
-      ->check(at_least_one());
-  app.add_option("--memory-limit", options.memory_limit,
-                 "Refuse a run that would need more memory than SIZE (bytes, or with a unit: "
-                 "512MiB, 4GiB); its footprint is computed from the plan before it runs")
-      ->type_name("SIZE")
-      ->transform(CLI::AsSizeValue(false))
-      ->check(CLI::NonNegativeNumber);
-  CLI::Option* explore_opt =
-      app.add_option("--explore", options.explore,
-                     "Run N PCT schedules on one worker; stop at the first failure and print "
-                     "the command that replays it")
-          ->type_name("N")
-          ->transform(decimal_integer(INT_MAX))
-          ->check(at_least_one());
-  CLI::Option* depth_opt = app.add_option("--explore-depth", options.explore_depth,
-                                          "PCT depth D: D - 1 priority change points per schedule")
-                               ->capture_default_str()
-                               ->transform(decimal_integer(INT_MAX))
-                               ->check(at_least_one());
-  CLI::Option* pct_seed_opt =
-      app.add_option("--pct-seed", options.pct_seed,
-                     "Replay one PCT schedule (with --explore-depth and --pct-steps)")
-          ->transform(decimal_integer(UINT64_MAX));
-  CLI::Option* pct_steps_opt =
-      app.add_option("--pct-steps", options.pct_steps,
-                     "Steps the PCT change points are drawn over (printed by --explore)")
-          ->transform(decimal_integer(INT64_MAX));
-  const std::vector<std::string> engines = available_engines();
-  app.add_option("--engine", options.engine,
-                 "threads: every rank in this process; mpi: one rank per MPI process, under "
-                 "mpirun -n P (engines in this build: " +
-                     join(engines) + ")")
-      ->capture_default_str();
   app.add_flag("--verbose", options.verbose,
                "Print which engine runs the program and how it moves data (stderr)");
   app.add_option("--dump-outputs", options.dump_outputs,
                  "Write each checked output's raw bytes to DIR/<name>.bin (to compare two "
                  "implementations bit for bit)")
       ->type_name("DIR");
-  CLI::Option* output_opt = app.add_option(
+  app.add_option(
       "--output-dir", options.output_dir,
       "Where --compile-only writes (default: anyp_out/" + spec.name + "/P<P>-<platform>)");
+}
+
+}  // namespace
+
+std::vector<FlagHelp> flag_help(const ExampleSpec& spec) {
+  Options options;
+  std::string devices;
+  CLI::App app{"anyp ladder example " + spec.name, spec.name};
+  add_flags(app, options, devices, spec);
+  std::vector<FlagHelp> out;
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_name() == "--help") continue;
+    out.push_back(FlagHelp{o->get_name(), o->get_items_expected_min() > 0, o->get_type_name(),
+                           o->get_description()});
+  }
+  return out;
+}
+
+Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
+  Options options;
+  options.seed = static_cast<std::uint32_t>(spec.step);
+  if (!spec.modes.empty()) options.mode = spec.modes.front();
+  if (!spec.ops.empty()) options.op = spec.ops.front();
+
+  CLI::App app{"anyp ladder example " + spec.name, spec.name};
+  std::string devices;  // -d, read after the engine is known
+  add_flags(app, options, devices, spec);
+  const std::vector<std::string> engines = available_engines();
 
   try {
     app.parse(argc, argv);
@@ -300,47 +351,45 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
 
   for (const CLI::Option* o : app.get_options())
     if (o->count() > 0) options.given.insert(o->get_name());
-  check_platform(options.platform);
-  if (std::find(engines.begin(), engines.end(), options.engine) == engines.end()) {
+  const auto given = [&](const char* flag) { return options.given.count(flag) > 0; };
+  RunConfig& run = options.run;
+  check_platform(run.platform);
+  if (std::find(engines.begin(), engines.end(), run.engine) == engines.end()) {
     try {
-      process_world(options.engine);  // throws the reason
+      process_world(run.engine);  // throws the reason
     } catch (const ConfigError& e) {
       throw UsageError{std::string("--engine: ") + e.what()};
     }
   }
-  const EngineTraits* engine = engine_traits(options.engine);
+  const EngineTraits* engine = engine_traits(run.engine);
   if (engine != nullptr && engine->ranks_in_one_process) {
-    options.device_ids =
-        device_opt->count() > 0 ? parse_device_list(devices) : spec.default_devices;
+    run.distributed.device_ids =
+        given("--device") ? parse_device_list(devices) : spec.default_devices;
   } else {
-    options.device_ids = world_devices(options, device_opt->count() > 0 ? devices : "");
-    check_one_process_options(options.engine, {{"--check-races", options.check_races},
-                                               {"--schedule-seed", schedule_opt->count() > 0},
-                                               {"--explore", explore_opt->count() > 0},
-                                               {"--pct-seed", pct_seed_opt->count() > 0},
-                                               {"--workers", options.workers > 0}});
+    run.distributed.device_ids = world_devices(options, given("--device") ? devices : "");
+    check_one_process_options(options);
   }
-  check_device_ids(options.device_ids);
+  check_device_ids(run.distributed.device_ids);
   if (!spec.modes.empty()) check_choice("--mode", options.mode, spec.modes);
   if (!spec.ops.empty()) check_choice("--op", options.op, spec.ops);
-  options.deterministic = schedule_opt->count() > 0;
-  options.pct = pct_seed_opt->count() > 0;
-  const int schedules = (schedule_opt->count() > 0) + (explore_opt->count() > 0) + options.pct;
+  run.deterministic = given("--schedule-seed");
+  run.pct.enabled = given("--pct-seed");
+  const int schedules = given("--schedule-seed") + given("--explore") + given("--pct-seed");
   if (schedules > 1) {
     throw UsageError{
         "--schedule-seed, --explore and --pct-seed each choose the schedule; give one"};
   }
-  if (pct_steps_opt->count() > 0 && !options.pct) {
+  if (given("--pct-steps") && !run.pct.enabled) {
     throw UsageError{"--pct-steps: only meaningful with --pct-seed"};
   }
-  if (depth_opt->count() > 0 && !options.pct && explore_opt->count() == 0) {
+  if (given("--explore-depth") && !run.pct.enabled && !given("--explore")) {
     throw UsageError{"--explore-depth: only meaningful with --explore or --pct-seed"};
   }
-  if (output_opt->count() > 0 && !options.compile_only) {
+  if (given("--output-dir") && !options.compile_only) {
     throw UsageError{
         "--output-dir: only meaningful with --compile-only (a normal run writes nothing)"};
   }
-  if (!options.model.empty() && !options.cost && !options.timeline && options.trace.empty() &&
+  if (!run.model_file.empty() && !options.cost && !options.timeline && options.trace.empty() &&
       !options.explain_collectives) {
     throw UsageError{
         "--model: only meaningful with --cost, --timeline, --trace or --explain-collectives (it "
@@ -359,9 +408,9 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
       throw UsageError{"--dump-outputs: cannot create directory '" + options.dump_outputs + "'"};
     }
   }
-  if (output_opt->count() == 0 || options.output_dir.empty()) {
-    options.output_dir = "anyp_out/" + spec.name + "/P" + std::to_string(options.world_size()) +
-                         "-" + options.platform;
+  if (!given("--output-dir") || options.output_dir.empty()) {
+    options.output_dir =
+        "anyp_out/" + spec.name + "/P" + std::to_string(options.world_size()) + "-" + run.platform;
   }
   // Whatever the checks above let through, compile() would refuse: say so
   // now, with the flag that set it.
@@ -390,7 +439,6 @@ BodyRun* g_body = nullptr;
 std::string flags_not_honoured(const Options& options) {
   if (g_body == nullptr) return "";
   std::lock_guard<std::mutex> lock(g_body->mutex);
-  const RunConfig want = options.config();
   const bool printing = options.cost || options.timeline || !options.trace.empty();
   if (!g_body->config) {
     if (!printing) return "";
@@ -400,37 +448,7 @@ std::string flags_not_honoured(const Options& options) {
            ": the program reported its outcome, but no anyp run finished (no CompiledProgram or "
            "Session run), so there is no run to print";
   }
-  const RunConfig& got = *g_body->config;
-  // Only a flag that was given is refused, and it is named as given: a
-  // field nobody set on the command line is the program's business.
-  const auto given = [&](const char* name) { return options.given.count(name) > 0; };
-  const char* printing_flag = options.cost ? "--cost" : options.timeline ? "--timeline" : "--trace";
-  const bool pct_differs = got.pct.enabled != want.pct.enabled || got.pct.seed != want.pct.seed ||
-                           got.pct.depth != want.pct.depth || got.pct.steps != want.pct.steps;
-  std::string flag;
-  if (given("--check-races") && got.check_races != want.check_races)
-    flag = "--check-races";
-  else if (printing && got.timeline != want.timeline)
-    flag = printing_flag;
-  else if (given("--model") && got.model_file != want.model_file)
-    flag = "--model";
-  else if ((given("--explore") || given("--pct-seed")) && pct_differs)
-    flag = given("--explore") ? "--explore" : "--pct-seed";
-  else if (given("--schedule-seed") &&
-           (got.deterministic != want.deterministic || got.schedule_seed != want.schedule_seed))
-    flag = "--schedule-seed";
-  else if (given("--workers") && got.workers != want.workers)
-    flag = "--workers";
-  else if (given("--preempt-budget") && got.preempt_budget != want.preempt_budget)
-    flag = "--preempt-budget";
-  else if (given("--memory-limit") && got.memory_limit != want.memory_limit)
-    flag = "--memory-limit";
-  else if (given("--engine") && got.engine != want.engine)
-    flag = "--engine";
-  else if (given("--platform") && got.platform != want.platform)
-    flag = "--platform";
-  else if (given("--device") && got.distributed.device_ids != want.distributed.device_ids)
-    flag = "-d";
+  const std::string flag = flag_not_taken(options.given, *g_body->config, options.config());
   if (flag.empty()) return "";
   return flag +
          ": the program ran with a RunConfig of its own, not the command line's, so the flag "
@@ -535,13 +553,11 @@ int explore(int argc, const char* const* argv, const Options& options,
   Options run = options;
   run.quiet = true;
   run.explore = 0;
-  run.pct = true;
+  run.run.pct.enabled = true;
   const ExploreResult result = explore_schedules(
-      {.config = options.config(), .schedules = options.explore, .depth = options.explore_depth},
+      {.config = options.config(), .schedules = options.explore, .depth = options.run.pct.depth},
       [&](const RunConfig& config) {
-        run.pct_seed = config.pct.seed;
-        run.explore_depth = config.pct.depth;
-        run.pct_steps = config.pct.steps;
+        run.run.pct = config.pct;
         const int code = run_body(run, body);
         return ScheduleOutcome{code, options.last_run->schedule_steps};
       });
@@ -595,7 +611,7 @@ int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
     return 2;
   }
   if (options.verbose) {
-    const std::string details = engine_details(options.engine);  // collective on MPI
+    const std::string details = engine_details(options.run.engine);  // collective on MPI
     err() << details << '\n';
   }
   if (options.explore > 0 && !options.compile_only) return explore(argc, argv, options, body);

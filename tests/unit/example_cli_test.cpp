@@ -66,22 +66,22 @@ std::string usage_error(std::vector<std::string> args, const ExampleSpec& spec =
 
 TEST(Parse, Defaults) {
   const Options o = parse_args({});
-  EXPECT_EQ(o.platform, "a2a3sim");
-  EXPECT_EQ(o.device_ids, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(o.run.platform, "a2a3sim");
+  EXPECT_EQ(o.run.distributed.device_ids, (std::vector<std::int64_t>{0, 1}));
   EXPECT_EQ(o.world_size(), 2);
   EXPECT_EQ(o.mode, "put");
   EXPECT_EQ(o.op, "");
   EXPECT_FALSE(o.compile_only);
   EXPECT_EQ(o.seed, 7u);
-  EXPECT_EQ(o.workers, 0);
-  EXPECT_FALSE(o.deterministic);
-  EXPECT_EQ(o.schedule_seed, 0u);
+  EXPECT_EQ(o.run.workers, 0);
+  EXPECT_FALSE(o.run.deterministic);
+  EXPECT_EQ(o.run.schedule_seed, 0u);
   EXPECT_EQ(o.output_dir, "anyp_out/07_dynamic_rank_count/P2-a2a3sim");
 }
 
 TEST(Parse, SpecDefaultsForDevicesModeAndOp) {
   const Options o = parse_args({}, kStep11);
-  EXPECT_EQ(o.device_ids, (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(o.run.distributed.device_ids, (std::vector<std::int64_t>{0, 1, 2, 3}));
   EXPECT_EQ(o.mode, "mesh");
   EXPECT_EQ(o.op, "sum");
   EXPECT_EQ(o.seed, 11u);
@@ -97,22 +97,22 @@ TEST(Parse, AllFlags) {
       {"-p", "a5sim", "-d", "4,2,7", "--mode", "ring", "--op", "max", "--compile-only", "--seed",
        "42", "--workers", "3", "--schedule-seed", "99", "--output-dir", "/tmp/artifacts"},
       kStep11);
-  EXPECT_EQ(o.platform, "a5sim");
-  EXPECT_EQ(o.device_ids, (std::vector<std::int64_t>{4, 2, 7}));
+  EXPECT_EQ(o.run.platform, "a5sim");
+  EXPECT_EQ(o.run.distributed.device_ids, (std::vector<std::int64_t>{4, 2, 7}));
   EXPECT_EQ(o.world_size(), 3);
   EXPECT_EQ(o.mode, "ring");
   EXPECT_EQ(o.op, "max");
   EXPECT_TRUE(o.compile_only);
   EXPECT_EQ(o.seed, 42u);
-  EXPECT_EQ(o.workers, 3);
-  EXPECT_TRUE(o.deterministic);
-  EXPECT_EQ(o.schedule_seed, 99u);
+  EXPECT_EQ(o.run.workers, 3);
+  EXPECT_TRUE(o.run.deterministic);
+  EXPECT_EQ(o.run.schedule_seed, 99u);
   EXPECT_EQ(o.output_dir, "/tmp/artifacts");
 }
 
 TEST(Parse, LongFormsAndEquals) {
   const Options o = parse_args({"--platform=a5sim", "--device=0,1,2,3,4", "--mode=get"});
-  EXPECT_EQ(o.platform, "a5sim");
+  EXPECT_EQ(o.run.platform, "a5sim");
   EXPECT_EQ(o.world_size(), 5);
   EXPECT_EQ(o.mode, "get");
   EXPECT_EQ(o.output_dir, "anyp_out/07_dynamic_rank_count/P5-a5sim");
@@ -123,23 +123,23 @@ TEST(Parse, LargeDeviceList) {
   for (int i = 0; i < 1024; ++i) ids += (i == 0 ? "" : ",") + std::to_string(i);
   const Options o = parse_args({"-d", ids});
   EXPECT_EQ(o.world_size(), 1024);
-  EXPECT_EQ(o.device_ids.back(), 1023);
+  EXPECT_EQ(o.run.distributed.device_ids.back(), 1023);
 }
 
 TEST(Parse, DeviceRanges) {
-  EXPECT_EQ(parse_args({"-d", "0-3,7, 9 - 10"}).device_ids,
+  EXPECT_EQ(parse_args({"-d", "0-3,7, 9 - 10"}).run.distributed.device_ids,
             (std::vector<std::int64_t>{0, 1, 2, 3, 7, 9, 10}));
   const Options o = parse_args({"-d", "0-65535"});
   EXPECT_EQ(o.world_size(), 65536);
-  EXPECT_EQ(o.device_ids[65535], 65535);
+  EXPECT_EQ(o.run.distributed.device_ids[65535], 65535);
 }
 
 TEST(Parse, SeedsAreDecimal) {
   EXPECT_EQ(parse_args({"--seed", "010"}).seed, 10u);  // not octal
   EXPECT_EQ(parse_args({"--seed", "4294967295"}).seed, 4294967295u);
-  EXPECT_EQ(parse_args({"--schedule-seed", "18446744073709551615"}).schedule_seed,
+  EXPECT_EQ(parse_args({"--schedule-seed", "18446744073709551615"}).run.schedule_seed,
             18446744073709551615u);
-  EXPECT_EQ(parse_args({"--schedule-seed", "0"}).deterministic, true);
+  EXPECT_EQ(parse_args({"--schedule-seed", "0"}).run.deterministic, true);
 }
 
 TEST(Parse, Config) {
@@ -430,11 +430,11 @@ TEST(Report, OkOnlyWhenEveryCheckPassed) {
 TEST(Parse, RaceAndScheduleFlags) {
   const Options o = parse_args(
       {"--check-races", "--preempt-budget", "64", "--explore", "100", "--explore-depth", "2"});
-  EXPECT_TRUE(o.check_races);
-  EXPECT_EQ(o.preempt_budget, 64);
+  EXPECT_TRUE(o.run.check_races);
+  EXPECT_EQ(o.run.preempt_budget, 64);
   EXPECT_EQ(o.explore, 100);
-  EXPECT_EQ(o.explore_depth, 2);
-  EXPECT_FALSE(o.pct);
+  EXPECT_EQ(o.run.pct.depth, 2);
+  EXPECT_FALSE(o.run.pct.enabled);
   const RunConfig c = o.config();
   EXPECT_TRUE(c.check_races);
   EXPECT_EQ(c.preempt_budget, 64);
@@ -442,7 +442,7 @@ TEST(Parse, RaceAndScheduleFlags) {
 
   const Options replay =
       parse_args({"--pct-seed", "7", "--explore-depth", "3", "--pct-steps", "41"});
-  EXPECT_TRUE(replay.pct);
+  EXPECT_TRUE(replay.run.pct.enabled);
   const RunConfig r = replay.config();
   EXPECT_TRUE(r.pct.enabled);
   EXPECT_EQ(r.pct.seed, 7u);
@@ -481,18 +481,18 @@ TEST(Explore, StopsAtTheFirstFailingScheduleAndPrintsTheReplay) {
   std::vector<int> depths;
   const RunResult r =
       run({"-d", "0,1,2", "--explore", "5", "--check-races"}, [&](const Options& o) {
-        seeds.push_back(o.pct_seed);
-        depths.push_back(o.explore_depth);
-        EXPECT_TRUE(o.pct);
+        seeds.push_back(o.run.pct.seed);
+        depths.push_back(o.run.pct.depth);
+        EXPECT_TRUE(o.run.pct.enabled);
         EXPECT_TRUE(o.quiet);
         EXPECT_TRUE(o.config().check_races);
-        if (o.pct_seed == 0) {  // the calibration run records its step count
+        if (o.run.pct.seed == 0) {  // the calibration run records its step count
           RunStats stats;
           stats.schedule_steps = 41;
           return report({true}, o, stats);
         }
-        EXPECT_EQ(o.pct_steps, 41);
-        if (o.pct_seed == 3) throw RaceError("race report: (the report)");
+        EXPECT_EQ(o.run.pct.steps, 41);
+        if (o.run.pct.seed == 3) throw RaceError("race report: (the report)");
         return report({true}, o, RunStats{});
       });
   EXPECT_EQ(seeds, (std::vector<std::uint64_t>{0, 1, 2, 3}));
@@ -519,7 +519,7 @@ TEST(Explore, AllSchedulesPassPrintsOkOnce) {
 
 TEST(Explore, GoldenMismatchIsAFailure) {
   const RunResult r = run({"--explore", "3", "--mode", "get"}, [](const Options& o) {
-    return o.pct_seed == 2 ? 1 : report({true}, o, RunStats{});
+    return o.run.pct.seed == 2 ? 1 : report({true}, o, RunStats{});
   });
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err,

@@ -1,9 +1,10 @@
 """anyp.runtime — PyPTO's RunConfig, with anyp's own run settings (engine,
-race checking, schedules, the modeled timeline, memory limit), and the
-example command line (anyp.runtime.cli)."""
+race checking, schedules, the modeled timeline, ...: anyp::RunConfig's
+table), and the example command line (anyp.runtime.cli)."""
 
 import warnings
 
+from .. import _core
 from ..ir.distributed_compiled_program import DistributedConfig
 from ..ir.device_tensors import DeviceTensor, StackedDeviceTensor  # noqa: F401
 from ..ir.distributed_worker import DistributedRunHandle, DistributedWorker  # noqa: F401
@@ -78,34 +79,24 @@ class Pct:
         return f"Pct(seed={self.seed}, depth={self.depth}, steps={self.steps})"
 
 
-class RunConfig:
-    """How to compile and run: the platform, the devices (one per rank) and
-    anyp's own settings, as in anyp::RunConfig (include/anyp/run_config.hpp):
-    engine, check_races, workers, deterministic + schedule_seed (one worker,
-    a replayable interleaving), pct (a Pct: one PCT schedule), preempt_budget,
-    memory_limit (bytes, 0: what the machine has), timeline (compute the
-    modeled timeline, RunStats.has_timeline) with model_file (default: the
-    platform's model) and output_dir (where compile writes the artifact)."""
+# anyp::RunConfig's fields by key, with their defaults (the table
+# ANYP_RUN_CONFIG_FIELDS in include/anyp/run_config.hpp). RunConfig takes
+# each as a keyword, but the platform, the devices (distributed_config) and
+# the PCT schedule (pct, a Pct), which PyPTO spells differently.
+_FIELDS = _core.run_config_fields()
+_SPELLED_OTHERWISE = ("platform", "device_ids", "pct_enabled", "pct_seed", "pct_depth", "pct_steps")
+_OWN = tuple(k for k in _FIELDS if k not in _SPELLED_OTHERWISE)
 
-    def __init__(
-        self,
-        platform="a2a3sim",
-        distributed_config=None,
-        *,
-        engine="threads",
-        check_races=False,
-        workers=0,
-        output_dir=None,
-        deterministic=False,
-        schedule_seed=0,
-        pct=None,
-        preempt_budget=4096,
-        memory_limit=0,
-        timeline=False,
-        model_file=None,
-        **kwargs,
-    ):
-        accepted = _IGNORED.union(_IGNORED_SWITCHES, _IGNORED_RINGS)
+
+class RunConfig:
+    """How to compile and run: the platform, the devices (one per rank), the
+    PCT schedule (pct, a Pct) and anyp's own settings, one keyword per field
+    of anyp::RunConfig (the table ANYP_RUN_CONFIG_FIELDS in
+    include/anyp/run_config.hpp; docs/python.md lists them with their
+    meaning), each an attribute of the same name."""
+
+    def __init__(self, platform="a2a3sim", distributed_config=None, *, pct=None, **kwargs):
+        accepted = _IGNORED.union(_IGNORED_SWITCHES, _IGNORED_RINGS, _OWN)
         unknown = sorted(set(kwargs) - accepted)
         if unknown:
             raise TypeError(f"RunConfig: not supported by anyp: {', '.join(unknown)}")
@@ -114,34 +105,45 @@ class RunConfig:
             raise TypeError(f"RunConfig: pct must be an anyp.runtime.Pct, got {pct!r}")
         self.platform = platform
         self.distributed_config = distributed_config or DistributedConfig()
-        self.engine, self.check_races, self.workers = engine, check_races, workers
-        self.output_dir = output_dir
-        self.deterministic, self.schedule_seed = deterministic, schedule_seed
         self.pct = pct
-        self.preempt_budget, self.memory_limit = preempt_budget, memory_limit
-        self.timeline, self.model_file = timeline, model_file
+        for key in _OWN:
+            setattr(self, key, kwargs.get(key, _FIELDS[key]))
+
+    @classmethod
+    def from_dict(cls, d):
+        """The RunConfig of `d`, a to_dict() (or anyp._core's)."""
+        pct = Pct(d["pct_seed"], d["pct_depth"], d["pct_steps"]) if d.get("pct_enabled") else None
+        return cls(
+            d.get("platform", _FIELDS["platform"]),
+            DistributedConfig(device_ids=list(d["device_ids"])) if "device_ids" in d else None,
+            pct=pct,
+            **{k: d[k] for k in _OWN if k in d},
+        )
+
+    def replace(self, **changes):
+        """A copy with `changes` (keywords as the constructor's)."""
+        d = {
+            "platform": self.platform,
+            "distributed_config": self.distributed_config,
+            "pct": self.pct,
+            **{k: getattr(self, k) for k in _OWN},
+        }
+        d.update(changes)
+        return RunConfig(d.pop("platform"), d.pop("distributed_config"), **d)
 
     def device_ids(self):
         devices = self.distributed_config.device_ids
         return [0, 1] if devices is None else list(devices)
 
     def to_dict(self):
-        d = {
-            "platform": self.platform,
-            "device_ids": self.device_ids(),
-            "engine": self.engine,
-            "check_races": bool(self.check_races),
-            "workers": int(self.workers),
-            "deterministic": bool(self.deterministic),
-            "schedule_seed": int(self.schedule_seed),
-            "pct_enabled": self.pct is not None,
-            "preempt_budget": int(self.preempt_budget),
-            "memory_limit": int(self.memory_limit),
-            "timeline": bool(self.timeline),
-            "model_file": str(self.model_file or ""),
-        }
+        """Every field by key, as anyp._core takes it (None text as "")."""
+        d = {"platform": self.platform, "device_ids": self.device_ids()}
+        for key in _OWN:
+            value = getattr(self, key)
+            if isinstance(_FIELDS[key], str):  # a path may be a pathlib.Path; None is unset
+                value = "" if value is None else str(value)
+            d[key] = value
+        d["pct_enabled"] = self.pct is not None
         if self.pct is not None:
             d.update(pct_seed=self.pct.seed, pct_depth=self.pct.depth, pct_steps=self.pct.steps)
-        if self.output_dir:
-            d["output_dir"] = str(self.output_dir)
         return d

@@ -36,7 +36,6 @@ import torch
 
 from .. import _core
 from ..ir import distributed_compiled_program as _dcp
-from ..ir.distributed_compiled_program import DistributedConfig
 from .._types import ARRAY_DTYPE_NAMES
 from . import Pct, RunConfig
 
@@ -44,45 +43,26 @@ FP32 = _core.DType.FP32
 
 _TORCH_DTYPES = {dtype: getattr(torch, name) for dtype, name in ARRAY_DTYPE_NAMES.items()}
 
-# The anyp flags: (flag, dest, takes a value, help). Values are passed as
-# text to the C++ parser, which converts and checks them.
-_FLAGS = [
-    ("--cost", "cost", False, "After OK, print the cost card counted from the run"),
-    ("--timeline", "timeline", False, "After OK, print the run's modeled timeline"),
-    ("--trace", "trace", True, "Write the modeled timeline to FILE as a Chrome trace"),
-    ("--model", "model", True, "The cost model file (default: models/<platform>.model)"),
-    (
-        "--explain-collectives",
-        "explain_collectives",
-        False,
-        "After OK, print every collective call's algorithm and each candidate's modeled time",
-    ),
-    ("--seed", "seed", True, "Input generator seed (default: the step number)"),
-    ("--workers", "workers", True, "Worker threads (0: min(P, cores))"),
-    ("--schedule-seed", "schedule_seed", True, "One worker, ranks picked by an RNG seeded by N"),
-    ("--check-races", "check_races", False, "Check every access for races (happens-before)"),
-    ("--preempt-budget", "preempt_budget", True, "Instructions a rank runs before preemption"),
-    ("--memory-limit", "memory_limit", True, "Refuse a run needing more than SIZE (512MiB, ...)"),
-    ("--explore", "explore", True, "Run N PCT schedules; print the first failure's replay"),
-    ("--explore-depth", "explore_depth", True, "PCT depth D (default 3)"),
-    ("--pct-seed", "pct_seed", True, "Replay one PCT schedule"),
-    ("--pct-steps", "pct_steps", True, "Steps the PCT change points are drawn over"),
-    ("--engine", "engine", True, "threads, or mpi (one rank per process, under mpirun -n P)"),
-    ("--verbose", "verbose", False, "Print the engine's details (stderr)"),
-    ("--dump-outputs", "dump_outputs", True, "Write each checked output to DIR/<name>.bin"),
-    ("--output-dir", "output_dir", True, "Where --compile-only writes"),
-]
-_METAVARS = {
-    "trace": "FILE",
-    "model": "FILE",
-    "memory_limit": "SIZE",
-    "explore_depth": "D",
-    "pct_seed": "S",
-    "pct_steps": "K",
-    "engine": "{threads,mpi}",
-    "dump_outputs": "DIR",
-    "output_dir": "DIR",
-}
+# The example's own options: its script declares them (-p/--platform and
+# -d/--device under their short names too).
+_SCRIPT_FLAGS = ("--platform", "--device", "--mode", "--op", "--compile-only", "--fixed")
+
+
+def _flags():
+    """The anyp flags, from the C++ command line (anyp::cli::flag_help):
+    (flag, dest, takes a value, metavar, help). Values are passed as text to
+    the C++ parser, which converts and checks them."""
+    spec = {"name": "example", "step": 0, "modes": [], "ops": []}
+    spec.update(default_devices=[0, 1], has_fixed=False)
+    out = []
+    for flag, takes_value, metavar, help_text in _core.cli_flags(spec):
+        if flag not in _SCRIPT_FLAGS:
+            dest = flag[2:].replace("-", "_")
+            out.append((flag, dest, takes_value, metavar.split(":")[0] or "N", help_text))
+    return out
+
+
+_FLAGS = _flags()
 _SCRIPT_OPTIONS = ["-p", "-d", "--mode", "--op", "--compile-only", "--fixed"]
 
 
@@ -149,11 +129,10 @@ def add_anyp_arguments(parser, step):
     if _action(parser, "--compile-only") is None:
         parser.add_argument("--compile-only", action="store_true", help="Compile, do not run")
     group = parser.add_argument_group("anyp")
-    for flag, dest, value, help_text in _FLAGS:
+    for flag, dest, value, metavar, help_text in _FLAGS:
         if _action(parser, flag) is not None:
             continue
         if value:
-            metavar = _METAVARS.get(dest, "N")
             group.add_argument(flag, dest=dest, default=None, metavar=metavar, help=help_text)
         else:
             group.add_argument(flag, dest=dest, action="store_true", help=help_text)
@@ -222,7 +201,7 @@ def _cpp_argv(meta, args, spec):
                 argv += [option, str(value)]
         elif value is not None:
             argv += [option, str(value)]
-    for flag, dest, takes_value, _ in _FLAGS:
+    for flag, dest, takes_value, _, _ in _FLAGS:
         value = getattr(args, dest, None)
         if takes_value and value is not None:
             argv += [flag, str(value)]
@@ -233,57 +212,40 @@ def _cpp_argv(meta, args, spec):
 
 def _config(options):
     """The RunConfig the flags set (the C++ Options::config())."""
-    return RunConfig(
-        platform=options.platform,
-        distributed_config=DistributedConfig(device_ids=list(options.device_ids)),
-        engine=options.engine,
-        check_races=options.check_races,
-        workers=options.workers,
-        deterministic=options.deterministic,
-        schedule_seed=options.schedule_seed,
-        pct=Pct(options.pct_seed, options.explore_depth, options.pct_steps)
-        if options.pct
-        else None,
-        preempt_budget=options.preempt_budget,
-        memory_limit=options.memory_limit,
-        timeline=options.cost or options.timeline or bool(options.trace),
-        model_file=options.model or None,
-    )
+    return RunConfig.from_dict(options.config)
+
+
+# What the example's args get from the parsed options (besides every
+# RunConfig field the flags set, by key, where no option has the name).
+_ARGS = (
+    "mode",
+    "op",
+    "compile_only",
+    "fixed",
+    "seed",
+    "output_dir",
+    "cost",
+    "timeline",
+    "trace",
+    "explain_collectives",
+    "explore",
+    "explore_depth",
+    "engine",
+    "verbose",
+    "dump_outputs",
+    "process_rank",
+)
 
 
 def _set_args(args, options):
     """The parsed values, typed, on the example's namespace."""
-    for name in (
-        "platform",
-        "mode",
-        "op",
-        "compile_only",
-        "fixed",
-        "seed",
-        "workers",
-        "schedule_seed",
-        "output_dir",
-        "cost",
-        "timeline",
-        "trace",
-        "model",
-        "explain_collectives",
-        "check_races",
-        "preempt_budget",
-        "memory_limit",
-        "explore",
-        "explore_depth",
-        "pct_seed",
-        "pct_steps",
-        "engine",
-        "verbose",
-        "dump_outputs",
-        "process_rank",
-    ):
+    for name in _ARGS:
         if name in ("mode", "op") and not hasattr(args, name):
             continue
         setattr(args, name, getattr(options, name))
-    args.device_ids = list(options.device_ids)
+    for key, value in options.config.items():
+        if key not in _ARGS:
+            setattr(args, key, value)
 
 
 # ---- running the example -------------------------------------------------------
@@ -338,7 +300,7 @@ def _explore(state, run, args, meta):
     state.quiet = True
 
     def one(pct):
-        config = RunConfig(**{**_config_kwargs(base), "pct": pct})
+        config = base.replace(pct=pct)
         args.pct_seed, args.explore_depth, args.pct_steps = pct.seed, pct.depth, pct.steps
         state.last_run = None
         code = _run_body(state, run, args, config)
@@ -375,23 +337,6 @@ def _explore(state, run, args, meta):
     replay = _core.cli_replay_command(argv, failed.seed, failed.depth, failed.steps)
     _err(f"explore: {which} failed; replay it with:\n  {replay}")
     return code
-
-
-def _config_kwargs(config):
-    return {
-        "platform": config.platform,
-        "distributed_config": DistributedConfig(device_ids=config.device_ids()),
-        "engine": config.engine,
-        "check_races": config.check_races,
-        "workers": config.workers,
-        "deterministic": config.deterministic,
-        "schedule_seed": config.schedule_seed,
-        "pct": config.pct,
-        "preempt_budget": config.preempt_budget,
-        "memory_limit": config.memory_limit,
-        "timeline": config.timeline,
-        "model_file": config.model_file,
-    }
 
 
 def run_example(args, run):
@@ -487,24 +432,6 @@ def check_close(name, out, golden, world_size):
     return _check(False, name, out, golden, world_size)
 
 
-# What each flag sets in the RunConfig: (fields, the flags that set them);
-# a program's own RunConfig is refused only for a flag that was given
-# (anyp::cli's flags_not_honoured, the same order and names).
-_FLAG_OF = [
-    (("check_races",), ("--check-races",)),
-    (("timeline",), ("--cost", "--timeline", "--trace")),
-    (("model_file",), ("--model",)),
-    (("pct_enabled", "pct_seed", "pct_depth", "pct_steps"), ("--explore", "--pct-seed")),
-    (("deterministic", "schedule_seed"), ("--schedule-seed",)),
-    (("workers",), ("--workers",)),
-    (("preempt_budget",), ("--preempt-budget",)),
-    (("memory_limit",), ("--memory-limit",)),
-    (("engine",), ("--engine",)),
-    (("platform",), ("--platform",)),
-    (("device_ids",), ("--device",)),
-]
-
-
 def _flags_not_honoured(state):
     """ "" when the example's last run took the command line's RunConfig in
     everything a flag sets, else why a flag would not take effect."""
@@ -519,17 +446,14 @@ def _flags_not_honoured(state):
             f"{flag}: the program reported its outcome, but no anyp run finished (no "
             "CompiledProgram or Session run), so there is no run to print"
         )
-    got, want = last.to_dict(), state.config.to_dict()
-    for keys, flags in _FLAG_OF:
-        given = [f for f in flags if f in options.given]
-        if given and any(got.get(k) != want.get(k) for k in keys):
-            flag = "-d" if given[0] == "--device" else given[0]
-            return (
-                f"{flag}: the program ran with a RunConfig of its own, not the command line's, "
-                "so the flag would not take effect; compile with the config that "
-                "cli.run_example passes to run(args, config)"
-            )
-    return ""
+    flag = _core.cli_flag_not_taken(options, last.to_dict(), state.config.to_dict())
+    if not flag:
+        return ""
+    return (
+        f"{flag}: the program ran with a RunConfig of its own, not the command line's, so the "
+        "flag would not take effect; compile with the config that cli.run_example passes to "
+        "run(args, config)"
+    )
 
 
 def _print_extras(options, stats):

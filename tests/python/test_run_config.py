@@ -1,0 +1,98 @@
+"""The Python RunConfig and command line read the C++ run-option table
+(ANYP_RUN_CONFIG_FIELDS): every field is a RunConfig keyword with the C++
+default, survives to_dict / from_dict and reaches the C++ config; an
+unknown keyword is refused by name; the Python command line offers exactly
+the C++ one's flags, with their help lines."""
+
+import argparse
+
+import pytest
+
+from anyp import _core
+from anyp.ir import DistributedConfig
+from anyp.runtime import Pct, RunConfig, cli
+
+FIELDS = _core.run_config_fields()
+SPELLED_OTHERWISE = {"platform", "device_ids", "pct_enabled", "pct_seed", "pct_depth", "pct_steps"}
+OWN = [k for k in FIELDS if k not in SPELLED_OTHERWISE]
+
+
+def _changed(value):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    return value + "x"
+
+
+def test_the_table_has_the_fields_cpp_and_python_share():
+    assert sorted(FIELDS) == sorted(
+        [
+            "check_races",
+            "timeline",
+            "model_file",
+            "pct_enabled",
+            "pct_seed",
+            "pct_depth",
+            "pct_steps",
+            "deterministic",
+            "schedule_seed",
+            "workers",
+            "preempt_budget",
+            "memory_limit",
+            "engine",
+            "platform",
+            "device_ids",
+            "output_dir",
+        ]
+    )
+
+
+@pytest.mark.parametrize("key", OWN)
+def test_each_field_is_a_keyword_with_the_cpp_default(key):
+    assert getattr(RunConfig(), key) == FIELDS[key]
+    value = _changed(FIELDS[key])
+    config = RunConfig(**{key: value})
+    assert getattr(config, key) == value
+    assert config.to_dict()[key] == value
+    assert RunConfig.from_dict(config.to_dict()).to_dict() == config.to_dict()
+
+
+def test_the_spelled_otherwise_fields_round_trip():
+    config = RunConfig(
+        "a5sim", DistributedConfig([3, 1, 2]), pct=Pct(seed=5, depth=2, steps=40), workers=1
+    )
+    d = config.to_dict()
+    assert (d["platform"], d["device_ids"]) == ("a5sim", [3, 1, 2])
+    assert (d["pct_enabled"], d["pct_seed"], d["pct_depth"], d["pct_steps"]) == (True, 5, 2, 40)
+    again = RunConfig.from_dict(d)
+    assert again.pct == Pct(5, 2, 40) and again.device_ids() == [3, 1, 2]
+    assert config.replace(pct=None).to_dict()["pct_enabled"] is False
+
+
+def test_an_unknown_keyword_is_refused_by_name():
+    with pytest.raises(TypeError, match=r"^RunConfig: not supported by anyp: memory_limits$"):
+        RunConfig(memory_limits=1)
+
+
+def _cpp_flags():
+    spec = {"name": "example", "step": 0, "modes": [], "ops": []}
+    spec.update(default_devices=[0, 1], has_fixed=False)
+    return {name: (takes, helptext) for name, takes, _, helptext in _core.cli_flags(spec)}
+
+
+def test_the_python_command_line_offers_the_cpp_flags_with_their_help():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("-p", "--platform", default="a2a3sim")
+    parser.add_argument("-d", "--device", default="0,1")
+    cli.add_anyp_arguments(parser, step=7)
+    cpp = _cpp_flags()
+    python = {}
+    for action in parser._actions:  # noqa: SLF001 (argparse has no API)
+        for option in action.option_strings:
+            if option.startswith("--") and option not in ("--help", "--platform", "--device"):
+                python[option] = (action.nargs != 0, action.help)
+    assert sorted(python) == sorted(set(cpp) - {"--platform", "--device"})
+    for flag, (takes, helptext) in python.items():
+        if flag != "--compile-only":  # the script's own, when it declares one
+            assert (takes, helptext) == cpp[flag], flag
