@@ -153,6 +153,12 @@ void dump_output(const std::string& dir, std::string_view name, const HostTensor
 // --explore-depth D --pct-steps K". argv[0] is the program.
 std::string replay_command(const std::vector<std::string>& argv, std::uint64_t seed, int depth,
                            std::int64_t steps);
+// What --explore prints when schedule `failed` of `schedules` fails:
+// "explore: schedule 3 of 5 (PCT seed 3, depth 3, 41 steps) failed; replay
+// it with:\n  <the replay command>" (the calibration is "the calibration
+// schedule (PCT seed 0, depth 1)"). argv[0] is the program.
+std::string explore_failure_text(const RunConfig::Pct& failed, int schedules,
+                                 const std::vector<std::string>& argv);
 // Prints "OK" and returns 0 when every check passed, else returns 1.
 int report(const std::vector<bool>& checks);
 // As above; after "OK", with --cost the run's cost card, with --timeline

@@ -63,6 +63,9 @@ struct RunConfig {
   std::int64_t memory_limit = 0;
   // Non-empty: compile() writes the artifact into this directory.
   std::string output_dir;
+  // compile() prints the IR after each of its passes to stderr (the pass
+  // list: docs/design.md §4), compiling again even when the plan is cached.
+  bool dump_ir = false;
 
   // A config for P ranks on devices first_device, first_device + 1, ...
   static RunConfig for_world_size(std::int64_t world_size, std::int64_t first_device = 0) {
@@ -123,7 +126,10 @@ struct RunConfig {
     "Simulated platform: a2a3sim or a5sim (a2a3/a5 are real hardware, refused)")                 \
   X(device_ids, distributed.device_ids, "--device,-d", "", false, "IDS", Devices,                \
     "Comma-separated distinct device ids or ranges (0-7 is 0,...,7); P = their count")           \
-  X(output_dir, output_dir, "", "", false, "", None, "")
+  X(output_dir, output_dir, "", "", false, "", None, "")                                         \
+  X(dump_ir, dump_ir, "--dump-ir", "", false, "", Switch,                                        \
+    "Print the IR after each pass of the compile (stderr): the program, its dims, each rank's "  \
+    "dispatches, the VM code, the dispatch order and the window layout")
 
 // What is wrong with a RunConfig: the field, as named in RunConfig, and the
 // message. compile() throws ConfigError(message); the example command line

@@ -357,6 +357,25 @@ void bind_cli(py::module_& m) {
         [](const std::string& dir, const std::string& name, const py::handle& out) {
           cli::dump_output(dir, name, tensor_view(out, "cli.dump_output", name));
         });
+  // --explore's loop (anyp::explore_schedules): `run(config)` runs the body
+  // under a config dict and returns (code, schedule_steps); the result is
+  // (code, the failed schedule's (seed, depth, steps) or None).
+  m.def("explore_schedules", [](const py::dict& config, int schedules, int depth,
+                                const py::function& run) {
+    const ExploreResult r = explore_schedules(
+        {.config = run_config(config), .schedules = schedules, .depth = depth},
+        [&](const RunConfig& c) {
+          const auto [code, steps] = run(run_config_dict(c)).cast<std::pair<int, std::int64_t>>();
+          return ScheduleOutcome{code, steps};
+        });
+    py::object failed = py::none();
+    if (r.failed) failed = py::make_tuple(r.failed->seed, r.failed->depth, r.failed->steps);
+    return py::make_tuple(r.code, failed);
+  });
+  m.def("cli_explore_failure", [](std::uint64_t seed, int depth, std::int64_t steps, int schedules,
+                                  const std::vector<std::string>& argv) {
+    return cli::explore_failure_text(RunConfig::Pct{true, seed, depth, steps}, schedules, argv);
+  });
   m.def("cli_replay_command",
         [](const std::vector<std::string>& argv, std::uint64_t seed, int depth,
            std::int64_t steps) { return cli::replay_command(argv, seed, depth, steps); });
@@ -370,6 +389,22 @@ void bind_cli(py::module_& m) {
     return engine_details(engine);
   });
   m.def("available_engines", [] { return available_engines(); });
+  // Every engine anyp knows and its traits (engines.hpp), by name: what the
+  // Python side asks of an engine instead of comparing its name.
+  m.def("engine_traits", [] {
+    py::dict out;
+    for (const EngineTraits& e : engine_table()) {
+      py::dict t;
+      t["in_build"] = e.in_build;
+      t["ranks_in_one_process"] = e.ranks_in_one_process;
+      t["schedulable"] = e.schedulable;
+      t["race_checkable"] = e.race_checkable;
+      t["async_submit"] = e.async_submit;
+      t["unavailable"] = e.unavailable;
+      out[py::str(e.name)] = t;
+    }
+    return out;
+  });
 }
 
 }  // namespace

@@ -567,21 +567,25 @@ int explore(int argc, const char* const* argv, const Options& options,
     return 0;
   }
   if (result.code == 2) return result.code;  // a usage error: no schedule to replay
-  const RunConfig::Pct& failed = *result.failed;
-  const std::string which =
-      failed.seed == 0
-          ? std::string("the calibration schedule (PCT seed 0, depth 1)")
-          : "schedule " + std::to_string(failed.seed) + " of " + std::to_string(options.explore) +
-                " (PCT seed " + std::to_string(failed.seed) + ", depth " +
-                std::to_string(failed.depth) + ", " + std::to_string(failed.steps) + " steps)";
-  err() << "explore: " << which << " failed; replay it with:\n  "
-        << replay_command(std::vector<std::string>(argv, argv + argc), failed.seed, failed.depth,
-                          failed.steps)
+  err() << explore_failure_text(*result.failed, options.explore,
+                                std::vector<std::string>(argv, argv + argc))
         << '\n';
   return result.code;
 }
 
 }  // namespace
+
+std::string explore_failure_text(const RunConfig::Pct& failed, int schedules,
+                                 const std::vector<std::string>& argv) {
+  const std::string which =
+      failed.seed == 0
+          ? std::string("the calibration schedule (PCT seed 0, depth 1)")
+          : "schedule " + std::to_string(failed.seed) + " of " + std::to_string(schedules) +
+                " (PCT seed " + std::to_string(failed.seed) + ", depth " +
+                std::to_string(failed.depth) + ", " + std::to_string(failed.steps) + " steps)";
+  return "explore: " + which + " failed; replay it with:\n  " +
+         replay_command(argv, failed.seed, failed.depth, failed.steps);
+}
 
 int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
                 const std::function<int(const Options&)>& body) {

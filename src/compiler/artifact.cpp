@@ -35,12 +35,15 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
-std::string arg_text(const runtime::ArgBinding& a, const detail::Plan& plan) {
+}  // namespace
+
+std::string dispatch_arg_text(const runtime::ArgBinding& a, const detail::Plan& plan,
+                              const std::vector<runtime::WindowBuffer>& buffers) {
   switch (a.kind) {
     case runtime::ArgBinding::Kind::HostTensor:
       return plan.host_params[a.host_param].name + "+" + std::to_string(a.byte_offset) + "B";
     case runtime::ArgBinding::Kind::Window:
-      return "window:" + plan.exec.buffers[a.buffer].name +
+      return "window:" + buffers[a.buffer].name +
              (a.byte_offset ? "+" + std::to_string(a.byte_offset) + "B" : "");
     case runtime::ArgBinding::Kind::Int:
       return std::to_string(a.int_value);
@@ -49,6 +52,8 @@ std::string arg_text(const runtime::ArgBinding& a, const detail::Plan& plan) {
   }
   return "?";
 }
+
+namespace {
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path);
@@ -78,18 +83,23 @@ std::string window_layout_text(const detail::Plan& plan) {
 std::string lowered_code_text(const detail::Plan& plan) {
   std::string s;
   for (const auto& code : plan.exec.codes) s += lowered_code_text(code) + "\n";
-  s += "dispatch list:\n";
+  return s + dispatch_list_text(plan, plan.exec.buffers);
+}
+
+std::string dispatch_list_text(const detail::Plan& plan,
+                               const std::vector<runtime::WindowBuffer>& buffers) {
+  std::string s = "dispatch list:\n";
   for (std::size_t r = 0; r < plan.exec.ranks.size(); ++r) {
     for (const auto& d : plan.exec.ranks[r]) {
       s += "  rank " + std::to_string(r) + " (device " + std::to_string(plan.exec.device_ids[r]) +
            "): " + plan.exec.codes[d.code].function + "(";
       for (std::size_t i = 0; i < d.args.size(); ++i)
-        s += (i ? ", " : "") + arg_text(d.args[i], plan);
+        s += (i ? ", " : "") + dispatch_arg_text(d.args[i], plan, buffers);
       s += ")";
       // The dispatch order across ranks (compiler/order_dispatches.hpp).
       for (const auto& w : d.waits) {
         if (w.buffer >= 0) {
-          s += ", after the earlier group on '" + plan.exec.buffers[w.buffer].name + "' (" +
+          s += ", after the earlier group on '" + buffers[w.buffer].name + "' (" +
                std::to_string(w.count) + (w.count == 1 ? " dispatch" : " dispatches") +
                " of other ranks, order cell " + std::to_string(w.cell) + " Ge " +
                std::to_string(w.count) + ")";

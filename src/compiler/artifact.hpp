@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "compiler/plan.hpp"
 
@@ -17,6 +18,15 @@ std::string symbolic_ir_text(const detail::Plan& plan);
 std::string specialized_ir_text(const detail::Plan& plan);
 std::string window_layout_text(const detail::Plan& plan);
 std::string lowered_code_text(const detail::Plan& plan);
+// The dispatch list alone (lowered.txt's end): each rank's dispatches with
+// their arguments and the dispatch order's waits and releases; window
+// buffers are named from `buffers`.
+std::string dispatch_list_text(const detail::Plan& plan,
+                               const std::vector<runtime::WindowBuffer>& buffers);
+// One dispatch argument: "x+64B", "window:data+32B", "3"; window buffers
+// are named from `buffers` (the plan's, or a pass's before they are).
+std::string dispatch_arg_text(const runtime::ArgBinding& a, const detail::Plan& plan,
+                              const std::vector<runtime::WindowBuffer>& buffers);
 std::string manifest_json_text(const detail::Plan& plan);
 // Writes the five files into `dir` (created if needed); throws anyp::Error.
 void write_artifact(const detail::Plan& plan, const std::string& dir);

@@ -2,13 +2,17 @@
 (ANYP_RUN_CONFIG_FIELDS): every field is a RunConfig keyword with the C++
 default, survives to_dict / from_dict and reaches the C++ config; an
 unknown keyword is refused by name; the Python command line offers exactly
-the C++ one's flags, with their help lines."""
+the C++ one's flags, with their help lines; dump_ir prints each compile
+pass's IR to stderr."""
 
 import argparse
 
 import pytest
+import torch
 
-from anyp import _core
+import anyp.language as pl
+import anyp.language.distributed as pld
+from anyp import _core, ir
 from anyp.ir import DistributedConfig
 from anyp.runtime import Pct, RunConfig, cli
 
@@ -44,6 +48,7 @@ def test_the_table_has_the_fields_cpp_and_python_share():
             "platform",
             "device_ids",
             "output_dir",
+            "dump_ir",
         ]
     )
 
@@ -96,3 +101,58 @@ def test_the_python_command_line_offers_the_cpp_flags_with_their_help():
     for flag, (takes, helptext) in python.items():
         if flag != "--compile-only":  # the script's own, when it declares one
             assert (takes, helptext) == cpp[flag], flag
+
+
+def test_dump_ir_prints_the_ir_after_each_pass_to_stderr(capfd):
+    @pl.program
+    class AddOne:
+        @pl.function(type=pl.FunctionType.InCore)
+        def add_one(self, x: pl.Tensor[[1, 8], pl.FP32], y: pl.Out[pl.Tensor[[1, 8], pl.FP32]]):
+            pl.store(pl.add(pl.load(x, [0, 0], [1, 8]), 1.0), [0, 0], y)
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def orch(self, x: pl.Tensor[[1, 8], pl.FP32], y: pl.Out[pl.Tensor[[1, 8], pl.FP32]]):
+            self.add_one(x, y)
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host(
+            self,
+            x: pl.Tensor[[pl.dynamic("NR"), 1, 8], pl.FP32],
+            y: pl.Out[pl.Tensor[[pl.dynamic("NR"), 1, 8], pl.FP32]],
+        ):
+            for r in pl.range(pld.world_size()):
+                self.orch(x[r], y[r], device=r)
+
+    x, y = torch.ones(3, 1, 8), torch.zeros(3, 1, 8)
+    config = RunConfig(distributed_config=DistributedConfig([0, 1, 2]), dump_ir=True)
+    ir.compile(AddOne, config=config)(x, y)
+    err = capfd.readouterr().err
+    passes = [
+        line[len("; ---- after ") : -len(" ----")]
+        for line in err.splitlines()
+        if line.startswith("; ---- after ")
+    ]
+    assert passes == [
+        "verify",
+        "bind-dims",
+        "specialize-host",
+        "check-functions",
+        "lower",
+        "order-dispatches",
+        "place-scratch",
+        "layout-windows",
+        "mark-signal-buffers",
+        "check-collective-windows",
+    ]
+    assert "\nP = 3, NR = 3\n" in err
+    assert "  rank 2: orch(x+64B, y+64B)\n" in err
+    assert torch.equal(y, x + 1)
+
+
+def test_the_engines_traits_are_what_python_asks_of_an_engine():
+    traits = _core.engine_traits()
+    assert list(traits) == ["threads", "mpi"]
+    assert traits["threads"]["ranks_in_one_process"] and traits["threads"]["race_checkable"]
+    assert not traits["mpi"]["ranks_in_one_process"] and not traits["mpi"]["schedulable"]
+    assert traits["mpi"]["in_build"] == ("mpi" in _core.available_engines())
+    assert cli._ranks_in_one_process(None) and not cli._ranks_in_one_process("mpi")

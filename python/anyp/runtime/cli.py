@@ -37,7 +37,7 @@ import torch
 from .. import _core
 from ..ir import distributed_compiled_program as _dcp
 from .._types import ARRAY_DTYPE_NAMES
-from . import Pct, RunConfig
+from . import RunConfig
 
 FP32 = _core.DType.FP32
 
@@ -118,12 +118,10 @@ def _action(parser, option):
 
 def add_anyp_arguments(parser, step):
     """Adds the anyp flags to `parser` (an argparse.ArgumentParser that
-    already has the example's -p/-d/--mode/--op/--compile-only): --cost,
-    --timeline, --trace FILE, --model FILE, --seed (default: `step`),
-    --workers, --schedule-seed, --check-races, --preempt-budget,
-    --memory-limit, --explore N, --explore-depth D, --pct-seed S, --pct-steps
-    K, --engine threads|mpi, --verbose, --dump-outputs DIR, --output-dir DIR
-    (and --compile-only when the parser lacks it)."""
+    already has the example's -p/-d/--mode/--op/--compile-only): every flag
+    of the C++ example command line but those, with its help (--cost,
+    --timeline, --check-races, --explore N, ...; --seed defaults to `step`),
+    and --compile-only when the parser lacks it."""
     caller = sys._getframe(1).f_globals.get("__file__")  # noqa: SLF001 (the example script)
     parser.allow_abbrev = False  # the C++ command line takes whole flags only
     if _action(parser, "--compile-only") is None:
@@ -183,6 +181,12 @@ def _spec(meta, args):
     }
 
 
+def _ranks_in_one_process(engine):
+    """The engine's trait (an unknown name: True, and the C++ parser names it)."""
+    traits = _core.engine_traits().get(engine or _core.run_config_fields()["engine"])
+    return traits is None or traits["ranks_in_one_process"]
+
+
 def _cpp_argv(meta, args, spec):
     """The flags as the C++ parser reads them."""
     argv = [spec["name"]]
@@ -195,9 +199,9 @@ def _cpp_argv(meta, args, spec):
             if value:
                 argv.append(option)
         elif option == "-d":
-            # Not given: the script's default (its C++ twin's) on the threads
-            # engine; on the MPI engine the world's size decides.
-            if value is not None and (meta.device_given or (args.engine or "threads") == "threads"):
+            # Not given: the script's default (its C++ twin's) on an engine
+            # that runs every rank in one process; else the world's size decides.
+            if value is not None and (meta.device_given or _ranks_in_one_process(args.engine)):
                 argv += [option, str(value)]
         elif value is not None:
             argv += [option, str(value)]
@@ -292,32 +296,24 @@ def _script_path(meta, run):
 
 
 def _explore(state, run, args, meta):
-    """--explore N: a calibration schedule (PCT seed 0, depth 1: it counts
-    the steps K), then PCT seeds 1..N at depth D over K steps, each run
-    quiet; the first that fails is printed with the command that replays it
-    (the C++ explore)."""
-    options, base = state.options, state.config
+    """--explore N: the C++ loop (anyp::explore_schedules: a calibration
+    schedule that counts the steps K, then PCT seeds 1..N at depth D over K
+    steps), each run of the body quiet; the first that fails is printed as
+    C++ prints it, with the command that replays it."""
+    options = state.options
     state.quiet = True
 
-    def one(pct):
-        config = base.replace(pct=pct)
-        args.pct_seed, args.explore_depth, args.pct_steps = pct.seed, pct.depth, pct.steps
+    def one(config_dict):
+        config = RunConfig.from_dict(config_dict)
+        args.pct_seed, args.explore_depth = config.pct.seed, config.pct.depth
+        args.pct_steps = config.pct.steps
         state.last_run = None
         code = _run_body(state, run, args, config)
-        steps = state.last_run.schedule_steps if state.last_run is not None else 0
-        return code, steps
+        return code, state.last_run.schedule_steps if state.last_run is not None else 0
 
-    failed = None
-    code, steps = one(Pct(0, 1, 0))
-    if code != 0:
-        failed = Pct(0, 1, 0)
-    else:
-        for seed in range(1, options.explore + 1):
-            pct = Pct(seed, options.explore_depth, steps)
-            code, _ = one(pct)
-            if code != 0:
-                failed = pct
-                break
+    code, failed = _core.explore_schedules(
+        state.config.to_dict(), options.explore, options.explore_depth, one
+    )
     state.quiet = False
     if failed is None:
         _out("OK\n")
@@ -326,16 +322,8 @@ def _explore(state, run, args, meta):
         return 0
     if code == 2:
         return code  # a usage error: no schedule to replay
-    if failed.seed == 0:
-        which = "the calibration schedule (PCT seed 0, depth 1)"
-    else:
-        which = (
-            f"schedule {failed.seed} of {options.explore} (PCT seed {failed.seed}, depth "
-            f"{failed.depth}, {failed.steps} steps)"
-        )
     argv = [sys.executable, _script_path(meta, run)] + meta.argv
-    replay = _core.cli_replay_command(argv, failed.seed, failed.depth, failed.steps)
-    _err(f"explore: {which} failed; replay it with:\n  {replay}")
+    _err(_core.cli_explore_failure(*failed, options.explore, argv))
     return code
 
 
