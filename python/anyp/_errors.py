@@ -51,7 +51,15 @@ class _Source:
 
     def __init__(self, fn):
         self.file = inspect.getsourcefile(fn) or "<unknown>"
-        lines, self.first = inspect.getsourcelines(fn)
+        try:
+            lines, self.first = inspect.getsourcelines(fn)
+        except (OSError, TypeError):
+            name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
+            raise UnsupportedError(
+                f"not supported by anyp: '{name}' has no source file to read (anyp reads a "
+                "decorated function from its source, so it cannot take one made by exec, eval "
+                "or the interactive prompt; define it in a .py file)"
+            ) from None
         self.text = textwrap.dedent("".join(lines))
         self.indent = len(lines[0]) - len(lines[0].lstrip())
         self.tree = ast.parse(self.text)
@@ -192,6 +200,99 @@ def _user_traceback(error):
         entry.tb_next = tb
         tb = entry
     return tb
+
+
+# ---- a public op called with arguments of the wrong kind ----------------------------
+
+# The Python errors a public op's wrapper lets through when an argument is of
+# the wrong kind (pybind11's overload error, iterating or indexing None, ...):
+# their text names anyp's internals, so the message names the op and what
+# each argument was instead.
+_INTERNAL_TYPE_ERRORS = re.compile(
+    r"incompatible function arguments|object is not iterable|object is not subscriptable|"
+    r"has no attribute|unsupported operand type|not supported between instances|"
+    r"\(\) argument must be"
+)
+_PYBIND_FORMS = re.compile(
+    r"The following argument types are supported:\n(.*?)\n\nInvoked with:", re.S
+)
+# The public modules, by the name a program calls them under.
+_PUBLIC_MODULES = {
+    "anyp.language": "pl",
+    "anyp.language._tile_ops": "pl",
+    "anyp.language._tensor_ops": "pl",
+    "anyp.language.distributed": "pld",
+    "anyp.language.distributed.windows": "pld",
+    "anyp.language.distributed.system": "pld.system",
+    "anyp.language.distributed.tensor": "pld.tensor",
+    "anyp.language.distributed.tile": "pld.tile",
+}
+_CORE_KINDS = {
+    "Value": "tensor or window view",
+    "Tile": "tile",
+    "Scalar": "traced scalar",
+    "Dim": "dim",
+    "CommCtx": "comm context (pld.get_comm_ctx)",
+    "DType": "dtype",
+}
+
+
+def _kind(value):
+    """What a value is, in a program's words."""
+    if value is None:
+        return "None"
+    if isinstance(value, (bool, int, float, str)):
+        return type(value).__name__
+    if isinstance(value, (list, tuple)):
+        return f"{type(value).__name__} of {len(value)}"
+    name = type(value).__name__
+    if type(value).__module__ == "anyp._core":
+        return _CORE_KINDS.get(name, "pld." + name)
+    return name
+
+
+def _expected_kind(pybind_type):
+    """A parameter type of pybind11's overload listing, in a program's words."""
+    core = pybind_type.removeprefix("anyp._core.")
+    if core != pybind_type:
+        return _CORE_KINDS.get(core, "pld." + core)
+    return {"sequence": "list", "handle": "value", "object": "value"}.get(pybind_type, pybind_type)
+
+
+def _public_call_frame(tb):
+    """The frame of the outermost public op the traceback passes through."""
+    while tb is not None:
+        module = tb.tb_frame.f_globals.get("__name__", "")
+        if module in _PUBLIC_MODULES and not tb.tb_frame.f_code.co_name.startswith("_"):
+            return tb.tb_frame
+        tb = tb.tb_next
+    return None
+
+
+def wrong_kind_message(error):
+    """For an internal TypeError or AttributeError raised inside a public op:
+    "pld.system.wait(signal=window view, ..., cmp=tuple of 1): an argument is
+    of the wrong kind; it takes (tensor or window view, list, value,
+    pld.WaitCmp)"; None for any other error (its own message stands)."""
+    text = str(error)
+    if not _INTERNAL_TYPE_ERRORS.search(text):
+        return None
+    frame = _public_call_frame(error.__traceback__)
+    if frame is None:
+        return None
+    code = frame.f_code
+    params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    shown = ", ".join(f"{p}={_kind(frame.f_locals.get(p))}" for p in params)
+    call = f"{_PUBLIC_MODULES[frame.f_globals['__name__']]}.{code.co_name}({shown})"
+    forms = _PYBIND_FORMS.search(text)
+    if forms is None:
+        return f"{call}: an argument is of the wrong kind ({type(error).__name__}: {text})"
+    takes = []
+    for line in forms.group(1).splitlines():
+        signature = re.sub(r"^\s*\d+\.\s*", "", line).split(" -> ")[0].strip("()")
+        kinds = [_expected_kind(p.split(": ", 1)[-1]) for p in signature.split(", ") if p]
+        takes.append("(" + ", ".join(kinds) + ")")
+    return f"{call}: an argument is of the wrong kind; it takes {' or '.join(takes)}"
 
 
 def _user_facing(method):

@@ -18,7 +18,7 @@ import ast
 import copy
 
 from . import _arrays, _core, _host_worker, _scopes
-from ._errors import UnsupportedError, _located
+from ._errors import UnsupportedError, _located, wrong_kind_message
 from ._errors import walkers as _walkers
 from ._types import ParamType
 
@@ -506,9 +506,8 @@ class _Walker:
                 LookupError,
                 ArithmeticError,
             ) as e:
-                raise _located(
-                    _core.CompileError(f"{type(e).__name__}: {e}"), self.source, stmt
-                ) from None
+                message = wrong_kind_message(e) or f"{type(e).__name__}: {e}"
+                raise _located(_core.CompileError(message), self.source, stmt) from None
 
     def refuse(self, node, what):
         raise _located(UnsupportedError(f"not supported by anyp: {what}"), self.source, node)

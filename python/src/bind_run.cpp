@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "anyp/anyp.hpp"
@@ -23,6 +24,7 @@
 #include "anyp/example_cli.hpp"
 #include "anyp/timeline_output.hpp"
 #include "bindings.hpp"
+#include "operands.hpp"
 #include "tensor_views.hpp"
 
 namespace py = pybind11;
@@ -58,6 +60,40 @@ void assign(T& field, const py::handle& value) {
   field = value.cast<T>();
 }
 
+// What a field of type T takes, for the message when a value is not one.
+template <class T>
+const char* kind_of_field() {
+  if constexpr (std::is_same_v<T, bool>) return "a bool";
+  if constexpr (std::is_integral_v<T>) return "an int (64 bits at most)";
+  if constexpr (std::is_same_v<T, std::string>) return "a str";
+  return "a list of ints";
+}
+
+// assign(), or a ConfigError naming the field and what it takes (pybind11's
+// own cast error names nothing).
+template <class T>
+void assign_field(T& field, const py::handle& value, const char* key) {
+  bool fits = true;
+  if constexpr (std::is_same_v<T, bool>) {  // a bool, or numpy's
+    fits = py::isinstance<py::bool_>(value) ||
+           std::string(py::str(value.get_type().attr("__name__"))) == "bool_";
+  } else if constexpr (std::is_integral_v<T>) {  // an int, or numpy's (__index__)
+    fits = PyIndex_Check(value.ptr()) && !py::isinstance<py::bool_>(value);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    fits = py::isinstance<py::str>(value);
+  }
+  if (fits) {
+    try {
+      assign(field, value);
+      return;
+    } catch (const py::cast_error&) {
+    } catch (const py::error_already_set&) {
+    }
+  }
+  throw ConfigError("config error: RunConfig " + std::string(key) + " must be " +
+                    kind_of_field<T>() + ", got " + std::string(py::repr(value)));
+}
+
 // A RunConfig from Python's RunConfig.to_dict(): each key a field of
 // ANYP_RUN_CONFIG_FIELDS.
 RunConfig run_config(const py::dict& c) {
@@ -67,7 +103,7 @@ RunConfig run_config(const py::dict& c) {
     bool known = false;
 #define ANYP_ASSIGN_FIELD(k, member, flag, set_by, one_process, metavar, kind, help) \
   if (key == #k) {                                                                   \
-    assign(config.member, value);                                                    \
+    assign_field(config.member, value, #k);                                          \
     known = true;                                                                    \
   }
     ANYP_RUN_CONFIG_FIELDS(ANYP_ASSIGN_FIELD)
@@ -102,7 +138,8 @@ Arguments arguments(const py::sequence& args, const std::vector<std::string>& na
   for (const py::handle arg : args) {
     const std::string name = i < names.size() ? names[i] : "#" + std::to_string(i);
     if (py::isinstance<py::int_>(arg)) {
-      a.refs.emplace_back(arg.cast<std::int64_t>());
+      a.refs.emplace_back(int64_or<ConfigError>(
+          arg, "argument error: '" + function + "', parameter '" + name + "': "));
     } else if (py::isinstance<py::float_>(arg)) {
       a.refs.emplace_back(arg.cast<double>());
     } else {
@@ -129,7 +166,8 @@ std::vector<std::optional<std::vector<std::int64_t>>> parameter_shapes(
     if (arg.is_none()) {
       refs.emplace_back(std::nullopt);
     } else if (py::isinstance<py::int_>(arg)) {
-      refs.emplace_back(ArgRef(arg.cast<std::int64_t>()));
+      refs.emplace_back(ArgRef(int64_or<ConfigError>(
+          arg, "argument error: '" + fn.name() + "', parameter '" + name + "': ")));
     } else if (py::isinstance<py::float_>(arg)) {
       refs.emplace_back(ArgRef(arg.cast<double>()));
     } else {

@@ -155,7 +155,7 @@ void call(const FunctionRef& fn, const py::sequence& args, const py::object& dev
     } else if (py::isinstance<pl::Dim>(device)) {
       out.push_back(detail::CallArg(pl::device(device.cast<const pl::Dim&>())));
     } else if (py::isinstance<py::int_>(device) && !py::isinstance<py::bool_>(device)) {
-      out.push_back(detail::CallArg(pl::device(device.cast<std::int64_t>())));
+      out.push_back(detail::CallArg(pl::device(int64_or(device, "compile error: device=: "))));
     } else {
       throw anyp::CompileError(
           "compile error: device= must be a rank: an int, a traced scalar (a rank loop's "

@@ -15,7 +15,7 @@ pl::ScalarArg scalar_arg(const py::handle& o) {
   if (py::isinstance<pl::Scalar>(o)) return pl::ScalarArg(o.cast<const pl::Scalar&>());
   if (py::isinstance<pl::Dim>(o)) return pl::ScalarArg(o.cast<const pl::Dim&>());
   if (py::isinstance<py::bool_>(o)) return pl::ScalarArg(std::int64_t{o.cast<bool>()});
-  if (py::isinstance<py::int_>(o)) return pl::ScalarArg(o.cast<std::int64_t>());
+  if (py::isinstance<py::int_>(o)) return pl::ScalarArg(int64_or(o, "compile error: "));
   if (py::isinstance<py::float_>(o)) return pl::ScalarArg(o.cast<double>());
   throw CompileError(
       "compile error: expected a scalar (an int, a float, a Dim or a traced "
@@ -31,7 +31,7 @@ std::vector<pl::ScalarArg> index(const py::sequence& items) {
 
 pl::Dim dim(const py::handle& o) {
   if (py::isinstance<pl::Dim>(o)) return o.cast<pl::Dim>();
-  if (py::isinstance<py::int_>(o)) return pl::Dim(o.cast<std::int64_t>());
+  if (py::isinstance<py::int_>(o)) return pl::Dim(int64_or(o, "compile error: "));
   throw CompileError("compile error: a shape extent must be an int or a pl.dynamic dim, got " +
                      type_name(o));
 }
@@ -47,7 +47,7 @@ detail::CallArg call_arg(const py::handle& o) {
   if (py::isinstance<pl::Tile>(o)) return detail::CallArg(o.cast<const pl::Tile&>());
   if (py::isinstance<pl::Scalar>(o)) return detail::CallArg(o.cast<const pl::Scalar&>());
   if (py::isinstance<pl::Dim>(o)) return detail::CallArg(o.cast<const pl::Dim&>());
-  if (py::isinstance<py::int_>(o)) return detail::CallArg(o.cast<std::int64_t>());
+  if (py::isinstance<py::int_>(o)) return detail::CallArg(int64_or(o, "compile error: "));
   if (py::isinstance<py::float_>(o)) return detail::CallArg(o.cast<double>());
   throw CompileError(
       "compile error: a call argument must be a tensor, tile, scalar, Dim or "

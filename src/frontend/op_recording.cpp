@@ -108,9 +108,14 @@ ir::VarId expect_signal(Trace& t, const pl::Value& signal, std::string_view op) 
 }
 
 ir::Operand peer_operand(Trace& t, const pl::ScalarArg& peer, std::string_view op) {
-  ir::Operand o = t.operand(peer, op);
+  return integer_operand(t, peer, op, "peer");
+}
+
+ir::Operand integer_operand(Trace& t, const pl::ScalarArg& value, std::string_view op,
+                            std::string_view what) {
+  ir::Operand o = t.operand(value, op);
   if (anyp::dtype_is_float(t.operand_type(o).dtype))
-    t.fail(std::string(op) + ": peer must be an integer");
+    t.fail(std::string(op) + ": " + std::string(what) + " must be an integer");
   return o;
 }
 

@@ -34,6 +34,10 @@ void record_tensor_copy(Trace& t, ir::VarId dst, ir::VarId src);
 ir::VarId expect_signal(Trace& t, const pl::Value& signal, std::string_view op);
 // A peer operand: an integer scalar or constant (else a failure naming `op`).
 ir::Operand peer_operand(Trace& t, const pl::ScalarArg& peer, std::string_view op);
+// An integer operand (a signal's value or expected count: the cells are
+// INT32): a float one fails naming `op` and `what` ("the value").
+ir::Operand integer_operand(Trace& t, const pl::ScalarArg& value, std::string_view op,
+                            std::string_view what);
 // "1 dim", "3 dims", "1 entry", "2 entries": a count with its noun.
 std::string counted(std::size_t n, std::string_view singular, std::string_view plural);
 // "an FP32", "an INT32", "a BF16": a dtype name with its indefinite article.

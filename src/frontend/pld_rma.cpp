@@ -14,6 +14,7 @@ using anyp::detail::index_operands;
 using anyp::detail::Trace;
 namespace ir = anyp::ir;
 using anyp::detail::expect_signal;
+using anyp::detail::integer_operand;
 using anyp::detail::peer_operand;
 
 // The public enums are cast to the IR's: they must keep its order.
@@ -37,7 +38,8 @@ void notify(const pl::Value& signal, const pl::ScalarArg& peer, pl::Index offset
   ir::Op op;
   op.kind = ir::OpKind::Notify;
   op.attr = static_cast<ir::NotifyKind>(nop);  // the same order (op_attrs.hpp)
-  op.args = {ir::Operand::of_var(s), peer_operand(t, peer, name), t.operand(value, name)};
+  op.args = {ir::Operand::of_var(s), peer_operand(t, peer, name),
+             integer_operand(t, value, name, "the value (a signal cell is INT32)")};
   for (auto& o : index_operands(t, offsets, t.type_of(s).shape.size(), name, "offsets"))
     op.args.push_back(o);
   t.emit(std::move(op));
@@ -52,7 +54,8 @@ void wait(const pl::Value& signal, pl::Index offsets, const pl::ScalarArg& expec
   ir::Op op;
   op.kind = ir::OpKind::Wait;
   op.attr = static_cast<ir::WaitKind>(cmp);  // the same order (op_attrs.hpp)
-  op.args = {ir::Operand::of_var(s), t.operand(expected, name)};
+  op.args = {ir::Operand::of_var(s),
+             integer_operand(t, expected, name, "the expected value (a signal cell is INT32)")};
   for (auto& o : index_operands(t, offsets, t.type_of(s).shape.size(), name, "offsets"))
     op.args.push_back(o);
   t.emit(std::move(op));

@@ -228,6 +228,106 @@ def test_a_tracer_error_is_located_at_the_statement():
     )
 
 
+def test_a_float_signal_value_or_expected_count_is_refused():
+    @pl.jit.incore
+    def value(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        pld.system.notify(s, 0, [0, 0], 1.5, pld.NotifyOp.Set)  # planted: float value
+
+    @pl.jit.incore
+    def expected(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        pld.system.wait(s, [0, 0], 1.5, pld.WaitCmp.Ge)  # planted: float expected
+
+    assert compile_error(host_of(value)) == located(
+        "planted: float value",
+        "compile error: function 'value' (incore): pld.system.notify: the value (a signal cell "
+        "is INT32) must be an integer",
+    )
+    assert compile_error(host_of(expected)) == located(
+        "planted: float expected",
+        "compile error: function 'expected' (incore): pld.system.wait: the expected value (a "
+        "signal cell is INT32) must be an integer",
+    )
+
+
+def test_an_argument_of_the_wrong_kind_names_the_op_and_each_argument():
+    @pl.jit.incore
+    def cmp_tuple(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        pld.system.wait(s, [0, 0], 1, (pld.WaitCmp.Ge,))  # planted: cmp tuple
+
+    @pl.jit.incore
+    def offsets_none(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        t = pl.load(x, None, [1, SIZE])  # planted: offsets None
+
+    assert compile_error(host_of(cmp_tuple)) == located(
+        "planted: cmp tuple",
+        "pld.system.wait(signal=tensor or window view, offsets=list of 2, expected=int, "
+        "cmp=tuple of 1): an argument is of the wrong kind; it takes (tensor or window view, "
+        "list, value, pld.WaitCmp)",
+    )
+    assert compile_error(host_of(offsets_none)) == located(
+        "planted: offsets None",
+        "pl.load(tensor=tensor or window view, offsets=None, shapes=list of 2, "
+        "valid_shapes=None, valid_shape=None, target_memory=None): an argument is of the wrong "
+        "kind (TypeError: 'NoneType' object is not iterable)",
+    )
+
+
+def test_an_integer_beyond_64_bits_is_named():
+    @pl.jit.incore
+    def huge_peer(
+        x: pl.Tensor[[1, SIZE], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+        s: pld.DistributedTensor[[1, 1], pl.INT32],
+    ):
+        pld.system.notify(s, 10**20, [0, 0], 1, pld.NotifyOp.Set)  # planted: huge peer
+
+    assert compile_error(host_of(huge_peer)) == located(
+        "planted: huge peer",
+        "compile error: the integer 100000000000000000000 does not fit in 64 bits (anyp's "
+        "integers are INT64 at most)",
+    )
+
+    @pl.jit.host
+    def host(x: pl.Tensor[[NR, 1, SIZE], pl.FP32], n: pl.Scalar[pl.INT64]):
+        pass
+
+    with pytest.raises(anyp.ConfigError) as e:
+        host.compile(torch.zeros(2, 1, SIZE), 2**64)
+    assert str(e.value) == (
+        "argument error: 'host', parameter 'n': the integer 18446744073709551616 does not fit "
+        "in 64 bits (anyp's integers are INT64 at most)"
+    )
+
+
+def test_a_function_without_a_source_file_is_refused_by_name():
+    namespace = {"pl": pl, "SIZE": SIZE}
+    with pytest.raises(anyp.UnsupportedError) as e:
+        exec(  # noqa: S102 (the point: a function exec makes has no source file)
+            "@pl.jit.incore\ndef made(x: pl.Tensor[[1, SIZE], pl.FP32]):\n    pass\n", namespace
+        )
+    assert str(e.value) == (
+        "not supported by anyp: 'made' has no source file to read (anyp reads a decorated "
+        "function from its source, so it cannot take one made by exec, eval or the interactive "
+        "prompt; define it in a .py file)"
+    )
+
+
 def test_a_column_vector_stored_into_a_row_gets_the_reshape_hint():
     @pl.jit.incore
     def k(

@@ -10,6 +10,8 @@ import argparse
 import pytest
 import torch
 
+import anyp
+
 import anyp.language as pl
 import anyp.language.distributed as pld
 from anyp import _core, ir
@@ -103,26 +105,27 @@ def test_the_python_command_line_offers_the_cpp_flags_with_their_help():
             assert (takes, helptext) == cpp[flag], flag
 
 
+@pl.program
+class AddOne:
+    @pl.function(type=pl.FunctionType.InCore)
+    def add_one(self, x: pl.Tensor[[1, 8], pl.FP32], y: pl.Out[pl.Tensor[[1, 8], pl.FP32]]):
+        pl.store(pl.add(pl.load(x, [0, 0], [1, 8]), 1.0), [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def orch(self, x: pl.Tensor[[1, 8], pl.FP32], y: pl.Out[pl.Tensor[[1, 8], pl.FP32]]):
+        self.add_one(x, y)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(
+        self,
+        x: pl.Tensor[[pl.dynamic("NR"), 1, 8], pl.FP32],
+        y: pl.Out[pl.Tensor[[pl.dynamic("NR"), 1, 8], pl.FP32]],
+    ):
+        for r in pl.range(pld.world_size()):
+            self.orch(x[r], y[r], device=r)
+
+
 def test_dump_ir_prints_the_ir_after_each_pass_to_stderr(capfd):
-    @pl.program
-    class AddOne:
-        @pl.function(type=pl.FunctionType.InCore)
-        def add_one(self, x: pl.Tensor[[1, 8], pl.FP32], y: pl.Out[pl.Tensor[[1, 8], pl.FP32]]):
-            pl.store(pl.add(pl.load(x, [0, 0], [1, 8]), 1.0), [0, 0], y)
-
-        @pl.function(type=pl.FunctionType.Orchestration)
-        def orch(self, x: pl.Tensor[[1, 8], pl.FP32], y: pl.Out[pl.Tensor[[1, 8], pl.FP32]]):
-            self.add_one(x, y)
-
-        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
-        def host(
-            self,
-            x: pl.Tensor[[pl.dynamic("NR"), 1, 8], pl.FP32],
-            y: pl.Out[pl.Tensor[[pl.dynamic("NR"), 1, 8], pl.FP32]],
-        ):
-            for r in pl.range(pld.world_size()):
-                self.orch(x[r], y[r], device=r)
-
     x, y = torch.ones(3, 1, 8), torch.zeros(3, 1, 8)
     config = RunConfig(distributed_config=DistributedConfig([0, 1, 2]), dump_ir=True)
     ir.compile(AddOne, config=config)(x, y)
@@ -156,3 +159,38 @@ def test_the_engines_traits_are_what_python_asks_of_an_engine():
     assert not traits["mpi"]["ranks_in_one_process"] and not traits["mpi"]["schedulable"]
     assert traits["mpi"]["in_build"] == ("mpi" in _core.available_engines())
     assert cli._ranks_in_one_process(None) and not cli._ranks_in_one_process("mpi")
+
+
+@pytest.mark.parametrize(
+    "keyword, value, message",
+    [
+        ("workers", "x", "workers must be an int (64 bits at most), got 'x'"),
+        (
+            "workers",
+            10**20,
+            "workers must be an int (64 bits at most), got 100000000000000000000",
+        ),
+        ("preempt_budget", None, "preempt_budget must be an int (64 bits at most), got None"),
+        ("check_races", "yes", "check_races must be a bool, got 'yes'"),
+    ],
+)
+def test_a_field_of_the_wrong_kind_is_a_config_error_naming_it(keyword, value, message):
+    config = RunConfig(distributed_config=DistributedConfig([0, 1]), **{keyword: value})
+    with pytest.raises(anyp.ConfigError) as e:
+        ir.compile(AddOne, config=config)(torch.ones(2, 1, 8), torch.zeros(2, 1, 8))
+    assert str(e.value) == "config error: RunConfig " + message
+
+
+@pytest.mark.parametrize(
+    "device_ids, message",
+    [
+        ("0,1", "device_ids must be a list of ints, got str"),
+        (5, "device_ids must be a list of ints, got int"),
+        ([0, "a"], "device_ids must be a list of ints, got 'a' among them"),
+        ([0, 10**20], "device id 100000000000000000000 does not fit in 64 bits"),
+    ],
+)
+def test_a_device_list_of_the_wrong_kind_is_named(device_ids, message):
+    with pytest.raises(TypeError) as e:
+        DistributedConfig(device_ids)
+    assert str(e.value) == "DistributedConfig: " + message

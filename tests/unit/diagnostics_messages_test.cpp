@@ -335,6 +335,19 @@ TEST(DiagnosticsTrace, AFloatingPeer) {
             "compile error: function 'k' (incore): pld.tensor.put: peer must be an integer");
 }
 
+TEST(DiagnosticsTrace, AFloatingSignalValueOrExpectedCount) {
+  EXPECT_EQ(trace_error(window_kernel([](pl::Value, pl::Value sig, pl::Value) {
+              pld::system::notify(sig, 0, {0, 0}, 1.5, pld::NotifyOp::Set);
+            })),
+            "compile error: function 'k' (incore): pld.system.notify: the value (a signal cell "
+            "is INT32) must be an integer");
+  EXPECT_EQ(trace_error(window_kernel([](pl::Value, pl::Value sig, pl::Value) {
+              pld::system::wait(sig, {0, 0}, 0.5, pld::WaitCmp::Ge);
+            })),
+            "compile error: function 'k' (incore): pld.system.wait: the expected value (a signal "
+            "cell is INT32) must be an integer");
+}
+
 TEST(DiagnosticsTrace, LoadAndStoreOfAnotherRank) {
   EXPECT_EQ(trace_error(window_kernel([](pl::Value, pl::Value, pl::Value t) {
               pl::load(t, {0, 0}, {1, 1, W});

@@ -24,6 +24,25 @@ def _returned(outputs):
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
+def _device_list(device_ids):
+    """The device ids as ints; TypeError naming what is not one."""
+    if isinstance(device_ids, (str, bytes)) or not hasattr(device_ids, "__iter__"):
+        raise TypeError(
+            f"DistributedConfig: device_ids must be a list of ints, got {type(device_ids).__name__}"
+        )
+    ids = list(device_ids)
+    for d in ids:
+        if isinstance(d, bool) or not isinstance(d, int) and not hasattr(d, "__index__"):
+            raise TypeError(
+                f"DistributedConfig: device_ids must be a list of ints, got {d!r} among them"
+            )
+    ids = [int(d) for d in ids]
+    for d in ids:
+        if not -(2**63) <= d < 2**63:
+            raise TypeError(f"DistributedConfig: device id {d} does not fit in 64 bits")
+    return ids
+
+
 class DistributedConfig:
     """The devices, one per rank: P = len(device_ids) (default [0, 1]).
     num_sub_workers is PyPTO's host-callback pool, block_dim and
@@ -31,7 +50,7 @@ class DistributedConfig:
     ignores them (a kernel's blocks are pl.spmd's)."""
 
     def __init__(self, device_ids=None, num_sub_workers=0, block_dim=None, aicpu_thread_num=None):
-        self.device_ids = None if device_ids is None else [int(d) for d in device_ids]
+        self.device_ids = None if device_ids is None else _device_list(device_ids)
         self.num_sub_workers = num_sub_workers
         self.block_dim, self.aicpu_thread_num = block_dim, aicpu_thread_num
 
