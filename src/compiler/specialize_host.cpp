@@ -101,6 +101,7 @@ class HostEvaluator {
 
   HostSpecialization run() {
     block(host_.body);
+    where_ = first_dispatch_ ? first_dispatch_->loc : ir::SourceLoc{};
     for (std::size_t r = 0; r < result_.ranks.size(); ++r) {
       if (result_.ranks[r].empty()) {
         // The first dispatch names the place to fix (" at step.py:42").
@@ -117,12 +118,14 @@ class HostEvaluator {
       }
     }
     for (std::size_t b = 0; b < result_.buffers.size(); ++b) {
+      where_ = allocated_at_[b];
       if (!viewed_.count(static_cast<std::int32_t>(b))) {
         fail("window buffer '" + result_.buffers[b].name +
              "' is allocated but never viewed with pld::window (dead allocation)");
       }
     }
     for (const auto& [var, buffer] : views_made_) {
+      where_ = viewed_at_[var];
       if (!views_dispatched_.count(var)) {
         fail("a pld::window view of buffer '" + result_.buffers[buffer].name +
              "' is never passed to a dispatch");
@@ -133,8 +136,13 @@ class HostEvaluator {
   }
 
  private:
+  // The message names the place of the op (or loop) being run, as
+  // "function 'host' (host) at step.py:42: ...", unless it names it already.
   [[noreturn]] void fail(const std::string& what) const {
-    throw CompileError("compile error: function '" + host_.name + "' (host): " + what);
+    const std::string at = ir::to_string(where_);
+    const bool named = !where_.known() || what.find(" at " + at) != std::string::npos;
+    throw CompileError("compile error: function '" + host_.name + "' (host)" +
+                       (named ? "" : " at " + at) + ": " + what);
   }
 
   // PyPTO's comm domains from the dispatched ranks: a buffer of no declared
@@ -199,6 +207,7 @@ class HostEvaluator {
       if (const auto* op = std::get_if<ir::Op>(&s.node)) {
         this->op(*op);
       } else if (const auto* f = std::get_if<ir::ForStmt>(&s.node)) {
+        where_ = f->loc;
         const std::int64_t start = scalar(f->start, "pl.range").as_int();
         const std::int64_t stop = scalar(f->stop, "pl.range").as_int();
         const std::int64_t step = scalar(f->step, "pl.range").as_int();
@@ -223,6 +232,7 @@ class HostEvaluator {
   }
 
   void op(const ir::Op& op) {
+    where_ = op.loc;
     const std::string name = ir::op_site_name(op);
     switch (op.kind) {
       case ir::OpKind::Const:
@@ -425,6 +435,7 @@ class HostEvaluator {
       sealed_.insert(d.id);
     }
     result_.buffers.push_back(b);
+    allocated_at_.push_back(where_);
     env_[op.result] = BufferRef{static_cast<std::int32_t>(result_.buffers.size() - 1)};
   }
 
@@ -455,6 +466,7 @@ class HostEvaluator {
     }
     viewed_.insert(b->id);
     views_made_[op.result] = b->id;
+    viewed_at_[op.result] = op.loc;
     env_[op.result] = ViewRef{b->id, std::move(shape), op.dtype, op.result, byte_offset};
   }
 
@@ -540,6 +552,7 @@ class HostEvaluator {
       b.used = n * 4;
       b.domain = domain;
       result_.buffers.push_back(b);
+      allocated_at_.push_back(where_);
       const auto id = static_cast<std::int32_t>(result_.buffers.size() - 1);
       viewed_.insert(id);
       body.args.push_back(
@@ -777,6 +790,9 @@ class HostEvaluator {
   int loop_depth_ = 0;
   std::set<std::int32_t> viewed_;
   std::map<ir::VarId, std::int32_t> views_made_;
+  std::vector<ir::SourceLoc> allocated_at_;       // each buffer's allocating op
+  std::map<ir::VarId, ir::SourceLoc> viewed_at_;  // each view's pld.window
+  ir::SourceLoc where_;                           // the op or loop being run
   std::set<ir::VarId> views_dispatched_;
   std::vector<bool> rank_loop_stack_;  // per enclosing loop: is it a rank loop?
   std::set<ir::VarId> rank_loops_;     // loops whose variable some dispatch's device depends on

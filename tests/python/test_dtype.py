@@ -115,16 +115,29 @@ def test_windows_sized_with_get_byte_run_exactly(P):
     assert torch.equal(y, torch.roll(x, shifts=-1, dims=0))
 
 
+def located(text, message):
+    """A host compile error at the line of this file holding `text`: the
+    place, the message, then the line with a caret under its code."""
+    with open(__file__) as f:
+        line, source = next((n, t.rstrip("\n")) for n, t in enumerate(f, 1) if text in t)
+    code = source.strip()
+    caret = " " * (len(source) - len(code)) + "^" * len(code)
+    return (
+        f"compile error: function 'host_orch' (host) at test_dtype.py:{line}: {message}\n"
+        f"  test_dtype.py:{line}\n    {source}\n    {caret}"
+    )
+
+
 def test_a_window_sized_with_the_wrong_dtype_is_refused():
     with pytest.raises(anyp.CompileError) as refused:
         run(ring_get_program(pl.FP16.get_byte(), pl.INT32.get_byte()), 3)
-    assert str(refused.value) == (
-        "compile error: function 'host_orch' (host): pld.window: a view [1, 24] FP32 (96 B) "
-        "does not fit window buffer 'src_buf' (48 B)"
+    assert str(refused.value) == located(
+        "src = pld.window(src_buf",
+        "pld.window: a view [1, 24] FP32 (96 B) does not fit window buffer 'src_buf' (48 B)",
     )
     with pytest.raises(anyp.CompileError) as refused:
         run(ring_get_program(pl.FP32.get_byte(), pl.INT8.get_byte()), 5)
-    assert str(refused.value) == (
-        "compile error: function 'host_orch' (host): pld.window: a view [5] INT32 (20 B) "
-        "does not fit window buffer 'signal_buf' (5 B)"
+    assert str(refused.value) == located(
+        "signal = pld.window(signal_buf",
+        "pld.window: a view [5] INT32 (20 B) does not fit window buffer 'signal_buf' (5 B)",
     )

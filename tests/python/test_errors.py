@@ -1119,3 +1119,55 @@ def test_the_mode_names_are_the_cpp_algorithm_lists():
         'pld.tensor.allgather mode must be "mesh", "bruck", "recursive_doubling" or "auto", '
         "got 'ring'"
     )
+
+
+# ---- errors of the host's run at compile time name the host's line ----------
+
+
+@pl.jit.host
+def unviewed_buffer(
+    x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]
+):
+    buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
+    spare = pld.alloc_window_buffer([1, SIZE], dtype=pl.FP32)  # planted: never viewed
+    for r in pl.range(pld.world_size()):
+        s = pld.window(buf, [1, 1], dtype=pl.INT32)
+        orch_of_copy(x[r], y[r], s, device=r)
+
+
+@pl.jit.host
+def undispatched_view(
+    x: pl.Tensor[[NR, 1, SIZE], pl.FP32], y: pl.Out[pl.Tensor[[NR, 1, SIZE], pl.FP32]]
+):
+    buf = pld.alloc_window_buffer([1, 1], dtype=pl.INT32)
+    for r in pl.range(pld.world_size()):
+        s = pld.window(buf, [1, 1], dtype=pl.INT32)
+        idle = pld.window(buf, [1, 1], dtype=pl.INT32)  # planted: never dispatched
+        orch_of_copy(x[r], y[r], s, device=r)
+
+
+@pl.jit
+def orch_of_copy(
+    x: pl.Tensor[[1, SIZE], pl.FP32],
+    y: pl.Out[pl.Tensor[[1, SIZE], pl.FP32]],
+    s: pld.DistributedTensor[[1, 1], pl.INT32],
+):
+    copy_kernel(x, y, s)
+
+
+def test_a_buffer_never_viewed_names_its_allocation():
+    assert compile_error(unviewed_buffer) == (
+        "compile error: function 'unviewed_buffer' (host)"
+        + at("planted: never viewed")
+        + ": window buffer 'spare' is allocated but never viewed with pld.window (dead allocation)"
+        + source_line("planted: never viewed")
+    )
+
+
+def test_a_view_never_dispatched_names_its_window_call():
+    assert compile_error(undispatched_view) == (
+        "compile error: function 'undispatched_view' (host)"
+        + at("planted: never dispatched")
+        + ": a pld.window view of buffer 'buf' is never passed to a dispatch"
+        + source_line("planted: never dispatched")
+    )

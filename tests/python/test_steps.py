@@ -516,10 +516,13 @@ def test_comm_groups_of_a_domain_must_be_disjoint():
     y = torch.zeros((4, 1, SIZE))
     with pytest.raises(anyp.Error) as info:
         overlapping_groups.compile(y, config=config(4))
+    line = "pld.comm_group(pairs, 1, 2)"
     assert str(info.value) == (
-        "compile error: function 'overlapping_groups' (host): pld.comm_group of domain 'pairs': "
-        "rank 1 of the group {1, 2} is already in its group {0, 1}; the groups of one domain "
-        "are disjoint (declare another domain for an overlapping group)"
+        "compile error: function 'overlapping_groups' (host)"
+        + at(overlapping_groups, line)
+        + ": pld.comm_group of domain 'pairs': rank 1 of the group {1, 2} is already in its "
+        "group {0, 1}; the groups of one domain are disjoint (declare another domain for an "
+        "overlapping group)" + source_line(overlapping_groups, line)
     )
 
 
