@@ -153,6 +153,10 @@ void dump_output(const std::string& dir, std::string_view name, const HostTensor
 // --explore-depth D --pct-steps K". argv[0] is the program.
 std::string replay_command(const std::vector<std::string>& argv, std::uint64_t seed, int depth,
                            std::int64_t steps);
+// What report() prints after "OK" for the flags given: --cost's cost card,
+// --timeline's timeline (and, without --cost, the Auto choices),
+// --explain-collectives' table (--trace writes its file besides).
+std::string extras_text(const Options& options, const RunStats& stats);
 // What --explore prints when schedule `failed` of `schedules` fails:
 // "explore: schedule 3 of 5 (PCT seed 3, depth 3, 41 steps) failed; replay
 // it with:\n  <the replay command>" (the calibration is "the calibration

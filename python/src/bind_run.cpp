@@ -410,6 +410,8 @@ void bind_cli(py::module_& m) {
     if (r.failed) failed = py::make_tuple(r.failed->seed, r.failed->depth, r.failed->steps);
     return py::make_tuple(r.code, failed);
   });
+  m.def("cli_extras_text",
+        [](const cli::Options& o, const RunStats& stats) { return cli::extras_text(o, stats); });
   m.def("cli_explore_failure", [](std::uint64_t seed, int depth, std::int64_t steps, int schedules,
                                   const std::vector<std::string>& argv) {
     return cli::explore_failure_text(RunConfig::Pct{true, seed, depth, steps}, schedules, argv);

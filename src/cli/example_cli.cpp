@@ -535,11 +535,7 @@ int run_body(const Options& options, const std::function<int(const Options&)>& b
 
 // After OK: the cost card, the timeline and the trace that were asked for.
 void print_extras(const Options& options, const RunStats& stats) {
-  if (options.cost) out() << cost_card(stats);
-  if (stats.timeline && options.timeline) out() << timeline_text(*stats.timeline);
-  // The cost card names the Auto choices; the timeline alone names them too.
-  if (stats.timeline && options.timeline && !options.cost) out() << stats.collective_choices;
-  if (options.explain_collectives) out() << stats.collective_table;
+  out() << extras_text(options, stats);
   if (stats.timeline && !options.trace.empty() && g_process_rank == 0)
     write_chrome_trace(*stats.timeline, options.trace);
 }
@@ -574,6 +570,16 @@ int explore(int argc, const char* const* argv, const Options& options,
 }
 
 }  // namespace
+
+std::string extras_text(const Options& options, const RunStats& stats) {
+  std::string text;
+  if (options.cost) text += cost_card(stats);
+  if (stats.timeline && options.timeline) text += timeline_text(*stats.timeline);
+  // The cost card names the Auto choices; the timeline alone names them too.
+  if (stats.timeline && options.timeline && !options.cost) text += stats.collective_choices;
+  if (options.explain_collectives) text += stats.collective_table;
+  return text;
+}
 
 std::string explore_failure_text(const RunConfig::Pct& failed, int schedules,
                                  const std::vector<std::string>& argv) {

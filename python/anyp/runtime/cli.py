@@ -445,14 +445,9 @@ def _flags_not_honoured(state):
 
 
 def _print_extras(options, stats):
-    if options.cost:
-        _out(stats.cost_card())
-    if stats.has_timeline and options.timeline:
-        _out(stats.timeline_text())
-    if stats.has_timeline and options.timeline and not options.cost:
-        _out(stats.collective_choices)
-    if options.explain_collectives:
-        _out(stats.collective_table)
+    """After OK: the C++ text of the flags given (cli::extras_text), then
+    --trace's file."""
+    _out(_core.cli_extras_text(options, stats))
     if stats.has_timeline and options.trace and options.process_rank == 0:
         stats.write_chrome_trace(options.trace)
 
