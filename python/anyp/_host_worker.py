@@ -14,6 +14,7 @@ ignored. An exception it raises ends the run, and the call that ran the
 program raises that same exception (with the run error as a note)."""
 
 import ast
+import collections
 import sys
 import threading
 
@@ -22,8 +23,11 @@ from ._types import ARRAY_DTYPE_NAMES
 _DTYPES = {d.name: d for d in ARRAY_DTYPE_NAMES}
 
 # Exceptions raised by host workers, with the text the run error quotes,
-# until the entry point that ran the program takes them (raised_for).
-_raised = []
+# until the entry point that ran the program takes them (raised_for). A run
+# that another rank's error ended first never takes its worker's entry, so
+# only the latest few are kept (each holds its exception's frames).
+_RAISED_KEPT = 16
+_raised = collections.deque(maxlen=_RAISED_KEPT)
 _raised_lock = threading.Lock()
 
 

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import types
 
 import pytest
 import torch
@@ -19,7 +20,7 @@ import torch
 import anyp
 import anyp.language as pl
 import anyp.language.distributed as pld
-from anyp import ir
+from anyp import _host_worker, ir
 from anyp.ir import DistributedConfig
 from anyp.runtime import RunConfig
 
@@ -458,3 +459,23 @@ def test_a_worker_in_runs_still_queued_when_the_prepared_worker_goes_away(tmp_pa
         [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60
     )
     assert done.returncode == 1 and done.stderr.endswith("RuntimeError: boom\n"), done.stderr
+
+
+def test_a_workers_exception_is_kept_only_while_a_run_may_still_take_it():
+    """A run that another rank's error ends first never takes its worker's
+    exception: only the latest few are kept, and one is taken once."""
+
+    failing = types.SimpleNamespace(binding=None, abstract=False, __name__="failing")
+    failing.fn = lambda: 1 / 0
+    run = _host_worker.body(failing, None, [])
+    _host_worker._raised.clear()
+    for _ in range(3 * _host_worker._RAISED_KEPT):
+        assert run([]) == "ZeroDivisionError: division by zero"
+    assert len(_host_worker._raised) == _host_worker._RAISED_KEPT
+    error = anyp.RunError(
+        "run error: host worker 'failing' failed: ZeroDivisionError: division by zero"
+    )
+    assert isinstance(_host_worker.raised_for(error), ZeroDivisionError)
+    assert len(_host_worker._raised) == _host_worker._RAISED_KEPT - 1
+    _host_worker._raised.clear()
+    assert _host_worker.raised_for(error) is None
