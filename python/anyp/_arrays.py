@@ -172,13 +172,19 @@ def _what(value):
     return f"a {type(value).__name__}"
 
 
+def _checked(array, op):
+    if not isinstance(array, (ScalarArray, TaskArray)):
+        raise TypeError(f"pl.array.{op}: expected a pl.array, got {type(array).__name__}")
+    return array
+
+
 def task_invalid():
     """PyPTO's 'no task': depending on it orders nothing."""
     return _scopes.TaskId("task_invalid", 0)
 
 
 class _ArrayNamespace:
-    """pl.array: `pl.array.create(n, dtype)`."""
+    """pl.array: `pl.array.create(n, dtype)`, `get_element`, `update_element`."""
 
     @staticmethod
     def create(extent, dtype):
@@ -193,8 +199,24 @@ class _ArrayNamespace:
             )
         return ScalarArray(n, dtype)
 
+    @staticmethod
+    def get_element(array, index):
+        """PyPTO's spelling of `array[index]`."""
+        return _checked(array, "get_element")[index]
+
+    @staticmethod
+    def update_element(array, index, value):
+        """PyPTO's spelling of `array[index] = value`: writes the element in
+        place (as PyPTO's code generator lowers its chain of updates) and
+        returns the array, to rebind as PyPTO's programs do."""
+        _checked(array, "update_element")[index] = value
+        return array
+
     def __getattr__(self, name):
-        raise AttributeError(f"not supported by anyp: pl.array.{name} (anyp has pl.array.create)")
+        raise AttributeError(
+            f"not supported by anyp: pl.array.{name} (anyp has pl.array.create, get_element "
+            "and update_element)"
+        )
 
 
 array = _ArrayNamespace()

@@ -543,6 +543,9 @@ class _Walker:
                     "kind, dtype and shape (give the new value another name)",
                 )
 
+    def carried_by_loop(self, name):
+        return any(name in scope.get("carried", {}) for scope in self.scopes)
+
     def shared(self, value, name):
         """Whether `value` is held by another name that it or `name` may write."""
         holders = [n for n, v in self.env.items() if v is value and n != name]
@@ -554,6 +557,13 @@ class _Walker:
             return
         self.check_carried(name, value, node)
         old = self.env.get(name)
+        if isinstance(old, _ARRAYS) and value is not old and self.carried_by_loop(name):
+            self.refuse(
+                node,
+                f"'{name}' ({old.describe()}) is carried by a loop and rebound here to another "
+                "value; the body is read once, so an array a loop carries is rebound only to "
+                "itself (pl.array.update_element returns it), or carried through init_values",
+            )
         if isinstance(value, _core.Value):
             _core.name_created(value, name)  # a created tensor is named after its first name
         if isinstance(value, _arrays.ScalarArray):
@@ -967,6 +977,8 @@ class _Walker:
             value = self.env[name]
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 value = self.env[name] = _new_scalar(value, self.declared.get(name))
+            elif isinstance(value, _ARRAYS):
+                pass  # storage: rebound only to itself (bind checks), as update_element returns it
             elif not isinstance(value, _HANDLES):
                 self.refuse(
                     s,

@@ -115,7 +115,9 @@ def test_an_index_past_the_end_at_run_time_is_a_run_error_naming_the_line():
 @pl.program
 class Carried:
     """A loop carries an array through init_values: each iteration yields
-    a new array holding the old one's cells plus the iteration's index."""
+    a new array holding the old one's cells plus the iteration's index
+    (written with PyPTO's functional spellings, get_element and
+    update_element)."""
 
     @pl.function(type=pl.FunctionType.InCore)
     def put_value(
@@ -134,7 +136,7 @@ class Carried:
         for step, (cur,) in pl.range(3, init_values=(acc,)):
             nxt = pl.array.create(K, pl.INT32)
             for j in pl.range(K):
-                nxt[j] = cur[j] + step
+                nxt = pl.array.update_element(nxt, j, pl.array.get_element(cur, j) + step)
             acc = pl.yield_(nxt)
         for j in pl.range(K):
             self.put_value(out, j, acc[j])
@@ -303,8 +305,12 @@ def _misuse(kind):
                 arr[0] = pl.system.task_invalid()
             elif kind == "iterate":
                 arr = list(arr)
-            elif kind == "update_element":
-                arr = pl.array.update_element(arr, 0, 1)
+            elif kind == "rebound in a loop":
+                for i in pl.range(2):
+                    v = arr[0]
+                    arr = pl.array.create(K, pl.INT32)
+            elif kind == "update_element of a tensor":
+                arr = pl.array.update_element(out, 0, 1)
             pl.write(out, [0, 0], arr[0])
 
         @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
@@ -339,9 +345,14 @@ def _misuse(kind):
         ),
         ("iterate", "TypeError: iterating over a pl.array [4] INT32 (index it"),
         (
-            "update_element",
-            "AttributeError: not supported by anyp: pl.array.update_element (anyp "
-            "has pl.array.create)",
+            "rebound in a loop",
+            "not supported by anyp: 'arr' (pl.array [4] INT32) is carried by a loop and rebound "
+            "here to another value; the body is read once, so an array a loop carries is rebound "
+            "only to itself (pl.array.update_element returns it), or carried through init_values",
+        ),
+        (
+            "update_element of a tensor",
+            "TypeError: pl.array.update_element: expected a pl.array, got Value",
         ),
     ],
 )
