@@ -6,6 +6,7 @@
 
 #include "anyp/errors.hpp"
 #include "compiler/check_tile_ops.hpp"
+#include "compiler/lower_collectives.hpp"
 #include "compiler/specialize_host.hpp"
 #include "ir/tile_rules.hpp"
 #include "runtime/lowered_code.hpp"
@@ -354,17 +355,25 @@ class FunctionChecker {
     return *n.value;
   }
 
-  // A multi-block collective's signal: [P, S] with S >= core_num, a lane
-  // (column) per block. Returns the block count.
+  // A multi-block collective's signal: [P, S] with S >= its blocks
+  // (collective_blocks: core_num, or an all_to_all(_v)'s admitted count), a
+  // lane (column) per block. Returns the block count.
   std::int64_t check_lanes(const ir::Op& op, std::size_t arg, const std::string& n,
                            const std::string& role) {
-    const std::int64_t blocks = block_count(op, "core_num ", ": a collective runs on");
+    const std::int64_t core_num = block_count(op, "core_num ", ": a collective runs on");
+    const std::int64_t blocks = collective_blocks(op.kind, world(), core_num);
+    const std::string over = blocks == core_num
+                                 ? "core_num = " + std::to_string(blocks) + " blocks"
+                                 : "core_num = " + std::to_string(core_num) + " runs on " +
+                                       std::to_string(blocks) + " blocks at " + count_text() +
+                                       " (core_num rounded down to a multiple of " + n +
+                                       ", a part of every destination's rows each)";
     const auto& got = shape_of(op.args[arg]);
     if (got.size() != 2 || got[0] != world() || got[1] < blocks) {
-      fail(op, role + " of a collective over core_num = " + std::to_string(blocks) +
-                   " blocks must be [" + n + ", S] INT32 with S >= " + std::to_string(blocks) +
-                   " (a lane per block), which is [" + std::to_string(world()) + ", >= " +
-                   std::to_string(blocks) + "] at " + count_text() + ", got " + shape_text(got));
+      fail(op, role + " of a collective over " + over + " must be [" + n + ", S] INT32 with S >= " +
+                   std::to_string(blocks) + " (a lane per block), which is [" +
+                   std::to_string(world()) + ", >= " + std::to_string(blocks) + "] at " +
+                   count_text() + ", got " + shape_text(got));
     }
     return blocks;
   }

@@ -519,8 +519,24 @@ class Lowerer {
     r.op = Opcode::NRanks;
     r.dst = regs.nranks;
     e_.emit(r);
-    // core_num > 1: the collective runs on that many blocks, lane b each.
-    const std::int64_t blocks = begin_launch(op);
+    // core_num > 1: the collective runs on its blocks (collective_blocks),
+    // lane b each.
+    const std::int64_t core_num = op.blocks ? eval(op.blocks) : 1;
+    const std::int64_t blocks = collective_blocks(op.kind, regs.world, core_num);
+    if (const std::int64_t cores = model_().vector_cores;
+        blocks > 1 && cores > 0 && blocks > cores) {
+      throw CompileError(
+          "compile error: function '" + f.fn->name + "': op " + ir::op_site_name(op) +
+          ": core_num = " + std::to_string(core_num) +
+          (blocks == core_num ? " is"
+                              : " runs on " + std::to_string(blocks) + " blocks, which is") +
+          " more than " + model_().name + "'s " + std::to_string(cores) +
+          " vector cores per device" +
+          " (a collective's blocks run at once: block b of every rank waits for block b of its "
+          "peers); use core_num <= " +
+          std::to_string(cores));
+    }
+    begin_launch(blocks);
     if (blocks > 1) {
       regs.block = e_.scalar_reg();
       regs.blocks = blocks;
@@ -590,11 +606,10 @@ class Lowerer {
     end_launch(blocks);
   }
 
-  // A launch over op.blocks (pl::blocks, core_num) > 1 blocks: block 0
+  // A launch over `blocks` (pl::blocks, core_num) > 1 blocks: block 0
   // starts the others at the next instruction, with its registers as they
   // are; end_launch(blocks) closes it. Returns the block count (1: none).
-  std::int64_t begin_launch(const ir::Op& op) {
-    const std::int64_t blocks = op.blocks ? eval(op.blocks) : 1;
+  std::int64_t begin_launch(std::int64_t blocks) {
     if (blocks > 1) {
       Instr launch;
       launch.op = Opcode::BlockLaunch;
@@ -674,7 +689,7 @@ class Lowerer {
       e_.emit(i);
     }
     // The blocks start with the parameters bound, and all run the body.
-    const std::int64_t blocks = begin_launch(op);
+    const std::int64_t blocks = begin_launch(op.blocks ? eval(op.blocks) : 1);
     const std::int64_t outer_blocks = launch_blocks_;
     launch_blocks_ = blocks;
     block(g, callee.body);

@@ -25,6 +25,12 @@ std::int64_t block_chunks(std::int64_t elements, DType dtype, std::int64_t block
   return std::max(chunks_for(elements, dtype), std::min(blocks, elements));
 }
 
+std::int64_t collective_blocks(ir::OpKind kind, std::int64_t ranks, std::int64_t core_num) {
+  const bool all_to_all = kind == ir::OpKind::AllToAll || kind == ir::OpKind::AllToAllV;
+  if (!all_to_all || core_num < ranks) return core_num;
+  return core_num / ranks * ranks;
+}
+
 namespace {
 
 // Mesh: barrier 1 (all staged); per chunk: pull every peer's chunk and reduce,
@@ -234,10 +240,20 @@ void lower_mesh_all_to_all(CollectiveEmitter& ce, const CollectiveCall& call) {
                      signal = call.views[v ? 4 : 2];
   const std::int64_t row = call.numel[0] / regs.world;
   const std::int32_t my_row = ce.op(ir::BinaryOp::Mul, r, ce.c(row));
-  // Every destination, or this block's share of them (d = b mod B).
-  const std::int32_t count = regs.block >= 0 ? ce.share_of(regs.world) : regs.nranks;
+  // Every destination (one block); this block's share of them, d = b mod B
+  // (B < P); or one destination, d = b mod P, and part b / P of its rows
+  // (B = K·P blocks, K parts).
+  const bool split = regs.block >= 0 && regs.blocks >= regs.world;
+  const std::int64_t parts = split ? regs.blocks / regs.world : 1;
+  const std::int32_t count = !split && regs.block >= 0 ? ce.share_of(regs.world)
+                             : split                   ? ce.c(1)
+                                                       : regs.nranks;
+  const std::int32_t part =
+      split ? ce.op(ir::BinaryOp::Div, regs.block, ce.c(regs.world)) : ce.c(0);
   e.for_range(ce.c(0), count, -1, [&](std::int32_t k) {
-    const std::int32_t d = regs.block >= 0 ? ce.item(k) : k;
+    const std::int32_t d = split ? ce.op(ir::BinaryOp::Mod, regs.block, ce.c(regs.world))
+                           : regs.block >= 0 ? ce.item(k)
+                                             : k;
     const std::int32_t their_row = ce.op(ir::BinaryOp::Mul, d, ce.c(row));
     std::int32_t len = ce.c(row), published = len;
     if (v) {
@@ -264,8 +280,22 @@ void lower_mesh_all_to_all(CollectiveEmitter& ce, const CollectiveCall& call) {
         len = published = read.dst;
       }
     }
-    ce.put_flat(dst, d, my_row, src, their_row, len);
-    if (v) ce.notify(call.views[3], d, {r, ce.c(0)}, published, ir::NotifyKind::Set);
+    if (!split) {
+      ce.put_flat(dst, d, my_row, src, their_row, len);
+      if (v) ce.notify(call.views[3], d, {r, ce.c(0)}, published, ir::NotifyKind::Set);
+      return;
+    }
+    const auto [off, piece] = ce.part(ce.c(0), len, part, parts);
+    ce.put_flat(dst, d, ce.op(ir::BinaryOp::Add, my_row, off), src,
+                ce.op(ir::BinaryOp::Add, their_row, off), piece);
+    // The count is published once per destination, by its part 0.
+    if (v) {
+      const std::int32_t first =
+          ce.op(ir::BinaryOp::Sub, ce.c(1), ce.op(ir::BinaryOp::Min, part, ce.c(1)));
+      e.for_range(ce.c(0), first, -1, [&](std::int32_t) {
+        ce.notify(call.views[3], d, {r, ce.c(0)}, published, ir::NotifyKind::Set);
+      });
+    }
   });
   ce.barrier(signal, mesh, ce.c(1));
   ce.epilogue(signal, mesh, 1);

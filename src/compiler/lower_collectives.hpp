@@ -9,9 +9,12 @@
 // their owner overwrites them. Over core_num blocks (CollectiveRegs::block),
 // block b runs the same protocol on its own lane, column b of the signal,
 // over its share of the work: every chunk j = b (mod core_num) of a Mesh
-// allreduce (block_chunks), each with its read-done barrier; the destinations d = b (mod
-// core_num) of an all_to_all(_v). After the launch's join every rank has
-// seen every lane's barrier, so the whole collective is done.
+// allreduce (block_chunks), each with its read-done barrier. An
+// all_to_all(_v) runs on B = collective_blocks(...) blocks: below P, block b
+// sends to the destinations d = b (mod B); from P on, B is a multiple K·P
+// and block b sends part b / P of K of destination b mod P's rows. After the
+// launch's join every rank has seen every lane's barrier, so the whole
+// collective is done.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +41,12 @@ struct CollectiveRegs {
   // the slots of a scratch window the algorithm adds.
   std::int64_t launch_blocks = 1;
 };
+
+// The blocks a collective over core_num blocks runs on, among `ranks`
+// ranks (PyPTO's admission): an all_to_all(_v) takes core_num below P and
+// core_num rounded down to a multiple of P from P on (every destination
+// then has as many blocks); the others take core_num.
+std::int64_t collective_blocks(ir::OpKind kind, std::int64_t ranks, std::int64_t core_num);
 
 // The chunks of a Mesh allreduce of `elements` over `blocks` blocks: the
 // 16 KiB chunks of one block, and at least one per block (as many as there

@@ -248,6 +248,19 @@ TEST(MultiBlockCollectiveMistakes, ASignalNarrowerThanCoreNumIsRefused) {
       << zero;
 }
 
+// The blocks of a collective run at once: no more than the platform's
+// vector cores (a2a3sim's model: 48).
+TEST(MultiBlockCollectiveMistakes, MoreBlocksThanVectorCoresAreRefused) {
+  EXPECT_EQ(compile_error(48, 48), "compiled");
+  const std::string error = compile_error(49, 49);
+  EXPECT_NE(error.find("op pld.tensor.allreduce"), std::string::npos) << error;
+  EXPECT_NE(error.find(": core_num = 49 is more than a2a3sim's 48 vector cores per device (a "
+                       "collective's blocks run at once: block b of every rank waits for block b "
+                       "of its peers); use core_num <= 48"),
+            std::string::npos)
+      << error;
+}
+
 TEST(MultiBlockCollectiveMistakes, CoreNumIsAHostLevelForm) {
   try {
     const auto k =

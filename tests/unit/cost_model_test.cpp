@@ -124,7 +124,7 @@ TEST(CostModel, EveryMistakeIsNamed) {
             "alpha_ns, beta_ns_per_byte, local_alpha_ns, local_beta_ns_per_byte, "
             "notify_issue_ns, notify_ns, wait_ns, the optional dma_engines, dma_issue_ns, "
             "links_shared, devices_per_node, inter_node_alpha_ns, inter_node_beta_ns_per_byte, "
-            "and compute.<class>.<dtype> (class add, mul, "
+            "vector_cores, and compute.<class>.<dtype> (class add, mul, "
             "minmax, cast, fill, div, unary, math, bitwise, cmp, reduce, expand, move, matmul or "
             "*; dtype FP32, FP16, BF16, INT8, INT16, INT32, INT64 or *)");
   EXPECT_EQ(error_of(complete("alpha_ns = 3   # source: again\n")),

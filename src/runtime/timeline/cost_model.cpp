@@ -84,14 +84,15 @@ CostModel parse_cost_model(const std::string& text, const std::string& origin) {
                                             {"notify_ns", &m.notify_ns},
                                             {"wait_ns", &m.wait_ns}};
   // The optional keys (cost_model.hpp): absent, the simple model.
-  double dma_engines = 0, links_shared = 0, devices_per_node = 0;
+  double dma_engines = 0, links_shared = 0, devices_per_node = 0, vector_cores = 0;
   std::map<std::string, double*> optional = {
       {"dma_engines", &dma_engines},
       {"dma_issue_ns", &m.dma_issue_ns},
       {"links_shared", &links_shared},
       {"devices_per_node", &devices_per_node},
       {"inter_node_alpha_ns", &m.inter_node_alpha_ns},
-      {"inter_node_beta_ns_per_byte", &m.inter_node_beta_ns_per_byte}};
+      {"inter_node_beta_ns_per_byte", &m.inter_node_beta_ns_per_byte},
+      {"vector_cores", &vector_cores}};
   std::map<std::string, int> seen;  // key -> line
   // Compute rates by specificity: [cls or kComputeClasses for "*"][dtype or kDTypes].
   std::map<std::pair<int, int>, double> rates;
@@ -124,7 +125,7 @@ CostModel parse_cost_model(const std::string& text, const std::string& origin) {
       for (const auto& [k, p] : scalars) known += k + ", ";
       known +=
           "the optional dma_engines, dma_issue_ns, links_shared, devices_per_node, "
-          "inter_node_alpha_ns, inter_node_beta_ns_per_byte, ";
+          "inter_node_alpha_ns, inter_node_beta_ns_per_byte, vector_cores, ";
       fail(line, "unknown key '" + key + "'; the keys are name, " + known +
                      "and compute.<class>.<dtype> (class " + compute_class_keys_text() +
                      " or *; "
@@ -144,7 +145,7 @@ CostModel parse_cost_model(const std::string& text, const std::string& origin) {
     } else {
       if (!number || v < 0 || std::isinf(v))
         fail(line, "the value of '" + key + "' must be a non-negative number, got '" + value + "'");
-      const bool count = key == "dma_engines" || key == "devices_per_node";
+      const bool count = key == "dma_engines" || key == "devices_per_node" || key == "vector_cores";
       if (count && v != std::floor(v))
         fail(line, "the value of '" + key + "' must be a whole number, got '" + value + "'");
       if (key == "links_shared" && v != 0 && v != 1)
@@ -155,6 +156,7 @@ CostModel parse_cost_model(const std::string& text, const std::string& origin) {
   m.dma_engines = static_cast<std::int64_t>(dma_engines);
   m.links_shared = links_shared != 0;
   m.devices_per_node = static_cast<std::int64_t>(devices_per_node);
+  m.vector_cores = static_cast<std::int64_t>(vector_cores);
   // A key that would change nothing is refused, never ignored.
   auto needs = [&](const char* key, bool on, const char* what,
                    std::initializer_list<const char*> keys) {

@@ -42,6 +42,10 @@ struct CostModel {
   bool links_shared = false;
   std::int64_t devices_per_node = 0;
   double inter_node_alpha_ns = 0, inter_node_beta_ns_per_byte = 0;
+  // The vector cores of a device (0: not given). A collective over core_num
+  // blocks runs its blocks at once (each waits for its peers' same block),
+  // so it may not have more blocks than this.
+  std::int64_t vector_cores = 0;
   // [class][dtype]: elements per ns; +infinity prices the op at 0.
   std::array<std::array<double, kDTypes>, kComputeClasses> elements_per_ns{};
 
