@@ -110,6 +110,27 @@ function(anyp_add_compile_only_test example mode P)
     TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT})
 endfunction()
 
+# anyp_add_task_records_test(<example> <mode> <P>)
+#   Test `example.<example>.<mode>.task_records.P<P>`: runs the example with
+#   `-d 0,...,P-1 --dep-gen --scope-stats --output-dir <build>/task_records/...`
+#   and checks every rank's records (tests/expect_task_records.cmake).
+function(anyp_add_task_records_test example mode P)
+  anyp_device_list(${P} devices)
+  set(output_dir ${CMAKE_CURRENT_BINARY_DIR}/task_records/${example}/${mode}/P${P})
+  set(args -d ${devices} --dep-gen --scope-stats --output-dir ${output_dir})
+  if(NOT mode STREQUAL "-")
+    list(APPEND args --mode ${mode})
+  endif()
+  set(test_name example.${example}.${mode}.task_records.P${P})
+  add_test(NAME ${test_name}
+    COMMAND ${CMAKE_COMMAND} -DOUTPUT_DIR=${output_dir} -DP=${P}
+      -P ${CMAKE_CURRENT_LIST_DIR}/expect_task_records.cmake
+      -- $<TARGET_FILE:${example}> ${args})
+  set_tests_properties(${test_name} PROPERTIES
+    LABELS examples
+    TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT})
+endfunction()
+
 # ---- every step and mode at several P ------------------------------------------
 # Steps 01-07 run at any P >= 2 (docs/ladder-steps.md §3) and are cheap, so each
 # also runs at P = 256.
@@ -164,6 +185,10 @@ set_tests_properties(cli.07_dynamic_rank_count.empty_devices PROPERTIES
 
 # ---- --compile-only: one artifact directory per P --------------------------------
 anyp_add_compile_only_test(07_dynamic_rank_count put 3)
+
+# ---- --dep-gen / --scope-stats: every rank's task records -------------------------
+anyp_add_task_records_test(07_dynamic_rank_count put 3)
+anyp_add_task_records_test(k7_multi_block blocks 5)
 
 # ---- steps 08-16 ------------------------------------------------------------------
 # Every step, mode and (steps 11, 14) --op at P = 2, 3, 4, 5, 8, plus large P.

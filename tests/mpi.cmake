@@ -201,6 +201,18 @@ anyp_add_mpi_test(mpi.cli.cost_card_multi_block NP 3 EXIT 0
 anyp_add_mpi_test(mpi.cli.timeline NP 3 EXIT 0
   STDOUT "OK\\ntimeline (model a2a3sim, P=3): makespan 2.702 us, 1 round\\n  rank   finish_us     busy_us     wait_us  rounds\\n     0       2.702       0.701       2.001       1\\n     1       2.702       0.701       2.001       1\\n     2       2.702       0.701       2.001       1\\ndma engines (4 per rank, issue 0.100 us):\\n  rank   transfers   engine_busy_us   utilisation\\n     0           1            2.101        19.4 %\\n     1           1            2.101        19.4 %\\n     2           1            2.101        19.4 %\\nlinks (shared\\x3b the 6 busiest of 6 ports that carried data):\\n  rank 0 port out: 256 B, busy 0.001 us (0.0 % of the makespan)\\n  rank 0 port in: 256 B, busy 0.001 us (0.0 % of the makespan)\\n  rank 1 port out: 256 B, busy 0.001 us (0.0 % of the makespan)\\n  rank 1 port in: 256 B, busy 0.001 us (0.0 % of the makespan)\\n  rank 2 port out: 256 B, busy 0.001 us (0.0 % of the makespan)\\n  rank 2 port in: 256 B, busy 0.001 us (0.0 % of the makespan)\\ncritical path (7 ops, in time order):\\n       0.000 -      0.100 us  rank 2  local read 256 B of host tensor 'x' (put_step: pl.load)\\n       0.100 -      0.200 us  rank 2  local write 256 B of rank 2's window 'src_buf' (put_step: pl.store)\\n       0.300 -      0.400 us  rank 2  local read 256 B of rank 2's window 'src_buf' (put_step: pld.tensor.put)\\n       0.400 -      2.402 us  rank 2  remote write 256 B of rank 0's window 'dst_buf' (put_step: pld.tensor.put)\\n       0.400 -      2.502 us  rank 0  wait of signal 'signal_buf' cell [0, 0] of rank 0, blocked 2.001 us (put_step: pld.system.wait)\\n       2.502 -      2.602 us  rank 0  local read 256 B of rank 0's window 'dst_buf' (put_step: pl.load)\\n       2.602 -      2.702 us  rank 0  local write 256 B of host tensor 'y' (put_step: pl.store)\\n"
   COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --timeline)
+# Task records on the MPI engine: each process writes its own rank's.
+set(ANYP_MPI_RECORDS ${CMAKE_CURRENT_BINARY_DIR}/task_records/mpi/P3)
+file(MAKE_DIRECTORY ${ANYP_MPI_TMP}/records)
+add_test(NAME mpi.cli.task_records
+  COMMAND ${CMAKE_COMMAND} -DOUTPUT_DIR=${ANYP_MPI_RECORDS} -DP=3
+    -P ${CMAKE_CURRENT_LIST_DIR}/expect_task_records.cmake
+    -- ${MPIEXEC_EXECUTABLE} -q ${MPIEXEC_NUMPROC_FLAG} 3 $<TARGET_FILE:07_dynamic_rank_count>
+    --engine mpi --dep-gen --scope-stats --output-dir ${ANYP_MPI_RECORDS})
+set_tests_properties(mpi.cli.task_records PROPERTIES
+  LABELS mpi
+  TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT}
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;TMPDIR=${ANYP_MPI_TMP}/records;OMPI_MCA_orte_tmpdir_base=${ANYP_MPI_TMP}/records")
 foreach(osc rdma sm)
   anyp_add_mpi_test(mpi.verbose.osc_${osc} NP 2 EXIT 0 STDOUT "OK\\n" MCA ${osc}
     STDERR_REGEX "^engine mpi: Open MPI v[0-9.]+, osc component ${osc}, unified memory model, 2 processes\n$"

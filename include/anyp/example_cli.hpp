@@ -59,7 +59,7 @@ struct Options {
   bool compile_only = false;
   bool fixed = false;                // --fixed (pitfall programs)
   std::uint32_t seed = 0;            // input generator seed (default: the step)
-  std::string output_dir;            // --compile-only target (one dir per P)
+  std::string output_dir;            // --compile-only target and the task records (one dir per P)
   bool cost = false;                 // --cost: print the cost card after OK
   bool timeline = false;             // --timeline: print the modeled timeline after OK
   std::string trace;                 // --trace FILE: write it as a Chrome trace

@@ -63,6 +63,16 @@ struct RunConfig {
   std::int64_t memory_limit = 0;
   // Non-empty: compile() writes the artifact into this directory.
   std::string output_dir;
+  // PyPTO's DFX records (docs/task-records.md): after each
+  // run, per rank r and its k-th dispatch, under
+  // <output_dir>/dfx_outputs/rank<r>/d<k>/: deps.json (the dispatch's tasks,
+  // the bytes each read and wrote and the earlier tasks it depends on),
+  // scope_stats/scope_stats.jsonl (the dispatch's task, dependency and time
+  // totals) and chip_swimlane_records.json (each task's wall-clock span;
+  // it writes deps.json too, as on PyPTO). They need output_dir.
+  bool enable_dep_gen = false;
+  bool enable_scope_stats = false;
+  bool enable_chip_swimlane = false;
   // compile() prints the IR after each of its passes to stderr (the pass
   // list: docs/design.md §4), compiling again even when the plan is cached.
   bool dump_ir = false;
@@ -127,6 +137,15 @@ struct RunConfig {
   X(device_ids, distributed.device_ids, "--device,-d", "", false, "IDS", Devices,                \
     "Comma-separated distinct device ids or ranges (0-7 is 0,...,7); P = their count")           \
   X(output_dir, output_dir, "", "", false, "", None, "")                                         \
+  X(enable_dep_gen, enable_dep_gen, "--dep-gen", "", false, "", Switch,                          \
+    "Write each dispatch's tasks and their dependencies to "                                     \
+    "<output-dir>/dfx_outputs/rank<r>/d<k>/deps.json")                                           \
+  X(enable_scope_stats, enable_scope_stats, "--scope-stats", "", false, "", Switch,              \
+    "Write each dispatch's task, dependency and time totals to "                                 \
+    "<output-dir>/dfx_outputs/rank<r>/d<k>/scope_stats/scope_stats.jsonl")                       \
+  X(enable_chip_swimlane, enable_chip_swimlane, "--swimlane", "", false, "", Switch,             \
+    "Write each task's wall-clock span to "                                                      \
+    "<output-dir>/dfx_outputs/rank<r>/d<k>/chip_swimlane_records.json (and deps.json)")          \
   X(dump_ir, dump_ir, "--dump-ir", "", false, "", Switch,                                        \
     "Print the IR after each pass of the compile (stderr): the program, its dims, each rank's "  \
     "dispatches, the VM code, the dispatch order and the window layout")

@@ -411,7 +411,7 @@ class _MultiOrchCompiled:
             )
         if name not in self._selected:
             config = copy.copy(self.config)
-            if config.output_dir is not None:
+            if config.output_dir:  # none given: no artifact (never the working folder)
                 config.output_dir = str(pathlib.Path(config.output_dir) / "next_levels" / name)
             host = _DeviceZeroHost(name, self._roots[name])
             self._selected[name] = _SelectedOrchestration(name, host, config)

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "anyp/errors.hpp"
+#include "api/dfx_files.hpp"
 #include "common/machine.hpp"
 #include "common/memory_available.hpp"
 #include "compiler/artifact.hpp"
@@ -308,6 +309,11 @@ RunStats CompiledProgram::run_planned(runtime::Engine& engine,
     recorder = std::make_unique<runtime::TimelineRecorder>(exec.agents());
     observers.attach(recorder.get());
   }
+  std::unique_ptr<runtime::TaskRecorder> tasks;
+  if (wants_dfx(config_)) {
+    tasks = std::make_unique<runtime::TaskRecorder>(exec);
+    observers.attach(tasks.get());
+  }
   const runtime::EngineResult result = engine.run(exec, host_args, options, observers);
   if (races && races->found()) {
     std::string report = races->report();
@@ -318,6 +324,7 @@ RunStats CompiledProgram::run_planned(runtime::Engine& engine,
     if (result.deadlocked) throw DeadlockError(result.failure);
     throw RunError(result.failure);
   }
+  if (tasks) write_dfx_files(config_, exec, tasks->take());
   RunStats stats;
   stats.cost = cost.costs();
   // On a multi-process engine each process counted its own rank's part.

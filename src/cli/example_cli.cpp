@@ -197,6 +197,11 @@ void dump_output(const std::string& dir, std::string_view name, const HostTensor
 RunConfig Options::config() const {
   RunConfig config = run;
   config.timeline = cost || timeline || !trace.empty();
+  // The task records (--dep-gen, --scope-stats, --swimlane) go under the
+  // output folder, --output-dir's or its default.
+  if (config.output_dir.empty() &&
+      (config.enable_dep_gen || config.enable_scope_stats || config.enable_chip_swimlane))
+    config.output_dir = output_dir;
   return config;
 }
 
@@ -309,7 +314,8 @@ void add_flags(CLI::App& app, Options& options, std::string& devices, const Exam
       ->type_name("DIR");
   app.add_option(
       "--output-dir", options.output_dir,
-      "Where --compile-only writes (default: anyp_out/" + spec.name + "/P<P>-<platform>)");
+      "Where --compile-only, --dep-gen, --scope-stats and --swimlane write (default: anyp_out/" +
+          spec.name + "/P<P>-<platform>)");
 }
 
 }  // namespace
@@ -385,9 +391,11 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   if (given("--explore-depth") && !run.pct.enabled && !given("--explore")) {
     throw UsageError{"--explore-depth: only meaningful with --explore or --pct-seed"};
   }
-  if (given("--output-dir") && !options.compile_only) {
+  if (given("--output-dir") && !options.compile_only && !run.enable_dep_gen &&
+      !run.enable_scope_stats && !run.enable_chip_swimlane) {
     throw UsageError{
-        "--output-dir: only meaningful with --compile-only (a normal run writes nothing)"};
+        "--output-dir: only meaningful with --compile-only, --dep-gen, --scope-stats or "
+        "--swimlane (a plain run writes nothing)"};
   }
   if (!run.model_file.empty() && !options.cost && !options.timeline && options.trace.empty() &&
       !options.explain_collectives) {

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "anyp/errors.hpp"
+#include "common/json_text.hpp"
 #include "compiler/bind_dims.hpp"
 #include "compiler/layout_windows.hpp"
 #include "compiler/lower.hpp"
@@ -13,29 +14,6 @@
 #include "ir/printer.hpp"
 
 namespace anyp::compiler {
-namespace {
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 std::string dispatch_arg_text(const runtime::ArgBinding& a, const detail::Plan& plan,
                               const std::vector<runtime::WindowBuffer>& buffers) {

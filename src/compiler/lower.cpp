@@ -688,6 +688,10 @@ class Lowerer {
       }
       e_.emit(i);
     }
+    // An orchestration function's call of an incore function is a task:
+    // its begin and end are marked (block 0 only) for the observers.
+    const bool task = f.fn->level == ir::Level::Orchestration && callee.level == ir::Level::Incore;
+    if (task) mark_task(callee, f, op, 0);
     // The blocks start with the parameters bound, and all run the body.
     const std::int64_t blocks = begin_launch(op.blocks ? eval(op.blocks) : 1);
     const std::int64_t outer_blocks = launch_blocks_;
@@ -701,6 +705,18 @@ class Lowerer {
     }
     e_.set_site(f.fn->name, ir::op_display_name(op), op.loc);
     end_launch(blocks);
+    if (task) mark_task(callee, f, op, 1);
+  }
+
+  // A Task instruction (sub 0: begin, 1: end) whose site is the callee's
+  // name at the call; the caller's site follows it.
+  void mark_task(const ir::Function& callee, const Frame& f, const ir::Op& op, std::uint8_t end) {
+    e_.set_site(callee.name, ir::op_display_name(op), op.loc);
+    Instr mark;
+    mark.op = Opcode::Task;
+    mark.sub = end;
+    e_.emit(mark);
+    e_.set_site(f.fn->name, ir::op_display_name(op), op.loc);
   }
 
   Emitter e_;

@@ -23,6 +23,10 @@
 //   on_async_put a pld::tensor::put_async's event: `issued` at the put_async,
 //                then not issued at its wait_async, right before the put's
 //                two accesses (the door carries the put out there).
+//   on_task      a task (an orchestration function's call of an incore
+//                function: site names the callee and where it is called)
+//                begins or ends, on block 0's thread: between the two, the
+//                accesses of every agent of the rank are the task's.
 //   on_compute   tile math (no memory access): its class, dtype and element
 //                count, on the issuing agent's thread (the modeled timeline
 //                prices it).
@@ -64,6 +68,7 @@ class AccessObserver {
   virtual void on_compute(std::int64_t /*agent*/, SiteRef /*site*/, ComputeClass /*cls*/,
                           DType /*dtype*/, std::int64_t /*elements*/) {}
   virtual void on_async_put(std::int64_t /*agent*/, std::int64_t /*event*/, bool /*issued*/) {}
+  virtual void on_task(std::int64_t /*agent*/, SiteRef /*site*/, bool /*begin*/) {}
 };
 
 // The observers attached to one run, called in order.
@@ -91,6 +96,9 @@ class Observers {
   }
   void async_put(std::int64_t agent, std::int64_t event, bool issued) const {
     for (auto* o : list_) o->on_async_put(agent, event, issued);
+  }
+  void task(std::int64_t agent, SiteRef site, bool begin) const {
+    for (auto* o : list_) o->on_task(agent, site, begin);
   }
 
  private:

@@ -64,6 +64,10 @@ class Fabric {
   void async_put(std::int64_t agent, std::int64_t event, bool issued) {
     if (!observers_.empty()) observers_.async_put(agent, event, issued);
   }
+  // A task begins or ends (only the observers hear of it).
+  void task(std::int64_t agent, SiteRef site, bool begin) {
+    if (!observers_.empty()) observers_.task(agent, site, begin);
+  }
   void notify(std::int64_t agent, SiteRef site, const Cell& cell, ir::NotifyKind kind,
               std::int32_t value) {
     do_notify(agent, site, cell, kind, value);

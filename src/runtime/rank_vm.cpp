@@ -243,6 +243,9 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
           case Opcode::CheckAsync:
             check_no_puts_in_flight();
             break;
+          case Opcode::Task:
+            ctx_->fabric->task(agent_, site(in), in.sub == 0);
+            break;
           case Opcode::LoadFlat:
           case Opcode::StoreFlat:
           case Opcode::PutFlat:

@@ -112,4 +112,7 @@
     "buffers, and every rank's n-th call on signal v[a] must be the same call")                    \
   X(HostWorker, "host.worker", kVisible,                                                           \
     "run host worker imm (code.host_workers[imm]) on copies of host views idx, then write back "   \
-    "those it may write")
+    "those it may write")                                                                          \
+  X(Task, "task", 0,                                                                               \
+    "a task (an orchestration function's call of an incore function, the site's function) "        \
+    "begins (sub 0) or ends (sub 1); only the observers hear of it")

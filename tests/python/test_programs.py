@@ -75,6 +75,15 @@ def test_each_orchestration_runs_on_device_zero_by_name(tmp_path):
         assert (pathlib.Path(tmp_path) / "next_levels" / name).is_dir(), name
 
 
+def test_without_an_output_dir_nothing_is_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # it once wrote next_levels/<name>/ into the working folder
+    compiled = ir.compile(AddAndSub, platform="a2a3sim")
+    a, b, f = operands()
+    compiled["chip_orch_add"](a, b, f)
+    assert torch.equal(f, a + b)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_unselected_call_and_unknown_names_are_refused():
     compiled = ir.compile(AddAndSub, platform="a2a3sim")
     a, b, f = operands()

@@ -50,6 +50,9 @@ def test_the_table_has_the_fields_cpp_and_python_share():
             "platform",
             "device_ids",
             "output_dir",
+            "enable_dep_gen",
+            "enable_scope_stats",
+            "enable_chip_swimlane",
             "dump_ir",
         ]
     )

@@ -132,7 +132,8 @@ TEST(DiagnosticsCli, ExploreDepthZero) {
 
 TEST(DiagnosticsCli, OutputDirWithoutCompileOnly) {
   EXPECT_EQ(usage_error({"--output-dir", "/tmp/artifacts"}),
-            "--output-dir: only meaningful with --compile-only (a normal run writes nothing)");
+            "--output-dir: only meaningful with --compile-only, --dep-gen, --scope-stats or "
+            "--swimlane (a plain run writes nothing)");
 }
 
 TEST(DiagnosticsCli, SeveralUnexpectedArguments) {

@@ -36,7 +36,7 @@ host dispatches:
 ; ---- after check-functions ----
 (checks only: nothing changes)
 ; ---- after lower ----
-code per_rank_put: 16 instructions, registers s6 t2 v10
+code per_rank_put: 18 instructions, registers s6 t2 v10
   params: v0 v1 v2 v3 v4
   const const dst=4 imm=1
   const const dst=5 imm=0
@@ -45,17 +45,19 @@ code per_rank_put: 16 instructions, registers s6 t2 v10
   2: mov.view dst=7 a=2    ; per_rank_put: call @put_step
   3: mov.view dst=8 a=3    ; per_rank_put: call @put_step
   4: mov.view dst=9 a=4    ; per_rank_put: call @put_step
-  5: rank dst=0    ; put_step: pld.rank
-  6: nranks dst=1    ; put_step: pld.nranks
-  7: scalar dst=2 a=0 b=4    ; put_step: scalar add
-  8: scalar dst=3 a=2 b=1 sub=4    ; put_step: scalar mod
-  9: load dst=0 a=5 idx=[5,5] shape=[1,64]    ; put_step: pl.load
-  10: store a=0 b=7 idx=[5,5]    ; put_step: pl.store
-  11: put a=8 b=3 c=7    ; put_step: pld.tensor.put
-  12: notify a=9 b=3 c=4 idx=[5,5]    ; put_step: pld.system.notify
-  13: wait a=9 b=4 sub=3 idx=[5,5]    ; put_step: pld.system.wait
-  14: load dst=1 a=8 idx=[5,5] shape=[1,64]    ; put_step: pl.load
-  15: store a=1 b=6 idx=[5,5]    ; put_step: pl.store
+  5: task    ; put_step: call @put_step
+  6: rank dst=0    ; put_step: pld.rank
+  7: nranks dst=1    ; put_step: pld.nranks
+  8: scalar dst=2 a=0 b=4    ; put_step: scalar add
+  9: scalar dst=3 a=2 b=1 sub=4    ; put_step: scalar mod
+  10: load dst=0 a=5 idx=[5,5] shape=[1,64]    ; put_step: pl.load
+  11: store a=0 b=7 idx=[5,5]    ; put_step: pl.store
+  12: put a=8 b=3 c=7    ; put_step: pld.tensor.put
+  13: notify a=9 b=3 c=4 idx=[5,5]    ; put_step: pld.system.notify
+  14: wait a=9 b=4 sub=3 idx=[5,5]    ; put_step: pld.system.wait
+  15: load dst=1 a=8 idx=[5,5] shape=[1,64]    ; put_step: pl.load
+  16: store a=1 b=6 idx=[5,5]    ; put_step: pl.store
+  17: task sub=1    ; put_step: call @put_step
 
 ; ---- after order-dispatches ----
 dispatch list:

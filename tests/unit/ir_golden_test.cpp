@@ -187,7 +187,7 @@ TEST(IrGolden07, ManifestAtP3) {
   "dims": "NR = 3",
   "window_bytes_per_rank": 544,
   "buffers": [{"name": "src_buf", "offset": 0, "bytes": 256}, {"name": "dst_buf", "offset": 256, "bytes": 256}, {"name": "signal_buf", "offset": 512, "bytes": 32}],
-  "codes": [{"function": "per_rank_get", "instructions": 19}],
+  "codes": [{"function": "per_rank_get", "instructions": 21}],
   "files": ["symbolic.ir", "specialized.ir", "window_layout.txt", "lowered.txt", "manifest.json"]
 }
 )");

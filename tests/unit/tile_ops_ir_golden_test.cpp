@@ -83,7 +83,7 @@ const char* const kSymbolic =
 }
 )";
 
-const char* const kLoweredAtP2 = R"(code per_rank: 31 instructions, registers s4 t23 v6
+const char* const kLoweredAtP2 = R"(code per_rank: 33 instructions, registers s4 t23 v6
   params: v0 v1 v2
   const const dst=0 imm=0
   const const dst=1 imm=0.500000
@@ -92,34 +92,36 @@ const char* const kLoweredAtP2 = R"(code per_rank: 31 instructions, registers s4
   0: mov.view dst=3 a=0    ; per_rank: call @compute
   1: mov.view dst=4 a=1    ; per_rank: call @compute
   2: mov.view dst=5 a=2    ; per_rank: call @compute
-  3: load dst=0 a=3 idx=[0,0] shape=[8,16]    ; compute: pl.load
-  4: load dst=1 a=4 idx=[0,0] shape=[16,16]    ; compute: pl.load
-  5: matmul dst=2 a=0 b=1 dtype=FP32    ; compute: pl.matmul
-  6: matmul dst=3 a=0 b=1 c=2 sub=1 dtype=FP32    ; compute: pl.matmul_acc
-  7: mov.tile dst=2 a=3    ; compute: assign
-  8: slice.tile dst=4 a=2 idx=[0,0] shape=[1,16]    ; compute: pl.slice
-  9: matmul dst=5 a=0 b=1 c=4 sub=2 dtype=FP32    ; compute: pl.matmul_bias
-  10: mov.tile dst=2 a=5    ; compute: assign
-  11: reduce.tile dst=6 a=2 sub=1 count=1    ; compute: pl.row_max
-  12: expand.tile dst=7 a=2 b=6 sub=2 count=1    ; compute: pl.row_expand_sub
-  13: unary.tile dst=8 a=7 sub=3    ; compute: pl.exp
-  14: reduce.tile dst=9 a=8 count=1    ; compute: pl.row_sum
-  15: expand.tile dst=10 a=8 b=9 sub=4 count=1    ; compute: pl.row_expand_div
-  16: mov.tile dst=8 a=10    ; compute: assign
-  17: cmp.tile dst=11 a=8 b=1 sub=4 count=1 dtype=INT32    ; compute: pl.cmp
-  18: unary.tile dst=12 a=8    ; compute: pl.neg
-  19: sel.tile dst=13 a=11 b=8 c=12    ; compute: pl.sel
-  20: mov.tile dst=8 a=13    ; compute: assign
-  21: transpose.tile dst=14 a=8 count=1    ; compute: pl.transpose
-  22: slice.tile dst=15 a=14 idx=[0,0] shape=[8,8]    ; compute: pl.slice
-  23: slice.tile dst=16 a=14 idx=[2,0] shape=[8,8]    ; compute: pl.slice
-  24: concat.tile dst=17 a=15 b=16    ; compute: pl.concat
-  25: arange.tile dst=18 a=0 shape=[1,8] imm=1 dtype=INT32    ; compute: pl.arange
-  26: tile dst=19 a=18 b=3 sub=18 count=1    ; compute: pl.shl
-  27: reduce.tile dst=20 a=2 sub=1    ; compute: pl.col_max
-  28: reshape.tile dst=21 a=17 shape=[8,16]    ; compute: pl.reshape
-  29: expand.tile dst=22 a=21 b=20 sub=3    ; compute: pl.col_expand_mul
-  30: store a=22 b=5 idx=[0,0]    ; compute: pl.store
+  3: task    ; compute: call @compute
+  4: load dst=0 a=3 idx=[0,0] shape=[8,16]    ; compute: pl.load
+  5: load dst=1 a=4 idx=[0,0] shape=[16,16]    ; compute: pl.load
+  6: matmul dst=2 a=0 b=1 dtype=FP32    ; compute: pl.matmul
+  7: matmul dst=3 a=0 b=1 c=2 sub=1 dtype=FP32    ; compute: pl.matmul_acc
+  8: mov.tile dst=2 a=3    ; compute: assign
+  9: slice.tile dst=4 a=2 idx=[0,0] shape=[1,16]    ; compute: pl.slice
+  10: matmul dst=5 a=0 b=1 c=4 sub=2 dtype=FP32    ; compute: pl.matmul_bias
+  11: mov.tile dst=2 a=5    ; compute: assign
+  12: reduce.tile dst=6 a=2 sub=1 count=1    ; compute: pl.row_max
+  13: expand.tile dst=7 a=2 b=6 sub=2 count=1    ; compute: pl.row_expand_sub
+  14: unary.tile dst=8 a=7 sub=3    ; compute: pl.exp
+  15: reduce.tile dst=9 a=8 count=1    ; compute: pl.row_sum
+  16: expand.tile dst=10 a=8 b=9 sub=4 count=1    ; compute: pl.row_expand_div
+  17: mov.tile dst=8 a=10    ; compute: assign
+  18: cmp.tile dst=11 a=8 b=1 sub=4 count=1 dtype=INT32    ; compute: pl.cmp
+  19: unary.tile dst=12 a=8    ; compute: pl.neg
+  20: sel.tile dst=13 a=11 b=8 c=12    ; compute: pl.sel
+  21: mov.tile dst=8 a=13    ; compute: assign
+  22: transpose.tile dst=14 a=8 count=1    ; compute: pl.transpose
+  23: slice.tile dst=15 a=14 idx=[0,0] shape=[8,8]    ; compute: pl.slice
+  24: slice.tile dst=16 a=14 idx=[2,0] shape=[8,8]    ; compute: pl.slice
+  25: concat.tile dst=17 a=15 b=16    ; compute: pl.concat
+  26: arange.tile dst=18 a=0 shape=[1,8] imm=1 dtype=INT32    ; compute: pl.arange
+  27: tile dst=19 a=18 b=3 sub=18 count=1    ; compute: pl.shl
+  28: reduce.tile dst=20 a=2 sub=1    ; compute: pl.col_max
+  29: reshape.tile dst=21 a=17 shape=[8,16]    ; compute: pl.reshape
+  30: expand.tile dst=22 a=21 b=20 sub=3    ; compute: pl.col_expand_mul
+  31: store a=22 b=5 idx=[0,0]    ; compute: pl.store
+  32: task sub=1    ; compute: call @compute
 
 dispatch list:
   rank 0 (device 0): per_rank(a+0B, b+0B, y+0B)

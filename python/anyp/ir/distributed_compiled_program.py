@@ -4,9 +4,11 @@ in place); a call returns the run's RunStats (anyp::RunStats: the cost card's
 counters, the modeled timeline when RunConfig.timeline is on)."""
 
 import copy
+import pathlib
+import tempfile
 import time
 
-from .. import _core, _host_worker
+from .. import _core, _dfx, _host_worker
 from .._errors import UnsupportedError, _user_facing
 from . import device_tensors
 from .distributed_worker import DistributedWorker
@@ -71,11 +73,16 @@ class CompiledProgram:
 
     def __init__(self, function, native, config):
         self._function, self._native, self.config = function, native, config
+        self._made_output_dir = None
         self.last_run_timing = None  # a RunTiming after each run
 
     @property
     def output_dir(self):
-        return self._native.output_dir
+        """Where the artifact and the DFX records go (a pathlib.Path), or
+        None: the compile's output_dir, else the folder a run that wrote DFX
+        records without one made."""
+        chosen = self._native.output_dir or self._made_output_dir
+        return pathlib.Path(chosen) if chosen else None
 
     def lowered_code(self):
         return self._native.lowered_code()
@@ -126,6 +133,12 @@ class CompiledProgram:
             wanted.distributed_config = self.config.distributed_config
         if not wanted.output_dir:
             wanted.output_dir = self.config.output_dir
+        if not wanted.output_dir and any(getattr(wanted, k) for k in _dfx.SWITCHES):
+            # PyPTO always has an output folder; without one the records go
+            # to a fresh folder, named by output_dir from then on.
+            if self._made_output_dir is None:
+                self._made_output_dir = tempfile.mkdtemp(prefix=f"anyp_{self._function.__name__}_")
+            wanted.output_dir = self._made_output_dir
         return wanted
 
     @_user_facing

@@ -2,9 +2,8 @@
 race checking, schedules, the modeled timeline, ...: anyp::RunConfig's
 table), and the example command line (anyp.runtime.cli)."""
 
-import warnings
 
-from .. import _core
+from .. import _core, _dfx
 from ..ir.distributed_compiled_program import DistributedConfig
 from ..ir.device_tensors import DeviceTensor, StackedDeviceTensor  # noqa: F401
 from ..ir.distributed_worker import DistributedRunHandle, DistributedWorker  # noqa: F401
@@ -21,11 +20,6 @@ _IGNORED = {
     "runtime_profiling",
 }
 
-# PyPTO's device-runtime switches (its dependency-graph dump and per-scope
-# statistics): booleans, checked; switched on, they warn that anyp writes
-# no such dump (the run is unchanged; docs/python.md).
-_IGNORED_SWITCHES = ("enable_dep_gen", "enable_scope_stats")
-
 # PyPTO's device-runtime ring sizes, one per scope depth (4 rings): a
 # non-negative int for every ring, or a list of 4; checked, then without
 # effect (anyp's runtime does not bound its task rings).
@@ -34,18 +28,11 @@ _RING_COUNT = 4
 
 
 def _check_ignored(kwargs):
-    """TypeError naming the keyword when a PyPTO switch or ring size is not
-    of PyPTO's type."""
-    for name in _IGNORED_SWITCHES:
+    """TypeError naming the keyword when a PyPTO DFX switch or ring size is
+    not of PyPTO's type."""
+    for name in _dfx.SWITCHES:  # booleans, as PyPTO types them
         if name in kwargs and not isinstance(kwargs[name], bool):
             raise TypeError(f"RunConfig: {name} must be a bool, got {kwargs[name]!r}")
-        if kwargs.get(name):
-            warnings.warn(
-                f"RunConfig({name}=True): anyp writes none of PyPTO's DFX files "
-                "(dfx_outputs/rank<r>/...); the run is unchanged. anyp's own diagnostics: "
-                "RunConfig(check_races=True), RunConfig(timeline=True) (docs/python.md)",
-                stacklevel=3,
-            )
     for name in _IGNORED_RINGS:
         if name not in kwargs:
             continue
@@ -96,7 +83,7 @@ class RunConfig:
     meaning), each an attribute of the same name."""
 
     def __init__(self, platform="a2a3sim", distributed_config=None, *, pct=None, **kwargs):
-        accepted = _IGNORED.union(_IGNORED_SWITCHES, _IGNORED_RINGS, _OWN)
+        accepted = _IGNORED.union(_IGNORED_RINGS, _OWN)
         unknown = sorted(set(kwargs) - accepted)
         if unknown:
             raise TypeError(f"RunConfig: not supported by anyp: {', '.join(unknown)}")
