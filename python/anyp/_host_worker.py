@@ -97,13 +97,23 @@ class WorkerArgs:
 
 class InlineWorker:
     """The worker of a `with pl.at(level=pl.Level.HOST, role=...)` block:
-    `fn` takes the block's tensors (anyp/_walker.py builds it)."""
+    `fn` takes the block's tensors, `params` their names (anyp/_walker.py
+    builds it)."""
 
     abstract = False
     binding = bound_by = None
 
-    def __init__(self, fn, name):
-        self.fn, self.__name__ = fn, name
+    def __init__(self, fn, name, params):
+        self.fn, self.__name__, self.params = fn, name, params
+
+    def unseen_write(self, i):
+        name = self.params[i]
+        return (
+            f"host worker '{self.__name__}' changed '{name}', which its block does not write by "
+            f"name ({name}[...] = ..., {name} += ..., {name}.copy_(...) or out={name}): anyp "
+            "orders the block after and before what it can see it write, so the change would be "
+            "lost; write it by name"
+        )
 
 
 def unbound_message(name):
@@ -132,6 +142,8 @@ def body(worker, program, writes):
                 if written:
                     view.cast("B")[:] = _bytes_of(array)
                 elif _bytes_of(array) != bytes(view):
+                    if isinstance(worker, InlineWorker):
+                        raise ValueError(worker.unseen_write(i))
                     raise ValueError(
                         f"host worker '{worker.__name__}' changed its argument {i}, which it "
                         "takes as an input: the change would be lost (declare the parameter "

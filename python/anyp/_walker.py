@@ -278,6 +278,38 @@ def _assignment_counts(stmts):
     return counts
 
 
+def _written_names(body):
+    """The names a block of plain Python writes through: n[...] = v,
+    n.attr = v, n op= v, n.method_(...) (torch's in-place methods) and
+    f(..., out=n)."""
+    written = set()
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            base = target
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if isinstance(base, ast.Name) and (
+                base is not target or isinstance(node, ast.AugAssign)
+            ):
+                written.add(base.id)
+        if isinstance(node, ast.Call):
+            func = node.func
+            if (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.attr.endswith("_")
+                and not func.attr.startswith("_")
+            ):
+                written.add(func.value.id)
+            for keyword in node.keywords:
+                if keyword.arg == "out" and isinstance(keyword.value, ast.Name):
+                    written.add(keyword.value.id)
+    return written
+
+
 def _has_inner_scope(node):
     inner = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
     return any(isinstance(n, inner) for n in ast.walk(node))
@@ -807,8 +839,9 @@ class _Walker:
     def inline_worker(self, s, name):
         """`with pl.at(level=pl.Level.HOST, role=pl.Role.Worker):` in a host
         function: the block, plain Python, becomes a host worker taking the
-        tensors it names (as inputs: a change to one is an error) and
-        called where it stands (anyp/_host_worker.py)."""
+        tensors it names and called where it stands (anyp/_host_worker.py).
+        A tensor it writes by name (_written_names) is InOut and written
+        back; a change to any other is an error."""
         captured = self.captured(s)
         for n in captured:
             if not isinstance(self.env[n], _core.Value):
@@ -833,10 +866,14 @@ class _Walker:
         namespace = {**self.globals}
         namespace.update({k: v for k, v in self.env.items() if not isinstance(v, _HANDLES)})
         exec(compile(module, self.source.file, "exec"), namespace)  # noqa: S102 (the user's block)
-        worker = _host_worker.InlineWorker(namespace[name], name)
-        params = [_core.param_like(n, self.env[n], "in") for n in captured]
+        worker = _host_worker.InlineWorker(namespace[name], name, captured)
+        written = [n in _written_names(s.body) for n in captured]
+        params = [
+            _core.param_like(n, self.env[n], "inout" if w else "in")
+            for n, w in zip(captured, written)
+        ]
         definition = _core.define_host_worker(
-            name, params, _host_worker.body(worker, None, [False] * len(captured))
+            name, params, _host_worker.body(worker, None, written)
         )
         _core.call(definition, [self.env[n] for n in captured], None)
 

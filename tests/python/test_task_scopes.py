@@ -309,6 +309,40 @@ def test_every_level_inline():
 
 
 @pl.program
+class Writing:
+    """An inline worker that writes a tensor by name (f[0, 0] = 99.0): f is
+    its InOut, so the write stays and the task after it reads it."""
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(
+        self,
+        a: pl.Tensor[[8, W], pl.FP32],
+        f: pl.Out[pl.Tensor[[8, W], pl.FP32]],
+        g: pl.Out[pl.Tensor[[8, W], pl.FP32]],
+    ):
+        with pl.at(level=pl.Level.CHIP):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.assemble(f, pl.mul(a, 2.0), [0, 0])
+        with pl.at(level=pl.Level.HOST, role=pl.Role.SubWorker, name_hint="mark"):
+            f[0, 0] = 99.0
+            f[1] += 0.5
+        with pl.at(level=pl.Level.CHIP):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                pl.assemble(g, pl.add(f, 1.0), [0, 0])
+
+
+def test_an_inline_worker_writes_the_tensors_it_writes_by_name():
+    a = torch.arange(8 * W, dtype=torch.float32).reshape(8, W)
+    f, g = torch.zeros(8, W), torch.zeros(8, W)
+    ir.compile(Writing, config=_config(1))(a, f, g)
+    want = 2 * a
+    want[0, 0] = 99.0
+    want[1] += 0.5
+    assert torch.equal(f, want)
+    assert torch.equal(g, want + 1)
+
+
+@pl.program
 class Meddling:
     @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
     def host(self, a: pl.Tensor[[8, W], pl.FP32], f: pl.Out[pl.Tensor[[8, W], pl.FP32]]):
@@ -316,13 +350,15 @@ class Meddling:
             with pl.at(level=pl.Level.CORE_GROUP):
                 pl.assemble(f, pl.mul(a, 2.0), [0, 0])
         with pl.at(level=pl.Level.HOST, role=pl.Role.SubWorker, name_hint="meddle"):
-            f[0, 0] = 99.0
+            alias = f
+            alias[0, 0] = 99.0
 
 
-def test_an_inline_worker_that_changes_a_tensor_is_refused():
+def test_an_inline_worker_that_changes_a_tensor_it_does_not_write_by_name_is_refused():
     with pytest.raises(ValueError) as caught:
         ir.compile(Meddling, config=_config(1))(torch.ones(8, W), torch.zeros(8, W))
     assert str(caught.value) == (
-        "host worker 'meddle' changed its argument 0, which it takes as an input: the change "
-        "would be lost (declare the parameter pl.Out or pl.InOut, or change a copy)"
+        "host worker 'meddle' changed 'f', which its block does not write by name (f[...] = ..., "
+        "f += ..., f.copy_(...) or out=f): anyp orders the block after and before what it can "
+        "see it write, so the change would be lost; write it by name"
     )
