@@ -18,6 +18,7 @@ set -euo pipefail
 # Python package's native module (anyp._core); python3-numpy, python3-torch:
 # the arrays it takes; python-is-python3: the `python` command the seed's
 # examples are run with. black: the Python formatter (scripts/check_format.sh).
+# clang-14, libclang-rt-14-dev: libFuzzer for scripts/fuzz.sh (docs/testing.md).
 # ccache: the compiler cache scripts/build.sh puts in front of g++ (a fresh
 # clone on the same machine reuses the working tree's objects); mold: the
 # faster linker scripts/build.sh uses when present (docs/development.md).
@@ -33,6 +34,8 @@ PACKAGES=(
   libcli11-dev
   nlohmann-json3-dev
   clang-format
+  clang-14
+  libclang-rt-14-dev
   time
   libopenmpi-dev
   openmpi-bin

@@ -141,6 +141,16 @@ TEST(CostModel, EveryMistakeIsNamed) {
   EXPECT_EQ(error_of("name = x\nalpha_ns = -1   # source: assumed\n"),
             "cost model 'my.model', line 2: the value of 'alpha_ns' must be a non-negative "
             "number, got '-1'");
+  // Found by fuzz/cost_model_fuzzer.cpp: a count too large for an integer
+  // was converted anyway (undefined behaviour).
+  EXPECT_EQ(error_of(complete("devices_per_node = 1e308   # source: assumed\n"
+                              "inter_node_alpha_ns = 1   # source: assumed\n"
+                              "inter_node_beta_ns_per_byte = 1   # source: assumed\n")),
+            "cost model 'my.model', line 10: the value of 'devices_per_node' must be at most "
+            "2147483647, got '1e308'");
+  EXPECT_EQ(error_of(complete("vector_cores = 2147483648   # source: assumed\n")),
+            "cost model 'my.model', line 10: the value of 'vector_cores' must be at most "
+            "2147483647, got '2147483648'");
   EXPECT_EQ(error_of("name = x\nalpha_ns 5   # source: assumed\n"),
             "cost model 'my.model', line 2: expected 'key = value', got 'alpha_ns 5'");
   EXPECT_EQ(

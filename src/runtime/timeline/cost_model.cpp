@@ -18,6 +18,10 @@
 namespace anyp::runtime {
 namespace {
 
+// The largest count key (dma_engines, devices_per_node, vector_cores) a
+// model may give: far above any machine, and exact as a double and an int64.
+constexpr double kMaxCount = 2147483647;
+
 constexpr std::array<DType, kDTypes> kAllDTypes = {
     DType::FP32, DType::FP16, DType::BF16, DType::INT8, DType::INT16, DType::INT32, DType::INT64};
 
@@ -148,6 +152,10 @@ CostModel parse_cost_model(const std::string& text, const std::string& origin) {
       const bool count = key == "dma_engines" || key == "devices_per_node" || key == "vector_cores";
       if (count && v != std::floor(v))
         fail(line, "the value of '" + key + "' must be a whole number, got '" + value + "'");
+      if (count && v > kMaxCount)
+        fail(line, "the value of '" + key + "' must be at most " +
+                       std::to_string(static_cast<std::int64_t>(kMaxCount)) + ", got '" + value +
+                       "'");
       if (key == "links_shared" && v != 0 && v != 1)
         fail(line, "the value of 'links_shared' must be 0 or 1, got '" + value + "'");
       *(scalars.count(key) ? scalars[key] : optional[key]) = v;
