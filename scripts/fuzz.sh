@@ -3,8 +3,10 @@
 # outside text (docs/testing.md):
 #   cost_model    a --model file (runtime/timeline/cost_model.cpp)
 #   device_list   a -d list of the example command line (cli/device_list.cpp)
+#   python        mutants of the Python examples (scripts/fuzz_python.py): no
+#                 internal exception escapes the Python front-end
 #
-#   bash scripts/fuzz.sh [SECONDS]    build both, fuzz each for SECONDS (default 20)
+#   bash scripts/fuzz.sh [SECONDS]    fuzz each target for SECONDS (default 20)
 #
 # Each target starts from its seed corpus (fuzz/corpus/<target>/, which holds
 # every input that once found a bug) into a scratch copy, with ASan and UBSan;
@@ -51,3 +53,9 @@ for target in cost_model device_list; do
   grep -E "^stat::number_of_executed_units|^stat::new_units_added" "$OUT/$target.log" |
     sed "s/^/  $target: /"
 done
+
+# The mutants come from FUZZ_SEED (default 1, so that CI's slice is the
+# same prefix of mutants every time; pick another seed to explore).
+echo "fuzz: python for ${SECONDS_EACH} s"
+ANYP_BUILD_DIR="${ANYP_BUILD_DIR:-$ROOT/build/release}" \
+  /usr/bin/python3 "$ROOT/scripts/fuzz_python.py" "$SECONDS_EACH" --seed "${FUZZ_SEED:-1}"

@@ -237,6 +237,8 @@ def _run_config(config, kwargs):
         kwargs.pop(k, None)
     if config is not None and given:
         raise TypeError(f"compile: give config= or {', '.join(given)}, not both")
+    if config is not None and not isinstance(config, RunConfig):
+        raise TypeError(f"compile: config must be an anyp.runtime.RunConfig, got {config!r}")
     return config or RunConfig(**given)
 
 

@@ -134,7 +134,7 @@ def add_anyp_arguments(parser, step):
             group.add_argument(flag, dest=dest, default=None, metavar=metavar, help=help_text)
         else:
             group.add_argument(flag, dest=dest, action="store_true", help=help_text)
-    meta = _Meta(parser, int(step), caller)
+    meta = _Meta(parser, _int_argument("add_anyp_arguments", "step", step), caller)
     parse_args = parser.parse_args
 
     def parse_with_meta(args=None, namespace=None):
@@ -365,6 +365,14 @@ def run_example(args, run):
 # ---- inputs, checks and the report ------------------------------------------------
 
 
+def _int_argument(function, name, value):
+    """`value` as an int; a TypeError naming `function` and `name` when it is
+    not one (a bool or float is not)."""
+    if isinstance(value, bool) or not isinstance(value, int) and not hasattr(value, "__index__"):
+        raise TypeError(f"{function}: {name} must be an int, got {value!r}")
+    return int(value)
+
+
 class InputGenerator:
     """anyp::InputGenerator (include/anyp/host_tensor.hpp): a std::mt19937
     seeded with `seed`; each element 0.5 + (g() >> 9) * 2^-23, in call
@@ -372,13 +380,28 @@ class InputGenerator:
     values C++ gen.uniform(shape, dtype) has."""
 
     def __init__(self, seed):
-        self._gen = _core.InputGenerator(int(seed))
+        seed = _int_argument("InputGenerator", "seed", seed)
+        if not 0 <= seed < 2**32:
+            raise TypeError(f"InputGenerator: seed must be in [0, 2^32), got {seed}")
+        self._gen = _core.InputGenerator(seed)
 
     def uniform(self, shape, dtype=FP32):
-        torch_dtype = _TORCH_DTYPES.get(dtype, dtype)
+        known = isinstance(dtype, (torch.dtype, type(FP32)))
+        torch_dtype = _TORCH_DTYPES.get(dtype, dtype) if known else None
         if not isinstance(torch_dtype, torch.dtype):
             raise TypeError(f"InputGenerator.uniform: dtype must be a pl dtype, got {dtype!r}")
-        tensor = torch.empty([int(e) for e in shape], dtype=torch_dtype)
+        if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+            raise TypeError(f"InputGenerator.uniform: shape must be a list of ints, got {shape!r}")
+        extents = [_int_argument("InputGenerator.uniform", "shape", e) for e in shape]
+        if any(e < 0 for e in extents):
+            raise TypeError(f"InputGenerator.uniform: shape {extents} has a negative extent")
+        try:
+            tensor = torch.empty(extents, dtype=torch_dtype)
+        except RuntimeError:  # torch's allocation failure
+            raise MemoryError(
+                f"InputGenerator.uniform: a tensor of shape {extents} and dtype {dtype} is more "
+                "than this machine can allocate"
+            ) from None
         self._gen.fill_uniform(tensor)
         return tensor
 
@@ -396,7 +419,17 @@ def _golden_like(golden, out):
 
 
 def _check(exact, name, out, golden, world_size):
+    function = "check_exact" if exact else "check_close"
+    world_size = _int_argument(function, "world_size", world_size)
+    if not isinstance(out, torch.Tensor):
+        raise TypeError(f"{function}: the output '{name}' must be a torch tensor, got {out!r}")
     golden = _golden_like(golden, out)
+    if golden.shape != out.shape:
+        _err(
+            f"{name} mismatch: the output is {list(out.shape)} but the golden is "
+            f"{list(golden.shape)} (P={world_size})"
+        )
+        return False
     state = _current
     if state is not None and state.options.dump_outputs and state.options.process_rank == 0:
         _core.cli_dump_output(state.options.dump_outputs, name, out)
@@ -458,6 +491,15 @@ def report(checks, args=None, stats=None):
     --trace FILE the timeline as a Chrome trace (anyp::cli::report).
     `stats` is the run's RunStats (what `compiled(...)` returned; default:
     the last run's)."""
+    if isinstance(checks, (str, bytes)) or not hasattr(checks, "__iter__"):
+        raise TypeError(
+            f"report: checks must be a list of check results (check_exact, check_close), "
+            f"got {type(checks).__name__}"
+        )
+    if stats is not None and not isinstance(stats, _core.RunStats):
+        raise TypeError(
+            f"report: stats must be the RunStats a run returned, got {type(stats).__name__}"
+        )
     state = _current
     ok = all(bool(c) for c in checks)
     if state is None:
