@@ -2,7 +2,7 @@
 """scripts/fuzz_python.py — mutation fuzzing of the Python front-end: no
 internal exception for any program a user can write (docs/testing.md).
 
-    /usr/bin/python3 scripts/fuzz_python.py [SECONDS] [--seed N]
+    /usr/bin/python3 scripts/fuzz_python.py [SECONDS] [--seed N] [--count N]
 
 Takes anyp's Python examples (examples/distributed/*.py,
 examples/kernels/*.py), applies one to three random mutations to a copy's
@@ -191,11 +191,12 @@ def run_mutant(path):
 def main(argv):
     seconds = float(argv[0]) if argv and not argv[0].startswith("--") else 60.0
     seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else int(time.time())
+    count = int(argv[argv.index("--count") + 1]) if "--count" in argv else None
     rng = random.Random(seed)
     OUT.mkdir(parents=True, exist_ok=True)
     cli._guarded = strict
     counts, findings, start, k = {}, 0, time.monotonic(), 0
-    while time.monotonic() - start < seconds:
+    while time.monotonic() - start < seconds and (count is None or k < count):
         source = rng.choice(SEEDS)
         tree = ast.parse(source.read_text())
         kinds = Mutator(rng, tree).mutate()
@@ -205,6 +206,8 @@ def main(argv):
             continue
         mutant = OUT / f"mutant_{k % 4}.py"
         mutant.write_text(text)
+        # If the process dies (a crash of the native module), this names the mutant.
+        (OUT / "running.txt").write_text(f"{mutant} from {source.name}, {kinds}, seed {seed}\n")
         k += 1
         try:
             error = run_mutant(mutant)

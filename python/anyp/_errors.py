@@ -211,7 +211,7 @@ def _user_traceback(error):
 _INTERNAL_TYPE_ERRORS = re.compile(
     r"incompatible function arguments|object is not iterable|object is not subscriptable|"
     r"has no attribute|unsupported operand type|not supported between instances|"
-    r"\(\) argument must be"
+    r"\(\) argument must be|Unable to cast Python instance"
 )
 _PYBIND_FORMS = re.compile(
     r"The following argument types are supported:\n(.*?)\n\nInvoked with:", re.S
@@ -285,6 +285,8 @@ def wrong_kind_message(error):
     shown = ", ".join(f"{p}={_kind(frame.f_locals.get(p))}" for p in params)
     call = f"{_PUBLIC_MODULES[frame.f_globals['__name__']]}.{code.co_name}({shown})"
     forms = _PYBIND_FORMS.search(text)
+    if forms is None and "Unable to cast Python instance" in text:  # pybind11 names nothing
+        return f"{call}: an argument is of the wrong kind"
     if forms is None:
         return f"{call}: an argument is of the wrong kind ({type(error).__name__}: {text})"
     takes = []

@@ -15,6 +15,7 @@ the walker what it needs (use_language): its loop ranges and tensor
 subscripts."""
 
 import ast
+import contextlib
 import copy
 
 from . import _arrays, _core, _host_worker, _scopes
@@ -497,7 +498,8 @@ class _Walker:
             return
         if fn.__closure__:
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
-                self.env[name] = cell.cell_contents
+                with contextlib.suppress(ValueError):  # empty: bound later, not yet
+                    self.env[name] = cell.cell_contents
         if jit.is_method:
             self.env["self"] = jit.program
         self.env["_anyp_subscript_"] = _subscript  # what x[a:b, ...] reads become
@@ -537,6 +539,7 @@ class _Walker:
                 AttributeError,
                 LookupError,
                 ArithmeticError,
+                RuntimeError,  # pybind11's cast error (an anyp error is caught above)
             ) as e:
                 message = wrong_kind_message(e) or f"{type(e).__name__}: {e}"
                 raise _located(_core.CompileError(message), self.source, stmt) from None

@@ -376,6 +376,10 @@ void RankVm::store(const Instr& in) {
   const std::size_t n = in.idx.size() - static_cast<std::size_t>(in.count);
   const Index offs = offsets(in, 0, n);
   const std::span<const std::int64_t> at(offs.data(), n);
+  if (t.shape.empty()) [[unlikely]]
+    fail(in,
+         "the tile it stores has no value here: it is assigned only where the run did not "
+         "go (a loop that ran no iteration, or a branch not taken)");
   ANYP_CHECK(t.dtype == v.dtype, "store of a tile into a view of another dtype");
   Index run_time_valid;
   const auto valid = valid_extents(in, t.shape, run_time_valid);

@@ -475,14 +475,21 @@ def cast(input, target_type, mode="round"):  # noqa: A002
     raise TypeError(f"pl.cast: expected a Tile, a Tensor or a Scalar, got {_kind(input)}")
 
 
+def _pl_dtype(op, dtype):
+    """`dtype` if it is a pl dtype, else a TypeError naming `op`."""
+    if not isinstance(dtype, _core.DType):
+        raise TypeError(f"{op}: dtype must be a pl dtype (pl.FP32, pl.INT32, ...), got {dtype!r}")
+    return dtype
+
+
 def full(shape, dtype, value):
     """A tile of `shape` whose every element is `value` in `dtype`."""
-    return _core.tile_full(list(shape), value, dtype)
+    return _core.tile_full(list(shape), value, _pl_dtype("pl.full", dtype))
 
 
 def zeros(shape, dtype):
     """pl.full(shape, dtype, 0) (anyp's C++ pl::zeros; PyPTO has no pl.zeros)."""
-    return _core.tile_zeros(list(shape), dtype)
+    return _core.tile_zeros(list(shape), _pl_dtype("pl.zeros", dtype))
 
 
 def reshape(input, shape):  # noqa: A002

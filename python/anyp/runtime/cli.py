@@ -27,7 +27,9 @@ are the C++ functions' text. Exit codes: 0 OK; 1 golden mismatch, compile
 error, run error, deadlock or race; 2 usage or configuration error.
 """
 
+import argparse
 import inspect
+import operator
 import os
 import sys
 import traceback
@@ -122,6 +124,10 @@ def add_anyp_arguments(parser, step):
     of the C++ example command line but those, with its help (--cost,
     --timeline, --check-races, --explore N, ...; --seed defaults to `step`),
     and --compile-only when the parser lacks it."""
+    if not isinstance(parser, argparse.ArgumentParser):
+        raise TypeError(
+            f"add_anyp_arguments: parser must be an argparse.ArgumentParser, got {parser!r}"
+        )
     caller = sys._getframe(1).f_globals.get("__file__")  # noqa: SLF001 (the example script)
     parser.allow_abbrev = False  # the C++ command line takes whole flags only
     if _action(parser, "--compile-only") is None:
@@ -134,7 +140,10 @@ def add_anyp_arguments(parser, step):
             group.add_argument(flag, dest=dest, default=None, metavar=metavar, help=help_text)
         else:
             group.add_argument(flag, dest=dest, action="store_true", help=help_text)
-    meta = _Meta(parser, _int_argument("add_anyp_arguments", "step", step), caller)
+    step = _int_argument("add_anyp_arguments", "step", step)
+    if not 0 <= step < 2**31:
+        raise TypeError(f"add_anyp_arguments: step must be in [0, 2^31), got {step}")
+    meta = _Meta(parser, step, caller)
     parse_args = parser.parse_args
 
     def parse_with_meta(args=None, namespace=None):
@@ -168,7 +177,7 @@ def _spec(meta, args):
         if action is None or not action.choices:
             return []
         first = action.default if action.default in action.choices else list(action.choices)[0]
-        return [first] + [c for c in action.choices if c != first]
+        return [str(c) for c in [first] + [c for c in action.choices if c != first]]
 
     name = os.path.splitext(os.path.basename(meta.script or "example"))[0]
     return {
@@ -333,6 +342,14 @@ def run_example(args, run):
     from a parser that add_anyp_arguments set up; run_example adds to it the
     parsed values (args.seed, args.device_ids, args.process_rank, ...)."""
     global _current
+    if not callable(run):
+        raise TypeError(f"cli.run_example: run must be a function run(args, config), got {run!r}")
+    try:
+        inspect.signature(run).bind(args, None)
+    except TypeError as e:
+        raise TypeError(f"cli.run_example: run must take (args, config): {e}") from None
+    except ValueError:  # a builtin without a signature: called as it is
+        pass
     meta = getattr(args, "_anyp", None)
     if meta is None:
         raise TypeError(
@@ -367,10 +384,16 @@ def run_example(args, run):
 
 def _int_argument(function, name, value):
     """`value` as an int; a TypeError naming `function` and `name` when it is
-    not one (a bool or float is not)."""
-    if isinstance(value, bool) or not isinstance(value, int) and not hasattr(value, "__index__"):
-        raise TypeError(f"{function}: {name} must be an int, got {value!r}")
-    return int(value)
+    not one (a bool, a float or a tensor of several elements is not)."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        return operator.index(value)
+    except (TypeError, ValueError, RuntimeError):
+        shown = (
+            repr(value) if not isinstance(value, torch.Tensor) else f"a tensor {list(value.shape)}"
+        )
+        raise TypeError(f"{function}: {name} must be an int, got {shown}") from None
 
 
 class InputGenerator:
@@ -410,9 +433,15 @@ class InputGenerator:
         return self._gen.next()
 
 
-def _golden_like(golden, out):
+def _golden_like(function, name, golden, out):
     if not isinstance(golden, torch.Tensor):
-        golden = torch.as_tensor(golden)
+        try:
+            golden = torch.as_tensor(golden)
+        except (TypeError, ValueError, RuntimeError):
+            raise TypeError(
+                f"{function}: the golden of '{name}' must be a tensor, an array or numbers, "
+                f"got {type(golden).__name__}"
+            ) from None
     if golden.dtype != out.dtype:
         golden = golden.to(out.dtype)  # rounds to nearest even, as HostTensor::set
     return golden.contiguous()
@@ -423,7 +452,7 @@ def _check(exact, name, out, golden, world_size):
     world_size = _int_argument(function, "world_size", world_size)
     if not isinstance(out, torch.Tensor):
         raise TypeError(f"{function}: the output '{name}' must be a torch tensor, got {out!r}")
-    golden = _golden_like(golden, out)
+    golden = _golden_like(function, name, golden, out)
     if golden.shape != out.shape:
         _err(
             f"{name} mismatch: the output is {list(out.shape)} but the golden is "
