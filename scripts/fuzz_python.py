@@ -224,8 +224,9 @@ def main(argv):
                 + text
             )
             print(f"finding {findings}: {type(error).__name__}: {error} ({kept})")
+    elapsed = time.monotonic() - start
     print(
-        f"fuzz_python: {k} mutants of {len(SEEDS)} programs in {seconds:.0f} s, seed {seed}: {counts}"
+        f"fuzz_python: {k} mutants of {len(SEEDS)} programs in {elapsed:.0f} s, seed {seed}: {counts}"
     )
     return 1 if findings else 0
 
