@@ -73,6 +73,9 @@ struct RunConfig {
   bool enable_dep_gen = false;
   bool enable_scope_stats = false;
   bool enable_chip_swimlane = false;
+  bool writes_task_records() const {
+    return enable_dep_gen || enable_scope_stats || enable_chip_swimlane;
+  }
   // compile() prints the IR after each of its passes to stderr (the pass
   // list: docs/design.md §4), compiling again even when the plan is cached.
   bool dump_ir = false;

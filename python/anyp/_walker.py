@@ -870,7 +870,8 @@ class _Walker:
         namespace.update({k: v for k, v in self.env.items() if not isinstance(v, _HANDLES)})
         exec(compile(module, self.source.file, "exec"), namespace)  # noqa: S102 (the user's block)
         worker = _host_worker.InlineWorker(namespace[name], name, captured)
-        written = [n in _written_names(s.body) for n in captured]
+        writes = _written_names(s.body)
+        written = [n in writes for n in captured]
         params = [
             _core.param_like(n, self.env[n], "inout" if w else "in")
             for n, w in zip(captured, written)

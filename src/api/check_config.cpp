@@ -92,25 +92,17 @@ std::optional<ConfigProblem> schedule_problem(const RunConfig::Pct& pct, bool de
   return std::nullopt;
 }
 
-}  // namespace
-
-namespace {
-
-// The DFX records are files under output_dir: a switch without one would
-// write nothing.
-std::optional<ConfigProblem> dfx_problem(const RunConfig& config) {
-  if (!config.output_dir.empty()) return std::nullopt;
-  for (const auto& [on, field] : {std::pair{config.enable_dep_gen, "enable_dep_gen"},
-                                  std::pair{config.enable_scope_stats, "enable_scope_stats"},
-                                  std::pair{config.enable_chip_swimlane, "enable_chip_swimlane"}}) {
-    if (on) {
-      return ConfigProblem{field, std::string(field) +
-                                      " writes its records under output_dir "
-                                      "(<output_dir>/dfx_outputs/rank<r>/d<k>/), which is empty: "
-                                      "set output_dir"};
-    }
-  }
-  return std::nullopt;
+// The task records are files under output_dir: a switch without one would
+// write nothing. Names the first switch that is on.
+std::optional<ConfigProblem> task_records_problem(const RunConfig& config) {
+  if (!config.writes_task_records() || !config.output_dir.empty()) return std::nullopt;
+  const char* field = config.enable_dep_gen       ? "enable_dep_gen"
+                      : config.enable_scope_stats ? "enable_scope_stats"
+                                                  : "enable_chip_swimlane";
+  return ConfigProblem{field, std::string(field) +
+                                  " writes its records under output_dir "
+                                  "(<output_dir>/dfx_outputs/rank<r>/d<k>/), which is empty: "
+                                  "set output_dir"};
 }
 
 }  // namespace
@@ -132,7 +124,7 @@ std::optional<ConfigProblem> check_config(const RunConfig& config) {
                                         std::to_string(config.workers)};
   }
   if (auto p = engine_problem(config)) return p;
-  if (auto p = dfx_problem(config)) return p;
+  if (auto p = task_records_problem(config)) return p;
   return schedule_problem(config.pct, config.deterministic);
 }
 

@@ -310,7 +310,7 @@ RunStats CompiledProgram::run_planned(runtime::Engine& engine,
     observers.attach(recorder.get());
   }
   std::unique_ptr<runtime::TaskRecorder> tasks;
-  if (wants_dfx(config_)) {
+  if (config_.writes_task_records()) {
     tasks = std::make_unique<runtime::TaskRecorder>(exec);
     observers.attach(tasks.get());
   }

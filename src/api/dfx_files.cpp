@@ -8,6 +8,7 @@
 
 #include "anyp/errors.hpp"
 #include "common/json_text.hpp"
+#include "runtime/executable_text.hpp"
 
 namespace anyp {
 namespace {
@@ -21,21 +22,13 @@ const runtime::Site& site_of(const Executable& exec, runtime::SiteRef ref) {
   return exec.codes[static_cast<std::size_t>(ref.code)].sites[static_cast<std::size_t>(ref.site)];
 }
 
-// "host tensor 'x'", "rank 1's window 'data'".
-std::string memory_name(const Executable& exec, const ByteRange& r) {
-  if (r.space == runtime::Space::Host)
-    return "host tensor '" + exec.host_args[static_cast<std::size_t>(r.id)].name + "'";
-  const runtime::WindowBuffer& b = exec.buffers[static_cast<std::size_t>(r.id)];
-  return "rank " + std::to_string(r.owner) + (b.local ? "'s tensor '" : "'s window '") + b.name +
-         "'";
-}
-
 std::string ranges_json(const Executable& exec, const std::vector<ByteRange>& ranges) {
   std::string out = "[";
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const ByteRange& r = ranges[i];
-    out += (i ? ", " : "") + std::string("{\"memory\": ") + json_string(memory_name(exec, r)) +
-           ", \"bytes\": [" + std::to_string(r.first) + ", " + std::to_string(r.end) + "]}";
+    out += (i ? ", " : "") + std::string("{\"memory\": ") +
+           json_string(runtime::memory_text(exec, r.space, r.id, r.owner)) + ", \"bytes\": [" +
+           std::to_string(r.first) + ", " + std::to_string(r.end) + "]}";
   }
   return out + "]";
 }
@@ -100,10 +93,6 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 }
 
 }  // namespace
-
-bool wants_dfx(const RunConfig& config) {
-  return config.enable_dep_gen || config.enable_scope_stats || config.enable_chip_swimlane;
-}
 
 void write_dfx_files(const RunConfig& config, const Executable& exec,
                      const std::vector<std::vector<DispatchRecord>>& ranks) {

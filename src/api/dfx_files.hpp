@@ -12,9 +12,6 @@
 
 namespace anyp {
 
-// Whether `config` asks for any DFX record.
-bool wants_dfx(const RunConfig& config);
-
 // Writes the records `config` asks for, of every rank this process ran
 // (a rank with no dispatch record writes nothing). Throws RunError naming
 // a file that cannot be written.

@@ -199,9 +199,7 @@ RunConfig Options::config() const {
   config.timeline = cost || timeline || !trace.empty();
   // The task records (--dep-gen, --scope-stats, --swimlane) go under the
   // output folder, --output-dir's or its default.
-  if (config.output_dir.empty() &&
-      (config.enable_dep_gen || config.enable_scope_stats || config.enable_chip_swimlane))
-    config.output_dir = output_dir;
+  if (config.output_dir.empty() && config.writes_task_records()) config.output_dir = output_dir;
   return config;
 }
 
@@ -391,8 +389,7 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   if (given("--explore-depth") && !run.pct.enabled && !given("--explore")) {
     throw UsageError{"--explore-depth: only meaningful with --explore or --pct-seed"};
   }
-  if (given("--output-dir") && !options.compile_only && !run.enable_dep_gen &&
-      !run.enable_scope_stats && !run.enable_chip_swimlane) {
+  if (given("--output-dir") && !options.compile_only && !run.writes_task_records()) {
     throw UsageError{
         "--output-dir: only meaningful with --compile-only, --dep-gen, --scope-stats or "
         "--swimlane (a plain run writes nothing)"};

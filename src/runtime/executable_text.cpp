@@ -10,6 +10,15 @@ std::string agent_text(const Executable& exec, std::int64_t agent) {
          (block > 0 ? " block " + std::to_string(block) : "");
 }
 
+std::string memory_text(const Executable& exec, Space space, std::int32_t id, std::int64_t owner) {
+  if (space == Space::Host)
+    return "host tensor '" + exec.host_args[static_cast<std::size_t>(id)].name + "'";
+  const WindowBuffer& b = exec.buffers[static_cast<std::size_t>(id)];
+  if (b.local)
+    return "rank " + std::to_string(owner) + "'s tensor '" + b.name + "' (pl.create_tensor)";
+  return "rank " + std::to_string(owner) + "'s window '" + b.name + "'";
+}
+
 std::string run_error_where(const Executable& exec, std::int64_t rank, SiteRef site) {
   std::string where = "run error: rank " + std::to_string(rank) + " (device " +
                       std::to_string(exec.device_ids[static_cast<std::size_t>(rank)]) + ")";

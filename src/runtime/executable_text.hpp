@@ -17,6 +17,11 @@ namespace anyp::runtime {
 // "rank 1 block 2": an agent (Executable::agents) in reports.
 std::string agent_text(const Executable& exec, std::int64_t agent);
 
+// "host tensor 'x'", "rank 1's window 'dst'" or "rank 1's tensor 't'
+// (pl.create_tensor)": whose memory a view of `space` and `id` is, on
+// `owner` (windows only).
+std::string memory_text(const Executable& exec, Space space, std::int32_t id, std::int64_t owner);
+
 // "run error: rank 1 (device 1), function 'f', op pld.tensor.put": where a
 // rank's run error happened (the site may be {-1, -1}: no op).
 std::string run_error_where(const Executable& exec, std::int64_t rank, SiteRef site);

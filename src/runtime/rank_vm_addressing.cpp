@@ -4,6 +4,7 @@
 // offsets into a Cell; and the run errors when any of them is out of range.
 #include "common/internal_check.hpp"
 #include "runtime/diagnostic_text.hpp"
+#include "runtime/executable_text.hpp"
 #include "runtime/rank_vm.hpp"
 
 namespace anyp::runtime {
@@ -48,12 +49,7 @@ RankVm::Index RankVm::offsets(const Instr& in, std::size_t from, std::size_t cou
 }
 
 std::string RankVm::memory_text(const ViewReg& v, std::int64_t owner) const {
-  if (v.space == Space::Host)
-    return "host tensor '" + ctx_->exec->host_args[static_cast<std::size_t>(v.id)].name + "'";
-  const WindowBuffer& b = ctx_->exec->buffers[static_cast<std::size_t>(v.id)];
-  if (b.local)
-    return "rank " + std::to_string(owner) + "'s tensor '" + b.name + "' (pl.create_tensor)";
-  return "rank " + std::to_string(owner) + "'s window '" + b.name + "'";
+  return runtime::memory_text(*ctx_->exec, v.space, v.id, owner);
 }
 
 void RankVm::check_region(const Instr& in, const ViewReg& v, std::int64_t owner,
