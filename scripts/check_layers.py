@@ -55,6 +55,7 @@ PUBLIC = {
     "compiled_program": (5, "api"),
     "session": (5, "api"),
     "explore": (5, "api"),
+    "verify": (5, "api"),
     "anyp": (5, "api"),
     "example_cli": (6, "cli"),
     "timeline_output": (6, "cli"),

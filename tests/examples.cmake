@@ -386,3 +386,33 @@ if(NOT ANYP_SANITIZE)
   set_tests_properties(example.11_allreduce_reveal.ring.address_limit_4GiB.P1024 PROPERTIES
     LABELS examples TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT})
 endif()
+
+# ---- --verify: every schedule up to equivalence (docs/race-checker.md §7) ----------
+# Exact lines: the traces, schedules and pruned choices are deterministic.
+# tests/python/test_verify.py runs every example and mode at P = 2 and 3 in
+# both front-ends; tests/runtime/verify_schedules_test.cpp counts traces of
+# programs counted by hand.
+function(anyp_add_verify_test example mode P expected)
+  anyp_device_list(${P} devices)
+  set(args -d ${devices} --verify --verify-budget 1000)
+  if(NOT mode STREQUAL "-")
+    list(APPEND args --mode ${mode})
+  endif()
+  set(test_name example.${example}.${mode}.verify.P${P})
+  add_test(NAME ${test_name}
+    COMMAND ${CMAKE_COMMAND}
+      -DEXPECT_EXIT=0
+      "-DEXPECT_STDOUT=OK\\n${expected}, no deadlock, no race, golden holds\\n"
+      -DEXPECT_STDERR=
+      -P ${ANYP_EXPECT_OUTPUT_SCRIPT}
+      -- $<TARGET_FILE:${example}> ${args})
+  set_tests_properties(${test_name} PROPERTIES LABELS examples TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT})
+endfunction()
+anyp_add_verify_test(04_barrier hand 3 "verified: 1 trace (1 schedule run, 30 pruned)")
+anyp_add_verify_test(10_allreduce_ring - 3 "verified: 1 trace (1 schedule run, 60 pruned)")
+anyp_add_verify_test(11_allreduce_reveal mesh 2 "verified: 3 traces (3 schedules run, 34 pruned)")
+anyp_add_verify_test(11_allreduce_reveal mesh 3
+  "verified: 24 traces (24 schedules run, 870 pruned)")
+anyp_add_verify_test(16_putting_it_together shared 2
+  "verified: 27 traces (27 schedules run, 465 pruned)")
+anyp_add_verify_test(k5_ring_attention - 3 "verified: 1 trace (1 schedule run, 56 pruned)")

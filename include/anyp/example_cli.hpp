@@ -33,6 +33,7 @@
 #include "anyp/compiled_program.hpp"
 #include "anyp/host_tensor.hpp"
 #include "anyp/run_config.hpp"
+#include "anyp/verify.hpp"
 
 namespace anyp::cli {
 
@@ -57,16 +58,18 @@ struct Options {
   std::string mode;
   std::string op;
   bool compile_only = false;
-  bool fixed = false;                // --fixed (pitfall programs)
-  std::uint32_t seed = 0;            // input generator seed (default: the step)
-  std::string output_dir;            // --compile-only target and the task records (one dir per P)
-  bool cost = false;                 // --cost: print the cost card after OK
-  bool timeline = false;             // --timeline: print the modeled timeline after OK
-  std::string trace;                 // --trace FILE: write it as a Chrome trace
-  bool explain_collectives = false;  // --explain-collectives: the collective table after OK
-  int explore = 0;                   // --explore N: run N PCT schedules
-  bool verbose = false;              // --verbose: the engine's details on stderr
-  std::string dump_outputs;          // --dump-outputs DIR: checked outputs as DIR/<name>.bin
+  bool fixed = false;                  // --fixed (pitfall programs)
+  std::uint32_t seed = 0;              // input generator seed (default: the step)
+  std::string output_dir;              // --compile-only target and the task records (one dir per P)
+  bool cost = false;                   // --cost: print the cost card after OK
+  bool timeline = false;               // --timeline: print the modeled timeline after OK
+  std::string trace;                   // --trace FILE: write it as a Chrome trace
+  bool explain_collectives = false;    // --explain-collectives: the collective table after OK
+  int explore = 0;                     // --explore N: run N PCT schedules
+  bool verify = false;                 // --verify: every schedule up to equivalence (DPOR)
+  std::int64_t verify_budget = 10000;  // --verify-budget N: at most N schedules
+  bool verbose = false;                // --verbose: the engine's details on stderr
+  std::string dump_outputs;            // --dump-outputs DIR: checked outputs as DIR/<name>.bin
   // The flags given on the command line, by long name ("--workers",
   // "--device"): a program's own RunConfig is refused only for these.
   std::set<std::string> given;
@@ -129,7 +132,10 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec);
 // under N PCT schedules (seeds 1..N); it stops at the first that fails
 // (golden mismatch, deadlock, race, run error) and prints the command that
 // replays it (--pct-seed S --explore-depth D --pct-steps K); "OK" when all
-// pass.
+// pass. With --verify the body runs once per schedule verify_schedules
+// chooses (verify.hpp) and "OK" is followed by its "verified: ..." line;
+// a failure prints the command that replays it (--replay-schedule S), a
+// budget reached prints "not verified: ..." and returns 1.
 int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
                 const std::function<int(const Options&)>& body);
 
@@ -163,6 +169,10 @@ std::string extras_text(const Options& options, const RunStats& stats);
 // schedule (PCT seed 0, depth 1)"). argv[0] is the program.
 std::string explore_failure_text(const RunConfig::Pct& failed, int schedules,
                                  const std::vector<std::string>& argv);
+// What --verify prints when schedule `result.schedules` fails: "verify:
+// schedule M failed (...); replay it with:\n  <argv without --verify and
+// --verify-budget> --replay-schedule S". argv[0] is the program.
+std::string verify_failure_text(const VerifyResult& result, const std::vector<std::string>& argv);
 // Prints "OK" and returns 0 when every check passed, else returns 1.
 int report(const std::vector<bool>& checks);
 // As above; after "OK", with --cost the run's cost card, with --timeline

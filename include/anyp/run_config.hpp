@@ -5,11 +5,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace anyp {
+
+namespace runtime {
+class ScheduleScript;  // src/runtime/schedule_script.hpp
+}
 
 struct RunConfig {
   // "a2a3sim" (default) or "a5sim"; "a2a3"/"a5" (real hardware) are refused.
@@ -43,6 +48,15 @@ struct RunConfig {
     int depth = 3;
     std::int64_t steps = 0;
   } pct;
+  // One worker, op by op, the agents picked in this order, then the lowest
+  // ready one: "0*3,1,2" runs agent 0 three steps, then 1, then 2 (a step:
+  // local work up to one visible op; docs/race-checker.md). --verify prints
+  // the schedule that replays what it found. A listed agent that is not
+  // ready at its step is a RunError naming the step.
+  std::string replay_schedule;
+  // Set by anyp::verify_schedules only (verify.hpp): the schedule explorer
+  // that picks every step of the run.
+  std::shared_ptr<runtime::ScheduleScript> schedule_script;
   // Instructions a rank may run before it is preempted.
   std::int64_t preempt_budget = 4096;
   // Check every window and host-tensor access against happens-before
@@ -110,7 +124,7 @@ struct RunConfig {
 // The order is the order in which a program's own RunConfig is checked
 // against the flags given (anyp::cli::flag_not_taken).
 #define ANYP_RUN_CONFIG_FIELDS(X)                                                                \
-  X(check_races, check_races, "--check-races", "", true, "", Switch,                             \
+  X(check_races, check_races, "--check-races", "--verify", true, "", Switch,                     \
     "Check every window and host-tensor access for races (happens-before); a race is reported "  \
     "and exits 1")                                                                               \
   X(timeline, timeline, "", "--cost --timeline --trace", false, "", None, "")                    \
@@ -126,6 +140,9 @@ struct RunConfig {
   X(deterministic, deterministic, "", "--schedule-seed", true, "", None, "")                     \
   X(schedule_seed, schedule_seed, "--schedule-seed", "", true, "", Seed,                         \
     "Run on one worker, picking ranks with an RNG seeded by N (replayable)")                     \
+  X(replay_schedule, replay_schedule, "--replay-schedule", "", true, "SCHEDULE", Text,           \
+    "Run one schedule step by step: the agents in order (0*3,1,2 is 0,0,0,1,2), then the "       \
+    "lowest ready (printed by --verify)")                                                        \
   X(workers, workers, "--workers", "", true, "N", Count,                                         \
     "Worker threads (default: min(P, cores))")                                                   \
   X(preempt_budget, preempt_budget, "--preempt-budget", "", false, "", Count,                    \

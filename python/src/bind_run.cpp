@@ -94,10 +94,16 @@ void assign_field(T& field, const py::handle& value, const char* key) {
                     kind_of_field<T>() + ", got " + std::string(py::repr(value)));
 }
 
+// While verify_schedules' loop runs a Python body on this thread: its
+// explorer, which every RunConfig made from Python then carries (the dict
+// has no field for it; verify.hpp).
+thread_local std::shared_ptr<runtime::ScheduleScript> g_verify_script;
+
 // A RunConfig from Python's RunConfig.to_dict(): each key a field of
 // ANYP_RUN_CONFIG_FIELDS.
 RunConfig run_config(const py::dict& c) {
   RunConfig config;
+  config.schedule_script = g_verify_script;
   for (const auto& [key_object, value] : c) {
     const std::string key = py::str(key_object);
     bool known = false;
@@ -374,6 +380,8 @@ void bind_cli(py::module_& m) {
       .def_readonly("explain_collectives", &cli::Options::explain_collectives)
       .def_readonly("trace", &cli::Options::trace)
       .def_readonly("explore", &cli::Options::explore)
+      .def_readonly("verify", &cli::Options::verify)
+      .def_readonly("verify_budget", &cli::Options::verify_budget)
       .def_readonly("verbose", &cli::Options::verbose)
       .def_readonly("dump_outputs", &cli::Options::dump_outputs)
       .def_readonly("given", &cli::Options::given)
@@ -409,6 +417,26 @@ void bind_cli(py::module_& m) {
     py::object failed = py::none();
     if (r.failed) failed = py::make_tuple(r.failed->seed, r.failed->depth, r.failed->steps);
     return py::make_tuple(r.code, failed);
+  });
+  // --verify's loop (anyp::verify_schedules): `run(config)` runs the body
+  // under a config dict and returns its code; the result is (code, the
+  // result's text, complete, the failure's text with its replay command or
+  // None). `argv` names the program for the replay command.
+  m.def("verify_schedules", [](const py::dict& config, std::int64_t budget, const py::function& run,
+                               const std::vector<std::string>& argv) {
+    const VerifyResult r =
+        verify_schedules({.config = run_config(config), .budget = budget}, [&](const RunConfig& c) {
+          struct Scope {
+            explicit Scope(std::shared_ptr<runtime::ScheduleScript> s) {
+              g_verify_script = std::move(s);
+            }
+            ~Scope() { g_verify_script.reset(); }
+          } scope(c.schedule_script);
+          return ScheduleOutcome{run(run_config_dict(c)).cast<int>(), 0};
+        });
+    py::object failure = py::none();
+    if (!r.clean()) failure = py::str(cli::verify_failure_text(r, argv));
+    return py::make_tuple(r.code, r.text(), r.complete, failure);
   });
   m.def("cli_extras_text",
         [](const cli::Options& o, const RunStats& stats) { return cli::extras_text(o, stats); });

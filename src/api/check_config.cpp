@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <stdexcept>
 
 #include "anyp/engines.hpp"
 #include "anyp/run_config.hpp"
 #include "engines/engine_registry.hpp"
+#include "runtime/schedule_script.hpp"
 #include "runtime/timeline/platform_models.hpp"
 
 namespace anyp {
@@ -62,11 +64,15 @@ std::optional<ConfigProblem> engine_problem(const RunConfig& config) {
                              config.engine + why +
                              "check the program on the threads engine, then run it here"};
   }
-  if ((config.deterministic || config.pct.enabled) && !e->schedulable) {
-    return ConfigProblem{config.pct.enabled ? "pct" : "deterministic",
-                         "deterministic and pct schedules pick which rank runs next, on engine "
-                         "'threads' only; engine '" +
-                             config.engine + why + "the operating system schedules them"};
+  if ((config.deterministic || config.pct.enabled || !config.replay_schedule.empty()) &&
+      !e->schedulable) {
+    return ConfigProblem{
+        config.pct.enabled     ? "pct"
+        : config.deterministic ? "deterministic"
+                               : "replay_schedule",
+        "deterministic, pct and replayed schedules pick which rank runs next, on engine "
+        "'threads' only; engine '" +
+            config.engine + why + "the operating system schedules them"};
   }
   if (config.workers > 1 && !e->schedulable) {
     return ConfigProblem{"workers",
@@ -75,7 +81,21 @@ std::optional<ConfigProblem> engine_problem(const RunConfig& config) {
   return std::nullopt;
 }
 
-std::optional<ConfigProblem> schedule_problem(const RunConfig::Pct& pct, bool deterministic) {
+std::optional<ConfigProblem> schedule_problem(const RunConfig::Pct& pct, bool deterministic,
+                                              const std::string& replay) {
+  if (!replay.empty()) {
+    if (pct.enabled || deterministic) {
+      return ConfigProblem{"replay_schedule", std::string("replay_schedule and ") +
+                                                  (pct.enabled ? "pct" : "deterministic") +
+                                                  " are two schedules; choose one"};
+    }
+    try {
+      runtime::parse_schedule(replay);
+    } catch (const std::invalid_argument& e) {
+      return ConfigProblem{"replay_schedule", std::string("replay_schedule: ") + e.what() +
+                                                  " (the agents in order, comma-separated)"};
+    }
+  }
   if (!pct.enabled) return std::nullopt;
   if (deterministic) {
     return ConfigProblem{"pct",
@@ -125,7 +145,7 @@ std::optional<ConfigProblem> check_config(const RunConfig& config) {
   }
   if (auto p = engine_problem(config)) return p;
   if (auto p = task_records_problem(config)) return p;
-  return schedule_problem(config.pct, config.deterministic);
+  return schedule_problem(config.pct, config.deterministic, config.replay_schedule);
 }
 
 }  // namespace anyp

@@ -22,6 +22,7 @@
 #include "runtime/cost_counter.hpp"
 #include "runtime/footprint.hpp"
 #include "runtime/race/race_checker.hpp"
+#include "runtime/schedule_script.hpp"
 #include "runtime/timeline/cost_model.hpp"
 #include "runtime/timeline/simulate.hpp"
 #include "runtime/timeline/timeline_recorder.hpp"
@@ -236,6 +237,17 @@ RunStats CompiledProgram::run_with(runtime::Engine& engine, runtime::PersistentW
   if (const std::string why = engine.check(exec); !why.empty()) throw ConfigError(why);
   runtime::EngineOptions options = engine_options(config_, exec.agents());
   options.windows = windows;
+  // A replayed schedule (checked by check_config) or verify_schedules' explorer.
+  std::unique_ptr<runtime::ReplayScript> replay;
+  if (config_.schedule_script) {
+    options.schedule = runtime::Schedule{runtime::Schedule::Kind::Script};
+    options.schedule.script = config_.schedule_script.get();
+  } else if (!config_.replay_schedule.empty()) {
+    replay =
+        std::make_unique<runtime::ReplayScript>(runtime::parse_schedule(config_.replay_schedule));
+    options.schedule = runtime::Schedule{runtime::Schedule::Kind::Script};
+    options.schedule.script = replay.get();
+  }
   runtime::Footprint footprint;
   engine.add_footprint(exec, options, footprint);
   const double beside_checker = footprint.total();

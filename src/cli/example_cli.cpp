@@ -32,6 +32,7 @@
 #include "anyp/errors.hpp"
 #include "anyp/explore.hpp"
 #include "anyp/timeline_output.hpp"
+#include "anyp/verify.hpp"
 #include "cli/device_list.hpp"
 
 namespace anyp::cli {
@@ -304,6 +305,15 @@ void add_flags(CLI::App& app, Options& options, std::string& devices, const Exam
       ->type_name("N")
       ->transform(decimal_integer(INT_MAX))
       ->check(at_least_one());
+  app.add_flag("--verify", options.verify,
+               "Run every schedule up to equivalence (DPOR, one worker, op by op, under the race "
+               "checker); print what was proved, or the first failure and the command that "
+               "replays it");
+  app.add_option("--verify-budget", options.verify_budget,
+                 "At most N schedules for --verify (default 10000)")
+      ->type_name("N")
+      ->transform(decimal_integer(INT64_MAX))
+      ->check(at_least_one());
   app.add_flag("--verbose", options.verbose,
                "Print which engine runs the program and how it moves data (stderr)");
   app.add_option("--dump-outputs", options.dump_outputs,
@@ -378,11 +388,17 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   if (!spec.ops.empty()) check_choice("--op", options.op, spec.ops);
   run.deterministic = given("--schedule-seed");
   run.pct.enabled = given("--pct-seed");
-  const int schedules = given("--schedule-seed") + given("--explore") + given("--pct-seed");
+  const int schedules = given("--schedule-seed") + given("--explore") + given("--pct-seed") +
+                        given("--replay-schedule") + given("--verify");
   if (schedules > 1) {
     throw UsageError{
-        "--schedule-seed, --explore and --pct-seed each choose the schedule; give one"};
+        "--schedule-seed, --explore, --pct-seed, --replay-schedule and --verify each choose the "
+        "schedule; give one"};
   }
+  if (given("--verify-budget") && !options.verify) {
+    throw UsageError{"--verify-budget: only meaningful with --verify"};
+  }
+  if (options.verify) run.check_races = true;
   if (given("--pct-steps") && !run.pct.enabled) {
     throw UsageError{"--pct-steps: only meaningful with --pct-seed"};
   }
@@ -488,12 +504,13 @@ int guarded(const std::function<int()>& body) {
 
 }  // namespace
 
-std::string replay_command(const std::vector<std::string>& argv, std::uint64_t seed, int depth,
-                           std::int64_t steps) {
-  if (argv.empty()) throw std::invalid_argument("replay_command: argv is empty");
-  const int argc = static_cast<int>(argv.size());
-  static const std::set<std::string> dropped = {"--explore", "--explore-depth", "--pct-seed",
-                                                "--pct-steps", "--schedule-seed"};
+namespace {
+
+// argv without the flags `valued` (each with its value, given as "--f v" or
+// "--f=v") and `switches`, shell-quoted where needed.
+std::string command_without(const std::vector<std::string>& argv,
+                            const std::set<std::string>& valued,
+                            const std::set<std::string>& switches) {
   auto quote = [](const std::string& a) {
     if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                           "0123456789-_=.,/:+") == std::string::npos)
@@ -503,17 +520,39 @@ std::string replay_command(const std::vector<std::string>& argv, std::uint64_t s
     return q + "'";
   };
   std::string cmd = quote(argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
     const std::string flag = a.substr(0, a.find('='));
-    if (dropped.count(flag)) {
+    if (switches.count(a)) continue;
+    if (valued.count(flag)) {
       if (a.find('=') == std::string::npos) ++i;  // its value is the next argument
       continue;
     }
     cmd += " " + quote(a);
   }
-  return cmd + " --pct-seed " + std::to_string(seed) + " --explore-depth " + std::to_string(depth) +
-         " --pct-steps " + std::to_string(steps);
+  return cmd;
+}
+
+const std::set<std::string> kScheduleFlags = {
+    "--explore",       "--explore-depth",   "--pct-seed",     "--pct-steps",
+    "--schedule-seed", "--replay-schedule", "--verify-budget"};
+
+}  // namespace
+
+std::string replay_command(const std::vector<std::string>& argv, std::uint64_t seed, int depth,
+                           std::int64_t steps) {
+  if (argv.empty()) throw std::invalid_argument("replay_command: argv is empty");
+  return command_without(argv, kScheduleFlags, {"--verify"}) + " --pct-seed " +
+         std::to_string(seed) + " --explore-depth " + std::to_string(depth) + " --pct-steps " +
+         std::to_string(steps);
+}
+
+std::string verify_failure_text(const VerifyResult& result, const std::vector<std::string>& argv) {
+  if (argv.empty()) throw std::invalid_argument("verify_failure_text: argv is empty");
+  return result.text() + "; replay it with:\n  " +
+         command_without(argv, kScheduleFlags, {"--verify", "--check-races"}) + " --check-races" +
+         (result.failed_schedule->empty() ? std::string(" --replay-schedule 0")
+                                          : " --replay-schedule " + *result.failed_schedule);
 }
 
 namespace {
@@ -574,6 +613,33 @@ int explore(int argc, const char* const* argv, const Options& options,
   return result.code;
 }
 
+// --verify: the body once per schedule verify_schedules chooses, each run
+// quiet; "OK" and what was proved, or the first failure with the command
+// that replays it, or "not verified" when the budget ran out (exit 1).
+int verify(int argc, const char* const* argv, const Options& options,
+           const std::function<int(const Options&)>& body) {
+  Options run = options;
+  run.quiet = true;
+  run.verify = false;
+  const VerifyResult result = verify_schedules(
+      {.config = options.config(), .budget = options.verify_budget}, [&](const RunConfig& config) {
+        run.run = config;
+        return ScheduleOutcome{run_body(run, body), 0};
+      });
+  if (result.code == 2) return result.code;  // a usage error: no schedule to replay
+  if (!result.clean()) {
+    err() << verify_failure_text(result, std::vector<std::string>(argv, argv + argc)) << '\n';
+    return result.code;
+  }
+  if (!result.complete) {
+    err() << result.text() << " (--verify-budget)\n";
+    return 1;
+  }
+  out() << "OK\n" << result.text() << '\n';
+  print_extras(options, *options.last_run);
+  return 0;
+}
+
 }  // namespace
 
 std::string extras_text(const Options& options, const RunStats& stats) {
@@ -630,6 +696,7 @@ int run_example(int argc, const char* const* argv, const ExampleSpec& spec,
     err() << details << '\n';
   }
   if (options.explore > 0 && !options.compile_only) return explore(argc, argv, options, body);
+  if (options.verify && !options.compile_only) return verify(argc, argv, options, body);
   return run_body(options, body);
 }
 

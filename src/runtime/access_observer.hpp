@@ -20,6 +20,8 @@
 //                check that satisfied it, with the comparison and the value
 //                that satisfied it. So notifies and waits reach the
 //                observers in the order the cells saw them.
+//   on_wait_blocked a wait that does not hold when checked: the agent parks
+//                (the threads engine only; it re-checks when the cell changes).
 //   on_async_put a pld::tensor::put_async's event: `issued` at the put_async,
 //                then not issued at its wait_async, right before the put's
 //                two accesses (the door carries the put out there).
@@ -65,6 +67,10 @@ class AccessObserver {
   // `value`: the cell's value that satisfied `cmp expected`.
   virtual void on_wait(std::int64_t /*agent*/, SiteRef /*site*/, const Cell& /*cell*/,
                        ir::WaitKind /*cmp*/, std::int64_t /*expected*/, std::int32_t /*value*/) {}
+  // `value`: the cell's value that failed `cmp expected`.
+  virtual void on_wait_blocked(std::int64_t /*agent*/, SiteRef /*site*/, const Cell& /*cell*/,
+                               ir::WaitKind /*cmp*/, std::int64_t /*expected*/,
+                               std::int32_t /*value*/) {}
   virtual void on_compute(std::int64_t /*agent*/, SiteRef /*site*/, ComputeClass /*cls*/,
                           DType /*dtype*/, std::int64_t /*elements*/) {}
   virtual void on_async_put(std::int64_t /*agent*/, std::int64_t /*event*/, bool /*issued*/) {}
@@ -89,6 +95,10 @@ class Observers {
   void wait(std::int64_t agent, SiteRef site, const Cell& cell, ir::WaitKind cmp,
             std::int64_t expected, std::int32_t value) const {
     for (auto* o : list_) o->on_wait(agent, site, cell, cmp, expected, value);
+  }
+  void wait_blocked(std::int64_t agent, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+                    std::int64_t expected, std::int32_t value) const {
+    for (auto* o : list_) o->on_wait_blocked(agent, site, cell, cmp, expected, value);
   }
   void compute(std::int64_t agent, SiteRef site, ComputeClass cls, DType dtype,
                std::int64_t elements) const {

@@ -22,6 +22,8 @@
 
 namespace anyp::runtime {
 
+class ScheduleScript;  // schedule_script.hpp
+
 // Which ready rank runs next.
 struct Schedule {
   enum class Kind : std::uint8_t {
@@ -31,10 +33,12 @@ struct Schedule {
              // priorities from `seed`, `depth` - 1 priority change points over
              // `steps` counted steps; a step is one visible op (window access,
              // notify, wait attempt) taken while two or more ranks were ready
+    Script,  // one worker, op by op; `script` picks every step and sees its footprint
   } kind = Kind::Free;
   std::uint64_t seed = 0;
   int depth = 1;
   std::int64_t steps = 0;
+  ScheduleScript* script = nullptr;  // Script: owned by the caller
 };
 
 // Window memory an engine keeps between the runs of one anyp::Session

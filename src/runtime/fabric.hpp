@@ -102,6 +102,10 @@ class Fabric {
                     std::int64_t expected, std::int32_t value) const {
     if (!observers_.empty()) observers_.wait(agent, site, cell, cmp, expected, value);
   }
+  void observe_wait_blocked(std::int64_t agent, SiteRef site, const Cell& cell, ir::WaitKind cmp,
+                            std::int64_t expected, std::int32_t value) const {
+    if (!observers_.empty()) observers_.wait_blocked(agent, site, cell, cmp, expected, value);
+  }
 
  private:
   static AccessKind write_kind(bool atomic_add) {

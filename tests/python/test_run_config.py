@@ -43,6 +43,7 @@ def test_the_table_has_the_fields_cpp_and_python_share():
             "pct_steps",
             "deterministic",
             "schedule_seed",
+            "replay_schedule",
             "workers",
             "preempt_budget",
             "memory_limit",

@@ -163,14 +163,22 @@ TEST(ConfigErrors, MpiEngineRefusesThreadsOnlyOptions) {
   config.check_races = false;
   config.deterministic = true;
   EXPECT_EQ(config_error(config),
-            "deterministic and pct schedules pick which rank runs next, on engine 'threads' "
-            "only; engine 'mpi' runs one rank per process: the operating system schedules them");
+            "deterministic, pct and replayed schedules pick which rank runs next, on engine "
+            "'threads' only; engine 'mpi' runs one rank per process: the operating system "
+            "schedules them");
   config.deterministic = false;
   config.pct.enabled = true;
   EXPECT_EQ(config_error(config),
-            "deterministic and pct schedules pick which rank runs next, on engine 'threads' "
-            "only; engine 'mpi' runs one rank per process: the operating system schedules them");
+            "deterministic, pct and replayed schedules pick which rank runs next, on engine "
+            "'threads' only; engine 'mpi' runs one rank per process: the operating system "
+            "schedules them");
   config.pct.enabled = false;
+  config.replay_schedule = "0,1";
+  EXPECT_EQ(config_error(config),
+            "deterministic, pct and replayed schedules pick which rank runs next, on engine "
+            "'threads' only; engine 'mpi' runs one rank per process: the operating system "
+            "schedules them");
+  config.replay_schedule = "";
   config.workers = 2;
   EXPECT_EQ(config_error(config),
             "workers: engine 'mpi' runs one rank per process: no worker pool to size");

@@ -452,10 +452,26 @@ TEST(Parse, RaceAndScheduleFlags) {
 }
 
 TEST(ParseErrors, ScheduleFlagCombinations) {
-  EXPECT_EQ(usage_error({"--explore", "10", "--schedule-seed", "3"}),
-            "--schedule-seed, --explore and --pct-seed each choose the schedule; give one");
-  EXPECT_EQ(usage_error({"--explore", "10", "--pct-seed", "3"}),
-            "--schedule-seed, --explore and --pct-seed each choose the schedule; give one");
+  EXPECT_EQ(
+      usage_error({"--explore", "10", "--schedule-seed", "3"}),
+      "--schedule-seed, --explore, --pct-seed, --replay-schedule and --verify each choose the "
+      "schedule; give one");
+  EXPECT_EQ(
+      usage_error({"--explore", "10", "--pct-seed", "3"}),
+      "--schedule-seed, --explore, --pct-seed, --replay-schedule and --verify each choose the "
+      "schedule; give one");
+  EXPECT_EQ(
+      usage_error({"--verify", "--explore", "3"}),
+      "--schedule-seed, --explore, --pct-seed, --replay-schedule and --verify each choose the "
+      "schedule; give one");
+  EXPECT_EQ(
+      usage_error({"--verify", "--replay-schedule", "0,1"}),
+      "--schedule-seed, --explore, --pct-seed, --replay-schedule and --verify each choose the "
+      "schedule; give one");
+  EXPECT_EQ(usage_error({"--verify-budget", "10"}),
+            "--verify-budget: only meaningful with --verify");
+  EXPECT_EQ(usage_error({"--verify", "--verify-budget", "0"}),
+            "--verify-budget: must be at least 1, got 0\nrun with --help for usage");
   EXPECT_EQ(usage_error({"--pct-steps", "10"}), "--pct-steps: only meaningful with --pct-seed");
   EXPECT_EQ(usage_error({"--explore-depth", "2"}),
             "--explore-depth: only meaningful with --explore or --pct-seed");

@@ -80,8 +80,8 @@ TEST(RunOptionTable, EveryRowWithAFlagIsAFlagOfTheCommandLineWithItsHelp) {
   }
   ANYP_RUN_CONFIG_FIELDS(ANYP_CHECK_FLAG)
 #undef ANYP_CHECK_FLAG
-  EXPECT_EQ(rows,
-            16);  // platform, devices, engine, workers, schedule, PCT x 3, budget, DFX x 3, ...
+  EXPECT_EQ(rows, 17);  // platform, devices, engine, workers, schedule seed and replay, PCT x 3,
+                        // budget, DFX x 3, ...
 }
 
 TEST(RunOptionTable, AFieldTheRunDidNotTakeNamesTheFlagThatSetsIt) {
@@ -103,7 +103,7 @@ TEST(RunOptionTable, AFieldTheRunDidNotTakeNamesTheFlagThatSetsIt) {
   }
   ANYP_RUN_CONFIG_FIELDS(ANYP_CHECK_NOT_TAKEN)
 #undef ANYP_CHECK_NOT_TAKEN
-  EXPECT_EQ(checked, 27);  // each row's flag and side-effect flags
+  EXPECT_EQ(checked, 29);  // each row's flag and side-effect flags
 }
 
 TEST(RunOptionTable, TheFirstFieldInTableOrderNamesItsFlag) {

@@ -243,6 +243,8 @@ _ARGS = (
     "explain_collectives",
     "explore",
     "explore_depth",
+    "verify",
+    "verify_budget",
     "engine",
     "verbose",
     "dump_outputs",
@@ -336,6 +338,37 @@ def _explore(state, run, args, meta):
     return code
 
 
+def _verify(state, run, args, meta):
+    """--verify: the C++ loop (anyp::verify_schedules: source-DPOR over the
+    threads engine's op-by-op runs, each under the race checker), each run of
+    the body quiet; "OK" and what was proved, or the first failure with the
+    command that replays it, or "not verified" when the budget ran out."""
+    options = state.options
+    state.quiet = True
+
+    def one(config_dict):
+        state.last_run = None
+        return _run_body(state, run, args, RunConfig.from_dict(config_dict))
+
+    argv = [sys.executable, _script_path(meta, run)] + meta.argv
+    code, text, complete, failure = _core.verify_schedules(
+        state.config.to_dict(), options.verify_budget, one, argv
+    )
+    state.quiet = False
+    if code == 2:
+        return code  # a usage error: no schedule to replay
+    if failure is not None:
+        _err(failure)
+        return code
+    if not complete:
+        _err(text + " (--verify-budget)")
+        return 1
+    _out("OK\n" + text + "\n")
+    if state.last_run is not None:
+        _print_extras(options, state.last_run)
+    return 0
+
+
 def run_example(args, run):
     """Runs the example `run(args, config)` on the command line's RunConfig
     and returns the exit code (see the module's docstring). `args` comes
@@ -373,6 +406,8 @@ def run_example(args, run):
             _err(details)
         if options.explore > 0 and not options.compile_only:
             return _explore(state, run, args, meta)
+        if options.verify and not options.compile_only:
+            return _verify(state, run, args, meta)
         return _run_body(state, run, args, state.config)
     finally:
         sys.stdout.flush()

@@ -134,13 +134,20 @@ void Runner::worker() {
     if (agent < 0) {
       agent = policy_->pick(ready_);
       ready_size_.store(ready_.size(), std::memory_order_relaxed);
+      if (agent < 0) {  // the policy cannot go on (a scripted schedule)
+        failure_ = policy_->failure();
+        stop_ = true;
+        stopped_.store(true, std::memory_order_relaxed);
+        cv_.notify_all();
+        return;
+      }
     }
     ++running_;
     lock.unlock();
     const runtime::RankVm::Outcome outcome = agents_[agent]->run(budget_, op_by_op);
     lock.lock();
     --running_;
-    policy_->after_slice(agent);
+    policy_->after_slice(agent, outcome == runtime::RankVm::Outcome::Parked);
     auto stop_run = [&] {
       stop_ = true;
       stopped_.store(true, std::memory_order_relaxed);

@@ -1,8 +1,10 @@
-// schedule_policy.cpp — FIFO, uniform random and PCT rank selection.
+// schedule_policy.cpp — FIFO, uniform random, PCT and scripted rank selection.
 #include "engines/threads/schedule_policy.hpp"
 
 #include <algorithm>
 #include <numeric>
+
+#include "runtime/schedule_script.hpp"
 
 namespace anyp::threads {
 namespace {
@@ -59,7 +61,7 @@ class PctPolicy final : public SchedulePolicy {
     return r;
   }
 
-  void after_slice(std::int64_t rank) override {
+  void after_slice(std::int64_t rank, bool) override {
     if (!counted_) return;
     ++steps_;
     for (std::size_t i = 0; i < change_points_.size(); ++i) {
@@ -81,9 +83,37 @@ class PctPolicy final : public SchedulePolicy {
   bool counted_ = false;
 };
 
+class ScriptPolicy final : public SchedulePolicy {
+ public:
+  ScriptPolicy(runtime::ScheduleScript* script, std::int64_t world_size)
+      : script_(script), world_size_(world_size) {}
+
+  std::int64_t pick(std::deque<std::int64_t>& ready) override {
+    sorted_.assign(ready.begin(), ready.end());
+    std::sort(sorted_.begin(), sorted_.end());
+    const std::int64_t agent = script_->pick(sorted_);
+    if (agent < 0) return -1;
+    ready.erase(std::find(ready.begin(), ready.end(), agent));
+    ++steps_;
+    return agent;
+  }
+  std::string failure() const override { return script_->failure(); }
+  void after_slice(std::int64_t rank, bool parked) override {
+    script_->end_slice(rank, parked, world_size_);
+  }
+  bool op_by_op() const override { return true; }
+  std::int64_t steps() const override { return steps_; }
+
+ private:
+  runtime::ScheduleScript* script_;
+  std::int64_t world_size_;
+  std::vector<std::int64_t> sorted_;
+  std::int64_t steps_ = 0;
+};
+
 }  // namespace
 
-std::unique_ptr<SchedulePolicy> make_policy(const runtime::Schedule& schedule,
+std::unique_ptr<SchedulePolicy> make_policy(const runtime::Schedule& schedule, std::int64_t agents,
                                             std::int64_t world_size) {
   switch (schedule.kind) {
     case runtime::Schedule::Kind::Free:
@@ -91,7 +121,9 @@ std::unique_ptr<SchedulePolicy> make_policy(const runtime::Schedule& schedule,
     case runtime::Schedule::Kind::Random:
       return std::make_unique<RandomPolicy>(schedule.seed);
     case runtime::Schedule::Kind::Pct:
-      return std::make_unique<PctPolicy>(schedule.seed, schedule.depth, schedule.steps, world_size);
+      return std::make_unique<PctPolicy>(schedule.seed, schedule.depth, schedule.steps, agents);
+    case runtime::Schedule::Kind::Script:
+      return std::make_unique<ScriptPolicy>(schedule.script, world_size);
   }
   return std::make_unique<FifoPolicy>();
 }

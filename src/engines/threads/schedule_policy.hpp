@@ -9,6 +9,8 @@
 //           it drops to priority d-i, below every initial priority. Steps
 //           count only decisions with two or more ranks ready. A bug of depth
 //           d is hit per run with probability >= 1 / (P * steps^(d-1)).
+//   Script  one worker, op by op: a ScheduleScript (runtime/schedule_script.hpp)
+//           picks every step and is told each step's end.
 // Policies are used under the runner's run lock (runner.hpp).
 #pragma once
 
@@ -16,6 +18,7 @@
 #include <deque>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "runtime/engine.hpp"
@@ -25,16 +28,20 @@ namespace anyp::threads {
 class SchedulePolicy {
  public:
   virtual ~SchedulePolicy() = default;
-  // Removes and returns the rank to run next; `ready` is not empty.
+  // Removes and returns the rank to run next; `ready` is not empty. -1:
+  // the run stops with failure().
   virtual std::int64_t pick(std::deque<std::int64_t>& ready) = 0;
-  // The picked rank finished one slice (PCT: one visible op).
-  virtual void after_slice(std::int64_t /*rank*/) {}
+  virtual std::string failure() const { return ""; }
+  // The picked rank finished one slice (PCT: one visible op); `parked`:
+  // it ended on a wait that did not hold.
+  virtual void after_slice(std::int64_t /*rank*/, bool /*parked*/) {}
   // Ranks stop after every visible op (PCT).
   virtual bool op_by_op() const { return false; }
   virtual std::int64_t steps() const { return 0; }
 };
 
-std::unique_ptr<SchedulePolicy> make_policy(const runtime::Schedule& schedule,
+// `agents`: the run's VMs (Executable::agents); `world_size`: its ranks.
+std::unique_ptr<SchedulePolicy> make_policy(const runtime::Schedule& schedule, std::int64_t agents,
                                             std::int64_t world_size);
 
 }  // namespace anyp::threads

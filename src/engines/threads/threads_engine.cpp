@@ -8,6 +8,7 @@
 #include "engines/threads/runner.hpp"
 #include "runtime/collective_tracker.hpp"
 #include "runtime/rank_vm.hpp"
+#include "runtime/schedule_script.hpp"
 
 namespace anyp::threads {
 namespace {
@@ -66,7 +67,13 @@ runtime::EngineResult ThreadsEngine::run(const runtime::Executable& exec,
     for (std::int32_t b : {exec.block_buffer, exec.order_buffer})
       if (b >= 0) fabric.zero_buffer(b);
   }
-  fabric.set_observers(observers);
+  // A scripted schedule sees every step's footprint.
+  runtime::Observers all = observers;
+  if (options.schedule.kind == runtime::Schedule::Kind::Script) {
+    options.schedule.script->start_engine_run(persistent == nullptr);
+    all.attach(options.schedule.script);
+  }
+  fabric.set_observers(all);
   runtime::CollectiveTracker collectives(exec);
   // One VM per agent: a rank's blocks share its window (exec.blocks > 1).
   std::vector<runtime::LaunchSlot> launches(
@@ -83,7 +90,7 @@ runtime::EngineResult ThreadsEngine::run(const runtime::Executable& exec,
   SignalTable& signals = fabric.signals();
   // What the deadlock report lists: every agent that waits for something
   // (not finished, and not a block idle between launches).
-  Runner runner(ranks, make_policy(options.schedule, exec.agents()), workers,
+  Runner runner(ranks, make_policy(options.schedule, exec.agents(), exec.world_size), workers,
                 options.preempt_budget, [&](const std::vector<char>& done) {
                   const std::span<const char> finished(done.data(),
                                                        static_cast<std::size_t>(exec.world_size));
