@@ -5,6 +5,9 @@
 #   device_list   a -d list of the example command line (cli/device_list.cpp)
 #   python        mutants of the Python examples (scripts/fuzz_python.py): no
 #                 internal exception escapes the Python front-end
+#   programs      random well-formed programs against a host reference, across
+#                 P, schedules, the race checker, verify and the MPI engine
+#                 (scripts/fuzz_programs.py): differential fuzzing
 #
 #   bash scripts/fuzz.sh [SECONDS]    fuzz each target for SECONDS (default 20)
 #
@@ -61,3 +64,10 @@ echo "fuzz: python, $((100 * SECONDS_EACH)) mutants"
 ANYP_BUILD_DIR="${ANYP_BUILD_DIR:-$ROOT/build/release}" \
   /usr/bin/python3 "$ROOT/scripts/fuzz_python.py" "$((6 * SECONDS_EACH))" \
   --seed "${FUZZ_SEED:-1}" --count "$((100 * SECONDS_EACH))"
+
+# Programs: SECONDS_EACH of seed FUZZ_SEED's programs (count-bound, so CI's
+# slice is the same programs on any machine), every 4th on the MPI engine.
+echo "fuzz: programs, $SECONDS_EACH generated programs"
+ANYP_BUILD_DIR="${ANYP_BUILD_DIR:-$ROOT/build/release}" \
+  /usr/bin/python3 "$ROOT/scripts/fuzz_programs.py" "$((10 * SECONDS_EACH))" \
+  --seed "${FUZZ_SEED:-1}" --count "$SECONDS_EACH"

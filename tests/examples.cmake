@@ -410,9 +410,8 @@ function(anyp_add_verify_test example mode P expected)
 endfunction()
 anyp_add_verify_test(04_barrier hand 3 "verified: 1 trace (1 schedule run, 30 pruned)")
 anyp_add_verify_test(10_allreduce_ring - 3 "verified: 1 trace (1 schedule run, 60 pruned)")
-anyp_add_verify_test(11_allreduce_reveal mesh 2 "verified: 3 traces (3 schedules run, 34 pruned)")
-anyp_add_verify_test(11_allreduce_reveal mesh 3
-  "verified: 24 traces (24 schedules run, 870 pruned)")
-anyp_add_verify_test(16_putting_it_together shared 2
-  "verified: 27 traces (27 schedules run, 465 pruned)")
+anyp_add_verify_test(11_allreduce_reveal mesh 3 "verified: 1 trace (1 schedule run, 53 pruned)")
+anyp_add_verify_test(16_putting_it_together shared 3
+  "verified: 1 trace (1 schedule run, 111 pruned)")
 anyp_add_verify_test(k5_ring_attention - 3 "verified: 1 trace (1 schedule run, 56 pruned)")
+anyp_add_verify_test(k7_multi_block blocks 3 "verified: 1 trace (1 schedule run, 11518 pruned)")

@@ -68,6 +68,7 @@ struct Options {
   int explore = 0;                     // --explore N: run N PCT schedules
   bool verify = false;                 // --verify: every schedule up to equivalence (DPOR)
   std::int64_t verify_budget = 10000;  // --verify-budget N: at most N schedules
+  bool float_adds_commute = false;     // --float-adds-commute: with --verify
   bool verbose = false;                // --verbose: the engine's details on stderr
   std::string dump_outputs;            // --dump-outputs DIR: checked outputs as DIR/<name>.bin
   // The flags given on the command line, by long name ("--workers",

@@ -34,6 +34,10 @@ struct VerifyOptions {
   // and turns check_races on.
   RunConfig config;
   std::int64_t budget = 10000;  // at most this many runs
+  // Take floating-point atomic adds to the same bytes as commuting: their
+  // orders differ only in rounding, which the golden's tolerance judges, so
+  // they are one trace (the text says so). Off: every order is explored.
+  bool float_adds_commute = false;
 };
 
 struct VerifyResult {
@@ -44,6 +48,7 @@ struct VerifyResult {
   std::int64_t redundant = 0;  // runs whose tail every ready agent slept through
   bool complete = false;       // every trace was explored (no failure, within the budget)
   std::int64_t budget = 0;
+  bool float_adds_commute = false;
   // The failing run's schedule (RunConfig::replay_schedule), unset when
   // none failed; error: its RunError's what(), "" when it returned its code.
   std::optional<std::string> failed_schedule;
@@ -51,7 +56,8 @@ struct VerifyResult {
 
   bool clean() const { return !failed_schedule.has_value(); }
   // "verified: N traces (M schedules run, K pruned), no deadlock, no race,
-  // golden holds", or "not verified: budget of B schedules reached after
+  // golden holds" ("... K pruned; floating-point adds taken as commuting)"
+  // with float_adds_commute), or "not verified: budget of B schedules reached after
   // covering N traces (K pruned); raise the budget", or for a failure
   // "verify: schedule M failed (the exploration had covered N traces, this
   // one's included)".

@@ -382,6 +382,7 @@ void bind_cli(py::module_& m) {
       .def_readonly("explore", &cli::Options::explore)
       .def_readonly("verify", &cli::Options::verify)
       .def_readonly("verify_budget", &cli::Options::verify_budget)
+      .def_readonly("float_adds_commute", &cli::Options::float_adds_commute)
       .def_readonly("verbose", &cli::Options::verbose)
       .def_readonly("dump_outputs", &cli::Options::dump_outputs)
       .def_readonly("given", &cli::Options::given)
@@ -418,14 +419,16 @@ void bind_cli(py::module_& m) {
     if (r.failed) failed = py::make_tuple(r.failed->seed, r.failed->depth, r.failed->steps);
     return py::make_tuple(r.code, failed);
   });
-  // --verify's loop (anyp::verify_schedules): `run(config)` runs the body
-  // under a config dict and returns its code; the result is (code, the
+  // --verify's loop (anyp::verify_schedules, with --float-adds-commute's
+  // choice): `run(config)` runs the body under a config dict and returns its
+  // code; the result is (code, the
   // result's text, complete, the failure's text with its replay command or
   // None). `argv` names the program for the replay command.
-  m.def("verify_schedules", [](const py::dict& config, std::int64_t budget, const py::function& run,
-                               const std::vector<std::string>& argv) {
-    const VerifyResult r =
-        verify_schedules({.config = run_config(config), .budget = budget}, [&](const RunConfig& c) {
+  m.def("verify_schedules", [](const py::dict& config, std::int64_t budget, bool float_adds_commute,
+                               const py::function& run, const std::vector<std::string>& argv) {
+    const VerifyResult r = verify_schedules(
+        {.config = run_config(config), .budget = budget, .float_adds_commute = float_adds_commute},
+        [&](const RunConfig& c) {
           struct Scope {
             explicit Scope(std::shared_ptr<runtime::ScheduleScript> s) {
               g_verify_script = std::move(s);

@@ -13,6 +13,8 @@ VerifyResult verify_schedules(const VerifyOptions& options, const ScheduleRun& r
   VerifyResult result;
   result.budget = options.budget;
   auto explorer = std::make_shared<runtime::DporExplorer>();
+  explorer->set_float_adds_commute(options.float_adds_commute);
+  result.float_adds_commute = options.float_adds_commute;
   RunConfig config = options.config;
   config.check_races = true;
   config.schedule_script = explorer;
@@ -54,14 +56,15 @@ std::string VerifyResult::text() const {
            " failed (the exploration had covered " + n(traces, "trace", "traces") +
            ", this one's included)";
   }
+  const std::string adds = float_adds_commute ? "; floating-point adds taken as commuting" : "";
   if (complete) {
     return "verified: " + n(traces, "trace", "traces") + " (" +
-           n(schedules, "schedule", "schedules") + " run, " + std::to_string(pruned) +
-           " pruned), no deadlock, no race, golden holds";
+           n(schedules, "schedule", "schedules") + " run, " + std::to_string(pruned) + " pruned" +
+           adds + "), no deadlock, no race, golden holds";
   }
   return "not verified: budget of " + n(budget, "schedule", "schedules") +
          " reached after covering " + n(traces, "trace", "traces") + " (" + std::to_string(pruned) +
-         " pruned); raise the budget";
+         " pruned" + adds + "); raise the budget";
 }
 
 }  // namespace anyp

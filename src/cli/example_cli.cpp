@@ -314,6 +314,9 @@ void add_flags(CLI::App& app, Options& options, std::string& devices, const Exam
       ->type_name("N")
       ->transform(decimal_integer(INT64_MAX))
       ->check(at_least_one());
+  app.add_flag("--float-adds-commute", options.float_adds_commute,
+               "With --verify: take floating-point atomic adds to the same bytes as commuting "
+               "(their orders differ only in rounding): one trace for all their orders");
   app.add_flag("--verbose", options.verbose,
                "Print which engine runs the program and how it moves data (stderr)");
   app.add_option("--dump-outputs", options.dump_outputs,
@@ -397,6 +400,9 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
   }
   if (given("--verify-budget") && !options.verify) {
     throw UsageError{"--verify-budget: only meaningful with --verify"};
+  }
+  if (given("--float-adds-commute") && !options.verify) {
+    throw UsageError{"--float-adds-commute: only meaningful with --verify"};
   }
   if (options.verify) run.check_races = true;
   if (given("--pct-steps") && !run.pct.enabled) {
@@ -533,6 +539,9 @@ std::string command_without(const std::vector<std::string>& argv,
   return cmd;
 }
 
+// The switches the replay of a --verify failure drops (it adds --check-races).
+const std::set<std::string> kSwitchesOfVerify = {"--verify", "--check-races",
+                                                 "--float-adds-commute"};
 const std::set<std::string> kScheduleFlags = {
     "--explore",       "--explore-depth",   "--pct-seed",     "--pct-steps",
     "--schedule-seed", "--replay-schedule", "--verify-budget"};
@@ -542,15 +551,15 @@ const std::set<std::string> kScheduleFlags = {
 std::string replay_command(const std::vector<std::string>& argv, std::uint64_t seed, int depth,
                            std::int64_t steps) {
   if (argv.empty()) throw std::invalid_argument("replay_command: argv is empty");
-  return command_without(argv, kScheduleFlags, {"--verify"}) + " --pct-seed " +
-         std::to_string(seed) + " --explore-depth " + std::to_string(depth) + " --pct-steps " +
-         std::to_string(steps);
+  return command_without(argv, kScheduleFlags, {"--verify", "--float-adds-commute"}) +
+         " --pct-seed " + std::to_string(seed) + " --explore-depth " + std::to_string(depth) +
+         " --pct-steps " + std::to_string(steps);
 }
 
 std::string verify_failure_text(const VerifyResult& result, const std::vector<std::string>& argv) {
   if (argv.empty()) throw std::invalid_argument("verify_failure_text: argv is empty");
   return result.text() + "; replay it with:\n  " +
-         command_without(argv, kScheduleFlags, {"--verify", "--check-races"}) + " --check-races" +
+         command_without(argv, kScheduleFlags, kSwitchesOfVerify) + " --check-races" +
          (result.failed_schedule->empty() ? std::string(" --replay-schedule 0")
                                           : " --replay-schedule " + *result.failed_schedule);
 }
@@ -621,11 +630,13 @@ int verify(int argc, const char* const* argv, const Options& options,
   Options run = options;
   run.quiet = true;
   run.verify = false;
-  const VerifyResult result = verify_schedules(
-      {.config = options.config(), .budget = options.verify_budget}, [&](const RunConfig& config) {
-        run.run = config;
-        return ScheduleOutcome{run_body(run, body), 0};
-      });
+  const VerifyResult result = verify_schedules({.config = options.config(),
+                                                .budget = options.verify_budget,
+                                                .float_adds_commute = options.float_adds_commute},
+                                               [&](const RunConfig& config) {
+                                                 run.run = config;
+                                                 return ScheduleOutcome{run_body(run, body), 0};
+                                               });
   if (result.code == 2) return result.code;  // a usage error: no schedule to replay
   if (!result.clean()) {
     err() << verify_failure_text(result, std::vector<std::string>(argv, argv + argc)) << '\n';

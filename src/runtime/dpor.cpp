@@ -162,7 +162,8 @@ void DporExplorer::end_run() {
 
 void DporExplorer::count_trace() {
   // The trace's canonical key: every real step (a parked wait is none) with
-  // its agent, index, footprint and vector clock, in (agent, index) order.
+  // its agent, index, footprint and vector clock, in (agent, index) order;
+  // a wait that passed is ordered by its agent's program order only.
   std::int64_t agents = 0;
   for (const Node& n : path_) agents = std::max(agents, n.agent + 1);
   const HappensBefore hb(
@@ -242,7 +243,7 @@ void DporExplorer::analyse_races(std::size_t from, std::size_t to) {
       for (std::size_t m = i + 1; m < j; ++m)
         if (!path_[m].parked && !hb.before(i, m)) visit(m);
       visit(j);
-      if (reversal_parks(i, j, v)) continue;
+      if (passed_wait(j) || reversal_parks(i, j, v) || wait_still_holds(i, j)) continue;
       Node& node = path_[i];
       bool covered = false;
       for (std::int64_t q : initials) covered = covered || contains(node.backtrack, q);
@@ -259,18 +260,67 @@ void DporExplorer::analyse_races(std::size_t from, std::size_t to) {
   }
 }
 
+const StepAccess* DporExplorer::only_access(const Node& n) {
+  const StepAccess* only = nullptr;
+  for (const StepAccess& x : n.footprint) {
+    if (x.id == StepAccess::kLaunchState && x.kind == AccessKind::Read) continue;
+    if (only != nullptr) return nullptr;
+    only = &x;
+  }
+  return only;
+}
+
+bool DporExplorer::passed_wait(std::size_t j) const {
+  const Node& n = path_[j];
+  const StepAccess* only = only_access(n);
+  return !n.parked && only != nullptr && only->is_wait;
+}
+
+bool DporExplorer::wait_still_holds(std::size_t i, std::size_t j) const {
+  if (!passed_wait(i)) return false;
+  const StepAccess& wait = *only_access(path_[i]);
+  const StepAccess* only = only_access(path_[j]);
+  if (only == nullptr) return false;
+  const StepAccess& notify = *only;
+  if (notify.is_wait || !notify.has_value || notify.first != wait.first || notify.end != wait.end ||
+      notify.owner != wait.owner || notify.id != wait.id)
+    return false;
+  // No write of the cell between them is unordered with the wait (it would
+  // depend on the wait): reversed, the wait sees what it saw, then the notify.
+  const std::int32_t after =
+      notify.kind == AccessKind::AtomicAdd
+          ? static_cast<std::int32_t>(static_cast<std::uint32_t>(wait.value) +
+                                      static_cast<std::uint32_t>(notify.operand))
+          : notify.operand;
+  return compare(wait.cmp, after, wait.expected);
+}
+
 bool DporExplorer::reversal_parks(std::size_t i, std::size_t j,
                                   const std::vector<std::size_t>& v) const {
   const Node& wait = path_[j];
-  if (wait.footprint.size() != 1 || !wait.footprint[0].is_wait) return false;
-  const StepAccess& cell = wait.footprint[0];
-  // The one notify of exactly the cell that a step makes, or null when it
-  // writes the cell otherwise (a data write, or more than the cell).
+  // A step that begins with a wait does nothing else when the wait fails.
+  const StepAccess* waited = nullptr;
+  for (const StepAccess& x : wait.footprint) {
+    if (x.id == StepAccess::kLaunchState && x.kind == AccessKind::Read) continue;
+    waited = &x;
+    break;
+  }
+  if (waited == nullptr || !waited->is_wait) return false;
+  const StepAccess& cell = *waited;
+  // The one write of the cell a step makes, when it is a notify of exactly
+  // the cell; null when it writes the cell otherwise (a data write, more
+  // than the cell, twice) or not at all.
   auto notify_of = [&](const Node& n) -> const StepAccess* {
-    if (n.footprint.size() != 1) return nullptr;
-    const StepAccess& x = n.footprint[0];
-    if (x.is_wait || !x.has_value || x.first != cell.first || x.end != cell.end) return nullptr;
-    return &x;
+    const StepAccess* found = nullptr;
+    for (const StepAccess& x : n.footprint) {
+      if (x.kind == AccessKind::Read || !conflicts(std::span(&x, 1), std::span(&cell, 1))) continue;
+      if (found != nullptr) return nullptr;
+      found = &x;
+    }
+    if (found == nullptr || !found->has_value || found->first != cell.first ||
+        found->end != cell.end)
+      return nullptr;
+    return found;
   };
   auto writes_cell = [&](const Node& n) {
     for (const StepAccess& x : n.footprint)

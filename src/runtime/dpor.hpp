@@ -21,16 +21,20 @@
 // explored at least once. Traces are counted exactly: each run's trace is
 // reduced to a canonical key (each real step's agent, index, footprint and
 // vector clock; a wait that parked is no step of the trace, it changes no
-// memory), and the distinct keys are counted.
+// memory), and the distinct keys are counted. A wait that holds returns no
+// value, so its place among the writes of its cell changes nothing once it
+// holds: the key orders it by its agent only, and a race into it (the
+// write first) is not reversed (passed_wait); a race out of it (the wait
+// first, a notify after) is, when the notify run first would make it fail
+// (wait_still_holds: the value is known from the wait and the notify).
 //
 // Waits block: an agent parked on a wait is not enabled, and a wait that
 // parks is no event (it changes nothing): nothing is ordered after it, but
 // a race into it is reversed (the write that made it fail, run after it,
-// may let it pass). A reversal whose initials are all disabled at the node
-// cannot happen and adds nothing; nor does one that would only make a wait
-// park, the order the run already took (reversal_parks: the cell's value
-// before the write is known from the notifies, and 0 at the start of a run
-// on fresh windows).
+// may let it pass), unless the wait would fail before the write too
+// (reversal_parks: the cell's value before the write is known from the
+// notifies, and 0 at the start of a run on fresh windows). A reversal whose
+// initials are all disabled at the node cannot happen and adds nothing.
 #pragma once
 
 #include <cstdint>
@@ -85,7 +89,20 @@ class DporExplorer final : public ScheduleScript {
   };
 
   void analyse_races(std::size_t from, std::size_t to);
-  // True when reversing race (i, j) cannot give a new trace: j is a wait
+  // The one access of a step (a block's read of its launch state aside), or
+  // null when it has several.
+  static const StepAccess* only_access(const Node& n);
+  // Step j is a wait that held: a race into it is never reversed. Run
+  // before the write instead, it either holds as well (the wait returns
+  // nothing: the same state follows) or parks until the write (the order
+  // already run).
+  bool passed_wait(std::size_t j) const;
+  // Step i is a wait that held and j a notify of its cell whose reversal
+  // would leave the wait holding (a credit counted up past a Ge): the same
+  // state follows either order, so the race is not reversed.
+  bool wait_still_holds(std::size_t i, std::size_t j) const;
+  // True when reversing race (i, j) cannot give a new trace: j is (or
+  // begins with) a wait
   // that would not hold before i (so its agent would park, and run after
   // i as it did), and no step of `v` writes its cell.
   bool reversal_parks(std::size_t i, std::size_t j, const std::vector<std::size_t>& v) const;

@@ -30,8 +30,8 @@ bool conflicts(std::span<const StepAccess> a, std::span<const StepAccess> b) {
 void ScheduleScript::on_access(const Access& access) {
   const Region& r = access.region;
   if (r.first == r.end) return;
-  current_.push_back(
-      StepAccess{r.space, r.id, r.owner, r.first, r.end, access.kind, !dtype_is_float(r.dtype)});
+  current_.push_back(StepAccess{r.space, r.id, r.owner, r.first, r.end, access.kind,
+                                float_adds_commute_ || !dtype_is_float(r.dtype)});
 }
 
 StepAccess& ScheduleScript::add_cell(const Cell& cell, AccessKind kind) {
@@ -68,7 +68,8 @@ void ScheduleScript::on_wait_blocked(std::int64_t agent, SiteRef site, const Cel
   on_wait(agent, site, cell, cmp, expected, value);
 }
 
-void ScheduleScript::end_slice(std::int64_t agent, bool parked, std::int64_t world_size) {
+void ScheduleScript::end_slice(std::int64_t agent, bool parked, std::int64_t world_size,
+                               std::int64_t blocks) {
   Step step;
   step.agent = agent;
   step.parked = parked;
@@ -76,11 +77,17 @@ void ScheduleScript::end_slice(std::int64_t agent, bool parked, std::int64_t wor
   step.engine_run = engine_run_;
   step.fresh_windows = fresh_windows_;
   current_.clear();
+  const std::int64_t rank = agent % world_size, block = agent / world_size;
   if (step.footprint.empty()) {
-    // A launch, a join or an end: the rank's launch state.
-    const std::int64_t rank = agent % world_size;
-    step.footprint.push_back(
-        StepAccess{Space::Window, StepAccess::kLaunchState, rank, 0, 1, AccessKind::Write, true});
+    // A launch, a join or an end: block 0's touches every block's launch
+    // state, another block's its own.
+    step.footprint.push_back(StepAccess{Space::Window, StepAccess::kLaunchState, rank,
+                                        block == 0 ? 0 : block, block == 0 ? blocks : block + 1,
+                                        AccessKind::Write, true});
+  } else if (block > 0) {
+    // Another block's step runs between its launch and its rank's join.
+    step.footprint.push_back(StepAccess{Space::Window, StepAccess::kLaunchState, rank, block,
+                                        block + 1, AccessKind::Read, true});
   }
   on_step(std::move(step));
 }

@@ -11,9 +11,13 @@
 // that parks reads it too). Two steps of different agents are dependent when
 // their footprints conflict (conflicts()): they overlap and one writes, or
 // one adds and the other reads or writes. Integer adds commute; floating-point
-// adds do not (the sum's rounding depends on their order). A step with no
-// access (a block launch or join, a rank's end) touches its rank's launch
-// state, so the blocks of one rank stay ordered around it.
+// adds do not (the sum's rounding depends on their order), unless the script
+// is told to take them as commuting (float_adds_commute). A step with no
+// access (a block launch or join, a block's or a rank's end) touches its
+// rank's launch state: block 0's (the launch and the join) all of it,
+// another block's end only its own part; every other step of a block other
+// than 0 reads its part. So a rank's blocks run after the launch and before
+// the join, and end in any order.
 //
 // A schedule's text (format_schedule / parse_schedule) is the agents picked,
 // in order, comma-separated, a run of one agent as `agent*count`:
@@ -38,7 +42,9 @@ struct StepAccess {
   std::int64_t owner = -1;
   std::int64_t first = 0, end = 0;  // bytes from the buffer's start
   AccessKind kind = AccessKind::Read;
-  bool integer = true;  // an add of integers (commutes with other integer adds)
+  // An add that commutes with other such adds: of integers, or of floating
+  // point where the script takes floating-point adds as commuting.
+  bool integer = true;
   // A notify: the cell's value after it (has_value: where the engine
   // applies it) and its operand (the amount added, or the value set). A
   // wait (satisfied or not): its comparison and the value it saw.
@@ -66,6 +72,9 @@ bool conflicts(std::span<const StepAccess> a, std::span<const StepAccess> b);
 // Records each step's footprint; subclasses pick.
 class ScheduleScript : public AccessObserver {
  public:
+  // Floating-point adds to the same bytes commute (their order changes
+  // only the rounding): one trace for all their orders.
+  void set_float_adds_commute(bool on) { float_adds_commute_ = on; }
   // `ready`: the agents that may run, in ascending order, never empty.
   // Returns one of them, or -1 with failure() saying why the schedule
   // cannot be followed (the run stops with that error).
@@ -73,7 +82,8 @@ class ScheduleScript : public AccessObserver {
   virtual const std::string& failure() const { return failure_; }
   // The engine: the picked agent's slice ended (parked: on a wait that did
   // not hold, or a join that parked). Closes the step and calls on_step.
-  void end_slice(std::int64_t agent, bool parked, std::int64_t world_size);
+  // `blocks`: the agents per rank (Executable::agents / world_size).
+  void end_slice(std::int64_t agent, bool parked, std::int64_t world_size, std::int64_t blocks);
   // The engine: a run starts (fresh: its windows start zeroed).
   void start_engine_run(bool fresh_windows);
   // The script's caller: a new schedule starts (engine runs count from 0).
@@ -95,6 +105,7 @@ class ScheduleScript : public AccessObserver {
   StepAccess& add_cell(const Cell& cell, AccessKind kind);
   std::vector<StepAccess> current_;
   std::int32_t engine_run_ = -1;
+  bool float_adds_commute_ = false;
   bool fresh_windows_ = true;
 };
 

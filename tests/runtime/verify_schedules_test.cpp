@@ -9,6 +9,7 @@
 
 #include <anyp/anyp.hpp>
 #include <anyp/verify.hpp>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -207,6 +208,82 @@ TEST(Verify, ADeadlockOnlySomeOrdersReachIsFoundAndReplayed) {
   }
 }
 
+// Every rank adds its row (as `dtype`: x * 1000) into rank 0's window with
+// an atomic Add and notifies it; rank 0 waits for all P and copies the sum
+// out (as FP32). Adds of floats round by their order: P! traces; of
+// integers, or of floats taken as commuting: 1.
+pl::HostFunction sum_into_root(pl::DType dtype) {
+  const std::vector<pl::Param> params = {
+      pl::In("x", pl::Tensor({1, S}, pl::FP32)), pl::Out("y", pl::Tensor({1, S}, pl::FP32)),
+      pl::InOut("acc", pld::DistributedTensor({1, S}, dtype)),
+      pl::InOut("flag", pld::DistributedTensor({1, 1}, pl::INT32))};
+  const auto kernel = pl::jit::incore(
+      "sum_into_root", params, [dtype](pl::Value x, pl::Value y, pl::Value acc, pl::Value flag) {
+        const pl::Scalar me = pld::rank(pld::get_comm_ctx(flag));
+        const pl::Scalar n = pld::nranks(pld::get_comm_ctx(flag));
+        const pl::Tile mine = pl::cast(pl::mul(pl::load(x, {0, 0}, {1, S}), 1000.0), dtype);
+        pld::tile::remote_store(mine, acc, 0, {0, 0}, pld::AtomicType::Add);
+        pld::system::notify(flag, 0, {0, 0}, 1, pld::NotifyOp::AtomicAdd);
+        pl::if_(me == 0, [&] {
+          pld::system::wait(flag, {0, 0}, n, pld::WaitCmp::Ge);
+          y = pl::store(pl::cast(pl::load(acc, {0, 0}, {1, S}), pl::FP32), {0, 0}, y);
+        });
+      });
+  const auto orch = pl::jit::orchestration_for("sum_into_root_rank", kernel);
+  return pl::jit::host("sum_into_root",
+                       {pl::In("x", pl::Tensor({NR, 1, S}, pl::FP32)),
+                        pl::Out("y", pl::Tensor({NR, 1, S}, pl::FP32))},
+                       [orch, dtype](pl::Value x, pl::Value y) {
+                         auto acc = pld::alloc_window_buffer("acc", {1, S}, dtype);
+                         auto flag = pld::alloc_window_buffer("flag", {1, 1}, pl::INT32);
+                         pl::range(pld::world_size(), [&](pl::Scalar r) {
+                           orch(x[r], y[r], pld::window(acc, {1, S}, dtype),
+                                pld::window(flag, {1, 1}, pl::INT32), pl::device(r));
+                         });
+                       });
+}
+
+// verify_schedules of sum_into_root(dtype) at P; every run's y[0] is
+// checked against the sum in double (within 1e-3: the adds' order rounds).
+anyp::VerifyResult verify_sum(pl::DType dtype, std::int64_t P, bool float_adds_commute) {
+  anyp::InputGenerator gen(9);
+  const anyp::HostTensor x = gen.uniform({P, 1, S});
+  const pl::HostFunction fn = sum_into_root(dtype);
+  return anyp::verify_schedules(
+      {.config = anyp::RunConfig::for_world_size(P), .float_adds_commute = float_adds_commute},
+      [&](const anyp::RunConfig& c) {
+        anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, S}, pl::FP32);
+        fn.compile({x, y}, c)(x, y);
+        for (std::int64_t i = 0; i < S; ++i) {
+          double sum = 0;
+          for (std::int64_t r = 0; r < P; ++r) {
+            const double v = static_cast<float>(x.get(r * S + i) * 1000.0f);
+            sum += dtype == pl::INT32 ? std::trunc(v) : v;
+          }
+          if (std::abs(y.get(i) - sum) > 1e-3 * std::abs(sum)) return anyp::ScheduleOutcome{1};
+        }
+        return anyp::ScheduleOutcome{0};
+      });
+}
+
+TEST(Verify, FloatAddsInEveryOrderUnlessTakenAsCommuting) {
+  for (const std::int64_t P : {2, 3, 4}) {
+    const anyp::VerifyResult ordered = verify_sum(pl::FP32, P, false);
+    EXPECT_TRUE(ordered.complete) << ordered.text() << ordered.error;
+    EXPECT_EQ(ordered.traces, factorial(P));
+    EXPECT_EQ(ordered.schedules, factorial(P));
+    const anyp::VerifyResult commuting = verify_sum(pl::FP32, P, true);
+    EXPECT_EQ(commuting.text(), "verified: 1 trace (1 schedule run, " +
+                                    std::to_string(commuting.pruned) +
+                                    " pruned; floating-point adds taken as commuting), no "
+                                    "deadlock, no race, golden holds");
+    const anyp::VerifyResult integers = verify_sum(pl::INT32, P, false);
+    EXPECT_TRUE(integers.complete) << integers.text() << integers.error;
+    EXPECT_EQ(integers.traces, 1);
+    EXPECT_EQ(integers.schedules, 1);
+  }
+}
+
 TEST(Verify, TheBudgetIsNeverExceededAndSaysWhatWasCovered) {
   const Verified v = verify(racing_sets(), 4, 5);
   EXPECT_FALSE(v.result.complete);
@@ -273,7 +350,8 @@ std::string replay_error(const pl::HostFunction& fn, const std::string& schedule
 TEST(ReplaySchedule, AnAgentThatIsNotReadyIsARunErrorNamingTheStep) {
   EXPECT_EQ(replay_error<anyp::RunError>(handshake_chain(), "1,5"),
             "run error: the schedule's step 2 runs agent 5, which is not ready then (ready: 0)");
-  EXPECT_EQ(replay_error<anyp::RunError>(handshake_chain(), "1,0*4,1*4"), "");  // rank 1 parks first
+  EXPECT_EQ(replay_error<anyp::RunError>(handshake_chain(), "1,0*4,1*4"),
+            "");  // rank 1 parks first
 }
 
 TEST(ReplaySchedule, ABadScheduleTextIsAConfigErrorNamingTheItem) {

@@ -470,6 +470,8 @@ TEST(ParseErrors, ScheduleFlagCombinations) {
       "schedule; give one");
   EXPECT_EQ(usage_error({"--verify-budget", "10"}),
             "--verify-budget: only meaningful with --verify");
+  EXPECT_EQ(usage_error({"--float-adds-commute"}),
+            "--float-adds-commute: only meaningful with --verify");
   EXPECT_EQ(usage_error({"--verify", "--verify-budget", "0"}),
             "--verify-budget: must be at least 1, got 0\nrun with --help for usage");
   EXPECT_EQ(usage_error({"--pct-steps", "10"}), "--pct-steps: only meaningful with --pct-seed");

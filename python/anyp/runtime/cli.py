@@ -245,6 +245,7 @@ _ARGS = (
     "explore_depth",
     "verify",
     "verify_budget",
+    "float_adds_commute",
     "engine",
     "verbose",
     "dump_outputs",
@@ -352,7 +353,7 @@ def _verify(state, run, args, meta):
 
     argv = [sys.executable, _script_path(meta, run)] + meta.argv
     code, text, complete, failure = _core.verify_schedules(
-        state.config.to_dict(), options.verify_budget, one, argv
+        state.config.to_dict(), options.verify_budget, options.float_adds_commute, one, argv
     )
     state.quiet = False
     if code == 2:

@@ -85,8 +85,8 @@ class PctPolicy final : public SchedulePolicy {
 
 class ScriptPolicy final : public SchedulePolicy {
  public:
-  ScriptPolicy(runtime::ScheduleScript* script, std::int64_t world_size)
-      : script_(script), world_size_(world_size) {}
+  ScriptPolicy(runtime::ScheduleScript* script, std::int64_t agents, std::int64_t world_size)
+      : script_(script), world_size_(world_size), blocks_(agents / world_size) {}
 
   std::int64_t pick(std::deque<std::int64_t>& ready) override {
     sorted_.assign(ready.begin(), ready.end());
@@ -99,7 +99,7 @@ class ScriptPolicy final : public SchedulePolicy {
   }
   std::string failure() const override { return script_->failure(); }
   void after_slice(std::int64_t rank, bool parked) override {
-    script_->end_slice(rank, parked, world_size_);
+    script_->end_slice(rank, parked, world_size_, blocks_);
   }
   bool op_by_op() const override { return true; }
   std::int64_t steps() const override { return steps_; }
@@ -107,6 +107,7 @@ class ScriptPolicy final : public SchedulePolicy {
  private:
   runtime::ScheduleScript* script_;
   std::int64_t world_size_;
+  std::int64_t blocks_;
   std::vector<std::int64_t> sorted_;
   std::int64_t steps_ = 0;
 };
@@ -123,7 +124,7 @@ std::unique_ptr<SchedulePolicy> make_policy(const runtime::Schedule& schedule, s
     case runtime::Schedule::Kind::Pct:
       return std::make_unique<PctPolicy>(schedule.seed, schedule.depth, schedule.steps, agents);
     case runtime::Schedule::Kind::Script:
-      return std::make_unique<ScriptPolicy>(schedule.script, world_size);
+      return std::make_unique<ScriptPolicy>(schedule.script, agents, world_size);
   }
   return std::make_unique<FifoPolicy>();
 }
