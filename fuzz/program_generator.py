@@ -2,9 +2,9 @@
 reference results, for differential fuzzing (scripts/fuzz_programs.py).
 
 A program is a list of rounds that every rank runs on its tile t (a
-[ROWS, COLS] tile of the program's dtype — FP32, FP16, BF16 or INT32 —
-loaded from x[r]; y[r] = t at the end; constants are ones every dtype holds
-exactly, integers for INT32):
+[ROWS, COLS] tile of the program's dtype — FP32, FP16, BF16, INT8, INT16,
+INT32 or INT64 — loaded from x[r]; y[r] = t at the end; constants are ones
+every dtype holds exactly, integers for the integer dtypes):
 
   ("scale", a, b)         t = t * a + b
   ("rank_add", a)         t = (t + r) * a
@@ -41,8 +41,28 @@ import torch
 
 ROWS_CHOICES = (1, 2, 4)
 COLS_CHOICES = (8, 16, 64)
-DTYPES = ("FP32", "FP16", "BF16", "INT32")
-TORCH = {"FP32": torch.float32, "FP16": torch.float16, "BF16": torch.bfloat16, "INT32": torch.int32}
+DTYPES = ("FP32", "FP16", "BF16", "INT8", "INT16", "INT32", "INT64")
+TORCH = {
+    "FP32": torch.float32,
+    "FP16": torch.float16,
+    "BF16": torch.bfloat16,
+    "INT8": torch.int8,
+    "INT16": torch.int16,
+    "INT32": torch.int32,
+    "INT64": torch.int64,
+}
+BYTES = {"FP32": 4, "FP16": 2, "BF16": 2, "INT8": 1, "INT16": 2, "INT32": 4, "INT64": 8}
+
+
+def is_int(dtype):
+    return dtype.startswith("INT")
+
+
+def fits(dtype, cols):
+    """Whether a row of `cols` elements is a whole number of 32-byte units."""
+    return cols * BYTES[dtype] % 32 == 0
+
+
 SCALES = {"float": (0.5, 2.0, -1.0, 1.5), "int": (2, -1, 3)}
 OFFSETS = {"float": (0.25, -0.75, 1.0), "int": (1, -3, 5)}
 CLAMPS = {"float": ((-2.0, 0.0, 0.75), (0.5, 1.0, 8.0)), "int": ((-50, 0, 7), (5, 20, 90))}
@@ -76,7 +96,7 @@ class Program:
         """Whether the result is bit-exact (floating-point adds of a Sum
         allreduce or of atomic adds run in an order the reference does not
         follow; integer adds wrap alike in any order)."""
-        return self.dtype == "INT32" or not any(
+        return is_int(self.dtype) or not any(
             (r[0] == "allreduce" and r[1] == "Sum") or r[0] == "reduce_to" for r in self.rounds
         )
 
@@ -89,10 +109,9 @@ class Program:
 
 def random_program(rng: random.Random, max_rounds=6) -> Program:
     dtype = rng.choice(DTYPES)
-    family = "int" if dtype == "INT32" else "float"
-    # A row of 16-bit elements is a whole number of 32-byte units from 16 on.
-    cols = rng.choice(COLS_CHOICES if dtype in ("FP32", "INT32") else (16, 64))
-    through = [d for d in DTYPES if d != dtype and (cols >= 16 or d in ("FP32", "INT32"))]
+    family = "int" if is_int(dtype) else "float"
+    cols = rng.choice([c for c in COLS_CHOICES if fits(dtype, c)])
+    through = [d for d in DTYPES if d != dtype and fits(d, cols)]
     scales, offsets = SCALES[family], OFFSETS[family]
     rounds = []
     for _ in range(rng.randint(1, max_rounds)):
@@ -118,7 +137,7 @@ def random_program(rng: random.Random, max_rounds=6) -> Program:
             inexact = family == "float" and any(
                 r[0] == "reduce_to" or r[1:2] == ("Sum",) for r in rounds
             )
-            choices = [d for d in through if not inexact or d != "INT32"]
+            choices = [d for d in through if not inexact or not is_int(d)]
             if choices:
                 rounds.append(("round", rng.choice(choices)))
         elif kind == "loop":
@@ -270,9 +289,17 @@ def reference(program: Program, x: torch.Tensor) -> torch.Tensor:
     t = [x[r].clone() for r in range(P)]
 
     def sum_of(stacked):
-        if dt == torch.int32:
-            return stacked.to(torch.int64).sum(0).to(torch.int32)  # wraps as int32 adds do
+        if is_int(program.dtype):
+            return stacked.to(torch.int64).sum(0).to(dt)  # wraps as the dtype's adds do
         return stacked.double().sum(0).to(dt)
+
+    def cast(v, target):
+        """pl.cast: into a float, round to nearest even; into an integer,
+        truncate toward zero (NaN and infinities: 0), then wrap."""
+        if is_int(target) and v.is_floating_point():
+            v = torch.nan_to_num(v.double(), nan=0.0, posinf=0.0, neginf=0.0).trunc()
+            return v.to(torch.int64).to(TORCH[target])
+        return v.to(TORCH[target])
 
     for r_ in program.rounds:
         kind = r_[0]
@@ -284,14 +311,14 @@ def reference(program: Program, x: torch.Tensor) -> torch.Tensor:
             t = [v * r_[3] if r % r_[1] == r_[2] else v + r_[4] for r, v in enumerate(t)]
         elif kind == "clamp":
             # In a wider type (this torch clamps no Half): exact, as the bounds are.
-            wide = torch.int64 if dt == torch.int32 else torch.float64
+            wide = torch.int64 if is_int(program.dtype) else torch.float64
             t = [torch.clamp(v.to(wide), r_[1], r_[2]).to(dt) for v in t]
         elif kind == "loop":
             for r in range(P):
                 for _ in range(r % r_[1] + 1):
                     t[r] = t[r] * r_[2] + r_[3]
         elif kind == "round":
-            t = [v.to(TORCH[r_[1]]).to(dt) for v in t]
+            t = [cast(cast(v, r_[1]), program.dtype) for v in t]
         elif kind in ("get", "allgather"):
             t = [t[(r + r_[1]) % P].clone() for r in range(P)]
         elif kind == "put":
@@ -318,8 +345,8 @@ def inputs(program: Program, P: int) -> torch.Tensor:
     [-0.5, 1.5), integers in [-100, 100)."""
     g = torch.Generator().manual_seed(P)
     shape = (P, program.rows, program.cols)
-    if program.dtype == "INT32":
-        return torch.randint(-100, 100, shape, generator=g, dtype=torch.int32)
+    if is_int(program.dtype):
+        return torch.randint(-100, 100, shape, generator=g, dtype=TORCH[program.dtype])
     return (torch.rand(shape, generator=g) * 2 - 0.5).to(TORCH[program.dtype])
 
 
