@@ -415,3 +415,14 @@ anyp_add_verify_test(16_putting_it_together shared 3
   "verified: 1 trace (1 schedule run, 111 pruned)")
 anyp_add_verify_test(k5_ring_attention - 3 "verified: 1 trace (1 schedule run, 56 pruned)")
 anyp_add_verify_test(k7_multi_block blocks 3 "verified: 1 trace (1 schedule run, 11518 pruned)")
+
+# The README's --verify command, exactly as it shows it.
+add_test(NAME example.16_putting_it_together.readme_verify
+  COMMAND ${CMAKE_COMMAND}
+    -DEXPECT_EXIT=0
+    "-DEXPECT_STDOUT=OK\nverified: 1 trace (1 schedule run, 111 pruned), no deadlock, no race, golden holds\n"
+    -DEXPECT_STDERR=
+    -P ${ANYP_EXPECT_OUTPUT_SCRIPT}
+    -- $<TARGET_FILE:16_putting_it_together> -d 0,1,2 --verify)
+set_tests_properties(example.16_putting_it_together.readme_verify PROPERTIES
+  LABELS examples TIMEOUT ${ANYP_EXAMPLE_TEST_TIMEOUT})
