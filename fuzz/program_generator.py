@@ -17,10 +17,14 @@ every dtype holds exactly, integers for the integer dtypes):
   ("put", k)              t pushed into rank (r + k) % P's fresh window by
                           a remote store, the owner notified; t = what
                           rank (r - k) % P pushed
-  ("allreduce", op, mode) t = the builtin allreduce of t (op Sum, Max, Min)
+  ("allreduce", op, mode) t = the builtin allreduce of t (op Sum, Max, Min;
+                          mesh, ring, tree, recursive doubling, Rabenseifner)
   ("broadcast", root)     t = rank root's t (builtin broadcast, root < 2)
   ("round", dtype)        t = t cast to another dtype and back (floats round
                           to nearest even, integers truncate)
+  ("reduce_scatter", op)  every rank stages t + c as row c of a
+                          [P, ROWS * COLS] window; the builtin reduce-scatter
+                          (op Sum, Max, Min) leaves row r reduced: t = it
   ("allgather", k)        every t (staged in y) gathered (builtin allgather)
                           into a [P * ROWS, COLS] window; t = rank (r + k) % P's
   ("reduce_to", root)     every rank adds t into rank root's fresh window
@@ -67,7 +71,7 @@ SCALES = {"float": (0.5, 2.0, -1.0, 1.5), "int": (2, -1, 3)}
 OFFSETS = {"float": (0.25, -0.75, 1.0), "int": (1, -3, 5)}
 CLAMPS = {"float": ((-2.0, 0.0, 0.75), (0.5, 1.0, 8.0)), "int": ((-50, 0, 7), (5, 20, 90))}
 OPS = ("Sum", "Max", "Min")
-MODES = ("mesh", "tree", "recursive_doubling")
+MODES = ("mesh", "ring", "tree", "recursive_doubling", "rabenseifner")
 KINDS = (
     "scale",
     "rank_add",
@@ -80,9 +84,18 @@ KINDS = (
     "allreduce",
     "broadcast",
     "allgather",
+    "reduce_scatter",
     "reduce_to",
 )
-COMMUNICATING = ("get", "put", "allreduce", "broadcast", "allgather", "reduce_to")
+COMMUNICATING = (
+    "get",
+    "put",
+    "allreduce",
+    "broadcast",
+    "allgather",
+    "reduce_scatter",
+    "reduce_to",
+)
 
 
 class Program:
@@ -97,7 +110,8 @@ class Program:
         allreduce or of atomic adds run in an order the reference does not
         follow; integer adds wrap alike in any order)."""
         return is_int(self.dtype) or not any(
-            (r[0] == "allreduce" and r[1] == "Sum") or r[0] == "reduce_to" for r in self.rounds
+            (r[0] in ("allreduce", "reduce_scatter") and r[1] == "Sum") or r[0] == "reduce_to"
+            for r in self.rounds
         )
 
     def __repr__(self):
@@ -136,7 +150,7 @@ def random_program(rng: random.Random, max_rounds=6) -> Program:
             # INT32 would turn their last-bit difference into a whole 1.
             inexact = family == "float" and any(
                 r[0] == "reduce_to" or r[1:2] == ("Sum",) for r in rounds
-            )
+            )  # a Sum allreduce or reduce-scatter, or atomic adds
             choices = [d for d in through if not inexact or not is_int(d)]
             if choices:
                 rounds.append(("round", rng.choice(choices)))
@@ -144,6 +158,8 @@ def random_program(rng: random.Random, max_rounds=6) -> Program:
             rounds.append(("loop", rng.randint(1, 3), rng.choice(scales), rng.choice(offsets)))
         elif kind == "allgather":
             rounds.append(("allgather", rng.randint(0, 5)))
+        elif kind == "reduce_scatter":
+            rounds.append(("reduce_scatter", rng.choice(OPS)))
         elif kind == "reduce_to":
             rounds.append(("reduce_to", rng.randrange(2)))
         else:
@@ -156,9 +172,10 @@ def _windows(program):
     out = []
     for i, r in enumerate(program.rounds):
         if r[0] in COMMUNICATING:
-            shape = "[NR * ROWS, COLS]" if r[0] == "allgather" else "[ROWS, COLS]"
-            out.append((f"d{i}", "DT", shape))
-            out.append((f"s{i}", "pl.INT32", "[NR, 1]"))
+            shape = {"allgather": "[NR * ROWS, COLS]", "reduce_scatter": "[NR, ROWS * COLS]"}
+            out.append((f"d{i}", "DT", shape.get(r[0], "[ROWS, COLS]")))
+            ring = r[0] == "allreduce" and r[2] == "ring"  # a cell per step and peer
+            out.append((f"s{i}", "pl.INT32", "[2 * (NR - 1), NR]" if ring else "[NR, 1]"))
     return out
 
 
@@ -212,6 +229,14 @@ def _round_source(i, r):
             "y = pl.store(t, [0, 0], y)",
             f"{d} = pld.tensor.allgather(y, {d}, {s})",
             f"t = pl.load({d}, [((r + {r[1]}) % n) * ROWS, 0], [ROWS, COLS])",
+        ]
+    if kind == "reduce_scatter":
+        return [
+            "for c in pl.range(n):",
+            "    cf = pl.cast(c, DT)",
+            f"    {d} = pl.store(pl.reshape(pl.add(t, cf), [1, ROWS * COLS]), [c, 0], {d})",
+            f"{d} = pld.tensor.reduce_scatter({d}, {s}, op=pld.ReduceOp.{r[1]})",
+            f"t = pl.reshape(pl.load({d}, [r, 0], [1, ROWS * COLS]), [ROWS, COLS])",
         ]
     if kind == "reduce_to":
         return [
@@ -323,6 +348,16 @@ def reference(program: Program, x: torch.Tensor) -> torch.Tensor:
             t = [t[(r + r_[1]) % P].clone() for r in range(P)]
         elif kind == "put":
             t = [t[(r - r_[1]) % P].clone() for r in range(P)]
+        elif kind == "reduce_scatter":  # rank r gets the op over q of t[q] + r
+            stacked = torch.stack(t)
+            out = []
+            for r in range(P):
+                part = stacked + torch.tensor(r, dtype=dt)
+                if r_[1] == "Sum":
+                    out.append(sum_of(part))
+                else:
+                    out.append(part.max(0).values if r_[1] == "Max" else part.min(0).values)
+            t = out
         elif kind == "reduce_to":
             total = sum_of(torch.stack(t))
             t = [total.clone() if r == r_[1] else v for r, v in enumerate(t)]
