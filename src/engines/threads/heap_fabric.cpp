@@ -224,11 +224,11 @@ bool HeapFabric::do_wait(std::int64_t agent, runtime::SiteRef site, const runtim
   // it); `agent` is the waiting VM, one of the rank's blocks.
   ANYP_CHECK(cell.owner == exec_.rank_of_agent(agent), "a wait on another agent's cell");
   std::int32_t* at = cell_address(cell);
-  const bool holds = signals_.wait_or_park(agent, cell.owner, at, cmp, expected, describe, [&] {
-    observe_wait(agent, site, cell, cmp, expected, *at);
-  });
-  if (!holds) observe_wait_blocked(agent, site, cell, cmp, expected, *at);
-  return holds;
+  // Both observers run under the cell's stripe lock (they read the cell).
+  return signals_.wait_or_park(
+      agent, cell.owner, at, cmp, expected, describe,
+      [&] { observe_wait(agent, site, cell, cmp, expected, *at); },
+      [&](std::int32_t value) { observe_wait_blocked(agent, site, cell, cmp, expected, value); });
 }
 
 }  // namespace anyp::threads

@@ -77,16 +77,18 @@ class SignalTable {
 
   // True if agent `agent`'s wait on a cell of its rank `owner` holds now
   // (on_satisfied runs under the rank's stripe lock); otherwise parks the
-  // agent with describe()'s text and returns false.
-  template <class OnSatisfied>
+  // agent with describe()'s text and returns false (on_blocked(value) runs
+  // under the lock first).
+  template <class OnSatisfied, class OnBlocked>
   bool wait_or_park(std::int64_t agent, std::int64_t owner, std::int32_t* cell, ir::WaitKind cmp,
                     std::int64_t expected, const std::function<std::string()>& describe,
-                    OnSatisfied&& on_satisfied) {
+                    OnSatisfied&& on_satisfied, OnBlocked&& on_blocked) {
     std::lock_guard<std::mutex> lock(stripe_of(owner).mutex);
     if (runtime::compare(cmp, *cell, expected)) {
       on_satisfied();
       return true;
     }
+    on_blocked(*cell);
     parked_[static_cast<std::size_t>(agent)] = Parked{cell, cmp, expected, describe()};
     is_parked_[static_cast<std::size_t>(agent)] = 1;
     return false;
