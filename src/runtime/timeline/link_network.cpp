@@ -1,4 +1,5 @@
-// link_network.cpp — max-min fair sharing of the modeled links (see the header).
+// link_network.cpp — max-min fair sharing of the modeled links, refilled
+// per changed component (see the header).
 #include "runtime/timeline/link_network.hpp"
 
 #include <algorithm>
@@ -11,24 +12,46 @@ namespace anyp::runtime {
 LinkNetwork::LinkNetwork(std::vector<double> capacities) {
   links_.resize(capacities.size());
   for (std::size_t i = 0; i < capacities.size(); ++i) links_[i].capacity = capacities[i];
+  link_seen_.assign(links_.size(), 0);
+  left_.assign(links_.size(), 0);
+  open_.assign(links_.size(), 0);
 }
 
 void LinkNetwork::advance(double now) {
-  const double dt = now - now_;
-  if (!(dt > 0)) return;
-  for (Flow& f : flows_) {
-    if (!f.active || std::isinf(f.rate)) continue;
-    f.remaining = std::max(0.0, f.remaining - f.rate * dt);
-  }
-  for (Link& l : links_) {
-    if (l.flows.empty()) continue;
+  if (now > now_) now_ = now;
+}
+
+void LinkNetwork::settle_flow(Flow& f) const {
+  const double dt = now_ - f.stamp;
+  if (dt > 0 && !std::isinf(f.rate)) f.remaining = std::max(0.0, f.remaining - f.rate * dt);
+  f.stamp = now_;
+}
+
+void LinkNetwork::settle_link(Link& l) const {
+  const double dt = now_ - l.stamp;
+  if (dt > 0 && !l.flows.empty()) {
     l.busy += dt;
-    for (std::size_t id : l.flows) {
-      const double moved = std::isinf(flows_[id].rate) ? 0 : flows_[id].rate * dt;
-      l.carried += moved;
-    }
+    l.carried += l.rate_sum * dt;
   }
-  now_ = now;
+  l.stamp = now_;
+}
+
+double LinkNetwork::remaining(std::size_t id) const {
+  Flow f = flows_[id];
+  settle_flow(f);
+  return f.remaining;
+}
+
+double LinkNetwork::bytes_carried(std::size_t link) const {
+  Link l = links_[link];
+  settle_link(l);
+  return l.carried;
+}
+
+double LinkNetwork::busy_ns(std::size_t link) const {
+  Link l = links_[link];
+  settle_link(l);
+  return l.busy;
 }
 
 std::size_t LinkNetwork::add(std::array<std::size_t, 2> links, double bytes) {
@@ -39,11 +62,19 @@ std::size_t LinkNetwork::add(std::array<std::size_t, 2> links, double bytes) {
   } else {
     id = flows_.size();
     flows_.emplace_back();
+    flow_seen_.push_back(0);
   }
   Flow& f = flows_[id];
-  f = Flow{links, bytes, 0, true};
-  links_[links[0]].flows.push_back(id);
-  if (links[1] != links[0]) links_[links[1]].flows.push_back(id);
+  f = Flow{links, bytes, 0, now_, f.epoch + 1, true};
+  for (std::size_t k = 0; k < (links[0] == links[1] ? 1u : 2u); ++k) {
+    Link& l = links_[links[k]];
+    settle_link(l);
+    l.flows.push_back(id);
+    if (!l.changed) {
+      l.changed = true;
+      changed_.push_back(links[k]);
+    }
+  }
   ++version_;
   return id;
 }
@@ -51,73 +82,134 @@ std::size_t LinkNetwork::add(std::array<std::size_t, 2> links, double bytes) {
 void LinkNetwork::remove(std::size_t id) {
   Flow& f = flows_[id];
   ANYP_CHECK(f.active, "a modeled flow removed twice");
-  for (std::size_t l : {f.links[0], f.links[1]}) std::erase(links_[l].flows, id);
+  for (std::size_t k = 0; k < (f.links[0] == f.links[1] ? 1u : 2u); ++k) {
+    Link& l = links_[f.links[k]];
+    settle_link(l);
+    std::erase(l.flows, id);
+    if (!std::isinf(f.rate)) l.rate_sum -= f.rate;  // refilled by share()
+    if (!l.changed) {
+      l.changed = true;
+      changed_.push_back(f.links[k]);
+    }
+  }
   f.active = false;
+  ++f.epoch;
   free_ids_.push_back(id);
   ++version_;
 }
 
+void LinkNetwork::collect_components(std::vector<std::size_t>& links,
+                                     std::vector<std::size_t>& flows) {
+  std::vector<std::size_t> stack;
+  for (std::size_t l : changed_) {
+    links_[l].changed = false;
+    if (link_seen_[l]) continue;
+    link_seen_[l] = 1;
+    stack.push_back(l);
+    while (!stack.empty()) {
+      const std::size_t at = stack.back();
+      stack.pop_back();
+      links.push_back(at);
+      for (std::size_t id : links_[at].flows) {
+        if (flow_seen_[id]) continue;
+        flow_seen_[id] = 1;
+        flows.push_back(id);
+        for (std::size_t other : flows_[id].links) {
+          if (link_seen_[other]) continue;
+          link_seen_[other] = 1;
+          stack.push_back(other);
+        }
+      }
+    }
+  }
+  changed_.clear();
+  for (std::size_t l : links) link_seen_[l] = 0;
+  for (std::size_t id : flows) flow_seen_[id] = 0;
+  std::sort(links.begin(), links.end());
+  std::sort(flows.begin(), flows.end());
+}
+
 void LinkNetwork::share() {
-  // Progressive filling over the links that carry active flows.
-  std::vector<std::size_t> used;
-  std::vector<double> left(links_.size());
-  std::vector<std::size_t> open(links_.size());  // unfrozen flows through the link
-  for (std::size_t l = 0; l < links_.size(); ++l) {
-    if (links_[l].flows.empty()) continue;
-    used.push_back(l);
-    left[l] = links_[l].capacity;
-    open[l] = links_[l].flows.size();
+  std::vector<std::size_t> links, flows;
+  collect_components(links, flows);
+  for (std::size_t l : links) settle_link(links_[l]);
+  for (std::size_t id : flows) settle_flow(flows_[id]);
+  fill(links, flows);
+  for (std::size_t l : links) {
+    Link& link = links_[l];
+    link.rate_sum = 0;
+    for (std::size_t id : link.flows)
+      if (!std::isinf(flows_[id].rate)) link.rate_sum += flows_[id].rate;
   }
-  std::vector<char> frozen(flows_.size(), 0);
-  std::size_t unfrozen = 0;
-  for (std::size_t id = 0; id < flows_.size(); ++id) {
-    if (flows_[id].active) ++unfrozen;
+  for (std::size_t id : flows) {
+    Flow& f = flows_[id];
+    ++f.epoch;
+    const double at = f.remaining <= 0 || std::isinf(f.rate) ? now_
+                      : f.rate > 0                           ? now_ + f.remaining / f.rate
+                                                             : INFINITY;
+    if (!std::isinf(at)) finishes_.push(Finish{at, id, f.epoch});
   }
+  // Stale entries are dropped when they reach the top; rebuild the heap
+  // when they outnumber the live ones.
+  const std::size_t active = flows_.size() - free_ids_.size();
+  if (finishes_.size() > 4 * active + 64) {
+    std::vector<Finish> live;
+    while (!finishes_.empty()) {
+      const Finish top = finishes_.top();
+      finishes_.pop();
+      if (flows_[top.id].active && flows_[top.id].epoch == top.epoch) live.push_back(top);
+    }
+    finishes_ = decltype(finishes_)(std::greater<>(), std::move(live));
+  }
+}
+
+// Progressive filling over `links` and their `flows` (whole components).
+void LinkNetwork::fill(const std::vector<std::size_t>& links,
+                       const std::vector<std::size_t>& flows) {
+  for (std::size_t l : links) {
+    left_[l] = links_[l].capacity;
+    open_[l] = links_[l].flows.size();
+  }
+  std::size_t unfrozen = flows.size();
   auto freeze = [&](std::size_t id, double rate) {
-    frozen[id] = 1;
+    flow_seen_[id] = 1;  // frozen
     --unfrozen;
     flows_[id].rate = rate;
     const auto& ls = flows_[id].links;
     for (std::size_t k = 0; k < (ls[0] == ls[1] ? 1u : 2u); ++k) {
-      left[ls[k]] = std::max(0.0, left[ls[k]] - (std::isinf(rate) ? 0 : rate));
-      --open[ls[k]];
+      left_[ls[k]] = std::max(0.0, left_[ls[k]] - (std::isinf(rate) ? 0 : rate));
+      --open_[ls[k]];
     }
   };
   while (unfrozen > 0) {
     double share = INFINITY;
-    for (std::size_t l : used)
-      if (open[l] > 0) share = std::min(share, left[l] / static_cast<double>(open[l]));
+    for (std::size_t l : links)
+      if (open_[l] > 0) share = std::min(share, left_[l] / static_cast<double>(open_[l]));
     if (std::isinf(share)) {  // only unlimited links left
-      for (std::size_t id = 0; id < flows_.size(); ++id)
-        if (flows_[id].active && !frozen[id]) freeze(id, INFINITY);
+      for (std::size_t id : flows)
+        if (!flow_seen_[id]) freeze(id, INFINITY);
       break;
     }
     // Every link at the bottleneck share freezes its open flows. The
     // tolerance keeps links of equal share (in exact arithmetic) together.
     const double limit = share * (1 + 1e-12);
-    for (std::size_t l : used) {
-      if (open[l] == 0 || left[l] / static_cast<double>(open[l]) > limit) continue;
+    for (std::size_t l : links) {
+      if (open_[l] == 0 || left_[l] / static_cast<double>(open_[l]) > limit) continue;
       for (std::size_t id : links_[l].flows)
-        if (!frozen[id]) freeze(id, share);
+        if (!flow_seen_[id]) freeze(id, share);
     }
   }
+  for (std::size_t id : flows) flow_seen_[id] = 0;
 }
 
 std::pair<std::size_t, double> LinkNetwork::next_finish() const {
-  std::size_t best = kNone;
-  double at = INFINITY;
-  for (std::size_t id = 0; id < flows_.size(); ++id) {
-    const Flow& f = flows_[id];
-    if (!f.active) continue;
-    const double t = f.remaining <= 0 || std::isinf(f.rate) ? now_
-                     : f.rate > 0                           ? now_ + f.remaining / f.rate
-                                                            : INFINITY;
-    if (t < at) {
-      at = t;
-      best = id;
-    }
+  while (!finishes_.empty()) {
+    const Finish& top = finishes_.top();
+    const Flow& f = flows_[top.id];
+    if (f.active && f.epoch == top.epoch) return {top.id, std::max(top.at, now_)};
+    finishes_.pop();
   }
-  return {best, at};
+  return {kNone, INFINITY};
 }
 
 }  // namespace anyp::runtime
