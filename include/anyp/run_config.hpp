@@ -67,6 +67,11 @@ struct RunConfig {
   // with the platform's cost model (models/<platform>.model), or with the
   // model file `model_file` when it is non-empty.
   bool timeline = false;
+  // Keep every op of the timeline (Timeline::ops and flows, for a trace or
+  // your own analysis). Off: only the figures and the critical path's ops
+  // (ops is the path, flows is empty), in a fraction of the memory; the
+  // examples' --cost and --timeline run so, --trace keeps every op.
+  bool timeline_ops = true;
   std::string model_file;
   // At most this many bytes for a run (0: what the machine has). A run
   // whose footprint, computed from the plan before it starts (windows, the
@@ -128,6 +133,7 @@ struct RunConfig {
     "Check every window and host-tensor access for races (happens-before); a race is reported "  \
     "and exits 1")                                                                               \
   X(timeline, timeline, "", "--cost --timeline --trace", false, "", None, "")                    \
+  X(timeline_ops, timeline_ops, "", "--cost --timeline --trace", false, "", None, "")            \
   X(model_file, model_file, "--model", "", false, "FILE", Text,                                  \
     "The cost model file for modeled time (default: the platform's, models/<platform>.model)")   \
   X(pct_enabled, pct.enabled, "", "--explore --pct-seed", true, "", None, "")                    \

@@ -61,6 +61,10 @@ struct RankTimeline {
   double busy_ns = 0;       // time in ops (waits' own cost included)
   double wait_ns = 0;       // time blocked in waits
   std::int64_t rounds = 0;  // longest chain of notify -> wait edges between ranks up to its end
+  // Its transfers on DMA engines (a model with dma_engines) and the time
+  // its engines were busy with them, summed over the engines.
+  std::int64_t transfers = 0;
+  double engine_busy_ns = 0;
 };
 
 // A port of the modeled fabric that carried data (a model with shared

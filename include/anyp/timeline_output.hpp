@@ -13,6 +13,7 @@
 //                            and chrome://tracing (the examples' --trace)
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "anyp/timeline.hpp"
@@ -20,7 +21,14 @@
 namespace anyp::cli {
 
 std::string timeline_text(const Timeline& timeline);
-// Throws std::runtime_error naming the file when it cannot be written.
-void write_chrome_trace(const Timeline& timeline, const std::string& path);
+// A trace of more than this is refused: Perfetto's UI and chrome://tracing
+// load a JSON trace whole into the browser's memory.
+inline constexpr std::int64_t kMaxTraceBytes = std::int64_t{1} << 30;  // 1 GiB
+
+// Throws std::runtime_error naming the file when it cannot be written, and
+// (writing nothing) when the trace would be larger than max_bytes, with
+// its estimated size. The events are streamed to the file one per line.
+void write_chrome_trace(const Timeline& timeline, const std::string& path,
+                        std::int64_t max_bytes = kMaxTraceBytes);
 
 }  // namespace anyp::cli

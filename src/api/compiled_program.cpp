@@ -359,12 +359,13 @@ RunStats CompiledProgram::run_planned(runtime::Engine& engine,
   if (recorder) {
     // On a multi-process engine each process recorded its own rank: every
     // process gathers all ranks' events and simulates them alike.
-    const std::vector<std::string> parts = engine.gather_over_processes(recorder->serialize());
-    runtime::TimelineRecorder all(exec.agents());
-    if (parts.size() > 1)
-      for (const std::string& part : parts) all.merge(part);
+    runtime::TimelineRecorder all(engine.spans_processes() ? exec.agents() : 0);
+    if (engine.spans_processes())
+      for (const std::string& part : engine.gather_over_processes(recorder->serialize()))
+        all.merge(part);
     stats.timeline = std::make_shared<const Timeline>(runtime::simulate_timeline(
-        exec, parts.size() > 1 ? all.events() : recorder->events(), *model));
+        exec, engine.spans_processes() ? all.events() : recorder->events(), *model,
+        config_.timeline_ops));
   }
   return stats;
 }

@@ -198,6 +198,7 @@ void dump_output(const std::string& dir, std::string_view name, const HostTensor
 RunConfig Options::config() const {
   RunConfig config = run;
   config.timeline = cost || timeline || !trace.empty();
+  config.timeline_ops = !trace.empty();  // only a trace shows every op
   // The task records (--dep-gen, --scope-stats, --swimlane) go under the
   // output folder, --output-dir's or its default.
   if (config.output_dir.empty() && config.writes_task_records()) config.output_dir = output_dir;
@@ -423,10 +424,14 @@ Options parse(int argc, const char* const* argv, const ExampleSpec& spec) {
         "prices the modeled timeline)"};
   }
   // The trace is written after the run: a path that cannot be written is
-  // refused before it (on one process: the first writes it).
-  if (!options.trace.empty() && options.process_rank == 0 &&
-      !std::ofstream(options.trace, std::ios::app)) {
-    throw UsageError{"--trace: cannot write '" + options.trace + "'"};
+  // refused before it (on one process: the first writes it). The check
+  // leaves no file behind (a trace refused for its size writes nothing).
+  if (!options.trace.empty() && options.process_rank == 0) {
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(options.trace, ec);
+    if (!std::ofstream(options.trace, std::ios::app))
+      throw UsageError{"--trace: cannot write '" + options.trace + "'"};
+    if (!existed) std::filesystem::remove(options.trace, ec);
   }
   if (!options.dump_outputs.empty() && options.process_rank == 0) {
     std::error_code ec;

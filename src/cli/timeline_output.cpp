@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/memory_available.hpp"
+
 namespace anyp {
 
 namespace cli {
@@ -61,21 +63,13 @@ std::string percent(double part, double whole) {
 // The DMA engines' and links' lines of timeline_text (a model with them).
 void transfer_text(const Timeline& t, std::ostream& out) {
   if (t.dma_engines > 0) {
-    std::vector<std::int64_t> transfers(t.ranks.size(), 0);
-    std::vector<double> busy(t.ranks.size(), 0);
-    for (std::size_t i = 0; i < t.ops.size(); ++i) {
-      const TimelineOp& op = t.ops[i];
-      if (op.engine < 0) continue;
-      const auto r = static_cast<std::size_t>(op.rank);
-      busy[r] += op.end_ns - op.start_ns;
-      if (!op.continues_transfer) ++transfers[r];
-    }
     out << "dma engines (" << t.dma_engines << " per rank, issue " << us(t.dma_issue_ns)
         << " us):\n  rank   transfers   engine_busy_us   utilisation\n";
     for (std::size_t r = 0; r < t.ranks.size(); ++r) {
-      out << std::setw(6) << r << std::setw(12) << transfers[r] << std::setw(17) << us(busy[r])
-          << std::setw(14) << percent(busy[r], static_cast<double>(t.dma_engines) * t.makespan_ns)
-          << '\n';
+      const RankTimeline& rt = t.ranks[r];
+      out << std::setw(6) << r << std::setw(12) << rt.transfers << std::setw(17)
+          << us(rt.engine_busy_ns) << std::setw(14)
+          << percent(rt.engine_busy_ns, static_cast<double>(t.dma_engines) * t.makespan_ns) << '\n';
     }
   }
   if (!t.links.empty()) {
@@ -94,6 +88,29 @@ void transfer_text(const Timeline& t, std::ostream& out) {
           << percent(l.busy_ns, t.makespan_ns) << " of the makespan)\n";
     }
   }
+}
+
+// Bytes of JSON per trace event, about (measured on the ladder's traces:
+// 200 for a slice with its arguments, 85 for a flow end), rounded up.
+constexpr double kBytesPerSlice = 230, kBytesPerFlowEnd = 100;
+
+void check_trace_size(const Timeline& t, std::int64_t max_bytes) {
+  std::size_t transfers = 0;
+  for (const TimelineOp& op : t.ops)
+    if (op.engine >= 0 && !op.continues_transfer) ++transfers;
+  // A slice per op and per transfer's issue; two flow ends per notify ->
+  // wait and per transfer.
+  const double slices = static_cast<double>(t.ops.size() + transfers);
+  const double flow_ends = 2.0 * static_cast<double>(t.flows.size() + transfers);
+  const double bytes = slices * kBytesPerSlice + flow_ends * kBytesPerFlowEnd;
+  if (bytes <= static_cast<double>(max_bytes)) return;
+  throw std::runtime_error(
+      "--trace: the trace would be about " + bytes_text(bytes) + " (" +
+      std::to_string(t.ops.size()) + " ops of " + std::to_string(t.ranks.size()) + " ranks, " +
+      std::to_string(t.flows.size()) + " notify -> wait arrows), more than the " +
+      bytes_text(static_cast<double>(max_bytes)) +
+      " a trace viewer is given; nothing was written. Trace a smaller P, or use --timeline "
+      "(per-rank figures and the critical path)");
 }
 
 }  // namespace
@@ -120,13 +137,25 @@ std::string timeline_text(const Timeline& t) {
   return out.str();
 }
 
-void write_chrome_trace(const Timeline& t, const std::string& path) {
+void write_chrome_trace(const Timeline& t, const std::string& path, std::int64_t max_bytes) {
   using nlohmann::json;
-  json events = json::array();
-  events.push_back({{"ph", "M"},
-                    {"name", "process_name"},
-                    {"pid", 0},
-                    {"args", {{"name", "anyp (model " + t.model + ")"}}}});
+  check_trace_size(t, max_bytes);
+  std::ofstream file(path);
+  if (!file) throw std::runtime_error("--trace: cannot write '" + path + "'");
+  // Streamed, one event per line: the events are never all in memory.
+  file << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
+       << json{{"model", t.model}, {"makespan_us", t.makespan_ns / 1000.0}, {"rounds", t.rounds}}
+              .dump()
+       << ",\n\"traceEvents\":[\n";
+  bool first = true;
+  auto emit = [&file, &first](const json& event) {
+    file << (first ? "" : ",\n") << event.dump();
+    first = false;
+  };
+  emit({{"ph", "M"},
+        {"name", "process_name"},
+        {"pid", 0},
+        {"args", {{"name", "anyp (model " + t.model + ")"}}}});
   // One track per rank, and per block of a rank that ran a multi-block
   // launch: track block * P + rank, sorted by rank, then block.
   const auto world = static_cast<std::int64_t>(t.ranks.size());
@@ -141,17 +170,17 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
   auto engine_track = [world, blocks, engines](const TimelineOp& op) {
     return blocks * world + op.rank * engines + op.engine;
   };
-  auto name_track = [&events](std::int64_t tid, const std::string& name, std::int64_t sort) {
-    events.push_back({{"ph", "M"},
-                      {"name", "thread_name"},
-                      {"pid", 0},
-                      {"tid", tid},
-                      {"args", {{"name", name}}}});
-    events.push_back({{"ph", "M"},
-                      {"name", "thread_sort_index"},
-                      {"pid", 0},
-                      {"tid", tid},
-                      {"args", {{"sort_index", sort}}}});
+  auto name_track = [&emit](std::int64_t tid, const std::string& name, std::int64_t sort) {
+    emit({{"ph", "M"},
+          {"name", "thread_name"},
+          {"pid", 0},
+          {"tid", tid},
+          {"args", {{"name", name}}}});
+    emit({{"ph", "M"},
+          {"name", "thread_sort_index"},
+          {"pid", 0},
+          {"tid", tid},
+          {"args", {{"sort_index", sort}}}});
   };
   const std::int64_t per_rank = blocks + engines;
   for (std::int64_t r = 0; r < world; ++r) {
@@ -174,29 +203,29 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
     if (op.engine >= 0 && !op.continues_transfer) {
       // The issue on the rank's track, and a flow from it to the transfer.
       const double issue_end = op.issued_ns + t.dma_issue_ns;
-      events.push_back({{"ph", "X"},
-                        {"name", "issue " + (op.op != 0 ? t.name(op.op) : std::string("transfer"))},
-                        {"cat", "issue"},
-                        {"pid", 0},
-                        {"tid", track(op)},
-                        {"ts", slice_us(op.issued_ns, issue_end).first},
-                        {"dur", slice_us(op.issued_ns, issue_end).second},
-                        {"args", {{"engine", op.engine}}}});
-      events.push_back({{"ph", "s"},
-                        {"name", "transfer"},
-                        {"cat", "dma"},
-                        {"id", flow_id},
-                        {"pid", 0},
-                        {"tid", track(op)},
-                        {"ts", (op.issued_ns + issue_end) / 2000.0}});
-      events.push_back({{"ph", "f"},
-                        {"bp", "e"},
-                        {"name", "transfer"},
-                        {"cat", "dma"},
-                        {"id", flow_id++},
-                        {"pid", 0},
-                        {"tid", engine_track(op)},
-                        {"ts", (op.start_ns + op.end_ns) / 2000.0}});
+      emit({{"ph", "X"},
+            {"name", "issue " + (op.op != 0 ? t.name(op.op) : std::string("transfer"))},
+            {"cat", "issue"},
+            {"pid", 0},
+            {"tid", track(op)},
+            {"ts", slice_us(op.issued_ns, issue_end).first},
+            {"dur", slice_us(op.issued_ns, issue_end).second},
+            {"args", {{"engine", op.engine}}}});
+      emit({{"ph", "s"},
+            {"name", "transfer"},
+            {"cat", "dma"},
+            {"id", flow_id},
+            {"pid", 0},
+            {"tid", track(op)},
+            {"ts", (op.issued_ns + issue_end) / 2000.0}});
+      emit({{"ph", "f"},
+            {"bp", "e"},
+            {"name", "transfer"},
+            {"cat", "dma"},
+            {"id", flow_id++},
+            {"pid", 0},
+            {"tid", engine_track(op)},
+            {"ts", (op.start_ns + op.end_ns) / 2000.0}});
     }
     json args = {{"kind", timeline_op_kind_name(op.kind)}};
     if (op.function != 0) args["function"] = t.name(op.function);
@@ -210,44 +239,37 @@ void write_chrome_trace(const Timeline& t, const std::string& path) {
     if (op.kind == TimelineOp::Kind::Wait || op.blocked_ns > 0)
       args["blocked_us"] = op.blocked_ns / 1000.0;
     if (op.engine >= 0) args["issued_us"] = op.issued_ns / 1000.0;
-    events.push_back({{"ph", "X"},
-                      {"name", op.op != 0 ? t.name(op.op) : timeline_op_kind_name(op.kind)},
-                      {"cat", timeline_op_kind_name(op.kind)},
-                      {"pid", 0},
-                      {"tid", op.engine >= 0 ? engine_track(op) : track(op)},
-                      {"ts", slice_us(op.start_ns, op.end_ns).first},
-                      {"dur", slice_us(op.start_ns, op.end_ns).second},
-                      {"args", std::move(args)}});
+    emit({{"ph", "X"},
+          {"name", op.op != 0 ? t.name(op.op) : timeline_op_kind_name(op.kind)},
+          {"cat", timeline_op_kind_name(op.kind)},
+          {"pid", 0},
+          {"tid", op.engine >= 0 ? engine_track(op) : track(op)},
+          {"ts", slice_us(op.start_ns, op.end_ns).first},
+          {"dur", slice_us(op.start_ns, op.end_ns).second},
+          {"args", std::move(args)}});
   }
   // A flow from each notify to the wait it satisfied (each end inside its
   // slice, so that Perfetto binds it).
   for (std::size_t f = 0; f < t.flows.size(); ++f) {
     const TimelineOp& from = t.ops[t.flows[f].notify];
     const TimelineOp& to = t.ops[t.flows[f].wait];
-    events.push_back({{"ph", "s"},
-                      {"name", "notify"},
-                      {"cat", "signal"},
-                      {"id", f},
-                      {"pid", 0},
-                      {"tid", track(from)},
-                      {"ts", (from.start_ns + from.end_ns) / 2000.0}});
-    events.push_back({{"ph", "f"},
-                      {"bp", "e"},
-                      {"name", "notify"},
-                      {"cat", "signal"},
-                      {"id", f},
-                      {"pid", 0},
-                      {"tid", track(to)},
-                      {"ts", (to.start_ns + to.end_ns) / 2000.0}});
+    emit({{"ph", "s"},
+          {"name", "notify"},
+          {"cat", "signal"},
+          {"id", f},
+          {"pid", 0},
+          {"tid", track(from)},
+          {"ts", (from.start_ns + from.end_ns) / 2000.0}});
+    emit({{"ph", "f"},
+          {"bp", "e"},
+          {"name", "notify"},
+          {"cat", "signal"},
+          {"id", f},
+          {"pid", 0},
+          {"tid", track(to)},
+          {"ts", (to.start_ns + to.end_ns) / 2000.0}});
   }
-  const json trace = {
-      {"traceEvents", std::move(events)},
-      {"displayTimeUnit", "ns"},
-      {"otherData",
-       {{"model", t.model}, {"makespan_us", t.makespan_ns / 1000.0}, {"rounds", t.rounds}}}};
-  std::ofstream file(path);
-  if (!file) throw std::runtime_error("--trace: cannot write '" + path + "'");
-  file << trace.dump(1) << '\n';
+  file << "\n]}\n";
   if (!file) throw std::runtime_error("--trace: cannot write '" + path + "'");
 }
 

@@ -102,6 +102,9 @@ class Engine {
   virtual std::vector<std::string> gather_over_processes(const std::string& mine) const {
     return {mine};
   }
+  // Whether the engine's ranks run in more than one process (then the
+  // figures a process collected are only its own ranks' part).
+  virtual bool spans_processes() const { return false; }
 };
 
 }  // namespace anyp::runtime

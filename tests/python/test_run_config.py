@@ -36,6 +36,7 @@ def test_the_table_has_the_fields_cpp_and_python_share():
         [
             "check_races",
             "timeline",
+            "timeline_ops",
             "model_file",
             "pct_enabled",
             "pct_seed",

@@ -3,7 +3,8 @@
 // twin (models/simple/); the same timeline under 20 seeded schedules, PCT schedules and
 // both worker counts; the rounds of steps 07-11; the critical path as a
 // chain that ends at the makespan (shipped model and simple twin); busy plus wait time filling
-// every rank's clock; the platforms differing; a model file that cannot be read.
+// every rank's clock; the same figures and path without every op kept; the platforms
+// differing; a model file that cannot be read.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -247,59 +248,129 @@ double issues_between(const Timeline& t, std::int64_t rank, double from, double 
   return n * t.dma_issue_ns;
 }
 
-TEST(Timeline, CriticalPathIsAChainToTheMakespan) {
+// Every algorithm of steps 08-11 at P = 2, 5, 8, on the shipped a2a3sim
+// (DMA engines, shared links) and on its simple twin:
+// body(what, algorithm, P, a timeline config for that model).
+template <typename Body>
+void for_each_allreduce_run(Body body) {
   for (const bool shipped : {true, false}) {
     for (const Allreduce a : {Allreduce::Mesh, Allreduce::TwoPhase, Allreduce::Ring,
                               Allreduce::BuiltinMesh, Allreduce::BuiltinRing}) {
       for (const std::int64_t P : {2, 5, 8}) {
-        const std::string what = std::string(allreduce_name(a)) + " P=" + std::to_string(P) +
-                                 (shipped ? " a2a3sim" : " simple");
         anyp::RunConfig config = timeline_config(P);
         if (!shipped) config.model_file = simple_twin("a2a3sim");
-        const Timeline t = *run_allreduce(a, 64 * P, P, config).timeline;
-        ASSERT_FALSE(t.critical_path.empty()) << what;
-        const TimelineOp& first = t.ops[t.critical_path.front()];
-        EXPECT_NEAR(first.start_ns, issues_between(t, first.rank, 0, first.start_ns), 1e-6) << what;
-        for (std::size_t i = 0; i < t.critical_path.front(); ++i)
-          EXPECT_TRUE(t.ops[i].rank != first.rank || t.ops[i].engine >= 0)
-              << what << ": the path does not start at a rank's first op";
-        EXPECT_DOUBLE_EQ(t.ops[t.critical_path.back()].end_ns, t.makespan_ns) << what;
-        for (std::size_t k = 1; k < t.critical_path.size(); ++k) {
-          const std::size_t prev = t.critical_path[k - 1], cur = t.critical_path[k];
-          const TimelineOp &p = t.ops[prev], &c = t.ops[cur];
-          const std::string step = what + ": step " + std::to_string(k);
-          bool flow = false;
-          for (const anyp::TimelineFlow& f : t.flows)
-            flow |= f.wait == cur && (f.notify == prev || t.ops[f.notify].rank == p.rank);
-          if (c.kind == Kind::Wait && c.blocked_ns > 0 && flow) {
-            // Released by the notify, or by the transfer it was delivered after.
-            EXPECT_TRUE(p.kind == Kind::Notify || p.engine >= 0) << step;
-            EXPECT_GE(c.start_ns + c.blocked_ns, p.end_ns - 1e-6) << step;
-          } else if (c.engine < 0 && c.blocked_ns > 0 && p.engine >= 0) {
-            // Held by its own rank's transfer until it ended (a remote read
-            // that queued for an engine: until d before, its issue).
-            EXPECT_EQ(p.rank, c.rank) << step;
-            const double released = c.start_ns + c.blocked_ns;
-            EXPECT_LT(std::min(std::abs(released - p.end_ns),
-                               std::abs(released + t.dma_issue_ns - p.end_ns)),
-                      1e-6)
-                << step;
-          } else {
-            EXPECT_EQ(p.rank, c.rank) << step;
-            EXPECT_NEAR(c.start_ns - p.end_ns, issues_between(t, c.rank, p.end_ns, c.start_ns),
-                        1e-6)
-                << step << " (" << p.start_ns << ".." << p.end_ns << " then " << c.start_ns << ")";
-          }
-        }
-        double latest = 0;
-        for (const anyp::RankTimeline& r : t.ranks) {
-          EXPECT_NEAR(r.busy_ns + r.wait_ns, r.finish_ns, 1e-6 * r.finish_ns) << what;
-          latest = std::max(latest, r.finish_ns);
-        }
-        EXPECT_EQ(latest, t.makespan_ns) << what;
+        body(std::string(allreduce_name(a)) + " P=" + std::to_string(P) +
+                 (shipped ? " a2a3sim" : " simple"),
+             a, P, config);
       }
     }
   }
+}
+
+TEST(Timeline, CriticalPathIsAChainToTheMakespan) {
+  for_each_allreduce_run([&](const std::string& what, Allreduce a, std::int64_t P,
+                             anyp::RunConfig config) {
+    const Timeline t = *run_allreduce(a, 64 * P, P, config).timeline;
+    ASSERT_FALSE(t.critical_path.empty()) << what;
+    const TimelineOp& first = t.ops[t.critical_path.front()];
+    EXPECT_NEAR(first.start_ns, issues_between(t, first.rank, 0, first.start_ns), 1e-6) << what;
+    for (std::size_t i = 0; i < t.critical_path.front(); ++i)
+      EXPECT_TRUE(t.ops[i].rank != first.rank || t.ops[i].engine >= 0)
+          << what << ": the path does not start at a rank's first op";
+    EXPECT_DOUBLE_EQ(t.ops[t.critical_path.back()].end_ns, t.makespan_ns) << what;
+    for (std::size_t k = 1; k < t.critical_path.size(); ++k) {
+      const std::size_t prev = t.critical_path[k - 1], cur = t.critical_path[k];
+      const TimelineOp &p = t.ops[prev], &c = t.ops[cur];
+      const std::string step = what + ": step " + std::to_string(k);
+      bool flow = false;
+      for (const anyp::TimelineFlow& f : t.flows)
+        flow |= f.wait == cur && (f.notify == prev || t.ops[f.notify].rank == p.rank);
+      if (c.kind == Kind::Wait && c.blocked_ns > 0 && flow) {
+        // Released by the notify, or by the transfer it was delivered after.
+        EXPECT_TRUE(p.kind == Kind::Notify || p.engine >= 0) << step;
+        EXPECT_GE(c.start_ns + c.blocked_ns, p.end_ns - 1e-6) << step;
+      } else if (c.engine < 0 && c.blocked_ns > 0 && p.engine >= 0) {
+        // Held by its own rank's transfer until it ended (a remote read
+        // that queued for an engine: until d before, its issue).
+        EXPECT_EQ(p.rank, c.rank) << step;
+        const double released = c.start_ns + c.blocked_ns;
+        EXPECT_LT(
+            std::min(std::abs(released - p.end_ns), std::abs(released + t.dma_issue_ns - p.end_ns)),
+            1e-6)
+            << step;
+      } else {
+        EXPECT_EQ(p.rank, c.rank) << step;
+        EXPECT_NEAR(c.start_ns - p.end_ns, issues_between(t, c.rank, p.end_ns, c.start_ns), 1e-6)
+            << step << " (" << p.start_ns << ".." << p.end_ns << " then " << c.start_ns << ")";
+      }
+    }
+    double latest = 0;
+    for (const anyp::RankTimeline& r : t.ranks) {
+      EXPECT_NEAR(r.busy_ns + r.wait_ns, r.finish_ns, 1e-6 * r.finish_ns) << what;
+      latest = std::max(latest, r.finish_ns);
+    }
+    EXPECT_EQ(latest, t.makespan_ns) << what;
+  });
+}
+
+// RunConfig::timeline_ops off (the examples' --cost and --timeline): the
+// same figures, links, rounds, note and critical path as with every op
+// kept, the path's ops in path order (names included) and no flows; and
+// each rank's transfers and engine time as its engine ops add up. On the
+// shipped model (DMA engines, shared links) and its simple twin.
+TEST(Timeline, WithoutEveryOpTheFiguresAndThePathAreTheSame) {
+  std::int64_t engine_transfers = 0;  // on the shipped model
+  for_each_allreduce_run([&](const std::string& what, Allreduce a, std::int64_t P,
+                             anyp::RunConfig config) {
+    const Timeline all = *run_allreduce(a, 64 * P, P, config).timeline;
+    config.timeline_ops = false;
+    const Timeline path = *run_allreduce(a, 64 * P, P, config).timeline;
+    EXPECT_EQ(path.makespan_ns, all.makespan_ns) << what;
+    EXPECT_EQ(path.rounds, all.rounds) << what;
+    EXPECT_EQ(path.note, all.note) << what;
+    ASSERT_EQ(path.ranks.size(), all.ranks.size()) << what;
+    for (std::size_t r = 0; r < all.ranks.size(); ++r) {
+      const anyp::RankTimeline &x = path.ranks[r], &y = all.ranks[r];
+      EXPECT_TRUE(x.finish_ns == y.finish_ns && x.busy_ns == y.busy_ns && x.wait_ns == y.wait_ns &&
+                  x.rounds == y.rounds && x.transfers == y.transfers &&
+                  x.engine_busy_ns == y.engine_busy_ns)
+          << what << ": rank " << r;
+      std::int64_t transfers = 0;
+      double engine_ns = 0;
+      for (const TimelineOp& op : all.ops) {
+        if (op.rank != static_cast<std::int64_t>(r) || op.engine < 0) continue;
+        transfers += !op.continues_transfer;
+        engine_ns += op.end_ns - op.start_ns;
+      }
+      EXPECT_EQ(y.transfers, transfers) << what << ": rank " << r;
+      EXPECT_NEAR(y.engine_busy_ns, engine_ns, 1e-9 * (1 + engine_ns)) << what;
+      engine_transfers += transfers;
+    }
+    ASSERT_EQ(path.links.size(), all.links.size()) << what;
+    for (std::size_t l = 0; l < all.links.size(); ++l)
+      EXPECT_TRUE(path.links[l].rank == all.links[l].rank &&
+                  path.links[l].port == all.links[l].port &&
+                  path.links[l].bytes == all.links[l].bytes &&
+                  path.links[l].busy_ns == all.links[l].busy_ns)
+          << what << ": link " << l;
+    EXPECT_TRUE(path.flows.empty()) << what;
+    ASSERT_EQ(path.ops.size(), all.critical_path.size()) << what;
+    ASSERT_EQ(path.critical_path.size(), all.critical_path.size()) << what;
+    for (std::size_t k = 0; k < path.critical_path.size(); ++k) {
+      EXPECT_EQ(path.critical_path[k], k) << what;
+      const TimelineOp &x = path.ops[k], &y = all.ops[all.critical_path[k]];
+      EXPECT_TRUE(
+          x.kind == y.kind && x.rank == y.rank && x.block == y.block && x.start_ns == y.start_ns &&
+          x.end_ns == y.end_ns && x.blocked_ns == y.blocked_ns && x.engine == y.engine &&
+          x.issued_ns == y.issued_ns && x.continues_transfer == y.continues_transfer &&
+          x.peer == y.peer && x.bytes == y.bytes && x.elements == y.elements &&
+          path.name(x.memory) == all.name(y.memory) &&
+          path.name(x.function) == all.name(y.function) && path.name(x.op) == all.name(y.op))
+          << what << ": path op " << k << ": " << op_text(path, x) << " against "
+          << op_text(all, y);
+    }
+  });
+  EXPECT_GT(engine_transfers, 0);  // the comparison saw transfers on DMA engines
 }
 
 // a5sim's faster links and vector units show in the makespan; the same

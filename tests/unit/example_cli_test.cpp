@@ -4,12 +4,17 @@
 #include "anyp/example_cli.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "anyp/errors.hpp"
+#include "anyp/timeline_output.hpp"
 #include "support/step07_program.hpp"
 
 namespace anyp::cli {
@@ -153,6 +158,24 @@ TEST(Parse, Config) {
   EXPECT_EQ(c.engine, "threads");
   EXPECT_EQ(c.output_dir, "");  // --compile-only writes via finish_compile_only
   EXPECT_FALSE(parse_args({}).config().deterministic);
+}
+
+// --cost and --timeline keep only the figures and the critical path's ops;
+// --trace keeps every op (RunConfig::timeline_ops).
+TEST(Parse, ConfigKeepsEveryTimelineOpOnlyForATrace) {
+  EXPECT_FALSE(parse_args({}).config().timeline);
+  for (const char* flag : {"--cost", "--timeline"}) {
+    const RunConfig c = parse_args({flag}).config();
+    EXPECT_TRUE(c.timeline) << flag;
+    EXPECT_FALSE(c.timeline_ops) << flag;
+  }
+  const std::string trace = (std::filesystem::temp_directory_path() / "anyp_cfg_trace.json");
+  std::filesystem::remove(trace);
+  const RunConfig c = parse_args({"--timeline", "--trace", trace.c_str()}).config();
+  EXPECT_FALSE(std::filesystem::exists(trace));  // checked writable, and left as it was
+  EXPECT_TRUE(c.timeline);
+  EXPECT_TRUE(c.timeline_ops);
+  EXPECT_TRUE(RunConfig{}.timeline_ops);  // the API keeps every op
 }
 
 // ---- errors (docs/diagnostics.md §1; the texts are the contract) ------------------
@@ -625,6 +648,51 @@ TEST(RunListener, CostWithoutAnyRunIsRefused) {
   EXPECT_EQ(r.err,
             "--cost: the program reported its outcome, but no anyp run finished (no "
             "CompiledProgram or Session run), so there is no run to print\n");
+}
+
+// ---- the trace's size ----------------------------------------------------------
+
+// A trace larger than the limit is refused before anything is written, with
+// its estimated size (230 B per slice, 100 B per flow end) and what it
+// holds; under the limit the same timeline is written, streamed, as JSON a
+// viewer reads.
+TEST(Trace, ATraceAboveTheLimitIsRefusedAndNothingWritten) {
+  Timeline t;
+  t.model = "test";
+  t.ranks.resize(2);
+  t.ops.resize(10);
+  for (std::size_t i = 0; i < t.ops.size(); ++i) {
+    t.ops[i].rank = static_cast<std::int64_t>(i % 2);
+    t.ops[i].start_ns = static_cast<double>(i / 2) * 100;
+    t.ops[i].end_ns = t.ops[i].start_ns + 100;
+  }
+  t.flows = {{0, 3}, {2, 5}, {4, 7}};
+  t.names = {""};
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("anyp_trace_limit_" + std::to_string(::getpid()) + ".json");
+  std::filesystem::remove(path);
+  try {
+    write_chrome_trace(t, path.string(), 1000);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "--trace: the trace would be about 2.8 KiB (10 ops of 2 ranks, 3 notify -> wait "
+                 "arrows), more than the 1000 B a trace viewer is given; nothing was written. "
+                 "Trace a smaller P, or use --timeline (per-rank figures and the critical path)");
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+  write_chrome_trace(t, path.string(), 2900);  // 10 x 230 + 6 x 100: at the limit
+  std::ifstream in(path);
+  const nlohmann::json trace = nlohmann::json::parse(in);
+  std::size_t slices = 0, flow_ends = 0;
+  for (const nlohmann::json& e : trace["traceEvents"]) {
+    slices += e["ph"] == "X";
+    flow_ends += e["ph"] == "s" || e["ph"] == "f";
+  }
+  EXPECT_EQ(slices, 10u);
+  EXPECT_EQ(flow_ends, 6u);
+  EXPECT_EQ(trace["otherData"]["model"], "test");
+  std::filesystem::remove(path);
 }
 
 }  // namespace

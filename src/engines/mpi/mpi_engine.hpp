@@ -26,6 +26,7 @@ class MpiEngine final : public runtime::Engine {
                      runtime::Footprint& out) const override;
   void sum_over_processes(std::span<std::int64_t> counters) const override;
   std::vector<std::string> gather_over_processes(const std::string& mine) const override;
+  bool spans_processes() const override { return true; }
   // A window of the session's own (not the process's kept one, which other
   // programs' runs reuse), allocated collectively.
   std::unique_ptr<runtime::PersistentWindows> make_persistent_windows(

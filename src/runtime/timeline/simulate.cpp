@@ -23,17 +23,22 @@ constexpr std::size_t kNotes = 4;             // approximations described in Tim
 
 Simulation::Simulation(const Executable& exec,
                        const std::vector<std::vector<TimelineEvent>>& events,
-                       const CostModel& model)
-    : exec_(exec), events_(events), model_(model), states_(events.size()) {
+                       const CostModel& model, OpStorage storage)
+    : exec_(exec), events_(events), model_(model), storage_(storage), states_(events.size()) {
   std::size_t total = 0;
   for (const auto& list : events) {
     first_op_.push_back(total);
     total += list.size();
   }
-  t_.ops.resize(total);
-  prev_.assign(total, kNone);
-  released_by_.assign(total, kNone);
-  fenced_by_.assign(total, kNone);
+  ANYP_CHECK(total < std::numeric_limits<std::uint32_t>::max(),
+             "a modeled timeline of four billion ops or more");
+  if (storage_.keep_ops) t_.ops.resize(total);
+  t_.ranks.resize(static_cast<std::size_t>(exec.world_size));
+  if (storage_.collect == nullptr) {  // the critical path is followed
+    prev_.assign(total);
+    released_by_.assign(total);
+    fenced_by_.assign(total);
+  }
   t_.names.push_back("");
   t_.model = model.name;
   t_.dma_engines = model.dma_engines;
@@ -71,6 +76,19 @@ void Simulation::push(double time, ItemKind kind, std::size_t what) {
   queue_.push(Item{time, kind == ItemKind::Step ? 1 : 0, seq_++, kind, what});
 }
 
+CellState& Simulation::cell_state(const Cell& c) {
+  if (cell_slots_.empty()) cell_slots_.resize(exec_.buffers.size());
+  auto& slots = cell_slots_[static_cast<std::size_t>(c.buffer)];
+  const std::int64_t words = exec_.buffers[static_cast<std::size_t>(c.buffer)].bytes / 4;
+  if (slots.empty()) slots.assign(static_cast<std::size_t>(exec_.world_size * words), 0);
+  std::uint32_t& slot = slots[static_cast<std::size_t>(c.owner * words + c.offset / 4)];
+  if (slot == 0) {
+    cell_states_.emplace_back();
+    slot = static_cast<std::uint32_t>(cell_states_.size());
+  }
+  return cell_states_[slot - 1];
+}
+
 std::uint32_t Simulation::intern(const std::string& s) {
   auto [it, fresh] = name_index_.emplace(s, static_cast<std::uint32_t>(t_.names.size()));
   if (fresh) t_.names.push_back(s);
@@ -79,16 +97,18 @@ std::uint32_t Simulation::intern(const std::string& s) {
 
 std::uint32_t Simulation::memory_name(const TimelineEvent& e) {
   if (e.kind == TimelineEvent::Kind::Notify || e.kind == TimelineEvent::Kind::Wait) {
-    const Cell key{e.owner, e.id, e.first};
-    auto it = cell_names_.find(key);
-    if (it != cell_names_.end()) return it->second;
+    CellState& cell = cell_state(Cell{e.owner, e.id, e.first});
+    if (cell.name != 0) return cell.name;
     const WindowBuffer& b = exec_.buffers[static_cast<std::size_t>(e.id)];
     const std::string text = "signal '" + b.name + "' cell " +
                              list_text(unflatten(e.first / 4, b.shape)) + " of rank " +
                              std::to_string(e.owner);
-    return cell_names_[key] = intern(text);
+    return cell.name = intern(text);
   }
-  const auto key = std::make_tuple(static_cast<int>(e.space), e.id, e.owner);
+  // Owners and ids fit in 31 bits (P and the buffer count are int32).
+  const std::uint64_t key = (static_cast<std::uint64_t>(e.space == Space::Host) << 63) |
+                            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.id)) << 31) |
+                            static_cast<std::uint64_t>(e.owner + 1);
   auto it = region_names_.find(key);
   if (it != region_names_.end()) return it->second;
   const std::string text =
@@ -113,17 +133,39 @@ void Simulation::advance(std::size_t r) {
 }
 
 // The op's rank, block, start and names.
-void Simulation::begin_op(std::size_t r, TimelineOp& op, const TimelineEvent& e) {
+void Simulation::begin_op(std::size_t r, std::size_t index, TimelineOp& op,
+                          const TimelineEvent& e) {
   const AgentState& st = states_[r];
-  prev_[static_cast<std::size_t>(&op - t_.ops.data())] = st.last_clock_op;
+  op = TimelineOp{};
+  prev_.set(index, st.last_clock_op);
   op.rank = exec_.rank_of_agent(static_cast<std::int64_t>(r));
   op.block = exec_.block_of_agent(static_cast<std::int64_t>(r));
   op.start_ns = st.stall_start >= 0 ? st.stall_start : st.t;
   op.blocked_ns = st.stall_start >= 0 ? st.t - st.stall_start : 0;
+  if (!named(index)) {  // only the figures and the path: no names
+    if (e.kind == TimelineEvent::Kind::Access) {
+      const bool local = e.space == Space::Host || e.owner == op.rank;
+      const bool read = static_cast<AccessKind>(e.sub) == AccessKind::Read;
+      op.kind = local ? (read ? TimelineOp::Kind::LocalRead : TimelineOp::Kind::LocalWrite)
+                      : (read ? TimelineOp::Kind::RemoteRead : TimelineOp::Kind::RemoteWrite);
+      op.peer = local ? -1 : e.owner;
+      op.bytes = e.amount;
+    }
+    return;
+  }
   if (e.site.code >= 0 && e.site.site >= 0) {
-    const Site& s = exec_.codes[static_cast<std::size_t>(e.site.code)].sites[e.site.site];
-    op.function = intern(s.function);
-    op.op = intern(s.op);
+    const auto code = static_cast<std::size_t>(e.site.code);
+    if (site_names_.size() <= code) site_names_.resize(code + 1);
+    auto& names = site_names_[code];
+    if (names.empty()) names.resize(exec_.codes[code].sites.size(), {0, 0});
+    auto& [function, name] = names[static_cast<std::size_t>(e.site.site)];
+    if (function == 0) {
+      const Site& s = exec_.codes[code].sites[static_cast<std::size_t>(e.site.site)];
+      function = intern(s.function);
+      name = intern(s.op);
+    }
+    op.function = function;
+    op.op = name;
   }
   if (e.kind == TimelineEvent::Kind::Access) {
     const bool local = e.space == Space::Host || e.owner == op.rank;
@@ -146,11 +188,11 @@ bool Simulation::step(std::size_t r) {
   }
   const TimelineEvent& e = events_[r][st.next];
   const std::size_t index = first_op_[r] + st.next;
-  TimelineOp& op = t_.ops[index];
-  begin_op(r, op, e);
+  TimelineOp& op = agent_op(r, index);
+  begin_op(r, index, op, e);
   // Since the release, at most issues of transfers that do not hold the
   // agent came between (d each): the release decided this op's start.
-  released_by_[index] = st.released_by;
+  released_by_.set(index, st.released_by);
   st.released_by = kNone;
   st.last_clock_op = index;
   st.stall_start = -1;
@@ -167,7 +209,7 @@ bool Simulation::step(std::size_t r) {
       break;
     case TimelineEvent::Kind::Notify: {
       op.kind = TimelineOp::Kind::Notify;
-      op.memory = memory_name(e);
+      if (named(index)) op.memory = memory_name(e);
       op.peer = e.owner;
       cost = model_.notify_issue_ns;
       Arrival a;
@@ -188,8 +230,8 @@ bool Simulation::step(std::size_t r) {
     }
     case TimelineEvent::Kind::Wait: {
       op.kind = TimelineOp::Kind::Wait;
-      op.memory = memory_name(e);
-      CellState& cell = cells_[Cell{e.owner, e.id, e.first}];
+      if (named(index)) op.memory = memory_name(e);
+      CellState& cell = cell_state(Cell{e.owner, e.id, e.first});
       const auto cmp = static_cast<ir::WaitKind>(e.sub);
       if (!compare(cmp, cell.value, e.amount)) {
         if (!cell.data_written) {
@@ -199,11 +241,11 @@ bool Simulation::step(std::size_t r) {
           return false;
         }
         assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " +
-                t_.names[op.memory] +
+                t_.names[memory_name(e)] +
                 " was satisfied by a data write into the cell, not a notify: it ends when "
                 "that write is done");
       } else if (const std::size_t i = enabler_of(cell, cmp, e.amount); i != kNone) {
-        link(index, st, cell.history[i]);
+        link(r, index, st, cell.history[i]);
       }
       cost = model_.wait_ns;
       break;
@@ -211,10 +253,37 @@ bool Simulation::step(std::size_t r) {
   }
   op.end_ns = st.t + cost;
   st.t = op.end_ns;
+  op_done(r, index, op);
   if (e.kind == TimelineEvent::Kind::Access && static_cast<AccessKind>(e.sub) != AccessKind::Read)
     data_written(e, st.t);
   ++st.next;
   return true;
+}
+
+void Simulation::op_done(std::size_t r, std::size_t index, const TimelineOp& op) {
+  AgentState& st = states_[r];
+  if (op.engine < 0) {
+    // A block other than 0 waiting for its next launch is idle: neither
+    // busy nor waiting for a signal of the program.
+    const TimelineEvent& e = events_[r][index - first_op_[r]];
+    if (!(op.block > 0 && e.kind == TimelineEvent::Kind::Wait && e.id == exec_.block_buffer)) {
+      st.wait_ns += op.blocked_ns;
+      st.busy_ns += op.end_ns - op.start_ns - op.blocked_ns;
+    }
+  } else {
+    RankTimeline& rt = t_.ranks[static_cast<std::size_t>(op.rank)];
+    rt.engine_busy_ns += op.end_ns - op.start_ns;
+    if (!op.continues_transfer) ++rt.transfers;
+  }
+  // The critical path ends at the op that ends last. Without transfers an
+  // agent's last op ends last; with them, any of its transfers may.
+  if (fabric_ || index + 1 == first_op_[r] + events_[r].size()) {
+    if (op.end_ns > last_end_ || (op.end_ns == last_end_ && index < last_op_)) {
+      last_end_ = op.end_ns;
+      last_op_ = index;
+    }
+  }
+  if (storage_.collect != nullptr && (*storage_.collect)[index]) collected_.emplace_back(index, op);
 }
 
 // A data write into a signal buffer: its cells change in ways the model
@@ -231,7 +300,7 @@ void Simulation::data_written(const TimelineEvent& e, double at) {
 }
 
 void Simulation::arrive(const Arrival& a, double at) {
-  CellState& cell = cells_[a.cell];
+  CellState& cell = cell_state(a.cell);
   if (a.data) {
     cell.data_written = true;
   } else {
@@ -240,6 +309,10 @@ void Simulation::arrive(const Arrival& a, double at) {
                      : static_cast<std::int32_t>(static_cast<std::uint32_t>(cell.value) +
                                                  static_cast<std::uint32_t>(a.value));
     cell.history.push_back(Applied{a.op, cell.value, a.from, a.depth});
+    // Only the last kTransitionScan entries are ever looked at.
+    if (cell.history.size() >= 2 * kTransitionScan)
+      cell.history.erase(cell.history.begin(),
+                         cell.history.end() - static_cast<std::ptrdiff_t>(kTransitionScan));
   }
   // Every blocked agent whose wait now holds is released, in the order
   // they blocked.
@@ -254,7 +327,7 @@ void Simulation::arrive(const Arrival& a, double at) {
     }
     if (a.data) {
       assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " +
-              t_.names[t_.ops[first_op_[r] + st.next].memory] +
+              t_.names[memory_name(e)] +
               " was satisfied by a data write into the cell, not a notify: it ends when that "
               "write is done");
     }
@@ -280,17 +353,18 @@ void Simulation::release(std::size_t r, double at, std::size_t applied_index,
                          const CellState& cell) {
   AgentState& st = states_[r];
   const std::size_t index = first_op_[r] + st.next;
-  TimelineOp& op = t_.ops[index];
+  TimelineOp& op = agent_op(r, index);
   const double satisfied = std::max(at, st.wait_start);
   op.blocked_ns += satisfied - st.wait_start;  // after any hold begin_op counted
   if (applied_index != kNone) {
     const std::size_t notify = cell.history[applied_index].op;
-    link(index, st, cell.history[applied_index]);
+    link(r, index, st, cell.history[applied_index]);
     if (at > st.wait_start)
-      released_by_[index] = fenced_by_[notify] != kNone ? fenced_by_[notify] : notify;
+      released_by_.set(index, fenced_by_[notify] != kNone ? fenced_by_[notify] : notify);
   }
   op.end_ns = satisfied + model_.wait_ns;
   st.t = op.end_ns;
+  op_done(r, index, op);
   st.blocked = false;
   ++st.next;
   if (st.next < events_[r].size()) push(st.t, ItemKind::Step, r);
@@ -298,9 +372,10 @@ void Simulation::release(std::size_t r, double at, std::size_t applied_index,
 
 // Records the flow into wait op `wait_op` from the notify of `a`, and the
 // agent's round count.
-void Simulation::link(std::size_t wait_op, AgentState& st, const Applied& a) {
-  t_.flows.push_back(TimelineFlow{a.op, wait_op});
-  const bool self = t_.ops[a.op].rank == t_.ops[wait_op].rank;
+void Simulation::link(std::size_t r, std::size_t wait_op, AgentState& st, const Applied& a) {
+  if (storage_.keep_ops) t_.flows.push_back(TimelineFlow{a.op, wait_op});
+  const bool self =
+      exec_.rank_of_agent(a.from) == exec_.rank_of_agent(static_cast<std::int64_t>(r));
   st.depth = std::max(st.depth, a.depth + (self ? 0 : 1));
 }
 
@@ -316,9 +391,9 @@ bool Simulation::release_stuck() {
   if (stuck == kNone) return false;
   AgentState& st = states_[stuck];
   const TimelineEvent& e = events_[stuck][st.next];
-  CellState& cell = cells_[Cell{e.owner, e.id, e.first}];
+  CellState& cell = cell_state(Cell{e.owner, e.id, e.first});
   assumed(agent_text(exec_, static_cast<std::int64_t>(stuck)) + "'s wait on " +
-          t_.names[t_.ops[first_op_[stuck] + st.next].memory] +
+          t_.names[memory_name(e)] +
           " is never satisfied in the modeled order of the notifies (the run's order "
           "satisfied it): it ends when it begins");
   std::erase(cell.waiters, stuck);
@@ -337,7 +412,6 @@ void Simulation::finish() {
       last_done(events_.size(), 0);
   if (fabric_) transfer_figures(issue_ns, stall_ns, last_done);
   // A rank's figures cover all its blocks (events_ is per agent).
-  t_.ranks.resize(static_cast<std::size_t>(exec_.world_size));
   for (std::size_t r = 0; r < events_.size(); ++r) {
     RankTimeline& rt = t_.ranks[r % t_.ranks.size()];
     // An agent ends when its last op and its last transfer have; the time
@@ -349,17 +423,8 @@ void Simulation::finish() {
     // A wait_async that held the agent at its very end.
     const double held = states_[r].stall_start >= 0 ? states_[r].t - states_[r].stall_start : 0;
     rt.wait_ns += end - states_[r].t + stall_ns[r] + held;
-    for (std::size_t i = 0; i < events_[r].size(); ++i) {
-      const TimelineOp& op = t_.ops[first_op_[r] + i];
-      if (op.engine >= 0) continue;  // on a DMA engine, not on the agent's clock
-      // A block other than 0 waiting for its next launch is idle: neither
-      // busy nor waiting for a signal of the program.
-      const TimelineEvent& e = events_[r][i];
-      if (op.block > 0 && e.kind == TimelineEvent::Kind::Wait && e.id == exec_.block_buffer)
-        continue;
-      rt.wait_ns += op.blocked_ns;
-      rt.busy_ns += op.end_ns - op.start_ns - op.blocked_ns;
-    }
+    rt.wait_ns += states_[r].wait_ns;  // its ops' (op_done)
+    rt.busy_ns += states_[r].busy_ns;
     if (rt.finish_ns > t_.makespan_ns) t_.makespan_ns = rt.finish_ns;
     t_.rounds = std::max(t_.rounds, rt.rounds);
   }
@@ -373,22 +438,9 @@ void Simulation::finish() {
 // that held an access or freed an engine), else to the op before it on its
 // agent's clock (for a transfer, the op before its issue).
 void Simulation::critical_path() {
-  std::size_t last = kNone;
-  double latest = -1;
-  for (std::size_t r = 0; r < events_.size(); ++r) {
-    if (events_[r].empty()) continue;
-    // Without transfers an agent's last op ends last; with them, any of
-    // its transfers may.
-    const std::size_t from = fabric_ ? first_op_[r] : first_op_[r] + events_[r].size() - 1;
-    for (std::size_t op = from; op < first_op_[r] + events_[r].size(); ++op) {
-      if (t_.ops[op].end_ns > latest) {
-        latest = t_.ops[op].end_ns;
-        last = op;
-      }
-    }
-  }
+  if (storage_.collect != nullptr) return;  // a second run, collecting the path's ops
   std::vector<std::size_t> path;
-  for (std::size_t cur = last; cur != kNone;) {
+  for (std::size_t cur = last_op_; cur != kNone;) {
     path.push_back(cur);
     cur = released_by_[cur] != kNone ? released_by_[cur] : prev_[cur];
   }
@@ -400,8 +452,27 @@ void Simulation::critical_path() {
 
 Timeline simulate_timeline(const Executable& exec,
                            const std::vector<std::vector<TimelineEvent>>& events,
-                           const CostModel& model) {
-  return timeline_sim::Simulation(exec, events, model).run();
+                           const CostModel& model, bool keep_ops) {
+  Timeline t = timeline_sim::Simulation(exec, events, model, {keep_ops, nullptr}).run();
+  if (keep_ops) return t;
+  // A second run of the same simulation collects the path's ops.
+  std::size_t total = 0;
+  for (const auto& list : events) total += list.size();
+  std::vector<char> on_path(total, 0);
+  for (std::size_t op : t.critical_path) on_path[op] = 1;
+  timeline_sim::Simulation again(exec, events, model, {false, &on_path});
+  t.names = again.run().names;  // the second run named the path's ops only
+  std::vector<std::pair<std::size_t, TimelineOp>>& ops = again.collected();
+  std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // The path in time order, numbered into the kept ops.
+  for (std::size_t& op : t.critical_path) {
+    const auto it = std::lower_bound(ops.begin(), ops.end(), op,
+                                     [](const auto& a, std::size_t i) { return a.first < i; });
+    ANYP_CHECK(it != ops.end() && it->first == op, "a critical-path op not collected");
+    t.ops.push_back(it->second);
+    op = t.ops.size() - 1;
+  }
+  return t;
 }
 
 }  // namespace anyp::runtime

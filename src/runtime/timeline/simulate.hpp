@@ -18,8 +18,13 @@
 
 namespace anyp::runtime {
 
+// keep_ops: Timeline::ops holds every op and Timeline::flows every notify
+// -> wait. Without it only the figures and the critical path's ops are kept
+// (ops holds the path, in order, and flows is empty): the simulation keeps
+// no per-op record but 12 bytes for the path, and runs a second time to
+// collect the path's ops.
 Timeline simulate_timeline(const Executable& exec,
                            const std::vector<std::vector<TimelineEvent>>& events,
-                           const CostModel& model);
+                           const CostModel& model, bool keep_ops = true);
 
 }  // namespace anyp::runtime

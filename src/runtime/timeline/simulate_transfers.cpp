@@ -208,13 +208,14 @@ std::size_t Simulation::make_transfer(std::size_t r, std::size_t event) {
   x.seq = at.completed.size();
   at.completed.push_back(0);
   for (std::size_t k = 0; k < x.events; ++k) {
-    TimelineOp& op = t_.ops[first_op_[r] + event + k];
-    begin_op(r, op, list[event + k]);
+    const std::size_t index = first_op_[r] + event + k;
+    TimelineOp& op = transfer_op(index);
+    begin_op(r, index, op, list[event + k]);
     op.issued_ns = x.issued;
-    if (k > 0) prev_[first_op_[r] + event + k] = first_op_[r] + event;
+    if (k > 0) prev_.set(index, first_op_[r] + event);
   }
   // A transfer issued after a hold follows what held the agent.
-  if (st.released_by != kNone) released_by_[first_op_[r] + event] = st.released_by;
+  if (st.released_by != kNone) released_by_.set(first_op_[r] + event, st.released_by);
   if (x.blocking) {  // on the agent's clock: what follows follows it
     st.last_clock_op = first_op_[r] + event;
     st.released_by = kNone;
@@ -264,7 +265,7 @@ void Simulation::start_transfer(std::size_t t, double now, std::size_t freed_by)
     }
     *free = 1;
     x.engine = static_cast<std::int32_t>(free - d.busy.begin());
-    if (freed_by != kNone) released_by_[first_op_[x.agent] + x.event] = freed_by;
+    if (freed_by != kNone) released_by_.set(first_op_[x.agent] + x.event, freed_by);
   }
   x.started = now;
   push(now + x.fixed_ns, ItemKind::Moving, t);
@@ -309,10 +310,11 @@ void Simulation::complete_transfer(std::size_t t, double now) {
   x.done = now;
   const auto& list = events_[x.agent];
   const std::size_t first = first_op_[x.agent] + x.event;
+  auto op_of = [&](std::size_t k) -> TimelineOp& { return transfer_op(first + k); };
   if (x.blocking) {
     // On the agent's clock, from when it was first held back; waiting for
     // an engine counts as blocked.
-    TimelineOp& op = t_.ops[first];
+    TimelineOp& op = op_of(0);
     op.start_ns = x.held_from;  // the very double the op before it ended at
     op.end_ns = now;
     op.blocked_ns = x.stall_ns + std::max(0.0, x.started - x.issued - issue_cost());
@@ -320,16 +322,20 @@ void Simulation::complete_transfer(std::size_t t, double now) {
     // On the engine: a put's source read (its first op, local) takes the
     // first local_ns, a get's landing write (its second) the last; a lone
     // remote store the whole span (local_ns 0).
-    const bool put = t_.ops[first].peer < 0;
+    const bool put = op_of(0).peer < 0;
     const double first_end = put ? x.started + x.local_ns : now - x.local_ns;
     for (std::size_t k = 0; k < x.events; ++k) {
-      TimelineOp& op = t_.ops[first + k];
+      TimelineOp& op = op_of(k);
       op.engine = x.engine;
       op.blocked_ns = 0;  // the engine's time; a hold before the issue is the agent's
       op.continues_transfer = k > 0;
       op.start_ns = k == 0 ? x.started : first_end;
       op.end_ns = k == 0 ? first_end : now;
     }
+  }
+  for (std::size_t k = 0; k < x.events; ++k) {
+    op_done(x.agent, first + k, op_of(k));
+    if (!storage_.keep_ops) transfer_ops_.erase(first + k);
   }
   for (std::size_t k = 0; k < x.events; ++k) {
     const TimelineEvent& e = list[x.event + k];
@@ -343,7 +349,7 @@ void Simulation::complete_transfer(std::size_t t, double now) {
   while (!at.notifies.empty() && at.notifies.front().fence <= at.watermark) {
     const PendingNotify n = at.notifies.front();
     at.notifies.pop_front();
-    if (now > n.earliest) fenced_by_[arrivals_[n.arrival].op] = last_op;
+    if (now > n.earliest) fenced_by_.set(arrivals_[n.arrival].op, last_op);
     push(std::max(n.earliest, now), ItemKind::Arrival, n.arrival);
   }
   if (x.engine >= 0) {

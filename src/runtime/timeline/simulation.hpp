@@ -13,6 +13,7 @@
 #include <queue>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "anyp/timeline.hpp"
@@ -24,6 +25,24 @@
 namespace anyp::runtime::timeline_sim {
 
 inline constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+// Per op, another op's index (kNone: none) in 32 bits. Empty (not
+// allocated) when the simulation does not follow the critical path: then
+// set() does nothing and every op reads kNone.
+class OpIndexArray {
+ public:
+  void assign(std::size_t ops) { v_.assign(ops, kEmpty); }
+  std::size_t operator[](std::size_t op) const {
+    return v_.empty() || v_[op] == kEmpty ? kNone : v_[op];
+  }
+  void set(std::size_t op, std::size_t to) {
+    if (!v_.empty()) v_[op] = to == kNone ? kEmpty : static_cast<std::uint32_t>(to);
+  }
+
+ private:
+  static constexpr std::uint32_t kEmpty = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> v_;
+};
 
 // A notify (or a data write into a signal cell) applied to its cell.
 struct Arrival {
@@ -47,6 +66,7 @@ struct CellState {
   std::vector<Applied> history;
   bool data_written = false;
   std::vector<std::size_t> waiters;  // the owner's agents blocked on this cell
+  std::uint32_t name = 0;            // into Timeline::names (0: not yet named)
 };
 
 struct AgentState {
@@ -62,6 +82,11 @@ struct AgentState {
   bool stalled = false;          // held by a transfer in flight; its completion steps the agent
   std::size_t awaiting = kNone;  // the blocking transfer it waits for
   std::size_t early_next = 0;    // its next put_async to issue (AgentTransfers::early)
+  // Without keep_ops: its op in progress (a blocked wait's, or the one
+  // being stepped).
+  TimelineOp op;
+  // Its figures from its finished ops on its own clock.
+  double busy_ns = 0, wait_ns = 0;
   // For the critical path: its latest op on its own clock, and the
   // transfer op whose end let a held agent go on (consumed by its next op).
   std::size_t last_clock_op = kNone;
@@ -145,11 +170,20 @@ struct Item {
   }
 };
 
+// Without keep_ops an op is a value until it is done (op_done); the ops to
+// collect (a second run's critical path) are marked in `collect`.
+struct OpStorage {
+  bool keep_ops = true;
+  const std::vector<char>* collect = nullptr;  // per op; null: none
+};
+
 class Simulation {
  public:
   Simulation(const Executable& exec, const std::vector<std::vector<TimelineEvent>>& events,
-             const CostModel& model);
+             const CostModel& model, OpStorage storage);
   Timeline run();
+  // Without keep_ops and with `collect`: the collected ops, by index.
+  std::vector<std::pair<std::size_t, TimelineOp>>& collected() { return collected_; }
 
  private:
   // simulate.cpp
@@ -158,12 +192,23 @@ class Simulation {
   std::uint32_t memory_name(const TimelineEvent& e);
   void advance(std::size_t r);
   bool step(std::size_t r);
-  void begin_op(std::size_t r, TimelineOp& op, const TimelineEvent& e);
+  void begin_op(std::size_t r, std::size_t index, TimelineOp& op, const TimelineEvent& e);
+  // Agent r's op `index` (not a transfer's) while it is in progress.
+  TimelineOp& agent_op(std::size_t r, std::size_t index) {
+    return storage_.keep_ops ? t_.ops[index] : states_[r].op;
+  }
+  // Whether op `index` gets its names (function, op, memory): a kept or
+  // collected op.
+  bool named(std::size_t index) const {
+    return storage_.keep_ops || (storage_.collect != nullptr && (*storage_.collect)[index]);
+  }
+  // Op `index` of agent r has its final times: its share of the figures.
+  void op_done(std::size_t r, std::size_t index, const TimelineOp& op);
   void data_written(const TimelineEvent& e, double at);
   void arrive(const Arrival& a, double at);
   std::size_t enabler_of(const CellState& cell, ir::WaitKind cmp, std::int64_t expected) const;
   void release(std::size_t r, double at, std::size_t applied_index, const CellState& cell);
-  void link(std::size_t wait_op, AgentState& st, const Applied& a);
+  void link(std::size_t r, std::size_t wait_op, AgentState& st, const Applied& a);
   bool release_stuck();
   void assumed(const std::string& what);
   void finish();
@@ -205,6 +250,13 @@ class Simulation {
   const Executable& exec_;
   const std::vector<std::vector<TimelineEvent>>& events_;
   const CostModel& model_;
+  OpStorage storage_;
+  std::vector<std::pair<std::size_t, TimelineOp>> collected_;
+  // Without keep_ops: the ops of the transfers in flight, by index.
+  std::unordered_map<std::size_t, TimelineOp> transfer_ops_;
+  TimelineOp& transfer_op(std::size_t index) {
+    return storage_.keep_ops ? t_.ops[index] : transfer_ops_[index];
+  }
   std::vector<AgentState> states_;
   std::vector<std::size_t> first_op_;
   // Per op, for the critical path: the op before it on its agent's clock
@@ -213,16 +265,28 @@ class Simulation {
   // its end or start (a blocked wait's notify, or the transfer that held
   // that notify back; the transfer that held an access; the transfer that
   // freed the engine it queued for).
-  std::vector<std::size_t> prev_;
-  std::vector<std::size_t> released_by_;
-  std::vector<std::size_t> fenced_by_;  // per notify op: the transfer its delivery waited for
+  // (Ops are numbered in 32 bits here: four billion ops would need far
+  // more memory for their events than a machine has.)
+  OpIndexArray prev_;
+  OpIndexArray released_by_;
+  OpIndexArray fenced_by_;  // per notify op: the transfer its delivery waited for
+  // The op that ends last (the critical path's end) and when; ties go to
+  // the lower op.
+  std::size_t last_op_ = kNone;
+  double last_end_ = -1;
   std::vector<Arrival> arrivals_;
-  std::map<Cell, CellState> cells_;
+  // The state of a signal cell: per buffer, a slot per 4-byte word of every
+  // rank's window (0: not touched yet, else an index + 1 into cell_states_).
+  CellState& cell_state(const Cell& c);
+  std::vector<std::vector<std::uint32_t>> cell_slots_;
+  std::deque<CellState> cell_states_;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
   std::uint64_t seq_ = 0;
-  std::map<std::string, std::uint32_t> name_index_;
-  std::map<Cell, std::uint32_t> cell_names_;
-  std::map<std::tuple<int, std::int32_t, std::int64_t>, std::uint32_t> region_names_;
+  std::unordered_map<std::string, std::uint32_t> name_index_;
+  // Keyed by space, buffer or host argument, and owner (region_key()).
+  std::unordered_map<std::uint64_t, std::uint32_t> region_names_;
+  // Per code, per site: its function's and op's names (0, 0: not yet interned).
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> site_names_;
   std::size_t notes_ = 0;
   Timeline t_;
 

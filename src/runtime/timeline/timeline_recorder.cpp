@@ -22,7 +22,7 @@ void TimelineRecorder::on_access(const Access& a) {
   e.space = a.region.space;
   e.site = a.site;
   e.id = a.region.id;
-  e.owner = a.region.owner;
+  e.owner = static_cast<std::int32_t>(a.region.owner);
   e.first = a.region.first;
   e.end = a.region.end;
   e.amount = a.region.bytes();
@@ -61,7 +61,7 @@ TimelineEvent cell_event(TimelineEvent::Kind kind, std::uint8_t sub, SiteRef sit
   e.dtype = DType::INT32;
   e.site = site;
   e.id = cell.buffer;
-  e.owner = cell.owner;
+  e.owner = static_cast<std::int32_t>(cell.owner);
   e.first = cell.offset;
   e.amount = amount;
   return e;

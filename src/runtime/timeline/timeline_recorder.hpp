@@ -24,15 +24,16 @@ struct TimelineEvent {
   Space space = Space::Window;  // Access
   SiteRef site;
   std::int32_t id = -1;     // Access: buffer or host argument; Notify/Wait: buffer
-  std::int64_t owner = -1;  // Access: the window's rank (-1: host); Notify/Wait: the cell's
-  std::int64_t first = 0;   // Access: first byte in the buffer; Notify/Wait: the cell's byte
-  std::int64_t end = 0;     // Access: one past the last byte it bounds
-  std::int64_t amount = 0;  // Access: bytes; Compute: elements; Notify: value; Wait: expected
+  std::int32_t owner = -1;  // Access: the window's rank (-1: host); Notify/Wait: the cell's
   // Access of a put_async: k + 1 when the put was issued before the
   // agent's event k (it is recorded where the door carried it out, at its
   // wait_async); 0 otherwise.
   std::uint32_t issued_before = 0;
+  std::int64_t first = 0;   // Access: first byte in the buffer; Notify/Wait: the cell's byte
+  std::int64_t end = 0;     // Access: one past the last byte it bounds
+  std::int64_t amount = 0;  // Access: bytes; Compute: elements; Notify: value; Wait: expected
 };
+static_assert(sizeof(TimelineEvent) == 48, "an event record is 48 bytes");
 
 class TimelineRecorder final : public AccessObserver {
  public:
