@@ -4,6 +4,7 @@
 // rest applies to runs.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -15,6 +16,9 @@ namespace anyp {
 namespace runtime {
 class ScheduleScript;  // src/runtime/schedule_script.hpp
 }
+
+// The values of RunConfig::timeline_detail, most kept first.
+inline constexpr std::array<const char*, 3> kTimelineDetails = {"ops", "path", "figures"};
 
 struct RunConfig {
   // "a2a3sim" (default) or "a5sim"; "a2a3"/"a5" (real hardware) are refused.
@@ -67,11 +71,16 @@ struct RunConfig {
   // with the platform's cost model (models/<platform>.model), or with the
   // model file `model_file` when it is non-empty.
   bool timeline = false;
-  // Keep every op of the timeline (Timeline::ops and flows, for a trace or
-  // your own analysis). Off: only the figures and the critical path's ops
-  // (ops is the path, flows is empty), in a fraction of the memory; the
-  // examples' --cost and --timeline run so, --trace keeps every op.
-  bool timeline_ops = true;
+  // How much of the timeline to keep (one of kTimelineDetails):
+  //   "ops"      every op (Timeline::ops) and notify -> wait flow, for a
+  //              trace or your own analysis (--trace);
+  //   "path"     the figures and the critical path, whose ops are then
+  //              Timeline::ops (flows empty), in a fraction of the memory
+  //              (--timeline);
+  //   "figures"  the figures only: makespan, rounds, per-rank figures,
+  //              links (ops, flows and critical_path empty), in one pass
+  //              (--cost).
+  std::string timeline_detail = "ops";
   std::string model_file;
   // At most this many bytes for a run (0: what the machine has). A run
   // whose footprint, computed from the plan before it starts (windows, the
@@ -133,7 +142,7 @@ struct RunConfig {
     "Check every window and host-tensor access for races (happens-before); a race is reported "  \
     "and exits 1")                                                                               \
   X(timeline, timeline, "", "--cost --timeline --trace", false, "", None, "")                    \
-  X(timeline_ops, timeline_ops, "", "--cost --timeline --trace", false, "", None, "")            \
+  X(timeline_detail, timeline_detail, "", "--cost --timeline --trace", false, "", None, "")      \
   X(model_file, model_file, "--model", "", false, "FILE", Text,                                  \
     "The cost model file for modeled time (default: the platform's, models/<platform>.model)")   \
   X(pct_enabled, pct.enabled, "", "--explore --pct-seed", true, "", None, "")                    \

@@ -134,6 +134,17 @@ std::optional<ConfigProblem> check_config(const RunConfig& config) {
     return ConfigProblem{"preempt_budget", "preempt_budget must be positive, got " +
                                                std::to_string(config.preempt_budget)};
   }
+  if (std::find(kTimelineDetails.begin(), kTimelineDetails.end(), config.timeline_detail) ==
+      kTimelineDetails.end()) {
+    std::string names;
+    for (std::size_t i = 0; i < kTimelineDetails.size(); ++i)
+      names += std::string(i == 0                             ? ""
+                           : i + 1 == kTimelineDetails.size() ? " or "
+                                                              : ", ") +
+               kTimelineDetails[i];
+    return ConfigProblem{"timeline_detail", "timeline_detail must be " + names + ", got '" +
+                                                config.timeline_detail + "'"};
+  }
   if (config.memory_limit < 0) {
     return ConfigProblem{"memory_limit",
                          "memory_limit must be 0 (what the machine has) or positive, got " +

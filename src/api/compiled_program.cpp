@@ -365,7 +365,7 @@ RunStats CompiledProgram::run_planned(runtime::Engine& engine,
         all.merge(part);
     stats.timeline = std::make_shared<const Timeline>(runtime::simulate_timeline(
         exec, engine.spans_processes() ? all.events() : recorder->events(), *model,
-        config_.timeline_ops));
+        runtime::timeline_detail(config_.timeline_detail)));
   }
   return stats;
 }

@@ -198,7 +198,8 @@ void dump_output(const std::string& dir, std::string_view name, const HostTensor
 RunConfig Options::config() const {
   RunConfig config = run;
   config.timeline = cost || timeline || !trace.empty();
-  config.timeline_ops = !trace.empty();  // only a trace shows every op
+  // A trace shows every op, --timeline the critical path, --cost figures.
+  config.timeline_detail = !trace.empty() ? "ops" : timeline ? "path" : "figures";
   // The task records (--dep-gen, --scope-stats, --swimlane) go under the
   // output folder, --output-dir's or its default.
   if (config.output_dir.empty() && config.writes_task_records()) config.output_dir = output_dir;

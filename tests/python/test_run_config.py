@@ -36,7 +36,7 @@ def test_the_table_has_the_fields_cpp_and_python_share():
         [
             "check_races",
             "timeline",
-            "timeline_ops",
+            "timeline_detail",
             "model_file",
             "pct_enabled",
             "pct_seed",

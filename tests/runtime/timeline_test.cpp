@@ -313,17 +313,33 @@ TEST(Timeline, CriticalPathIsAChainToTheMakespan) {
   });
 }
 
-// RunConfig::timeline_ops off (the examples' --cost and --timeline): the
-// same figures, links, rounds, note and critical path as with every op
-// kept, the path's ops in path order (names included) and no flows; and
-// each rank's transfers and engine time as its engine ops add up. On the
-// shipped model (DMA engines, shared links) and its simple twin.
+// RunConfig::timeline_detail "path" (the examples' --timeline): the same
+// figures, links, rounds, note and critical path as with every op kept,
+// the path's ops in path order (names included) and no flows; "figures"
+// (--cost): the same figures, no op, flow or path. And each rank's
+// transfers and engine time as its engine ops add up. On the shipped model
+// (DMA engines, shared links) and its simple twin.
 TEST(Timeline, WithoutEveryOpTheFiguresAndThePathAreTheSame) {
   std::int64_t engine_transfers = 0;  // on the shipped model
   for_each_allreduce_run([&](const std::string& what, Allreduce a, std::int64_t P,
                              anyp::RunConfig config) {
     const Timeline all = *run_allreduce(a, 64 * P, P, config).timeline;
-    config.timeline_ops = false;
+    config.timeline_detail = "figures";
+    const Timeline figures = *run_allreduce(a, 64 * P, P, config).timeline;
+    EXPECT_TRUE(figures.ops.empty() && figures.flows.empty() && figures.critical_path.empty())
+        << what;
+    EXPECT_EQ(figures.makespan_ns, all.makespan_ns) << what;
+    EXPECT_EQ(figures.rounds, all.rounds) << what;
+    EXPECT_EQ(figures.note, all.note) << what;
+    ASSERT_EQ(figures.ranks.size(), all.ranks.size()) << what;
+    for (std::size_t r = 0; r < all.ranks.size(); ++r)
+      EXPECT_TRUE(figures.ranks[r].finish_ns == all.ranks[r].finish_ns &&
+                  figures.ranks[r].busy_ns == all.ranks[r].busy_ns &&
+                  figures.ranks[r].wait_ns == all.ranks[r].wait_ns &&
+                  figures.ranks[r].engine_busy_ns == all.ranks[r].engine_busy_ns)
+          << what << ": rank " << r;
+    EXPECT_EQ(figures.links.size(), all.links.size()) << what;
+    config.timeline_detail = "path";
     const Timeline path = *run_allreduce(a, 64 * P, P, config).timeline;
     EXPECT_EQ(path.makespan_ns, all.makespan_ns) << what;
     EXPECT_EQ(path.rounds, all.rounds) << what;

@@ -184,6 +184,16 @@ TEST(ConfigErrors, MpiEngineRefusesThreadsOnlyOptions) {
             "workers: engine 'mpi' runs one rank per process: no worker pool to size");
 }
 
+TEST(ConfigErrors, TimelineDetailIsOneOfItsNames) {
+  anyp::RunConfig config;
+  config.timeline_detail = "all";
+  EXPECT_EQ(config_error(config), "timeline_detail must be ops, path or figures, got 'all'");
+  for (const char* detail : anyp::kTimelineDetails) {
+    config.timeline_detail = detail;
+    EXPECT_EQ(config_error(config), "compiled without error") << detail;
+  }
+}
+
 TEST(ConfigErrors, PreemptBudgetMustBePositive) {
   anyp::RunConfig config;
   config.preempt_budget = 0;

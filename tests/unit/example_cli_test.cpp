@@ -160,22 +160,22 @@ TEST(Parse, Config) {
   EXPECT_FALSE(parse_args({}).config().deterministic);
 }
 
-// --cost and --timeline keep only the figures and the critical path's ops;
-// --trace keeps every op (RunConfig::timeline_ops).
+// --cost keeps the figures, --timeline the critical path too, --trace every
+// op (RunConfig::timeline_detail).
 TEST(Parse, ConfigKeepsEveryTimelineOpOnlyForATrace) {
   EXPECT_FALSE(parse_args({}).config().timeline);
-  for (const char* flag : {"--cost", "--timeline"}) {
-    const RunConfig c = parse_args({flag}).config();
-    EXPECT_TRUE(c.timeline) << flag;
-    EXPECT_FALSE(c.timeline_ops) << flag;
-  }
+  EXPECT_EQ(parse_args({"--cost"}).config().timeline_detail, "figures");
+  EXPECT_EQ(parse_args({"--timeline"}).config().timeline_detail, "path");
+  EXPECT_EQ(parse_args({"--cost", "--timeline"}).config().timeline_detail, "path");
+  for (const char* flag : {"--cost", "--timeline"})
+    EXPECT_TRUE(parse_args({flag}).config().timeline);
   const std::string trace = (std::filesystem::temp_directory_path() / "anyp_cfg_trace.json");
   std::filesystem::remove(trace);
   const RunConfig c = parse_args({"--timeline", "--trace", trace.c_str()}).config();
   EXPECT_FALSE(std::filesystem::exists(trace));  // checked writable, and left as it was
   EXPECT_TRUE(c.timeline);
-  EXPECT_TRUE(c.timeline_ops);
-  EXPECT_TRUE(RunConfig{}.timeline_ops);  // the API keeps every op
+  EXPECT_EQ(c.timeline_detail, "ops");
+  EXPECT_EQ(RunConfig{}.timeline_detail, "ops");  // the API keeps every op
 }
 
 // ---- errors (docs/diagnostics.md §1; the texts are the contract) ------------------

@@ -34,7 +34,7 @@ Simulation::Simulation(const Executable& exec,
              "a modeled timeline of four billion ops or more");
   if (storage_.keep_ops) t_.ops.resize(total);
   t_.ranks.resize(static_cast<std::size_t>(exec.world_size));
-  if (storage_.collect == nullptr) {  // the critical path is followed
+  if (storage_.follow_path) {
     prev_.assign(total);
     released_by_.assign(total);
     fenced_by_.assign(total);
@@ -73,7 +73,8 @@ Timeline Simulation::run() {
 }
 
 void Simulation::push(double time, ItemKind kind, std::size_t what) {
-  queue_.push(Item{time, kind == ItemKind::Step ? 1 : 0, seq_++, kind, what});
+  const int prio = kind == ItemKind::Step ? 2 : kind == ItemKind::Share ? 1 : 0;
+  queue_.push(Item{time, prio, seq_++, kind, what});
 }
 
 CellState& Simulation::cell_state(const Cell& c) {
@@ -438,7 +439,7 @@ void Simulation::finish() {
 // that held an access or freed an engine), else to the op before it on its
 // agent's clock (for a transfer, the op before its issue).
 void Simulation::critical_path() {
-  if (storage_.collect != nullptr) return;  // a second run, collecting the path's ops
+  if (!storage_.follow_path) return;
   std::vector<std::size_t> path;
   for (std::size_t cur = last_op_; cur != kNone;) {
     path.push_back(cur);
@@ -450,17 +451,27 @@ void Simulation::critical_path() {
 
 }  // namespace timeline_sim
 
+TimelineDetail timeline_detail(const std::string& name) {
+  if (name == "path") return TimelineDetail::Path;
+  if (name == "figures") return TimelineDetail::Figures;
+  ANYP_CHECK(name == "ops", "an unchecked timeline_detail");
+  return TimelineDetail::Ops;
+}
+
 Timeline simulate_timeline(const Executable& exec,
                            const std::vector<std::vector<TimelineEvent>>& events,
-                           const CostModel& model, bool keep_ops) {
-  Timeline t = timeline_sim::Simulation(exec, events, model, {keep_ops, nullptr}).run();
-  if (keep_ops) return t;
+                           const CostModel& model, TimelineDetail detail) {
+  const bool keep_ops = detail == TimelineDetail::Ops;
+  Timeline t = timeline_sim::Simulation(exec, events, model,
+                                        {keep_ops, detail != TimelineDetail::Figures, nullptr})
+                   .run();
+  if (detail != TimelineDetail::Path) return t;
   // A second run of the same simulation collects the path's ops.
   std::size_t total = 0;
   for (const auto& list : events) total += list.size();
   std::vector<char> on_path(total, 0);
   for (std::size_t op : t.critical_path) on_path[op] = 1;
-  timeline_sim::Simulation again(exec, events, model, {false, &on_path});
+  timeline_sim::Simulation again(exec, events, model, {false, false, &on_path});
   t.names = again.run().names;  // the second run named the path's ops only
   std::vector<std::pair<std::size_t, TimelineOp>>& ops = again.collected();
   std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -18,13 +18,20 @@
 
 namespace anyp::runtime {
 
-// keep_ops: Timeline::ops holds every op and Timeline::flows every notify
-// -> wait. Without it only the figures and the critical path's ops are kept
-// (ops holds the path, in order, and flows is empty): the simulation keeps
-// no per-op record but 12 bytes for the path, and runs a second time to
-// collect the path's ops.
+// What the timeline keeps (RunConfig::timeline_detail):
+//   Ops      Timeline::ops holds every op, Timeline::flows every notify ->
+//            wait;
+//   Path     the figures and the critical path: ops holds the path's ops,
+//            in order, flows is empty. The simulation keeps no per-op
+//            record but 12 bytes for the path, and runs a second time to
+//            collect the path's ops;
+//   Figures  the figures only, in one run and no per-op memory.
+enum class TimelineDetail { Ops, Path, Figures };
+// RunConfig::timeline_detail's text ("ops", "path", "figures"; checked).
+TimelineDetail timeline_detail(const std::string& name);
+
 Timeline simulate_timeline(const Executable& exec,
                            const std::vector<std::vector<TimelineEvent>>& events,
-                           const CostModel& model, bool keep_ops = true);
+                           const CostModel& model, TimelineDetail detail = TimelineDetail::Ops);
 
 }  // namespace anyp::runtime

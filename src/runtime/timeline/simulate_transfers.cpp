@@ -249,6 +249,11 @@ void Simulation::on_transfer_event(const Item& item) {
     case ItemKind::FlowCheck:
       check_flows(item.what, item.time);
       break;
+    case ItemKind::Share:
+      share_queued_ = false;
+      network_->share();
+      schedule_flow_check();
+      break;
     default:
       ANYP_CHECK(false, "a timeline queue item of no transfer kind");
   }
@@ -281,8 +286,13 @@ void Simulation::transfer_moving(std::size_t t, double now) {
   const std::size_t flow = network_->add(x.links, x.bytes);
   if (flow_transfer_.size() <= flow) flow_transfer_.resize(flow + 1, kNone);
   flow_transfer_[flow] = t;
-  network_->share();
-  schedule_flow_check();
+  share_links(now);
+}
+
+void Simulation::share_links(double now) {
+  if (share_queued_) return;
+  share_queued_ = true;
+  push(now, ItemKind::Share, 0);
 }
 
 void Simulation::schedule_flow_check() {
@@ -301,8 +311,7 @@ void Simulation::check_flows(std::uint64_t version, double now) {
     network_->remove(flow);
     complete_transfer(flow_transfer_[flow], now);
   }
-  network_->share();
-  schedule_flow_check();
+  share_links(now);
 }
 
 void Simulation::complete_transfer(std::size_t t, double now) {

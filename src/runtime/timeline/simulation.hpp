@@ -154,12 +154,13 @@ struct DeviceEngines {
   std::deque<std::size_t> queue;
 };
 
-// Queue entries: at one time, arrivals and transfer events before agent
-// steps, then in the order pushed.
-enum class ItemKind : std::uint8_t { Arrival, Enqueue, Moving, FlowCheck, Step };
+// Queue entries: at one time, arrivals and transfer events, then the
+// sharing of the links among the flows that started or ended then (once
+// for all of them), then agent steps; each in the order pushed.
+enum class ItemKind : std::uint8_t { Arrival, Enqueue, Moving, FlowCheck, Share, Step };
 struct Item {
   double time;
-  int prio;  // 0 arrival or transfer event, 1 step
+  int prio;  // 0 arrival or transfer event, 1 share, 2 step
   std::uint64_t seq;
   ItemKind kind;
   std::size_t what;  // arrival, transfer, network version, or agent
@@ -174,6 +175,7 @@ struct Item {
 // collect (a second run's critical path) are marked in `collect`.
 struct OpStorage {
   bool keep_ops = true;
+  bool follow_path = true;                     // the critical path's 12 bytes per op
   const std::vector<char>* collect = nullptr;  // per op; null: none
 };
 
@@ -237,6 +239,9 @@ class Simulation {
   void start_transfer(std::size_t t, double now, std::size_t freed_by = kNone);
   void transfer_moving(std::size_t t, double now);
   void check_flows(std::uint64_t version, double now);
+  // The flows changed at `now`: share the links once all of now's
+  // arrivals and transfer events are done.
+  void share_links(double now);
   void complete_transfer(std::size_t t, double now);
   void schedule_flow_check();
   std::int64_t node_of(std::int64_t rank) const;
@@ -299,6 +304,7 @@ class Simulation {
   std::vector<DeviceEngines> engines_;  // per rank
   std::optional<LinkNetwork> network_;
   std::vector<std::size_t> flow_transfer_;  // flow id -> transfer
+  bool share_queued_ = false;
 };
 
 }  // namespace anyp::runtime::timeline_sim
