@@ -56,9 +56,12 @@ Timeline Simulation::run() {
       const Item item = queue_.top();
       queue_.pop();
       switch (item.kind) {
-        case ItemKind::Arrival:
-          arrive(arrivals_[item.what], item.time);
+        case ItemKind::Arrival: {
+          const Arrival a = arrivals_[item.what];
+          free_arrivals_.push_back(item.what);
+          arrive(a, item.time);
           break;
+        }
         case ItemKind::Step:
           advance(item.what);
           break;
@@ -77,12 +80,19 @@ void Simulation::push(double time, ItemKind kind, std::size_t what) {
   queue_.push(Item{time, prio, seq_++, kind, what});
 }
 
+std::size_t Simulation::new_arrival(const Arrival& a) {
+  if (free_arrivals_.empty()) {
+    arrivals_.push_back(a);
+    return arrivals_.size() - 1;
+  }
+  const std::size_t slot = free_arrivals_.back();
+  free_arrivals_.pop_back();
+  arrivals_[slot] = a;
+  return slot;
+}
+
 CellState& Simulation::cell_state(const Cell& c) {
-  if (cell_slots_.empty()) cell_slots_.resize(exec_.buffers.size());
-  auto& slots = cell_slots_[static_cast<std::size_t>(c.buffer)];
-  const std::int64_t words = exec_.buffers[static_cast<std::size_t>(c.buffer)].bytes / 4;
-  if (slots.empty()) slots.assign(static_cast<std::size_t>(exec_.world_size * words), 0);
-  std::uint32_t& slot = slots[static_cast<std::size_t>(c.owner * words + c.offset / 4)];
+  std::uint32_t& slot = cell_index_.slot(c);
   if (slot == 0) {
     cell_states_.emplace_back();
     slot = static_cast<std::uint32_t>(cell_states_.size());
@@ -220,12 +230,12 @@ bool Simulation::step(std::size_t r) {
       a.op = index;
       a.from = static_cast<std::int64_t>(r);
       a.depth = st.depth;
-      arrivals_.push_back(a);
+      const std::size_t arrival = new_arrival(a);
       const double earliest = st.t + cost + model_.notify_ns;
       if (fabric_) {
-        notify_after_transfers(r, arrivals_.size() - 1, earliest);
+        notify_after_transfers(r, arrival, earliest);
       } else {
-        push(earliest, ItemKind::Arrival, arrivals_.size() - 1);
+        push(earliest, ItemKind::Arrival, arrival);
       }
       break;
     }
@@ -295,8 +305,7 @@ void Simulation::data_written(const TimelineEvent& e, double at) {
     Arrival a;
     a.cell = Cell{e.owner, e.id, b};
     a.data = true;
-    arrivals_.push_back(a);
-    push(at, ItemKind::Arrival, arrivals_.size() - 1);
+    push(at, ItemKind::Arrival, new_arrival(a));
   }
 }
 

@@ -18,6 +18,7 @@
 
 #include "anyp/timeline.hpp"
 #include "runtime/executable.hpp"
+#include "runtime/timeline/cell_index.hpp"
 #include "runtime/timeline/cost_model.hpp"
 #include "runtime/timeline/link_network.hpp"
 #include "runtime/timeline/timeline_recorder.hpp"
@@ -279,11 +280,14 @@ class Simulation {
   // the lower op.
   std::size_t last_op_ = kNone;
   double last_end_ = -1;
+  // Arrivals on their way; a slot is reused once its arrival is applied.
   std::vector<Arrival> arrivals_;
-  // The state of a signal cell: per buffer, a slot per 4-byte word of every
-  // rank's window (0: not touched yet, else an index + 1 into cell_states_).
+  std::vector<std::size_t> free_arrivals_;
+  std::size_t new_arrival(const Arrival& a);
+  // The state of a signal cell: its slot in the index (0: not touched yet,
+  // else an index + 1 into cell_states_).
   CellState& cell_state(const Cell& c);
-  std::vector<std::vector<std::uint32_t>> cell_slots_;
+  CellIndex cell_index_;
   std::deque<CellState> cell_states_;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
   std::uint64_t seq_ = 0;

@@ -1,0 +1,38 @@
+// cell_index_test.cpp — the timeline's cell -> slot table
+// (runtime/timeline/cell_index.hpp): every cell keeps the slot it was
+// given through the table's growth, distinct cells never share one, and
+// cells that do not pack in 64 bits (an owner of 2^22 or more, a buffer
+// of 2^10 or more, a word of 2^32 or more) are kept too.
+#include "runtime/timeline/cell_index.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+using anyp::runtime::Cell;
+using anyp::runtime::timeline_sim::CellIndex;
+
+TEST(CellIndex, EveryCellKeepsItsOwnSlot) {
+  CellIndex index;
+  std::vector<Cell> cells;
+  for (std::int64_t owner = 0; owner < 300; ++owner)
+    for (std::int32_t buffer = 0; buffer < 3; ++buffer)
+      for (std::int64_t word = 0; word < 40; word += 3) cells.push_back({owner, buffer, 4 * word});
+  cells.push_back({std::int64_t{1} << 22, 0, 0});
+  cells.push_back({5, 1 << 10, 0});
+  cells.push_back({5, 0, std::int64_t{4} << 32});
+  cells.push_back({5, 0, 8});  // packs, beside the three that do not
+  std::uint32_t next = 1;
+  for (const Cell& c : cells) {
+    std::uint32_t& slot = index.slot(c);
+    ASSERT_EQ(slot, 0u) << c.owner << " " << c.buffer << " " << c.offset;
+    slot = next++;
+  }
+  next = 1;
+  for (const Cell& c : cells) EXPECT_EQ(index.slot(c), next++) << c.owner << " " << c.offset;
+}
+
+}  // namespace
