@@ -1,8 +1,9 @@
 // cell_index_test.cpp — the timeline's cell -> slot table
 // (runtime/timeline/cell_index.hpp): every cell keeps the slot it was
-// given through the table's growth, distinct cells never share one, and
-// cells that do not pack in 64 bits (an owner of 2^22 or more, a buffer
-// of 2^10 or more, a word of 2^32 or more) are kept too.
+// given through the table's growth, distinct cells never share one, in a
+// buffer small enough for a flat array, in one that is not, and for cells
+// that do not pack in 64 bits (an owner of 2^22 or more, a buffer of 2^10
+// or more, a word of 2^32 or more).
 #include "runtime/timeline/cell_index.hpp"
 
 #include <gtest/gtest.h>
@@ -16,7 +17,9 @@ using anyp::runtime::Cell;
 using anyp::runtime::timeline_sim::CellIndex;
 
 TEST(CellIndex, EveryCellKeepsItsOwnSlot) {
-  CellIndex index;
+  // 300 ranks: buffer 0 is flat (40 words), buffer 1 (2^20 words) and
+  // buffer 2 (not a buffer the plan knows) are in the table.
+  CellIndex index(300, {40, std::int64_t{1} << 20});
   std::vector<Cell> cells;
   for (std::int64_t owner = 0; owner < 300; ++owner)
     for (std::int32_t buffer = 0; buffer < 3; ++buffer)

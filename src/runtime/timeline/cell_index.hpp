@@ -1,8 +1,11 @@
 // cell_index.hpp — the timeline's map from a signal cell to its state's
-// slot, in memory proportional to the cells touched: an open-addressing
-// table (linear probing, at most half full) keyed by the cell packed in 64
-// bits (owner < 2^22, buffer < 2^10, word < 2^32), and an ordered map for
-// a cell that does not pack.
+// slot. A buffer whose words over all ranks are few (at most 2^22) gets a
+// flat array of slots, a slot per word of every rank's window (direct,
+// and neighbours stay neighbours); a larger one (a [P, 1] signal at large
+// P: P^2 words) an open-addressing table (linear probing, at most half
+// full), in memory proportional to the cells touched, keyed by the cell
+// packed in 64 bits (owner < 2^22, buffer < 2^10, word < 2^32); a cell
+// that does not pack, an ordered map.
 #pragma once
 
 #include <cstdint>
@@ -15,10 +18,23 @@ namespace anyp::runtime::timeline_sim {
 
 class CellIndex {
  public:
+  // world ranks; words[b]: the 4-byte words of buffer b in one window.
+  CellIndex(std::int64_t world, const std::vector<std::int64_t>& words) : world_(world) {
+    for (const std::int64_t w : words) words_.push_back(world * w <= kFlatWords ? w : -1);
+    flat_.resize(words.size());
+  }
+
   // The slot of `c`: 0 when it is new, and then the caller sets it before
   // the next call (a later call may move it).
   std::uint32_t& slot(const Cell& c) {
     const std::uint64_t word = static_cast<std::uint64_t>(c.offset) / 4;
+    const auto b = static_cast<std::size_t>(c.buffer);
+    if (b < words_.size() && words_[b] >= 0 && c.owner >= 0 && c.owner < world_ &&
+        static_cast<std::int64_t>(word) < words_[b]) {
+      std::vector<std::uint32_t>& flat = flat_[b];
+      if (flat.empty()) flat.assign(static_cast<std::size_t>(world_ * words_[b]), 0);
+      return flat[static_cast<std::size_t>(c.owner * words_[b]) + word];
+    }
     if (c.owner < 0 || c.owner >= (1 << 22) || c.buffer < 0 || c.buffer >= (1 << 10) ||
         word >= (std::uint64_t{1} << 32)) {
       return overflow_[c];
@@ -37,6 +53,7 @@ class CellIndex {
   }
 
  private:
+  static constexpr std::int64_t kFlatWords = std::int64_t{1} << 22;
   struct Entry {
     std::uint64_t key = 0;
     std::uint32_t value = 0;  // 0: empty (slots are indices + 1)
@@ -57,6 +74,9 @@ class CellIndex {
       entries_[at] = e;
     }
   }
+  std::int64_t world_;
+  std::vector<std::int64_t> words_;  // per buffer; -1: in the table
+  std::vector<std::vector<std::uint32_t>> flat_;
   std::vector<Entry> entries_;
   std::size_t used_ = 0;
   std::map<Cell, std::uint32_t> overflow_;

@@ -33,6 +33,9 @@ Simulation::Simulation(const Executable& exec,
   ANYP_CHECK(total < std::numeric_limits<std::uint32_t>::max(),
              "a modeled timeline of four billion ops or more");
   if (storage_.keep_ops) t_.ops.resize(total);
+  std::vector<std::int64_t> words;
+  for (const WindowBuffer& b : exec.buffers) words.push_back(b.bytes / 4);
+  cell_index_ = CellIndex(exec.world_size, words);
   t_.ranks.resize(static_cast<std::size_t>(exec.world_size));
   if (storage_.follow_path) {
     prev_.assign(total);
