@@ -15,17 +15,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 P1="${P1:-2048}"
 P2="${P2:-8192}"
-BUILD="${BUILD:-build/release}"
-bash scripts/build.sh release >/dev/null
-EX="$BUILD/examples"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-STEPS="${STEPS:-$(cd "$EX" && ls | grep -E '^(0|1|k)[0-9k]' | sed -E 's/_.*//' | tr '\n' ' ')}"
+source bench/ladder_examples.sh
 echo "per-rank footprint: peak RSS at two P (no checker, default mode), slope per rank, and the plan's per-rank parts"
 printf '%-30s %6s %6s %10s %10s %10s %10s %10s %10s\n' example P1 P2 "RSS1 MiB" "RSS2 MiB" "B/rank" \
   "win B/r" "rec B/r" "VM B/r"
 for step in $STEPS; do
-  bin="$(ls "$EX"/"${step}"_* 2>/dev/null | head -1)"
+  bin="$(example_binary "$step")"
   [[ -x "$bin" ]] || continue
   name="$(basename "$bin")"
   p1="$P1" p2="$P2"

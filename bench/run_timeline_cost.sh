@@ -12,12 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 P="${P:-1024}"
-BUILD="${BUILD:-build/release}"
-[[ "$BUILD" == build/release ]] && bash scripts/build.sh release >/dev/null
-EX="$BUILD/examples"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-STEPS="${STEPS:-$(cd "$EX" && ls | grep -E '^(0|1|k)[0-9k]' | sed -E 's/_.*//' | tr '\n' ' ')}"
+source bench/ladder_examples.sh
 echo "modeled time on top of a run: wall s and peak RSS MiB (default mode), ratios to the plain run"
 printf '%-24s %6s %8s %8s %8s %8s %8s %8s %7s %7s %7s %7s\n' example P "plain s" "cost s" \
   "tl s" "plain M" "cost M" "tl M" "cost×t" "tl×t" "cost×M" "tl×M"
@@ -30,7 +25,7 @@ measure() {  # prints "seconds KiB" of one run
   cat "$work/t"
 }
 for step in $STEPS; do
-  bin="$(ls "$EX"/"${step}"_* 2>/dev/null | head -1)"
+  bin="$(example_binary "$step")"
   [[ -x "$bin" ]] || continue
   p="$P"
   case "$step" in 09 | 10 | k1) p=120 ;; esac

@@ -14,12 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PS="${PS:-4 16 64 256}"
 REPS="${REPS:-3}"
-BUILD="${BUILD:-build/release}"
-[[ "$BUILD" == build/release ]] && bash scripts/build.sh release >/dev/null
-EX="$BUILD/examples"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-STEPS="${STEPS:-$(cd "$EX" && ls | grep -E '^(0|1|k)[0-9k]' | sed -E 's/_.*//' | tr '\n' ' ')}"
+source bench/ladder_examples.sh
 echo "two workers against one: median wall s of $REPS whole runs (default mode), speedup t1 / t2"
 printf '%-24s %6s %10s %10s %8s\n' example P "1 worker" "2 workers" speedup
 median() {  # REPS runs of "$@"; prints the median wall seconds
@@ -36,7 +31,7 @@ median() {  # REPS runs of "$@"; prints the median wall seconds
   done | sort -g | awk '{a[NR] = $1} END {printf "%.4f\n", a[int((NR + 1) / 2)] / 1e6}'
 }
 for step in $STEPS; do
-  bin="$(ls "$EX"/"${step}"_* 2>/dev/null | head -1)"
+  bin="$(example_binary "$step")"
   [[ -x "$bin" ]] || continue
   ps="$PS"
   case "$step" in 09 | 10 | k1) ps="4 8 24 120" ;; esac

@@ -313,44 +313,19 @@ TEST(Timeline, CriticalPathIsAChainToTheMakespan) {
   });
 }
 
-// RunConfig::timeline_detail "path" (the examples' --timeline): the same
-// figures, links, rounds, note and critical path as with every op kept,
-// the path's ops in path order (names included) and no flows; "figures"
-// (--cost): the same figures, no op, flow or path. And each rank's
-// transfers and engine time as its engine ops add up. On the shipped model
-// (DMA engines, shared links) and its simple twin.
+// RunConfig::timeline_detail "path" (the examples' --timeline) and
+// "figures" (--cost): the same figures, links, rounds and note as with
+// every op kept ("ops"), and no flows; "path" the same critical path, its
+// ops in path order (names included), "figures" no op or path. And each
+// rank's transfers and engine time as its engine ops add up. On the
+// shipped model (DMA engines, shared links) and its simple twin.
 TEST(Timeline, WithoutEveryOpTheFiguresAndThePathAreTheSame) {
   std::int64_t engine_transfers = 0;  // on the shipped model
   for_each_allreduce_run([&](const std::string& what, Allreduce a, std::int64_t P,
                              anyp::RunConfig config) {
     const Timeline all = *run_allreduce(a, 64 * P, P, config).timeline;
-    config.timeline_detail = "figures";
-    const Timeline figures = *run_allreduce(a, 64 * P, P, config).timeline;
-    EXPECT_TRUE(figures.ops.empty() && figures.flows.empty() && figures.critical_path.empty())
-        << what;
-    EXPECT_EQ(figures.makespan_ns, all.makespan_ns) << what;
-    EXPECT_EQ(figures.rounds, all.rounds) << what;
-    EXPECT_EQ(figures.note, all.note) << what;
-    ASSERT_EQ(figures.ranks.size(), all.ranks.size()) << what;
-    for (std::size_t r = 0; r < all.ranks.size(); ++r)
-      EXPECT_TRUE(figures.ranks[r].finish_ns == all.ranks[r].finish_ns &&
-                  figures.ranks[r].busy_ns == all.ranks[r].busy_ns &&
-                  figures.ranks[r].wait_ns == all.ranks[r].wait_ns &&
-                  figures.ranks[r].engine_busy_ns == all.ranks[r].engine_busy_ns)
-          << what << ": rank " << r;
-    EXPECT_EQ(figures.links.size(), all.links.size()) << what;
-    config.timeline_detail = "path";
-    const Timeline path = *run_allreduce(a, 64 * P, P, config).timeline;
-    EXPECT_EQ(path.makespan_ns, all.makespan_ns) << what;
-    EXPECT_EQ(path.rounds, all.rounds) << what;
-    EXPECT_EQ(path.note, all.note) << what;
-    ASSERT_EQ(path.ranks.size(), all.ranks.size()) << what;
+    // Each rank's transfers and engine time as its engine ops add up.
     for (std::size_t r = 0; r < all.ranks.size(); ++r) {
-      const anyp::RankTimeline &x = path.ranks[r], &y = all.ranks[r];
-      EXPECT_TRUE(x.finish_ns == y.finish_ns && x.busy_ns == y.busy_ns && x.wait_ns == y.wait_ns &&
-                  x.rounds == y.rounds && x.transfers == y.transfers &&
-                  x.engine_busy_ns == y.engine_busy_ns)
-          << what << ": rank " << r;
       std::int64_t transfers = 0;
       double engine_ns = 0;
       for (const TimelineOp& op : all.ops) {
@@ -358,18 +333,39 @@ TEST(Timeline, WithoutEveryOpTheFiguresAndThePathAreTheSame) {
         transfers += !op.continues_transfer;
         engine_ns += op.end_ns - op.start_ns;
       }
-      EXPECT_EQ(y.transfers, transfers) << what << ": rank " << r;
-      EXPECT_NEAR(y.engine_busy_ns, engine_ns, 1e-9 * (1 + engine_ns)) << what;
+      EXPECT_EQ(all.ranks[r].transfers, transfers) << what << ": rank " << r;
+      EXPECT_NEAR(all.ranks[r].engine_busy_ns, engine_ns, 1e-9 * (1 + engine_ns)) << what;
       engine_transfers += transfers;
     }
-    ASSERT_EQ(path.links.size(), all.links.size()) << what;
-    for (std::size_t l = 0; l < all.links.size(); ++l)
-      EXPECT_TRUE(path.links[l].rank == all.links[l].rank &&
-                  path.links[l].port == all.links[l].port &&
-                  path.links[l].bytes == all.links[l].bytes &&
-                  path.links[l].busy_ns == all.links[l].busy_ns)
-          << what << ": link " << l;
-    EXPECT_TRUE(path.flows.empty()) << what;
+    // The figures of a lesser detail, exactly those of every op's.
+    auto expect_same_figures = [&](const Timeline& t, const std::string& detail) {
+      const std::string at = what + " (" + detail + ")";
+      EXPECT_EQ(t.makespan_ns, all.makespan_ns) << at;
+      EXPECT_EQ(t.rounds, all.rounds) << at;
+      EXPECT_EQ(t.note, all.note) << at;
+      EXPECT_TRUE(t.flows.empty()) << at;
+      ASSERT_EQ(t.ranks.size(), all.ranks.size()) << at;
+      for (std::size_t r = 0; r < all.ranks.size(); ++r) {
+        const anyp::RankTimeline &x = t.ranks[r], &y = all.ranks[r];
+        EXPECT_TRUE(x.finish_ns == y.finish_ns && x.busy_ns == y.busy_ns &&
+                    x.wait_ns == y.wait_ns && x.rounds == y.rounds && x.transfers == y.transfers &&
+                    x.engine_busy_ns == y.engine_busy_ns)
+            << at << ": rank " << r;
+      }
+      ASSERT_EQ(t.links.size(), all.links.size()) << at;
+      for (std::size_t l = 0; l < all.links.size(); ++l)
+        EXPECT_TRUE(t.links[l].rank == all.links[l].rank && t.links[l].port == all.links[l].port &&
+                    t.links[l].bytes == all.links[l].bytes &&
+                    t.links[l].busy_ns == all.links[l].busy_ns)
+            << at << ": link " << l;
+    };
+    config.timeline_detail = "figures";
+    const Timeline figures = *run_allreduce(a, 64 * P, P, config).timeline;
+    expect_same_figures(figures, "figures");
+    EXPECT_TRUE(figures.ops.empty() && figures.critical_path.empty()) << what;
+    config.timeline_detail = "path";
+    const Timeline path = *run_allreduce(a, 64 * P, P, config).timeline;
+    expect_same_figures(path, "path");
     ASSERT_EQ(path.ops.size(), all.critical_path.size()) << what;
     ASSERT_EQ(path.critical_path.size(), all.critical_path.size()) << what;
     for (std::size_t k = 0; k < path.critical_path.size(); ++k) {

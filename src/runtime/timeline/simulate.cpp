@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "anyp/run_config.hpp"
 #include "common/internal_check.hpp"
 #include "runtime/diagnostic_text.hpp"
 #include "runtime/executable_text.hpp"
@@ -19,12 +20,24 @@ namespace {
 constexpr std::size_t kTransitionScan = 256;  // arrivals looked back for a wait's enabler
 constexpr std::size_t kNotes = 4;             // approximations described in Timeline::note
 
+// The 4-byte words of each window buffer in one rank's window.
+std::vector<std::int64_t> buffer_words(const Executable& exec) {
+  std::vector<std::int64_t> words;
+  for (const WindowBuffer& b : exec.buffers) words.push_back(b.bytes / 4);
+  return words;
+}
+
 }  // namespace
 
 Simulation::Simulation(const Executable& exec,
                        const std::vector<std::vector<TimelineEvent>>& events,
                        const CostModel& model, OpStorage storage)
-    : exec_(exec), events_(events), model_(model), storage_(storage), states_(events.size()) {
+    : exec_(exec),
+      events_(events),
+      model_(model),
+      storage_(storage),
+      states_(events.size()),
+      cell_index_(exec.world_size, buffer_words(exec)) {
   std::size_t total = 0;
   for (const auto& list : events) {
     first_op_.push_back(total);
@@ -33,9 +46,6 @@ Simulation::Simulation(const Executable& exec,
   ANYP_CHECK(total < std::numeric_limits<std::uint32_t>::max(),
              "a modeled timeline of four billion ops or more");
   if (storage_.keep_ops) t_.ops.resize(total);
-  std::vector<std::int64_t> words;
-  for (const WindowBuffer& b : exec.buffers) words.push_back(b.bytes / 4);
-  cell_index_ = CellIndex(exec.world_size, words);
   t_.ranks.resize(static_cast<std::size_t>(exec.world_size));
   if (storage_.follow_path) {
     prev_.assign(total);
@@ -464,10 +474,9 @@ void Simulation::critical_path() {
 }  // namespace timeline_sim
 
 TimelineDetail timeline_detail(const std::string& name) {
-  if (name == "path") return TimelineDetail::Path;
-  if (name == "figures") return TimelineDetail::Figures;
-  ANYP_CHECK(name == "ops", "an unchecked timeline_detail");
-  return TimelineDetail::Ops;
+  const auto it = std::find(kTimelineDetails.begin(), kTimelineDetails.end(), name);
+  ANYP_CHECK(it != kTimelineDetails.end(), "an unchecked timeline_detail");
+  return static_cast<TimelineDetail>(it - kTimelineDetails.begin());
 }
 
 Timeline simulate_timeline(const Executable& exec,

@@ -26,8 +26,9 @@ namespace anyp::runtime {
 //            record but 12 bytes for the path, and runs a second time to
 //            collect the path's ops;
 //   Figures  the figures only, in one run and no per-op memory.
+// In the order of kTimelineDetails (anyp/run_config.hpp), which names them.
 enum class TimelineDetail { Ops, Path, Figures };
-// RunConfig::timeline_detail's text ("ops", "path", "figures"; checked).
+// RunConfig::timeline_detail's text (one of kTimelineDetails; checked).
 TimelineDetail timeline_detail(const std::string& name);
 
 Timeline simulate_timeline(const Executable& exec,

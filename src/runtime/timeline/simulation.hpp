@@ -287,7 +287,7 @@ class Simulation {
   // The state of a signal cell: its slot in the index (0: not touched yet,
   // else an index + 1 into cell_states_).
   CellState& cell_state(const Cell& c);
-  CellIndex cell_index_{0, {}};
+  CellIndex cell_index_;
   std::deque<CellState> cell_states_;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
   std::uint64_t seq_ = 0;
