@@ -32,6 +32,7 @@
 #include "programs/allreduce_rounds.hpp"
 #include "programs/ladder_programs.hpp"
 #include "support/allreduce_programs.hpp"
+#include "support/tile_math_rounds.hpp"
 
 namespace {
 
@@ -178,28 +179,6 @@ void bench_fixed() {
 }
 
 // ---- workers: notify-heavy and compute-heavy runs on 1 and 2 workers.
-pl::HostFunction compute_program(std::int64_t elements, std::int64_t rounds) {
-  const std::vector<pl::Param> params = {pl::In("x", pl::Tensor({1, elements}, pl::FP32)),
-                                         pl::Out("y", pl::Tensor({1, elements}, pl::FP32))};
-  const auto kernel = pl::jit::incore("math_rounds", params, [=](pl::Value x, pl::Value y) {
-    pl::Tile a = pl::load(x, {0, 0}, {1, elements});
-    pl::Tile acc = a;
-    pl::range(rounds, [&](pl::Scalar) { acc = pl::add(pl::mul(acc, a), a); });
-    y = pl::store(acc, {0, 0}, y);
-  });
-  const auto per_rank = pl::jit::orchestration_for("math_per_rank", kernel);
-  return pl::jit::host("compute_" + std::to_string(elements),
-                       {pl::In("x", pl::Tensor({NR, 1, elements}, pl::FP32)),
-                        pl::Out("y", pl::Tensor({NR, 1, elements}, pl::FP32))},
-                       [=](pl::Value x, pl::Value y) {
-                         pl::range(pld::world_size(), [&](pl::Scalar r) {
-                           pl::Value xr = x[r];
-                           pl::Value yr = y[r];
-                           per_rank(xr, yr, pl::device(r));
-                         });
-                       });
-}
-
 void compare_workers(const char* what, const std::function<anyp::CompiledProgram(int)>& compile,
                      const std::function<void(const anyp::CompiledProgram&)>& run, int reps) {
   Timing t[2];
@@ -231,7 +210,7 @@ void bench_workers() {
     compare_workers(
         "tile_math_P4_64Ki_x64",
         [&](int w) {
-          return compute_program(n, 64).compile({x, y}, config_for(P, w));
+          return anyp_test::tile_math_rounds(n, 64).compile({x, y}, config_for(P, w));
         },
         [&](const anyp::CompiledProgram& c) { c(x, y); }, 7);
   }

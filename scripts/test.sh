@@ -17,7 +17,8 @@
 #                            2 000 mutants of the Python examples (seed 1)
 #   5. tsan (thread)         build (library and runtime tests only), ctest -L runtime,
 #                            but the timeline's fidelity tests (modeled arithmetic over
-#                            long runs, checked in the release and ASan stages)
+#                            long runs, checked in the release and ASan stages),
+#                            every run's workers recruited at its start
 # Parallelism is $JOBS (default 2) for both the build and ctest. A stage
 # whose ctest selects no test fails (--no-tests=error). Each ctest stage
 # prints its test count and its 20 slowest tests; the run ends with a table
@@ -149,6 +150,10 @@ timed "tsan: build" env TARGETS=anyp_runtime_tests "${RUN_PREFIX[@]}" \
 # The fidelity tests check the model's arithmetic against closed formulas
 # on long runs; they share every engine path with the other runtime tests,
 # which TSan does see, and they run in the release and ASan stages.
-run_ctest tsan -L runtime -E Fidelity
+# Every run recruits its second worker at its first slice here (not only
+# once its ranks show enough tile compute), so that TSan sees the
+# signal-bound programs on two workers at once too
+# (tests/support/recruit_at_start.hpp).
+ANYP_TEST_RECRUIT_AT_START=1 run_ctest tsan -L runtime -E Fidelity
 
 finish "all stages passed"

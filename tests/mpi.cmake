@@ -215,7 +215,7 @@ set_tests_properties(mpi.cli.task_records PROPERTIES
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;TMPDIR=${ANYP_MPI_TMP}/records;OMPI_MCA_orte_tmpdir_base=${ANYP_MPI_TMP}/records")
 foreach(osc rdma sm)
   anyp_add_mpi_test(mpi.verbose.osc_${osc} NP 2 EXIT 0 STDOUT "OK\\n" MCA ${osc}
-    STDERR_REGEX "^engine mpi: Open MPI v[0-9.]+, osc component ${osc}, unified memory model, 2 processes\n$"
+    STDERR_REGEX "^engine mpi: Open MPI v[0-9.]+, osc component ${osc}, unified memory model, 2 processes\nthe run: [0-9.]+ ms wall on 1 worker, [0-9]+ VM instructions, [0-9]+ parks, [0-9]+ preemptions\n$"
     COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --verbose)
 endforeach()
 # More processes than cores, no component named: the engine asks for sm;
@@ -224,11 +224,11 @@ cmake_host_system_information(RESULT ANYP_CORES QUERY NUMBER_OF_LOGICAL_CORES)
 math(EXPR ANYP_OVERSUBSCRIBED "${ANYP_CORES} + 1")
 anyp_add_mpi_test(mpi.verbose.oversubscribed_default_sm NP ${ANYP_OVERSUBSCRIBED} EXIT 0
   STDOUT "OK\\n"
-  STDERR_REGEX "^engine mpi: Open MPI v[0-9.]+, osc component sm, unified memory model, ${ANYP_OVERSUBSCRIBED} processes on ${ANYP_CORES} cores \\(oversubscribed: waits yield the CPU\\)\n$"
+  STDERR_REGEX "^engine mpi: Open MPI v[0-9.]+, osc component sm, unified memory model, ${ANYP_OVERSUBSCRIBED} processes on ${ANYP_CORES} cores \\(oversubscribed: waits yield the CPU\\)\nthe run: [0-9.]+ ms wall on 1 worker, [0-9]+ VM instructions, [0-9]+ parks, [0-9]+ preemptions\n$"
   COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --verbose)
 anyp_add_mpi_test(mpi.verbose.oversubscribed_rdma_named NP ${ANYP_OVERSUBSCRIBED} EXIT 0
   STDOUT "OK\\n" MCA rdma
-  STDERR_REGEX "^engine mpi: Open MPI v[0-9.]+, osc component rdma, unified memory model, ${ANYP_OVERSUBSCRIBED} processes on ${ANYP_CORES} cores \\(oversubscribed: waits yield the CPU\\)\n$"
+  STDERR_REGEX "^engine mpi: Open MPI v[0-9.]+, osc component rdma, unified memory model, ${ANYP_OVERSUBSCRIBED} processes on ${ANYP_CORES} cores \\(oversubscribed: waits yield the CPU\\)\nthe run: [0-9.]+ ms wall on 1 worker, [0-9]+ VM instructions, [0-9]+ parks, [0-9]+ preemptions\n$"
   COMMAND $<TARGET_FILE:07_dynamic_rank_count> --engine mpi --verbose)
 
 # ---- threads and MPI agree, bit for bit -----------------------------------------------

@@ -34,8 +34,10 @@ struct RunConfig {
   // rank (engines.hpp: process_world). check_races, deterministic, pct and
   // workers > 1 apply to "threads" only.
   std::string engine = "threads";
-  // Worker threads; 0 means min(P, hardware threads), or 1 under
-  // check_races (the checker serialises every access).
+  // Worker threads at most; 0 means min(P, hardware threads), or 1 under
+  // check_races (the checker serialises every access). A run starts on one
+  // and takes the others once its ranks show enough tile compute to share
+  // (RunStats::workers says how many it had).
   int workers = 0;
   // One worker; the next rank is picked by a RNG seeded with schedule_seed,
   // so an interleaving can be replayed.
@@ -159,7 +161,8 @@ struct RunConfig {
     "Run one schedule step by step: the agents in order (0*3,1,2 is 0,0,0,1,2), then the "       \
     "lowest ready (printed by --verify)")                                                        \
   X(workers, workers, "--workers", "", true, "N", Count,                                         \
-    "Worker threads (default: min(P, cores))")                                                   \
+    "Worker threads at most (default: min(P, cores)); a run takes its second once its ranks "    \
+    "show enough tile compute to share")                                                         \
   X(preempt_budget, preempt_budget, "--preempt-budget", "", false, "", Count,                    \
     "Instructions a rank runs before it is preempted")                                           \
   X(memory_limit, memory_limit, "--memory-limit", "", false, "SIZE", Size,                       \

@@ -37,6 +37,10 @@ struct RunStats {
   std::int64_t preemptions = 0;     // times a rank was preempted
   std::int64_t schedule_steps = 0;  // PCT: steps with two or more ranks ready
   int workers = 0;
+  // The engine's wall-clock time for the run (arguments in, every rank to
+  // its end, outputs out), in this process: a measurement, never the same
+  // twice. `--verbose` prints it.
+  double run_seconds = 0;
   // With RunConfig::timeline: the run on the cost model's clock.
   std::shared_ptr<const Timeline> timeline;
   // The run's memory as computed from the plan before it ran (in each

@@ -337,6 +337,7 @@ void bind_stats(py::module_& m) {
       .def_readonly("preemptions", &RunStats::preemptions)
       .def_readonly("schedule_steps", &RunStats::schedule_steps)
       .def_readonly("workers", &RunStats::workers)
+      .def_readonly("run_seconds", &RunStats::run_seconds)
       .def_property_readonly("has_timeline",
                              [](const RunStats& s) { return static_cast<bool>(s.timeline); })
       .def_property_readonly(
@@ -443,6 +444,8 @@ void bind_cli(py::module_& m) {
   });
   m.def("cli_extras_text",
         [](const cli::Options& o, const RunStats& stats) { return cli::extras_text(o, stats); });
+  m.def("cli_run_measurement_text",
+        [](const RunStats& stats) { return cli::run_measurement_text(stats); });
   m.def("cli_explore_failure", [](std::uint64_t seed, int depth, std::int64_t steps, int schedules,
                                   const std::vector<std::string>& argv) {
     return cli::explore_failure_text(RunConfig::Pct{true, seed, depth, steps}, schedules, argv);

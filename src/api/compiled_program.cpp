@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <iomanip>
 #include <mutex>
 #include <sstream>
@@ -326,7 +327,9 @@ RunStats CompiledProgram::run_planned(runtime::Engine& engine,
     tasks = std::make_unique<runtime::TaskRecorder>(exec);
     observers.attach(tasks.get());
   }
+  const auto run_start = std::chrono::steady_clock::now();
   const runtime::EngineResult result = engine.run(exec, host_args, options, observers);
+  const std::chrono::duration<double> run_wall = std::chrono::steady_clock::now() - run_start;
   if (races && races->found()) {
     std::string report = races->report();
     if (!result.failure.empty()) report += "the run also failed:\n" + result.failure;
@@ -356,6 +359,7 @@ RunStats CompiledProgram::run_planned(runtime::Engine& engine,
   stats.preemptions = totals[2];
   stats.schedule_steps = result.schedule_steps;
   stats.workers = result.workers;
+  stats.run_seconds = run_wall.count();
   if (recorder) {
     // On a multi-process engine each process recorded its own rank: every
     // process gathers all ranks' events and simulates them alike.

@@ -752,6 +752,15 @@ int print_outcome(const std::vector<bool>& checks) {
 
 }  // namespace
 
+std::string run_measurement_text(const RunStats& stats) {
+  std::ostringstream text;
+  text << "the run: " << std::fixed << std::setprecision(3) << stats.run_seconds * 1e3
+       << " ms wall on " << stats.workers << (stats.workers == 1 ? " worker" : " workers") << ", "
+       << stats.instructions << " VM instructions, " << stats.parks << " parks, "
+       << stats.preemptions << " preemptions";
+  return text.str();
+}
+
 int report(const std::vector<bool>& checks) {
   if (g_body == nullptr) return print_outcome(checks);
   // Inside run_example: the flags apply to the body's last run.
@@ -777,6 +786,7 @@ int report(const std::vector<bool>& checks, const Options& options, const RunSta
   if (options.quiet) {
     return std::all_of(checks.begin(), checks.end(), [](bool ok) { return ok; }) ? 0 : 1;
   }
+  if (options.verbose && g_process_rank == 0) err() << run_measurement_text(stats) << '\n';
   const int code = print_outcome(checks);
   if (code == 0) print_extras(options, stats);
   return code;

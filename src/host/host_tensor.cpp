@@ -166,11 +166,13 @@ std::byte* HostTensor::element(const char* what, std::int64_t flat_index) const 
 
 namespace {
 
-std::int64_t flatten(const std::vector<std::int64_t>& shape, const std::string& shape_str,
+// The shape's text is made only for an error: at() and set_at() are called
+// per element by host reference loops.
+std::int64_t flatten(const std::vector<std::int64_t>& shape,
                      std::initializer_list<std::int64_t> index) {
   if (index.size() != shape.size()) {
     throw std::out_of_range("index has " + std::to_string(index.size()) +
-                            " coordinates but tensor " + shape_str + " has " +
+                            " coordinates but tensor " + shape_to_string(shape) + " has " +
                             std::to_string(shape.size()) + " dims");
   }
   std::int64_t flat = 0;
@@ -179,7 +181,7 @@ std::int64_t flatten(const std::vector<std::int64_t>& shape, const std::string& 
     if (i < 0 || i >= shape[dim]) {
       throw std::out_of_range("index " + std::to_string(i) + " out of range for dim " +
                               std::to_string(dim) + " of extent " + std::to_string(shape[dim]) +
-                              " (tensor " + shape_str + ")");
+                              " (tensor " + shape_to_string(shape) + ")");
     }
     flat = flat * shape[dim] + i;
     ++dim;
@@ -190,19 +192,19 @@ std::int64_t flatten(const std::vector<std::int64_t>& shape, const std::string& 
 }  // namespace
 
 double HostTensor::at(std::initializer_list<std::int64_t> index) const {
-  return get(flatten(shape_, shape_string(), index));
+  return get(flatten(shape_, index));
 }
 
 void HostTensor::set_at(std::initializer_list<std::int64_t> index, double value) {
-  set(flatten(shape_, shape_string(), index), value);
+  set(flatten(shape_, index), value);
 }
 
 std::int64_t HostTensor::at_int(std::initializer_list<std::int64_t> index) const {
-  return get_int(flatten(shape_, shape_string(), index));
+  return get_int(flatten(shape_, index));
 }
 
 void HostTensor::set_at_int(std::initializer_list<std::int64_t> index, std::int64_t value) {
-  set_int(flatten(shape_, shape_string(), index), value);
+  set_int(flatten(shape_, index), value);
 }
 
 HostTensor HostTensor::clone() const {

@@ -83,7 +83,7 @@ RankVm::Outcome RankVm::run(std::int64_t budget, bool stop_after_visible) {
       ScalarValue* const s = s_.data();  // not resized within a dispatch
       pc = pc_;
       while (pc < size) {
-        if (budget-- <= 0) {
+        if (budget-- <= 0 || compute_elements_ >= compute_mark_) {
           save();
           return Outcome::Yield;
         }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <new>
 #include <string>
@@ -132,6 +133,14 @@ class RankVm {
   // A block other than 0 between launches (its wait is for the next one).
   bool idle() const { return block_ != 0 && !in_dispatch_; }
   std::int64_t instructions() const { return executed_; }
+  // The tile compute this VM has done: the elements its compute ops priced
+  // (a matmul: batch * m * n * k). The runner weighs it against the
+  // instructions to tell compute-bound ranks from signal-bound ones.
+  std::int64_t compute_elements() const { return compute_elements_; }
+  // run() also yields once compute_elements() has reached `mark` (the
+  // runner's moment to recruit its other workers mid-slice); the default
+  // never does.
+  void set_compute_mark(std::int64_t mark) { compute_mark_ = mark; }
 
  private:
   using Index = std::array<std::int64_t, kMaxRank>;
@@ -241,6 +250,8 @@ class RankVm {
   void notify(const Instr& in);
   void enter_collective(const Instr& in);
   // Tile compute (rank_vm_compute.cpp).
+  // Counts `elements` of compute and prices them through the door.
+  void price_compute(const Instr& in, ComputeClass cls, DType dtype, std::int64_t elements);
   void tile_binary(const Instr& in);
   // Tensor-level ops (rank_vm_tensor.cpp): views of this rank's memory.
   void create_view(const Instr& in);
@@ -312,6 +323,8 @@ class RankVm {
   std::int64_t next_event_ = 1;
   std::string error_;
   std::int64_t executed_ = 0;
+  std::int64_t compute_elements_ = 0;
+  std::int64_t compute_mark_ = std::numeric_limits<std::int64_t>::max();
 };
 
 }  // namespace anyp::runtime

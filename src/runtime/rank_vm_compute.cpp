@@ -42,6 +42,11 @@ std::byte* RankVm::result_storage(std::size_t bytes) {
   return scratch_.data();
 }
 
+void RankVm::price_compute(const Instr& in, ComputeClass cls, DType dtype, std::int64_t elements) {
+  compute_elements_ += elements;
+  ctx_->fabric->compute(agent_, site(in), cls, dtype, elements);
+}
+
 void RankVm::commit_result(const Instr& in, DType dtype, std::vector<std::int64_t> shape) {
   TileReg& out = t_[in.dst];
   out.dtype = dtype;
@@ -97,7 +102,7 @@ void RankVm::tile_binary(const Instr& in) {
   }
   std::byte* out = result_storage(a.data.size());
   tile_elementwise(op, a.dtype, a.data.data(), b, scalar, out, n);
-  ctx_->fabric->compute(agent_, site(in), compute_class_of(op), a.dtype, a.elements());
+  price_compute(in, compute_class_of(op), a.dtype, a.elements());
   commit_result(in, a.dtype, a.shape);
 }
 
@@ -105,7 +110,7 @@ void RankVm::tile_cast(const Instr& in) {
   const TileReg& a = t_[in.a];
   std::byte* out = result_storage(static_cast<std::size_t>(a.elements()) * dtype_bytes(in.dtype));
   convert_elements(a.data.data(), a.dtype, out, in.dtype, static_cast<std::size_t>(a.elements()));
-  ctx_->fabric->compute(agent_, site(in), ComputeClass::Cast, in.dtype, a.elements());
+  price_compute(in, ComputeClass::Cast, in.dtype, a.elements());
   commit_result(in, in.dtype, a.shape);
 }
 
@@ -131,8 +136,7 @@ void RankVm::full_tile(const Instr& in) {
   std::byte* out = shape_tile(t_[in.dst], in.dtype, in.shape, element_count(in.shape));
   const std::size_t n = static_cast<std::size_t>(element_count(in.shape));
   for (std::size_t k = 0; k < n; ++k) std::copy_n(element, width, out + k * width);
-  ctx_->fabric->compute(agent_, site(in), ComputeClass::Fill, in.dtype,
-                        static_cast<std::int64_t>(n));
+  price_compute(in, ComputeClass::Fill, in.dtype, static_cast<std::int64_t>(n));
 }
 
 void RankVm::reshape_tile(const Instr& in) {
@@ -151,7 +155,7 @@ void RankVm::tile_unary(const Instr& in) {
   const auto op = static_cast<ir::UnaryOp>(in.sub);
   std::byte* out = result_storage(a.data.size());
   runtime::tile_unary(op, a.dtype, a.data.data(), out, static_cast<std::size_t>(a.elements()));
-  ctx_->fabric->compute(agent_, site(in), compute_class_of(op), a.dtype, a.elements());
+  price_compute(in, compute_class_of(op), a.dtype, a.elements());
   commit_result(in, a.dtype, a.shape);
 }
 
@@ -170,7 +174,7 @@ void RankVm::tile_cmp(const Instr& in) {
   std::byte* out = result_storage(n * dtype_bytes(in.dtype));
   tile_compare(static_cast<ir::CmpKind>(in.sub), a.dtype, a.data.data(), b, scalar, in.dtype, out,
                n);
-  ctx_->fabric->compute(agent_, site(in), ComputeClass::Compare, a.dtype, a.elements());
+  price_compute(in, ComputeClass::Compare, a.dtype, a.elements());
   commit_result(in, in.dtype, a.shape);
 }
 
@@ -182,7 +186,7 @@ void RankVm::tile_select(const Instr& in) {
   std::byte* out = result_storage(a.data.size());
   runtime::tile_select(mask.dtype, mask.data.data(), dtype_bytes(a.dtype), a.data.data(),
                        b.data.data(), out, static_cast<std::size_t>(a.elements()));
-  ctx_->fabric->compute(agent_, site(in), ComputeClass::Compare, a.dtype, a.elements());
+  price_compute(in, ComputeClass::Compare, a.dtype, a.elements());
   commit_result(in, a.dtype, a.shape);
 }
 
@@ -197,7 +201,7 @@ void RankVm::tile_reduce(const Instr& in) {
       result_storage(static_cast<std::size_t>(element_count(shape)) * dtype_bytes(a.dtype));
   runtime::tile_reduce(static_cast<ir::ReduceKind>(in.sub), along_rows, a.dtype, m, a.data.data(),
                        out);
-  ctx_->fabric->compute(agent_, site(in), ComputeClass::Reduce, a.dtype, a.elements());
+  price_compute(in, ComputeClass::Reduce, a.dtype, a.elements());
   commit_result(in, a.dtype, std::move(shape));
 }
 
@@ -220,7 +224,7 @@ void RankVm::tile_expand(const Instr& in) {
   std::byte* out = result_storage(t.data.size());
   runtime::tile_expand(kind, row, t.dtype, Matrices::of(t.shape), t.data.data(), vec.data.data(),
                        out);
-  ctx_->fabric->compute(agent_, site(in), ComputeClass::Expand, t.dtype, t.elements());
+  price_compute(in, ComputeClass::Expand, t.dtype, t.elements());
   commit_result(in, t.dtype, t.shape);
 }
 
@@ -243,7 +247,7 @@ void RankVm::tile_matmul(const Instr& in) {
   std::byte* out = result_storage(bytes);
   runtime::tile_matmul(a.dtype, in.dtype, d, a.data.data(), b.data.data(), init,
                        c ? c->data.data() : nullptr, c ? c->dtype : in.dtype, out);
-  ctx_->fabric->compute(agent_, site(in), ComputeClass::Matmul, a.dtype, d.batch * d.m * d.n * d.k);
+  price_compute(in, ComputeClass::Matmul, a.dtype, d.batch * d.m * d.n * d.k);
   commit_result(in, in.dtype, std::move(shape));
 }
 
@@ -256,7 +260,7 @@ void RankVm::tile_transpose(const Instr& in) {
   std::swap(shape[static_cast<std::size_t>(axis1)], shape[static_cast<std::size_t>(axis2)]);
   std::byte* out = result_storage(a.data.size());
   runtime::tile_transpose(a.shape, dtype_bytes(a.dtype), axis1, axis2, a.data.data(), out);
-  ctx_->fabric->compute(agent_, site(in), ComputeClass::Move, a.dtype, a.elements());
+  price_compute(in, ComputeClass::Move, a.dtype, a.elements());
   commit_result(in, a.dtype, std::move(shape));
 }
 
@@ -275,7 +279,7 @@ void RankVm::tile_slice(const Instr& in) {
   const std::int64_t n = element_count(in.shape);
   std::byte* out = result_storage(static_cast<std::size_t>(n) * dtype_bytes(a.dtype));
   runtime::tile_slice(a.shape, dtype_bytes(a.dtype), offs, in.shape, a.data.data(), out);
-  ctx_->fabric->compute(agent_, site(in), ComputeClass::Move, a.dtype, n);
+  price_compute(in, ComputeClass::Move, a.dtype, n);
   commit_result(in, a.dtype, in.shape);
 }
 
@@ -288,7 +292,7 @@ void RankVm::tile_concat(const Instr& in) {
   std::byte* out = result_storage(a.data.size() + b.data.size());
   runtime::tile_concat(a.shape[0], a.shape[1], b.shape[1], dtype_bytes(a.dtype), a.data.data(),
                        b.data.data(), out);
-  ctx_->fabric->compute(agent_, site(in), ComputeClass::Move, a.dtype, a.elements() + b.elements());
+  price_compute(in, ComputeClass::Move, a.dtype, a.elements() + b.elements());
   commit_result(in, a.dtype, std::move(shape));
 }
 
@@ -303,7 +307,7 @@ void RankVm::tile_arange(const Instr& in) {
                  std::string(dtype_name(in.dtype)) + " tile " + list_text(in.shape) +
                  (dtype_is_float(in.dtype) ? " exactly" : ""));
   }
-  ctx_->fabric->compute(agent_, site(in), ComputeClass::Fill, in.dtype, n);
+  price_compute(in, ComputeClass::Fill, in.dtype, n);
   commit_result(in, in.dtype, in.shape);
 }
 

@@ -65,7 +65,7 @@ void RankVm::copy_view(const Instr& in) {
     const auto n = static_cast<std::size_t>(dst.elements);
     tensor_out_.resize(n * dtype_bytes(dst.dtype));
     convert_elements(bytes, src.dtype, tensor_out_.data(), dst.dtype, n);
-    ctx_->fabric->compute(agent_, site(in), ComputeClass::Cast, dst.dtype, dst.elements);
+    price_compute(in, ComputeClass::Cast, dst.dtype, dst.elements);
     bytes = tensor_out_.data();
   }
   const Region w = whole_region(in, dst, rank_);
@@ -100,7 +100,7 @@ void RankVm::tensor_binary(const Instr& in) {
   }
   tensor_out_.resize(n * dtype_bytes(a.dtype));
   tile_elementwise(op, a.dtype, x, y, scalar, tensor_out_.data(), n);
-  ctx_->fabric->compute(agent_, site(in), compute_class_of(op), a.dtype, a.elements);
+  price_compute(in, compute_class_of(op), a.dtype, a.elements);
   const Region w = whole_region(in, dst, rank_);
   guard_sources(in, w);
   ctx_->fabric->write(agent_, site(in), w, tensor_out_.data(), false);

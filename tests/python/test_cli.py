@@ -191,6 +191,8 @@ def test_run_stats_are_returned():
     assert len(stats.cost) == 4 and stats.cost[0].bytes_out == 256
     assert stats.total().rma == 4 and stats.has_timeline and stats.rounds == 1
     assert stats.cost_card().startswith("cost card (P=4)\n")
+    # A ring does no tile compute: its run never recruits a second worker.
+    assert stats.workers == 1 and stats.run_seconds > 0
 
 
 # ---- InputGenerator ----------------------------------------------------------------

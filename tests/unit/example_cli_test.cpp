@@ -695,5 +695,22 @@ TEST(Trace, ATraceAboveTheLimitIsRefusedAndNothingWritten) {
   std::filesystem::remove(path);
 }
 
+// --verbose's line about the run: its wall time in ms (three decimals), the
+// workers it had (singular for one) and its counts.
+TEST(Verbose, TheRunLineGivesTheWallTimeTheWorkersAndTheCounts) {
+  RunStats stats;
+  stats.run_seconds = 0.0004044;
+  stats.workers = 2;
+  stats.instructions = 1775;
+  stats.parks = 7;
+  EXPECT_EQ(run_measurement_text(stats),
+            "the run: 0.404 ms wall on 2 workers, 1775 VM instructions, 7 parks, 0 preemptions");
+  stats.workers = 1;
+  stats.run_seconds = 1.5;
+  stats.preemptions = 3;
+  EXPECT_EQ(run_measurement_text(stats),
+            "the run: 1500.000 ms wall on 1 worker, 1775 VM instructions, 7 parks, 3 preemptions");
+}
+
 }  // namespace
 }  // namespace anyp::cli

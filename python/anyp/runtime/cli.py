@@ -588,6 +588,8 @@ def report(checks, args=None, stats=None):
         return 2
     if state.quiet:
         return 0 if ok else 1
+    if options.verbose and stats is not None and _rank0():
+        _err(_core.cli_run_measurement_text(stats))
     if not ok:
         return 1
     _out("OK\n")

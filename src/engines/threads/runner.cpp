@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "common/machine.hpp"
 #include "engines/threads/worker_pool.hpp"
@@ -27,9 +28,24 @@ Runner::Runner(std::vector<runtime::RankVm*> agents, std::unique_ptr<SchedulePol
   if (may_spin_ && !policy_->op_by_op()) local_.resize(static_cast<std::size_t>(workers_));
 }
 
+namespace {
+std::atomic<bool> recruit_at_start{false};
+}  // namespace
+
+bool set_recruit_at_start(bool on) { return recruit_at_start.exchange(on); }
+bool recruits_at_start() { return recruit_at_start.load(); }
+
 std::string Runner::run() {
-  const int workers = policy_->op_by_op() ? 1 : workers_;
-  workers_used_ = run_on_workers(workers - 1, [this] { worker(); });
+  // One worker, or an op-by-op schedule: nothing to recruit.
+  recruited_ = workers_ == 1 || policy_->op_by_op();
+  PoolJob job([this] { worker(); });
+  job_ = &job;
+  if (!recruited_ && recruit_at_start.load()) {
+    recruited_ = true;
+    job.offer(workers_ - 1);
+  }
+  workers_used_ = job.run();
+  job_ = nullptr;
   return failure_;
 }
 
@@ -48,6 +64,15 @@ constexpr auto kPollFor = std::chrono::microseconds(50);
 // the owner usually finishes its slice and runs it sooner, on a warm cache
 // (Go's runnext uses 3 µs the same way).
 constexpr auto kStealAfter = std::chrono::microseconds(3);
+// Recruiting (see runner.hpp): the tile compute a run must show before the
+// other workers join (about 100 µs of it: waking a pool thread costs tens),
+// and the compute per instruction it needs. Measured on the ladder
+// (docs/performance.md, "Workers"): the steps that only move data and
+// signals do 0-40 elements per instruction, and run slower on two cores
+// (every notify's and remote load's cache line then crosses between them);
+// the kernels whose matmuls dominate do 100-1 500 and run faster.
+constexpr std::int64_t kRecruitAfterElements = 256 * 1024;
+constexpr std::int64_t kRecruitElementsPerInstruction = 64;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -143,10 +168,24 @@ void Runner::worker() {
       }
     }
     ++running_;
+    runtime::RankVm& vm = *agents_[agent];
+    const std::int64_t instructions_before = vm.instructions();
+    const std::int64_t elements_before = vm.compute_elements();
+    // Until recruited, the slice also ends where the run will have shown
+    // enough compute (then every kRecruitAfterElements, while it shows too
+    // little per instruction), so that a long slice is not run alone.
+    const std::int64_t to_show = kRecruitAfterElements - shown_elements_;
+    vm.set_compute_mark(recruited_
+                            ? std::numeric_limits<std::int64_t>::max()
+                            : elements_before + (to_show > 0 ? to_show : kRecruitAfterElements));
     lock.unlock();
-    const runtime::RankVm::Outcome outcome = agents_[agent]->run(budget_, op_by_op);
+    const runtime::RankVm::Outcome outcome = vm.run(budget_, op_by_op);
     lock.lock();
     --running_;
+    if (!recruited_) {
+      consider_recruiting(vm.instructions() - instructions_before,
+                          vm.compute_elements() - elements_before);
+    }
     policy_->after_slice(agent, outcome == runtime::RankVm::Outcome::Parked);
     auto stop_run = [&] {
       stop_ = true;
@@ -175,12 +214,23 @@ void Runner::worker() {
   }
 }
 
+void Runner::consider_recruiting(std::int64_t instructions, std::int64_t compute_elements) {
+  shown_instructions_ += instructions;
+  shown_elements_ += compute_elements;
+  if (ready_.empty()) return;  // no one to run beside this worker
+  if (shown_elements_ < kRecruitAfterElements ||
+      shown_elements_ < kRecruitElementsPerInstruction * shown_instructions_)
+    return;
+  recruited_ = true;
+  job_->offer(workers_ - 1);
+}
+
 void Runner::make_ready(std::int64_t agent) {
   std::lock_guard<std::mutex> lock(mutex_);
   // Woken by an agent running on one of this run's workers, while no worker
   // sleeps: onto that worker's local queue (the others are busy or
   // polling, and a poller takes the oldest over after kStealAfter).
-  if (current_runner == this && current_worker >= 0 && idle_ == 0) {
+  if (current_runner == this && current_worker >= 0 && idle_ == 0 && recruited_) {
     local_[static_cast<std::size_t>(current_worker)].agents.push_back(agent);
     local_size_.store(++local_count_, std::memory_order_relaxed);
     return;

@@ -10,11 +10,22 @@
 // stripe held or not), never the reverse.
 //
 // An agent that exhausts its instruction budget is preempted to the back of
-// the ready queue; the policy (schedule_policy.hpp) picks who runs. An idle
+// the ready queue; the policy (schedule_policy.hpp) picks who runs.
+//
+// A run allowed two or more workers starts on one (the calling thread); the
+// others are recruited from the pool only once the ranks have shown work
+// worth sharing: enough tile compute (RankVm::compute_elements), and enough
+// of it per VM instruction, with another agent ready. A run that mostly
+// moves data and signals stays on one worker, where a hand-off costs no
+// cross-core traffic; a compute-bound one gets every worker after its
+// first slices (docs/performance.md, "Workers"). The counts, not the
+// clock, decide, so the one-worker part of a run, and where it ends, are
+// the same every time. Once recruited, the workers stay until the run
+// ends. An idle
 // worker polls the ready queue's size briefly before it sleeps (only when
 // there are no more workers than cores), so a hand-off between two workers
 // costs no futex round trip; parked agents are never polled. With polling
-// workers, an agent woken by a running agent goes to that worker's local
+// workers, once recruited, an agent woken by a running agent goes to that worker's local
 // queue and runs there next, on a warm cache, unless a poller takes it
 // over after a few microseconds (the ranks' data would otherwise cross
 // between the cores at every wake of a notify-bound kernel). When no agent
@@ -35,9 +46,18 @@
 
 #include "engines/threads/schedule_policy.hpp"
 #include "engines/threads/signal_table.hpp"
+#include "engines/threads/worker_pool.hpp"
 #include "runtime/rank_vm.hpp"
 
 namespace anyp::threads {
+
+// Process-wide, off by default: when on, every run recruits its other
+// workers before its first slice (the rule before the adaptive one). The
+// TSan stage turns it on for the runtime tests, so that signal-bound
+// programs still run on two workers at once under it
+// (tests/support/recruit_at_start.cpp). Returns the previous setting.
+bool set_recruit_at_start(bool on);
+bool recruits_at_start();
 
 class Runner final : public ReadyQueue {
  public:
@@ -70,10 +90,16 @@ class Runner final : public ReadyQueue {
   // Under the run lock: the oldest agent of `worker`'s local queue, removed.
   std::int64_t take_local(int worker);
 
+  // Under the run lock, after a slice run while no worker was recruited
+  // (its instructions and compute elements): recruits the others when the
+  // run has shown enough compute.
+  void consider_recruiting(std::int64_t instructions, std::int64_t compute_elements);
+
   std::vector<runtime::RankVm*> agents_;
   std::unique_ptr<SchedulePolicy> policy_;
   int workers_;
   int workers_used_ = 1;
+  PoolJob* job_ = nullptr;  // this run's share of the pool, while run() runs
   bool may_spin_;
   std::int64_t budget_;
   DeadlockReport deadlock_report_;
@@ -100,6 +126,10 @@ class Runner final : public ReadyQueue {
   std::string failure_;
   std::vector<char> done_;
   int idle_ = 0;  // workers waiting on cv_
+  // Recruiting (under the run lock): done once; what the slices before it showed.
+  bool recruited_ = false;
+  std::int64_t shown_instructions_ = 0;
+  std::int64_t shown_elements_ = 0;
   std::int64_t parks_ = 0;
   std::int64_t preemptions_ = 0;
 };

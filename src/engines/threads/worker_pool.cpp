@@ -1,22 +1,12 @@
 // worker_pool.cpp — process-wide worker threads (see worker_pool.hpp).
 #include "engines/threads/worker_pool.hpp"
 
-#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <system_error>
 #include <thread>
 
 namespace anyp::threads {
-namespace {
-
-// One run's share of the pool: the task, and how many pool threads took it
-// and have not returned yet.
-struct Job {
-  const std::function<void()>* task = nullptr;
-  int unfinished = 0;
-  std::condition_variable done;
-};
 
 class WorkerPool {
  public:
@@ -26,40 +16,38 @@ class WorkerPool {
     return *pool;
   }
 
-  int run(int extra, const std::function<void()>& task) {
-    Job job;
-    job.task = &task;
+  int offer(PoolJob& job, int extra) {
+    std::unique_lock<std::mutex> lock(mutex_);
     int taken = 0;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      for (; taken < extra; ++taken) {
-        if (idle_ == static_cast<int>(queue_.size()) && !start_thread()) break;
-        queue_.push_back(&job);
-        ++job.unfinished;
-      }
-      if (taken > 0) {
-        if (taken == 1) {
-          wake_.notify_one();
-        } else {
-          wake_.notify_all();
-        }
-      }
+    for (; taken < extra; ++taken) {
+      if (idle_ == static_cast<int>(queue_.size()) && !start_thread()) break;
+      queue_.push_back(&job);
+      ++job.unfinished_;
     }
-    task();
-    // The calling thread's call returned, so the work is done (a task
-    // returns when its run has stopped): threads that have not taken the
-    // job yet need not start it. Wait only for those that did.
+    job.offered_ += taken;
+    if (taken == 1) {
+      wake_.notify_one();
+    } else if (taken > 1) {
+      wake_.notify_all();
+    }
+    return taken;
+  }
+
+  // The calling thread's call returned, so the work is done (a task
+  // returns when its run has stopped): threads that have not taken the job
+  // yet need not start it. Waits only for those that did.
+  int finish(PoolJob& job) {
     std::unique_lock<std::mutex> lock(mutex_);
     for (auto it = queue_.begin(); it != queue_.end();) {
       if (*it == &job) {
         it = queue_.erase(it);
-        --job.unfinished;
+        --job.unfinished_;
       } else {
         ++it;
       }
     }
-    job.done.wait(lock, [&] { return job.unfinished == 0; });
-    return 1 + taken;
+    job.done_.wait(lock, [&] { return job.unfinished_ == 0; });
+    return 1 + job.offered_;
   }
 
  private:
@@ -78,27 +66,28 @@ class WorkerPool {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       wake_.wait(lock, [&] { return !queue_.empty(); });
-      Job* job = queue_.front();
+      PoolJob* job = queue_.front();
       queue_.pop_front();
       --idle_;
       lock.unlock();
-      (*job->task)();
+      job->task_();
       lock.lock();
       ++idle_;
-      if (--job->unfinished == 0) job->done.notify_one();
+      if (--job->unfinished_ == 0) job->done_.notify_one();
     }
   }
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Job*> queue_;  // one entry per pool thread a job still wants
-  int idle_ = 0;            // started threads not running a task
+  std::deque<PoolJob*> queue_;  // one entry per pool thread a job still wants
+  int idle_ = 0;                // started threads not running a task
 };
 
-}  // namespace
+int PoolJob::offer(int extra) { return extra > 0 ? WorkerPool::instance().offer(*this, extra) : 0; }
 
-int run_on_workers(int extra, const std::function<void()>& task) {
-  return WorkerPool::instance().run(extra, task);
+int PoolJob::run() {
+  task_();
+  return WorkerPool::instance().finish(*this);
 }
 
 }  // namespace anyp::threads
