@@ -4,7 +4,11 @@
 //     (runtime/tile_matmul.hpp) against OpenBLAS cblas_sgemm on one thread:
 //     the ratio is OpenBLAS time / anyp time (target >= 0.70 at 256);
 //   * exp, rsqrt and row_sum against a plain C++ loop doing the same work
-//     (-O3, as an expert builds it): plain time / anyp time (target >= 0.50).
+//     (-O3, as an expert builds it): plain time / anyp time (target >= 0.50);
+//   * issue 52: sqrt, rsqrt, recip, exp and log against the loop an expert
+//     builds for this CPU (native_loops.hpp: -O3 -march=native, exp and log
+//     through libmvec): native time / anyp time (target >= 0.50), at 4 Ki
+//     and 64 Ki elements.
 // Median of repeated runs after a warm-up.
 //
 //   build/release/bench/compute_bench          (bash bench/run_compute.sh)
@@ -17,6 +21,7 @@
 
 #include "anyp/dtype.hpp"
 #include "common/element_codec.hpp"
+#include "native_loops.hpp"
 #include "runtime/sgemm_kernels.hpp"
 #include "runtime/tile_matmul.hpp"
 #include "runtime/tile_structured.hpp"
@@ -166,11 +171,47 @@ void vector_rows() {
   std::printf("  %-10s  %10.2f  %10.2f  %.2f\n", "row_sum", ta * 1e9 / kN, tp * 1e9 / kN, tp / ta);
 }
 
+// Issue 52: the tile functions against the native loops.
+void native_rows() {
+  std::printf(
+      "\nTile functions against the loop built for this CPU (-O3 -march=native; exp, log with "
+      "-ffast-math), median of 200: native / anyp (>= 0.50)\n");
+  std::printf("  %-6s  %7s  %10s  %10s  %s\n", "op", "n", "anyp ns/el", "native ns/el",
+              "native/anyp");
+  struct Fn {
+    const char* name;
+    ir::UnaryOp op;
+    void (*native)(const float*, float*, std::size_t);
+    bool positive;  // inputs in (0.01, 1.01] instead of [-1, 1]
+  };
+  const Fn fns[] = {{"sqrt", ir::UnaryOp::Sqrt, bench::native_sqrt, true},
+                    {"rsqrt", ir::UnaryOp::Rsqrt, bench::native_rsqrt, true},
+                    {"recip", ir::UnaryOp::Recip, bench::native_recip, false},
+                    {"exp", ir::UnaryOp::Exp, bench::native_exp, false},
+                    {"log", ir::UnaryOp::Log, bench::native_log, true}};
+  for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
+    auto x = values(n, 5);
+    std::vector<float> pos(n), out(n);
+    for (std::size_t i = 0; i < n; ++i) pos[i] = std::fabs(x[i]) + 0.01f;
+    for (const Fn& fn : fns) {
+      const std::vector<float>& in = fn.positive ? pos : x;
+      const double ta = median_seconds(200, [&] {
+        rt::tile_unary(fn.op, DType::FP32, reinterpret_cast<const std::byte*>(in.data()),
+                       reinterpret_cast<std::byte*>(out.data()), n);
+      });
+      const double tn = median_seconds(200, [&] { fn.native(in.data(), out.data(), n); });
+      std::printf("  %-6s  %7zu  %10.3f  %10.3f  %.2f\n", fn.name, n, ta * 1e9 / n, tn * 1e9 / n,
+                  tn / ta);
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
   matmul_rows();
   vector_rows();
+  native_rows();
   std::printf(
       "\nreproduce: cmake --build build/release --target compute_bench && "
       "build/release/bench/compute_bench\n");

@@ -36,8 +36,8 @@ struct RunConfig {
   std::string engine = "threads";
   // Worker threads at most; 0 means min(P, hardware threads), or 1 under
   // check_races (the checker serialises every access). A run starts on one
-  // and takes the others once its ranks show enough tile compute to share
-  // (RunStats::workers says how many it had).
+  // and takes the others once its ranks show enough tile compute to share,
+  // for long enough (RunStats::workers says how many it had).
   int workers = 0;
   // One worker; the next rank is picked by a RNG seeded with schedule_seed,
   // so an interleaving can be replayed.

@@ -10,6 +10,7 @@
 
 #include "common/dtype_traits.hpp"
 #include "common/internal_check.hpp"
+#include "runtime/loop_clones.hpp"
 #include "runtime/tile_math_avx.hpp"
 
 namespace anyp::runtime {
@@ -59,25 +60,18 @@ typename T::Math apply(typename T::Math x, typename T::Math y) {
 }
 
 // On x86-64 each loop is compiled twice, for the baseline and for x86-64-v3
-// (AVX2), and the loader picks one for the machine (GCC's target_clones):
-// FP32 and integer tiles then run 8 lanes wide (1.4-1.5x the -O3 baseline
-// loop at 4 Ki elements, bench/tile_math_bench). FP16/BF16 on such a
-// machine take tile_math_avx.hpp instead; these loops serve them elsewhere.
-// (Not under TSan: the loader runs the clones' resolvers before TSan's
-// runtime is up, and an instrumented resolver crashes the process.)
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-#define ANYP_TILE_LOOP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define ANYP_TILE_LOOP_CLONES
-#endif
+// (AVX2; loop_clones.hpp): FP32 and integer tiles then run 8 lanes wide
+// (1.4-1.5x the -O3 baseline loop at 4 Ki elements, bench/tile_math_bench).
+// FP16/BF16 on such a machine take tile_math_avx.hpp instead; these loops
+// serve them elsewhere.
 
 // out[i] = a[i] <Op> b[i or 0]: a, b and out are disjoint, or a is out
 // (kInPlace: then out is read and written, and a is not used). restrict on
 // every pointer lets the compiler vectorize the loop (this file is built
 // with the vectorizer's dynamic cost model, see CMakeLists.txt).
 template <class T, ir::BinaryOp Op, bool kInPlace, bool kScalar>
-ANYP_TILE_LOOP_CLONES void loop(const std::byte* __restrict a, const std::byte* __restrict b,
-                                std::byte* __restrict out, std::size_t n) {
+ANYP_LOOP_CLONES_V3 void loop(const std::byte* __restrict a, const std::byte* __restrict b,
+                              std::byte* __restrict out, std::size_t n) {
   using S = typename T::Storage;
   constexpr std::size_t z = sizeof(S);
   const std::byte* __restrict x = kInPlace ? out : a;

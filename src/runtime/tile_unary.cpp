@@ -1,4 +1,9 @@
 // tile_unary.cpp — elementwise functions of one tile (see tile_unary.hpp).
+// Each loop is compiled for x86-64-v4, v3 and the baseline
+// (loop_clones.hpp) and vectorizes: sqrt, rsqrt and recip are IEEE
+// operations (this file is built with -fno-math-errno, so sqrt is the
+// instruction), exp and log the branch-free float_math.hpp (built with
+// -ffp-contract=off), so every path gives the same bits.
 #include "runtime/tile_unary.hpp"
 
 #include <cmath>
@@ -7,6 +12,8 @@
 
 #include "common/dtype_traits.hpp"
 #include "common/internal_check.hpp"
+#include "runtime/float_math.hpp"
+#include "runtime/loop_clones.hpp"
 
 namespace anyp::runtime {
 namespace {
@@ -14,15 +21,17 @@ namespace {
 using dtype_traits::load_as;
 using dtype_traits::store_as;
 
+// Inlined into each clone of the loop (compiled for that clone's ISA: the
+// fused multiply-adds of exp and log are then the instruction).
 template <class T, ir::UnaryOp Op>
-typename T::Math apply(typename T::Math x) {
+[[gnu::always_inline]] inline typename T::Math apply(typename T::Math x) {
   using M = typename T::Math;
   if constexpr (T::is_float) {
     if constexpr (Op == ir::UnaryOp::Neg) return -x;
     if constexpr (Op == ir::UnaryOp::Abs) return std::fabs(x);
     if constexpr (Op == ir::UnaryOp::Relu) return x > 0 || x != x ? x : M{0};
-    if constexpr (Op == ir::UnaryOp::Exp) return std::exp(x);
-    if constexpr (Op == ir::UnaryOp::Log) return std::log(x);
+    if constexpr (Op == ir::UnaryOp::Exp) return exp_float(x);
+    if constexpr (Op == ir::UnaryOp::Log) return log_float(x);
     if constexpr (Op == ir::UnaryOp::Sqrt) return std::sqrt(x);
     if constexpr (Op == ir::UnaryOp::Rsqrt) return M{1} / std::sqrt(x);
     if constexpr (Op == ir::UnaryOp::Recip) return M{1} / x;
@@ -37,12 +46,22 @@ typename T::Math apply(typename T::Math x) {
   ANYP_UNREACHABLE(std::string(ir::unary_op_name(Op)) + " on this dtype");
 }
 
-template <class T, ir::UnaryOp Op>
-void loop(const std::byte* a, std::byte* out, std::size_t n) {
+// out[i] = Op(a[i]): a and out disjoint, or a is out (kInPlace: then out
+// is read and written, and a is not used), as in tile_math.cpp; restrict
+// on every pointer lets the compiler vectorize.
+template <class T, ir::UnaryOp Op, bool kInPlace>
+ANYP_LOOP_CLONES_V4 void loop(const std::byte* __restrict a, std::byte* __restrict out,
+                              std::size_t n) {
   using S = typename T::Storage;
   constexpr std::size_t z = sizeof(S);
+  const std::byte* __restrict x = kInPlace ? out : a;
   for (std::size_t i = 0; i < n; ++i)
-    store_as<S>(out + i * z, T::from_math(apply<T, Op>(T::to_math(load_as<S>(a + i * z)))));
+    store_as<S>(out + i * z, T::from_math(apply<T, Op>(T::to_math(load_as<S>(x + i * z)))));
+}
+
+template <class T, ir::UnaryOp Op>
+void loop(const std::byte* a, std::byte* out, std::size_t n) {
+  return a == out ? loop<T, Op, true>(nullptr, out, n) : loop<T, Op, false>(a, out, n);
 }
 
 }  // namespace

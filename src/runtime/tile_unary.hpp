@@ -1,8 +1,8 @@
 // tile_unary.hpp — elementwise tile functions of one operand (pl::neg,
-// pl::exp, ...; ir::UnaryOp). Floating tiles compute in float with the C
-// library's functions (exp, log and sqrt as glibc rounds them: sqrt exactly,
-// exp and log within 1 ulp); rsqrt is 1 / sqrt(x) and recip 1 / x, each
-// step rounded; FP16/BF16 round to nearest even once at the end. Integers
+// pl::exp, ...; ir::UnaryOp). Floating tiles compute in float: sqrt exactly
+// rounded, exp and log by runtime/float_math.hpp (within 1 ulp, the same
+// bits on every machine); rsqrt is 1 / sqrt(x) and recip 1 / x, each step
+// rounded; FP16/BF16 round to nearest even once at the end. Integers
 // wrap (neg and abs of the minimum give the minimum); relu keeps NaN.
 #pragma once
 

@@ -1,8 +1,9 @@
 // workers_test.cpp — when the threads engine's runs take a second worker
 // (runner.hpp): a run allowed two starts on one and recruits the other only
-// once its ranks have shown enough tile compute, and enough per VM
-// instruction. Runs that move data and signals stay on one worker; runs
-// whose tile math dominates get both; answers are the same either way.
+// once its ranks have shown enough tile compute, enough per VM
+// instruction, and enough time in it. Runs that move data and signals
+// stay on one worker, and so do short ones; long runs whose tile math
+// dominates get both; answers are the same either way.
 #include <gtest/gtest.h>
 
 #include <anyp/anyp.hpp>
@@ -68,14 +69,15 @@ TEST_P(WorkersAtP, SignalBoundRunsStayOnOneWorker) {
   }
 }
 
-// 2 × 64 × 4 096 elements of tile math per rank in a few hundred
-// instructions: the second worker joins after the first rank's slice, and
-// the answer is the one-worker answer bit for bit.
+// 2 × 128 × 64 Ki elements of tile math per rank (milliseconds of it) in
+// a few hundred instructions: the second worker joins within the first
+// rank's slice, once it has computed for half a millisecond, and the
+// answer is the one-worker answer bit for bit.
 TEST_P(WorkersAtP, ComputeBoundRunsRecruitTheSecondWorker) {
   const anyp_test::RecruitAtStart adaptive(false);
   const std::int64_t P = GetParam();
-  const MathRun one = run_math(4096, 64, P, 1);
-  const MathRun two = run_math(4096, 64, P, 2);
+  const MathRun one = run_math(65536, 128, P, 1);
+  const MathRun two = run_math(65536, 128, P, 2);
   EXPECT_EQ(one.workers, 1);
   EXPECT_EQ(two.workers, 2);
   EXPECT_TRUE(anyp::equal_exact(one.y, two.y));

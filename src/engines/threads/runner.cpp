@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <thread>
 
 #include "common/machine.hpp"
 #include "engines/threads/worker_pool.hpp"
@@ -37,16 +38,24 @@ bool recruits_at_start() { return recruit_at_start.load(); }
 
 std::string Runner::run() {
   // One worker, or an op-by-op schedule: nothing to recruit.
-  recruited_ = workers_ == 1 || policy_->op_by_op();
+  may_recruit_ = workers_ > 1 && !policy_->op_by_op();
+  at_start_ = may_recruit_ && recruit_at_start.load();
+  calling_thread_ = std::this_thread::get_id();
   PoolJob job([this] { worker(); });
   job_ = &job;
-  if (!recruited_ && recruit_at_start.load()) {
-    recruited_ = true;
-    job.offer(workers_ - 1);
-  }
-  workers_used_ = job.run();
+  if (at_start_) recruit();
+  job.run();
   job_ = nullptr;
+  workers_used_ = 1 + most_helpers_;
   return failure_;
+}
+
+void Runner::recruit() {
+  const int offered = job_->offer(workers_ - 1 - helpers_);
+  if (offered == 0) may_recruit_ = false;  // the system refuses threads: go on alone
+  helpers_ += offered;
+  most_helpers_ = std::max(most_helpers_, helpers_);
+  recruited_ = helpers_ > 0;
 }
 
 namespace {
@@ -64,15 +73,20 @@ constexpr auto kPollFor = std::chrono::microseconds(50);
 // the owner usually finishes its slice and runs it sooner, on a warm cache
 // (Go's runnext uses 3 µs the same way).
 constexpr auto kStealAfter = std::chrono::microseconds(3);
-// Recruiting (see runner.hpp): the tile compute a run must show before the
-// other workers join (about 100 µs of it: waking a pool thread costs tens),
-// and the compute per instruction it needs. Measured on the ladder
-// (docs/performance.md, "Workers"): the steps that only move data and
-// signals do 0-40 elements per instruction, and run slower on two cores
-// (every notify's and remote load's cache line then crosses between them);
-// the kernels whose matmuls dominate do 100-1 500 and run faster.
+// Recruiting (see runner.hpp). A run is compute-bound once it has shown
+// kRecruitAfterElements of tile compute at kRecruitElementsPerInstruction
+// or more per instruction: measured on the ladder (docs/performance.md,
+// "Workers"), the steps that only move data and signals do 0-40 elements
+// per instruction, and run slower on two cores (every notify's and remote
+// load's cache line then crosses between them); the kernels whose matmuls
+// dominate do 100-1 500. From then on its slices are timed, and the other
+// workers join once they have been busy kRecruitAfter: waking a pool
+// thread costs the waker about 50 µs and the woken thread starts about
+// 100 µs later on the development machine (a virtual one), so a shorter
+// run is faster alone.
 constexpr std::int64_t kRecruitAfterElements = 256 * 1024;
 constexpr std::int64_t kRecruitElementsPerInstruction = 64;
+constexpr auto kRecruitAfter = std::chrono::microseconds(500);
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -110,6 +124,7 @@ std::int64_t Runner::take_local(int worker) {
 
 void Runner::worker() {
   const bool op_by_op = policy_->op_by_op();
+  const bool helper = std::this_thread::get_id() != calling_thread_;
   const int me = next_worker_.fetch_add(1, std::memory_order_relaxed);
   const bool has_local = me < static_cast<int>(local_.size());
   current_runner = this;
@@ -151,6 +166,20 @@ void Runner::worker() {
         if (poll != Poll::Nothing || stop_ || !ready_.empty() || local_count_ > 0 || running_ == 0)
           continue;
       }
+      // A recruited worker with nothing to do goes back to the pool rather
+      // than sleep here to be woken for a short slice (a futex round trip
+      // and the rank's data crossing cores, at each wake): the run is
+      // signal-bound again. The calling thread's worker, still running an
+      // agent (running_ > 0), sees the run to its end; another burst of
+      // compute recruits again.
+      if (helper && !at_start_) {
+        if (--helpers_ == 0) {
+          recruited_ = false;
+          shown_instructions_ = shown_elements_ = 0;
+          shown_busy_ = {};
+        }
+        return;
+      }
       ++idle_;
       cv_.wait(lock);
       --idle_;
@@ -172,19 +201,23 @@ void Runner::worker() {
     const std::int64_t instructions_before = vm.instructions();
     const std::int64_t elements_before = vm.compute_elements();
     // Until recruited, the slice also ends where the run will have shown
-    // enough compute (then every kRecruitAfterElements, while it shows too
-    // little per instruction), so that a long slice is not run alone.
+    // enough compute, then every kRecruitAfterElements more, so that a long
+    // slice is not run alone; a compute-bound run's slices are timed.
+    const bool considering = may_recruit_ && !recruited_;
     const std::int64_t to_show = kRecruitAfterElements - shown_elements_;
-    vm.set_compute_mark(recruited_
-                            ? std::numeric_limits<std::int64_t>::max()
-                            : elements_before + (to_show > 0 ? to_show : kRecruitAfterElements));
+    vm.set_compute_mark(considering
+                            ? elements_before + (to_show > 0 ? to_show : kRecruitAfterElements)
+                            : std::numeric_limits<std::int64_t>::max());
+    const bool timed = considering && compute_bound();
     lock.unlock();
+    const auto slice_start = timed ? Clock::now() : Clock::time_point{};
     const runtime::RankVm::Outcome outcome = vm.run(budget_, op_by_op);
+    const auto slice_time = timed ? Clock::now() - slice_start : Clock::duration{};
     lock.lock();
     --running_;
-    if (!recruited_) {
+    if (may_recruit_ && !recruited_) {
       consider_recruiting(vm.instructions() - instructions_before,
-                          vm.compute_elements() - elements_before);
+                          vm.compute_elements() - elements_before, slice_time);
     }
     policy_->after_slice(agent, outcome == runtime::RankVm::Outcome::Parked);
     auto stop_run = [&] {
@@ -214,15 +247,18 @@ void Runner::worker() {
   }
 }
 
-void Runner::consider_recruiting(std::int64_t instructions, std::int64_t compute_elements) {
+bool Runner::compute_bound() const {
+  return shown_elements_ >= kRecruitAfterElements &&
+         shown_elements_ >= kRecruitElementsPerInstruction * shown_instructions_;
+}
+
+void Runner::consider_recruiting(std::int64_t instructions, std::int64_t compute_elements,
+                                 std::chrono::steady_clock::duration busy) {
   shown_instructions_ += instructions;
   shown_elements_ += compute_elements;
+  shown_busy_ += busy;
   if (ready_.empty()) return;  // no one to run beside this worker
-  if (shown_elements_ < kRecruitAfterElements ||
-      shown_elements_ < kRecruitElementsPerInstruction * shown_instructions_)
-    return;
-  recruited_ = true;
-  job_->offer(workers_ - 1);
+  if (compute_bound() && shown_busy_ >= kRecruitAfter) recruit();
 }
 
 void Runner::make_ready(std::int64_t agent) {

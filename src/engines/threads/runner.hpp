@@ -14,14 +14,14 @@
 //
 // A run allowed two or more workers starts on one (the calling thread); the
 // others are recruited from the pool only once the ranks have shown work
-// worth sharing: enough tile compute (RankVm::compute_elements), and enough
-// of it per VM instruction, with another agent ready. A run that mostly
-// moves data and signals stays on one worker, where a hand-off costs no
-// cross-core traffic; a compute-bound one gets every worker after its
-// first slices (docs/performance.md, "Workers"). The counts, not the
-// clock, decide, so the one-worker part of a run, and where it ends, are
-// the same every time. Once recruited, the workers stay until the run
-// ends. An idle
+// worth sharing: enough tile compute (RankVm::compute_elements), enough of
+// it per VM instruction, and then enough time in such slices, with another
+// agent ready. A run that mostly moves data and signals stays on one
+// worker, where a hand-off costs no cross-core traffic, and so does a
+// short one (waking a thread costs more than it would share); a long
+// compute-bound one gets every worker (docs/performance.md, "Workers"). A recruited worker that
+// finds nothing to run for its polling time goes back to the pool (the run is signal-bound again);
+// the next burst of compute recruits again. An idle
 // worker polls the ready queue's size briefly before it sleeps (only when
 // there are no more workers than cores), so a hand-off between two workers
 // costs no futex round trip; parked agents are never polled. With polling
@@ -35,6 +35,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -42,6 +43,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engines/threads/schedule_policy.hpp"
@@ -91,9 +93,15 @@ class Runner final : public ReadyQueue {
   std::int64_t take_local(int worker);
 
   // Under the run lock, after a slice run while no worker was recruited
-  // (its instructions and compute elements): recruits the others when the
-  // run has shown enough compute.
-  void consider_recruiting(std::int64_t instructions, std::int64_t compute_elements);
+  // (its instructions, compute elements and, once the run is compute-bound,
+  // its wall time): recruits the others when the run has shown enough.
+  void consider_recruiting(std::int64_t instructions, std::int64_t compute_elements,
+                           std::chrono::steady_clock::duration busy);
+  // Under the run lock: the slices since the last recruit showed enough
+  // tile compute, and enough per instruction.
+  bool compute_bound() const;
+  // Under the run lock: offers the pool threads the run may still have.
+  void recruit();
 
   std::vector<runtime::RankVm*> agents_;
   std::unique_ptr<SchedulePolicy> policy_;
@@ -126,10 +134,19 @@ class Runner final : public ReadyQueue {
   std::string failure_;
   std::vector<char> done_;
   int idle_ = 0;  // workers waiting on cv_
-  // Recruiting (under the run lock): done once; what the slices before it showed.
+  // Recruiting (under the run lock): whether the run may (two or more
+  // workers, not op by op), recruits at its start (set_recruit_at_start:
+  // then its workers stay), has helpers now (recruited_), how many, the
+  // most at once; what the slices since the last helper left showed.
+  bool may_recruit_ = false;
+  bool at_start_ = false;
   bool recruited_ = false;
+  int helpers_ = 0;
+  int most_helpers_ = 0;
+  std::thread::id calling_thread_;
   std::int64_t shown_instructions_ = 0;
   std::int64_t shown_elements_ = 0;
+  std::chrono::steady_clock::duration shown_busy_{};
   std::int64_t parks_ = 0;
   std::int64_t preemptions_ = 0;
 };
