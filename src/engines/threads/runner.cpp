@@ -125,7 +125,11 @@ std::int64_t Runner::take_local(int worker) {
 void Runner::worker() {
   const bool op_by_op = policy_->op_by_op();
   const bool helper = std::this_thread::get_id() != calling_thread_;
-  const int me = next_worker_.fetch_add(1, std::memory_order_relaxed);
+  // The calling thread's worker is 0; helpers take 1 ... workers_ - 1 in
+  // turn (a helper recruited again after another left may share an index
+  // with one still there: the local queues are under the run lock).
+  const int me =
+      helper ? 1 + next_helper_.fetch_add(1, std::memory_order_relaxed) % (workers_ - 1) : 0;
   const bool has_local = me < static_cast<int>(local_.size());
   current_runner = this;
   current_worker = has_local ? me : -1;

@@ -126,7 +126,7 @@ class Runner final : public ReadyQueue {
   std::vector<Local> local_;
   int local_count_ = 0;              // agents in all local queues
   std::atomic<int> local_size_{0};   // local_count_, for poll_for_work
-  std::atomic<int> next_worker_{0};  // hands out worker indices
+  std::atomic<int> next_helper_{0};  // hands out helpers' worker indices
   int running_ = 0;
   std::int64_t finished_ = 0;
   bool stop_ = false;
