@@ -19,6 +19,7 @@
 #include <functional>
 #include <vector>
 
+#include "anyp/anyp.hpp"
 #include "anyp/dtype.hpp"
 #include "common/element_codec.hpp"
 #include "native_loops.hpp"
@@ -78,7 +79,7 @@ void matmul_rows() {
 #endif
   std::printf("  %5s  %12s  %12s  %12s  %12s  %s\n", "n", "anyp us", "anyp GF/s", "OpenBLAS us",
               "OpenBLAS GF/s", "OpenBLAS/anyp");
-  for (std::int64_t n : {64, 128, 256}) {
+  for (std::int64_t n : {16, 32, 64, 128, 256}) {
     const auto a = values(static_cast<std::size_t>(n * n), 1),
                b = values(static_cast<std::size_t>(n * n), 2);
     std::vector<float> c(static_cast<std::size_t>(n * n));
@@ -171,6 +172,55 @@ void vector_rows() {
   std::printf("  %-10s  %10.2f  %10.2f  %.2f\n", "row_sum", ta * 1e9 / kN, tp * 1e9 / kN, tp / ta);
 }
 
+// Issue 52: a 16 x 16 FP32 matmul through the API: a compiled program
+// whose one rank runs `rounds` pl::matmul_acc of [16, 16] tiles in a loop,
+// per matmul (the run's time over the rounds, the loop's instructions and
+// the VM's dispatch included), against one cblas_sgemm call of that size.
+void api_matmul_row() {
+  constexpr std::int64_t n = 16, rounds = 4096;
+  const pl::Dim NR = pl::dynamic("NR");
+  const std::vector<pl::Param> params = {pl::In("x", pl::Tensor({n, n}, pl::FP32)),
+                                         pl::Out("y", pl::Tensor({n, n}, pl::FP32))};
+  const auto kernel = pl::jit::incore("matmuls", params, [=](pl::Value x, pl::Value y) {
+    pl::Tile a = pl::load(x, {0, 0}, {n, n});
+    pl::Tile acc = pl::mul(a, 0.0);
+    pl::range(rounds, [&](pl::Scalar) { acc = pl::matmul_acc(acc, a, a); });
+    y = pl::store(acc, {0, 0}, y);
+  });
+  const auto per_rank = pl::jit::orchestration_for("matmuls_per_rank", kernel);
+  const pl::HostFunction program = pl::jit::host("api_matmul",
+                                                 {pl::In("x", pl::Tensor({NR, n, n}, pl::FP32)),
+                                                  pl::Out("y", pl::Tensor({NR, n, n}, pl::FP32))},
+                                                 [=](pl::Value x, pl::Value y) {
+                                                   pl::range(pld::world_size(), [&](pl::Scalar r) {
+                                                     pl::Value xr = x[r];
+                                                     pl::Value yr = y[r];
+                                                     per_rank(xr, yr, pl::device(r));
+                                                   });
+                                                 });
+  anyp::HostTensor x = anyp::HostTensor::zeros({1, n, n}, pl::FP32);
+  anyp::HostTensor y = anyp::HostTensor::zeros({1, n, n}, pl::FP32);
+  anyp::RunConfig config = anyp::RunConfig::for_world_size(1);
+  config.workers = 1;
+  const anyp::CompiledProgram compiled = program.compile({x, y}, config);
+  const double t = median_seconds(21, [&] { compiled(x, y); }) / rounds;
+  std::printf(
+      "\n16 x 16 FP32 matmul through the API (pl::matmul_acc in a kernel loop of %lld, "
+      "median of 21 runs): %.1f ns per matmul",
+      static_cast<long long>(rounds), t * 1e9);
+#ifdef ANYP_HAVE_OPENBLAS
+  const auto a = values(n * n, 1);
+  std::vector<float> c(n * n);
+  const double tb = median_seconds(2001, [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 16, 16, 16, 1.0f, a.data(), 16, a.data(),
+                16, 1.0f, c.data(), 16);
+  });
+  std::printf("; OpenBLAS sgemm %.1f ns; OpenBLAS/anyp %.2f (>= 0.30)\n", tb * 1e9, tb / t);
+#else
+  std::printf(" (no OpenBLAS in this build to compare)\n");
+#endif
+}
+
 // Issue 52: the tile functions against the native loops.
 void native_rows() {
   std::printf(
@@ -212,6 +262,7 @@ int main() {
   matmul_rows();
   vector_rows();
   native_rows();
+  api_matmul_row();
   std::printf(
       "\nreproduce: cmake --build build/release --target compute_bench && "
       "build/release/bench/compute_bench\n");

@@ -9,6 +9,8 @@
 #include <new>
 #include <vector>
 
+#include "runtime/loop_clones.hpp"
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define ANYP_SGEMM_X86 1
@@ -141,6 +143,85 @@ void portable(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, co
     }
 }
 
+// Small products (issue 52: a 16 x 16 matmul paid more in packing than in
+// arithmetic): no packing; blocks of 4 rows x 16 columns of C kept in
+// registers while k runs, each element still one fused chain in k order
+// from 0 or from C, so the bits are the blocked kernels'. Compiled per
+// x86-64 level (loop_clones.hpp), the 16 columns one vector (AVX-512) or
+// two (AVX2). Used on the machines with AVX2 or AVX-512 (the baseline
+// clone's std::fma is the C library's, as slow as the portable loop).
+constexpr std::int64_t kSmallRows = 4, kSmallCols = 16;
+
+// One block: rows h <= kSmallRows, columns w <= kSmallCols at (i0, j0).
+[[gnu::always_inline]] inline void small_block(std::int64_t n, std::int64_t k, const float* a,
+                                               const float* b, float* c, bool accumulate,
+                                               std::int64_t i0, std::int64_t j0, std::int64_t h,
+                                               std::int64_t w) {
+  float acc[kSmallRows][kSmallCols] = {};
+  for (std::int64_t r = 0; r < h; ++r)
+    for (std::int64_t j = 0; j < w; ++j) acc[r][j] = accumulate ? c[(i0 + r) * n + j0 + j] : 0.0f;
+  for (std::int64_t kk = 0; kk < k; ++kk) {
+    float bv[kSmallCols] = {};
+    const float* brow = b + kk * n + j0;
+    if (w == kSmallCols) {
+#pragma GCC unroll 16
+      for (std::int64_t j = 0; j < kSmallCols; ++j) bv[j] = brow[j];
+    } else {
+      for (std::int64_t j = 0; j < w; ++j) bv[j] = brow[j];
+    }
+#pragma GCC unroll 4
+    for (std::int64_t r = 0; r < kSmallRows; ++r) {
+      const float x = r < h ? a[(i0 + r) * k + kk] : 0.0f;
+#pragma GCC unroll 16
+      for (std::int64_t j = 0; j < kSmallCols; ++j) acc[r][j] = std::fma(x, bv[j], acc[r][j]);
+    }
+  }
+  for (std::int64_t r = 0; r < h; ++r)
+    for (std::int64_t j = 0; j < w; ++j) c[(i0 + r) * n + j0 + j] = acc[r][j];
+}
+
+// A whole block, every bound a constant: the accumulators stay in registers.
+[[gnu::always_inline]] inline void small_full_block(std::int64_t n, std::int64_t k, const float* a,
+                                                    const float* b, float* c, bool accumulate,
+                                                    std::int64_t i0, std::int64_t j0) {
+  float acc[kSmallRows][kSmallCols];
+#pragma GCC unroll 4
+  for (std::int64_t r = 0; r < kSmallRows; ++r)
+#pragma GCC unroll 16
+    for (std::int64_t j = 0; j < kSmallCols; ++j)
+      acc[r][j] = accumulate ? c[(i0 + r) * n + j0 + j] : 0.0f;
+  for (std::int64_t kk = 0; kk < k; ++kk) {
+    const float* brow = b + kk * n + j0;
+#pragma GCC unroll 4
+    for (std::int64_t r = 0; r < kSmallRows; ++r) {
+      const float x = a[(i0 + r) * k + kk];
+#pragma GCC unroll 16
+      for (std::int64_t j = 0; j < kSmallCols; ++j) acc[r][j] = std::fma(x, brow[j], acc[r][j]);
+    }
+  }
+#pragma GCC unroll 4
+  for (std::int64_t r = 0; r < kSmallRows; ++r)
+#pragma GCC unroll 16
+    for (std::int64_t j = 0; j < kSmallCols; ++j) c[(i0 + r) * n + j0 + j] = acc[r][j];
+}
+
+ANYP_LOOP_CLONES_V4 void small(std::int64_t m, std::int64_t n, std::int64_t k,
+                               const float* __restrict a, const float* __restrict b,
+                               float* __restrict c, bool accumulate) {
+  for (std::int64_t i0 = 0; i0 < m; i0 += kSmallRows)
+    for (std::int64_t j0 = 0; j0 < n; j0 += kSmallCols) {
+      const std::int64_t h = std::min(kSmallRows, m - i0), w = std::min(kSmallCols, n - j0);
+      if (h == kSmallRows && w == kSmallCols) {
+        small_full_block(n, k, a, b, c, accumulate, i0, j0);
+      } else {
+        small_block(n, k, a, b, c, accumulate, i0, j0, h, w);
+      }
+    }
+}
+
+// Where small() is faster than packing (bench/compute_bench: n = 16, 32, 64).
+constexpr std::int64_t kSmallProduct = 64 * 64 * 64;
+
 enum class Kernel { Avx512, Avx2, Portable };
 
 Kernel machine_kernel() {
@@ -164,7 +245,10 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const
     if (!accumulate) std::fill(c, c + m * n, 0.0f);
     return;
   }
-  switch (machine_kernel()) {
+  const Kernel kernel = machine_kernel();
+  if (kernel != Kernel::Portable && m * n * k <= kSmallProduct)
+    return small(m, n, k, a, b, c, accumulate);
+  switch (kernel) {
 #ifdef ANYP_SGEMM_X86
     case Kernel::Avx512:
       return blocked(m, n, k, a, b, c, accumulate, 12, 32, micro_avx512<12>);

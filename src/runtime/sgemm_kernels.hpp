@@ -4,7 +4,9 @@
 // value, so the result does not depend on the machine: AVX-512 (12 x 32
 // register blocks), AVX2+FMA (6 x 16) and the portable std::fma loop give
 // the same bits. Packed panels of A and B, blocked by 256 along k, keep the
-// operands in L1/L2; bench/compute_bench compares it with OpenBLAS sgemm.
+// operands in L1/L2; products up to 64 x 64 x 64 skip the packing (4 x 16
+// blocks of C in registers); bench/compute_bench compares it with OpenBLAS
+// sgemm.
 #pragma once
 
 #include <cstdint>

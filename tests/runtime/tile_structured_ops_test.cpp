@@ -249,10 +249,14 @@ TEST(TileOps, FloatMatmulIsOneFmaChainPerElementInFp32) {
   struct Case {
     std::int64_t M, K, N;
   };
-  // Across the 12 x 32 (and 6 x 16) register blocks and the 256 k-block.
-  const Case cases[] = {{1, 16, 16}, {13, 32, 48}, {24, 272, 64}, {8, 16, 112}};
+  // Across the 12 x 32 (and 6 x 16) register blocks and the 256 k-block;
+  // the small products' 4 x 16 blocks and their row and column edges (a
+  // row of 24 or 40 elements: FP32 only, half rows are 16 elements apart).
+  const Case cases[] = {{1, 16, 16}, {13, 32, 48}, {24, 272, 64}, {8, 16, 112},
+                        {4, 16, 24}, {6, 16, 40},  {64, 64, 64},  {65, 64, 64}};
   for (pl::DType d : {pl::FP32, pl::FP16, pl::BF16}) {
     for (const Case& c : cases) {
+      if (d != pl::FP32 && c.N % 16 != 0) continue;
       const auto a = make_input(P, c.M * c.K, d, [&](std::int64_t r, std::int64_t i) {
         return std::ldexp(static_cast<double>((i * 37 + r * 11) % 61 - 30), -3);
       });
