@@ -43,7 +43,11 @@ std::string Runner::run() {
   calling_thread_ = std::this_thread::get_id();
   PoolJob job([this] { worker(); });
   job_ = &job;
-  if (at_start_) recruit();
+  if (at_start_) {
+    // Under the run lock: a helper may start, and read recruited_, at once.
+    std::lock_guard<std::mutex> lock(mutex_);
+    recruit();
+  }
   job.run();
   job_ = nullptr;
   workers_used_ = 1 + most_helpers_;
