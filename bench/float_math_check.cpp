@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "runtime/float_math.hpp"
+#include "support/float_ulps.hpp"
 
 namespace {
 
@@ -24,21 +25,7 @@ struct Tally {
   std::uint64_t checked = 0, not_nearest = 0, bad = 0;
 };
 
-// The error of `got` against `exact`, in ulps of the float nearest it;
-// infinity for a wrong special value.
-double ulps_off(float got, double exact) {
-  if (std::isnan(exact)) return std::isnan(got) ? 0 : INFINITY;
-  const float nearest = static_cast<float>(exact);
-  if (std::isinf(nearest) || nearest == 0) {
-    if (got == nearest) return 0;
-    const double edge = std::isinf(nearest) ? std::numeric_limits<float>::max() : 0.0;
-    const double spacing = std::isinf(nearest) ? 0x1p104 : 0x1p-149;
-    return std::isinf(got) ? INFINITY : std::fabs(static_cast<double>(got) - edge) / spacing;
-  }
-  int e = 0;
-  std::frexp(nearest, &e);
-  return std::fabs(static_cast<double>(got) - exact) / std::ldexp(1.0, std::max(e - 24, -149));
-}
+using anyp_test::ulps_off;
 
 template <class F, class G>
 Tally check(F approx, G exact, std::uint64_t step) {

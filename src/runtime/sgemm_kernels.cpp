@@ -9,8 +9,6 @@
 #include <new>
 #include <vector>
 
-#include "runtime/loop_clones.hpp"
-
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define ANYP_SGEMM_X86 1
@@ -146,10 +144,9 @@ void portable(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, co
 // Small products (issue 52: a 16 x 16 matmul paid more in packing than in
 // arithmetic): no packing; blocks of 4 rows x 16 columns of C kept in
 // registers while k runs, each element still one fused chain in k order
-// from 0 or from C, so the bits are the blocked kernels'. Compiled per
-// x86-64 level (loop_clones.hpp), the 16 columns one vector (AVX-512) or
-// two (AVX2). Used on the machines with AVX2 or AVX-512 (the baseline
-// clone's std::fma is the C library's, as slow as the portable loop).
+// from 0 or from C, so the bits are the blocked kernels'. Compiled for
+// AVX-512 and for AVX2 + FMA, like the micro-kernels (the 16 columns one
+// vector or two), and picked with them; the portable loop serves the rest.
 constexpr std::int64_t kSmallRows = 4, kSmallCols = 16;
 
 // One block: rows h <= kSmallRows, columns w <= kSmallCols at (i0, j0).
@@ -205,9 +202,9 @@ constexpr std::int64_t kSmallRows = 4, kSmallCols = 16;
     for (std::int64_t j = 0; j < kSmallCols; ++j) c[(i0 + r) * n + j0 + j] = acc[r][j];
 }
 
-ANYP_LOOP_CLONES_V4 void small(std::int64_t m, std::int64_t n, std::int64_t k,
-                               const float* __restrict a, const float* __restrict b,
-                               float* __restrict c, bool accumulate) {
+[[gnu::always_inline]] inline void small(std::int64_t m, std::int64_t n, std::int64_t k,
+                                         const float* __restrict a, const float* __restrict b,
+                                         float* __restrict c, bool accumulate) {
   for (std::int64_t i0 = 0; i0 < m; i0 += kSmallRows)
     for (std::int64_t j0 = 0; j0 < n; j0 += kSmallCols) {
       const std::int64_t h = std::min(kSmallRows, m - i0), w = std::min(kSmallCols, n - j0);
@@ -218,6 +215,21 @@ ANYP_LOOP_CLONES_V4 void small(std::int64_t m, std::int64_t n, std::int64_t k,
       }
     }
 }
+
+#ifdef ANYP_SGEMM_X86
+__attribute__((target("avx512f,fma"))) void small_avx512(std::int64_t m, std::int64_t n,
+                                                         std::int64_t k, const float* a,
+                                                         const float* b, float* c,
+                                                         bool accumulate) {
+  small(m, n, k, a, b, c, accumulate);
+}
+
+__attribute__((target("avx2,fma"))) void small_avx2(std::int64_t m, std::int64_t n, std::int64_t k,
+                                                    const float* a, const float* b, float* c,
+                                                    bool accumulate) {
+  small(m, n, k, a, b, c, accumulate);
+}
+#endif
 
 // Where small() is faster than packing (bench/compute_bench: n = 16, 32, 64).
 constexpr std::int64_t kSmallProduct = 64 * 64 * 64;
@@ -245,14 +257,14 @@ void sgemm(std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const
     if (!accumulate) std::fill(c, c + m * n, 0.0f);
     return;
   }
-  const Kernel kernel = machine_kernel();
-  if (kernel != Kernel::Portable && m * n * k <= kSmallProduct)
-    return small(m, n, k, a, b, c, accumulate);
-  switch (kernel) {
+  const bool small_product = m * n * k <= kSmallProduct;
+  switch (machine_kernel()) {
 #ifdef ANYP_SGEMM_X86
     case Kernel::Avx512:
+      if (small_product) return small_avx512(m, n, k, a, b, c, accumulate);
       return blocked(m, n, k, a, b, c, accumulate, 12, 32, micro_avx512<12>);
     case Kernel::Avx2:
+      if (small_product) return small_avx2(m, n, k, a, b, c, accumulate);
       return blocked(m, n, k, a, b, c, accumulate, 6, 16, micro_avx2<6>);
 #endif
     default:

@@ -69,15 +69,16 @@ TEST_P(WorkersAtP, SignalBoundRunsStayOnOneWorker) {
   }
 }
 
-// 2 × 128 × 64 Ki elements of tile math per rank (milliseconds of it) in
-// a few hundred instructions: the second worker joins within the first
-// rank's slice, once it has computed for half a millisecond, and the
-// answer is the one-worker answer bit for bit.
+// Tile math over 64 Ki elements in a few hundred instructions per rank,
+// 2 × 128 × 64 Ki elements (milliseconds of it) before the last rank
+// starts: the second worker joins once the run has computed for half a
+// millisecond, and the answer is the one-worker answer bit for bit.
 TEST_P(WorkersAtP, ComputeBoundRunsRecruitTheSecondWorker) {
   const anyp_test::RecruitAtStart adaptive(false);
   const std::int64_t P = GetParam();
-  const MathRun one = run_math(65536, 128, P, 1);
-  const MathRun two = run_math(65536, 128, P, 2);
+  const std::int64_t rounds = (128 + P - 2) / (P - 1);  // 128 over the first P - 1 ranks
+  const MathRun one = run_math(65536, rounds, P, 1);
+  const MathRun two = run_math(65536, rounds, P, 2);
   EXPECT_EQ(one.workers, 1);
   EXPECT_EQ(two.workers, 2);
   EXPECT_TRUE(anyp::equal_exact(one.y, two.y));

@@ -19,16 +19,19 @@
 // agent ready. A run that mostly moves data and signals stays on one
 // worker, where a hand-off costs no cross-core traffic, and so does a
 // short one (waking a thread costs more than it would share); a long
-// compute-bound one gets every worker (docs/performance.md, "Workers"). A recruited worker that
-// finds nothing to run for its polling time goes back to the pool (the run is signal-bound again);
-// the next burst of compute recruits again. An idle
-// worker polls the ready queue's size briefly before it sleeps (only when
-// there are no more workers than cores), so a hand-off between two workers
-// costs no futex round trip; parked agents are never polled. With polling
-// workers, once recruited, an agent woken by a running agent goes to that worker's local
-// queue and runs there next, on a warm cache, unless a poller takes it
-// over after a few microseconds (the ranks' data would otherwise cross
-// between the cores at every wake of a notify-bound kernel). When no agent
+// compute-bound one gets every worker (docs/performance.md, "Workers"). A
+// recruited worker that finds nothing to run for its polling time goes
+// back to the pool (the run is signal-bound again); the next burst of
+// compute recruits again.
+//
+// An idle worker polls the ready queue's size briefly before it sleeps
+// (only when there are no more workers than cores), so a hand-off between
+// two workers costs no futex round trip; parked agents are never polled.
+// With polling workers, once recruited, an agent woken by a running agent
+// goes to that worker's local queue and runs there next, on a warm cache,
+// unless a poller takes it over after a few microseconds (the ranks' data
+// would otherwise cross between the cores at every wake of a notify-bound
+// kernel). When no agent
 // is ready or running and some agent is unfinished, the run stops at once:
 // a deadlock, reported by the failure callback (the signal table's report
 // of every parked wait).
