@@ -37,6 +37,10 @@ struct RunStats {
   std::int64_t preemptions = 0;     // times a rank was preempted
   std::int64_t schedule_steps = 0;  // PCT: steps with two or more ranks ready
   int workers = 0;
+  // The most rank VMs alive at once in this process: on the threads engine
+  // an agent's VM exists from its first slice to its end (a ring at any P
+  // keeps a few; a barrier all P); on the MPI engine, this process's agents.
+  std::int64_t vms_at_most = 0;
   // The engine's wall-clock time for the run (arguments in, every rank to
   // its end, outputs out), in this process: a measurement, never the same
   // twice. `--verbose` prints it.

@@ -338,6 +338,7 @@ void bind_stats(py::module_& m) {
       .def_readonly("schedule_steps", &RunStats::schedule_steps)
       .def_readonly("workers", &RunStats::workers)
       .def_readonly("run_seconds", &RunStats::run_seconds)
+      .def_readonly("vms_at_most", &RunStats::vms_at_most)
       .def_property_readonly("has_timeline",
                              [](const RunStats& s) { return static_cast<bool>(s.timeline); })
       .def_property_readonly(

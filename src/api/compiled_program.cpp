@@ -359,6 +359,7 @@ RunStats CompiledProgram::run_planned(runtime::Engine& engine,
   stats.preemptions = totals[2];
   stats.schedule_steps = result.schedule_steps;
   stats.workers = result.workers;
+  stats.vms_at_most = result.vms_at_most;
   stats.run_seconds = run_wall.count();
   if (recorder) {
     // On a multi-process engine each process recorded its own rank: every

@@ -68,6 +68,7 @@ struct EngineResult {
   std::int64_t preemptions = 0;     // times a rank was preempted
   std::int64_t schedule_steps = 0;  // PCT: steps counted (two or more ranks ready)
   int workers = 0;
+  std::int64_t vms_at_most = 0;  // the most rank VMs alive at once in this process
 };
 
 class Engine {

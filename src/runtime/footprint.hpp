@@ -33,7 +33,9 @@ struct Footprint {
 
 // The windows of every rank: P × window bytes, with the largest buffer named.
 void add_window_footprint(const Executable& exec, std::int64_t ranks_here, Footprint& out);
-// The rank VMs of `agents_here` agents: registers and tiles of the largest code.
+// The rank VMs of `agents_here` agents: registers and tiles of the largest
+// code. The most a run can hold: the threads engine makes an agent's VM at
+// its start and frees it at its end (all are alive under a barrier).
 void add_vm_footprint(const Executable& exec, std::int64_t agents_here, Footprint& out);
 
 }  // namespace anyp::runtime

@@ -193,6 +193,9 @@ def test_run_stats_are_returned():
     assert stats.cost_card().startswith("cost card (P=4)\n")
     # A ring does no tile compute: its run never recruits a second worker.
     assert stats.workers == 1 and stats.run_seconds > 0
+    # On that one worker, rank 0 stays parked on rank 3 while the others
+    # start and finish one after another: two rank VMs at most.
+    assert stats.vms_at_most == 2
 
 
 # ---- InputGenerator ----------------------------------------------------------------

@@ -116,7 +116,7 @@ TEST(DiagnosticsRunArguments, ARunLargerThanTheMemoryLimit) {
       anyp::bytes_text(fits.memory[0].bytes + fits.memory[1].bytes + fits.memory[2].bytes);
   const std::string windows_and_record =
       "windows 128 B (2 ranks × 64 B; largest buffer 'a' [1, 8] FP32, 32 B per rank), notify "
-      "record 136 B (a 4-byte slot per 4-byte word of the windows, a bit per 64-byte line)";
+      "record 8 B (a 4-byte slot per word of the signal buffers, a bit per 64-byte line)";
   config.memory_limit = 64;
   EXPECT_EQ(error_of([&] { host.compile({y}, config)(y); }),
             "run error: out of memory: this run needs about " + total +

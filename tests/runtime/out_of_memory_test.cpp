@@ -55,10 +55,10 @@ TEST(OutOfMemory, ATerabyteWindowIsRefusedBeforeTheRun) {
   const std::string error =
       run_error(big_window_program(kTiB / 4), 2, anyp::RunConfig::for_world_size(2));
   EXPECT_TRUE(std::regex_match(
-      error, std::regex("run error: out of memory: this run needs about 4\\.0 TiB and [0-9.]+ "
-                        "[KMGT]iB is available \\(.*\\); it needs 4\\.0 TiB: windows 2\\.0 TiB "
-                        "\\(2 ranks × 1\\.0 TiB\\), notify record 2\\.0 TiB \\(a 4-byte slot per "
-                        "4-byte word of the windows, a bit per 64-byte line\\), rank VMs .*; run "
+      error, std::regex("run error: out of memory: this run needs about 2\\.0 TiB and [0-9.]+ "
+                        "[KMGT]iB is available \\(.*\\); it needs 2\\.0 TiB: windows 2\\.0 TiB "
+                        "\\(2 ranks × 1\\.0 TiB\\), notify record 4\\.0 GiB \\(a 4-byte slot per "
+                        "word of the signal buffers, a bit per 64-byte line\\), rank VMs .*; run "
                         "at a smaller P")))
       << error;
 }
@@ -68,10 +68,10 @@ TEST(OutOfMemory, TheMemoryLimitNamesItselfAsWhatIsAvailable) {
   config.memory_limit = std::int64_t{1} << 30;
   const std::string error = run_error(big_window_program(std::int64_t{1} << 28), 3, config);
   const std::string head =
-      "run error: out of memory: this run needs about 6.0 GiB and 1.0 GiB is available (the "
-      "run's memory limit, RunConfig::memory_limit (--memory-limit)); it needs 6.0 GiB: windows "
-      "3.0 GiB (3 ranks × 1.0 GiB), notify record 3.0 GiB (a 4-byte slot per 4-byte word of the "
-      "windows, a bit per 64-byte line), rank VMs ";
+      "run error: out of memory: this run needs about 3.0 GiB and 1.0 GiB is available (the "
+      "run's memory limit, RunConfig::memory_limit (--memory-limit)); it needs 3.0 GiB: windows "
+      "3.0 GiB (3 ranks × 1.0 GiB), notify record 6.0 MiB (a 4-byte slot per word of the signal "
+      "buffers, a bit per 64-byte line), rank VMs ";
   EXPECT_EQ(error.substr(0, head.size()), head) << error;
   EXPECT_EQ(error.substr(error.size() - 20), "; run at a smaller P") << error;
 }

@@ -407,6 +407,7 @@ runtime::EngineResult MpiEngine::run(const runtime::Executable& exec,
   const MPI_Comm control = world.control();
   runtime::EngineResult result;
   result.workers = 1;
+  result.vms_at_most = exec.blocks;  // this process: its rank's blocks
   // First: the start-up exchanges below would block for good if another
   // process never reached them (it failed on its own before its run).
   std::atomic<std::uint64_t> heartbeat{0};

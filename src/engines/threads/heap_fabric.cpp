@@ -17,25 +17,69 @@ using runtime::Space;
 
 namespace {
 
-// The block: the heap, then one 4-byte notify slot per 4-byte word of it
-// (the same byte offsets), then one bit per 64-byte line of the heap; each
-// part starts on a line.
+// The block: the heap; the notify record, one 4-byte slot per word of the
+// signal buffers (rank r's at r * signal_words, each signal buffer's at
+// its slot base, in buffer order); one bit per 64-byte line of the heap;
+// one bit per 64-byte line of the record. Each part starts on a line.
 constexpr std::int64_t kLine = 64;
-std::int64_t heap_lines(const runtime::Executable& exec) {
-  return (exec.world_size * exec.window_bytes + kLine - 1) / kLine;
+std::int64_t lines_of(std::int64_t bytes) { return (bytes + kLine - 1) / kLine; }
+std::int64_t signal_words(const runtime::Executable& exec) {
+  std::int64_t words = 0;
+  for (const runtime::WindowBuffer& b : exec.buffers)
+    if (b.signal) words += (b.used + 3) / 4;
+  return words;
 }
-std::size_t slots_offset(const runtime::Executable& exec) {
-  return static_cast<std::size_t>(heap_lines(exec) * kLine);
-}
-std::size_t lines_offset(const runtime::Executable& exec) { return 2 * slots_offset(exec); }
-std::size_t line_words(const runtime::Executable& exec) {
-  return static_cast<std::size_t>((heap_lines(exec) + 63) / 64);
+struct BlockLayout {
+  std::int64_t heap_lines, slot_lines;
+  std::size_t slots, heap_bits, slot_bits, end;  // byte offsets
+  explicit BlockLayout(const runtime::Executable& exec)
+      : heap_lines(lines_of(exec.world_size * exec.window_bytes)),
+        slot_lines(lines_of(exec.world_size * signal_words(exec) * 4)),
+        slots(static_cast<std::size_t>(heap_lines * kLine)),
+        heap_bits(slots + static_cast<std::size_t>(slot_lines * kLine)),
+        slot_bits(heap_bits + 8 * bit_words(heap_lines)),
+        end(slot_bits + 8 * bit_words(slot_lines)) {}
+  static std::size_t bit_words(std::int64_t lines) {
+    return static_cast<std::size_t>((lines + 63) / 64);
+  }
+};
+
+// Calls zero(first, last) for every run [first, last) of adjacent lines
+// marked in `bits` (`lines` of them), clearing the marks when `clear`.
+template <class Zero>
+void for_marked_runs(std::uint64_t* bits, std::int64_t lines, bool clear, Zero&& zero) {
+  std::int64_t run_start = -1;  // the first line of the run being gathered
+  const std::size_t words = BlockLayout::bit_words(lines);
+  for (std::size_t w = 0; w < words; ++w) {
+    const std::uint64_t word = bits[w];
+    if (word == 0 && run_start < 0) continue;
+    if (clear) bits[w] = 0;
+    const auto base = static_cast<std::int64_t>(w) * 64;
+    for (int bit = 0; bit < 64;) {
+      const bool on = (word >> bit & 1u) != 0;
+      // The length of this stretch of equal bits.
+      const std::uint64_t rest = on ? ~word >> bit : word >> bit;
+      const int len = rest == 0 ? 64 - bit : std::min(64 - bit, std::countr_zero(rest));
+      if (on && run_start < 0) run_start = base + bit;
+      if (!on && run_start >= 0) {
+        zero(run_start, base + bit);
+        run_start = -1;
+      }
+      bit += len;
+    }
+  }
+  if (run_start >= 0) zero(run_start, lines);
 }
 
 }  // namespace
 
 std::size_t HeapFabric::block_bytes(const runtime::Executable& exec) {
-  return lines_offset(exec) + 8 * line_words(exec);
+  return BlockLayout(exec).end;
+}
+
+std::size_t HeapFabric::notify_record_bytes(const runtime::Executable& exec) {
+  const BlockLayout layout(exec);
+  return layout.end - layout.slots;
 }
 
 HeapFabric::HeapFabric(const runtime::Executable& exec,
@@ -45,10 +89,20 @@ HeapFabric::HeapFabric(const runtime::Executable& exec,
       block_(persistent ? nullptr : std::make_unique<PooledBlock>(block_bytes(exec))),
       persistent_(persistent != nullptr),
       heap_(persistent ? persistent : block_->data()),
-      notify_slots_(reinterpret_cast<std::uint32_t*>(heap_ + slots_offset(exec))),
-      written_lines_(reinterpret_cast<std::uint64_t*>(heap_ + lines_offset(exec))),
+      written_lines_(reinterpret_cast<std::uint64_t*>(heap_ + BlockLayout(exec).heap_bits)),
+      slot_words_(signal_words(exec)),
+      slot_base_(exec.buffers.size(), -1),
       atomic_locks_(static_cast<std::size_t>(std::clamp<std::int64_t>(exec.world_size, 1, 64))),
-      signals_(exec.world_size, exec.agents(), heap_, notify_slots_) {}
+      signals_(exec.world_size, exec.agents(), heap_,
+               reinterpret_cast<std::uint32_t*>(heap_ + BlockLayout(exec).slots),
+               reinterpret_cast<std::uint64_t*>(heap_ + BlockLayout(exec).slot_bits)) {
+  std::int64_t base = 0;
+  for (std::size_t b = 0; b < exec.buffers.size(); ++b) {
+    if (!exec.buffers[b].signal) continue;
+    slot_base_[b] = base;
+    base += (exec.buffers[b].used + 3) / 4;
+  }
+}
 
 HeapFabric::~HeapFabric() {
   // A pooled block goes back zeroed; a persistent one keeps its windows
@@ -57,36 +111,26 @@ HeapFabric::~HeapFabric() {
 }
 
 void HeapFabric::zero_written(const runtime::Executable& exec, std::byte* block, bool heap_too) {
-  // One memset per run of adjacent written lines.
-  std::byte* slots = block + slots_offset(exec);
-  auto* written = reinterpret_cast<std::uint64_t*>(block + lines_offset(exec));
-  const std::size_t words = line_words(exec);
-  auto zero_lines = [&](std::int64_t first, std::int64_t last) {
-    const auto at = static_cast<std::size_t>(first * kLine);
-    const auto n = static_cast<std::size_t>((last - first) * kLine);
-    if (heap_too) std::memset(block + at, 0, n);
-    std::memset(slots + at, 0, n);
+  // One memset per run of adjacent written lines: the heap's (a persistent
+  // heap keeps them, and their marks), and always the notify record's.
+  const BlockLayout layout(exec);
+  auto zeroer = [](std::byte* part) {
+    return [part](std::int64_t first, std::int64_t last) {
+      std::memset(part + first * kLine, 0, static_cast<std::size_t>((last - first) * kLine));
+    };
   };
-  std::int64_t run_start = -1;  // the first line of the run of written lines being gathered
-  for (std::size_t w = 0; w < words; ++w) {
-    std::uint64_t bits = written[w];
-    if (bits == 0 && run_start < 0) continue;
-    if (heap_too) written[w] = 0;
-    const auto base = static_cast<std::int64_t>(w) * 64;
-    for (int bit = 0; bit < 64;) {
-      const bool on = (bits >> bit & 1u) != 0;
-      // The length of this stretch of equal bits.
-      const std::uint64_t rest = on ? ~bits >> bit : bits >> bit;
-      const int len = rest == 0 ? 64 - bit : std::min(64 - bit, std::countr_zero(rest));
-      if (on && run_start < 0) run_start = base + bit;
-      if (!on && run_start >= 0) {
-        zero_lines(run_start, base + bit);
-        run_start = -1;
-      }
-      bit += len;
-    }
+  if (heap_too) {
+    for_marked_runs(reinterpret_cast<std::uint64_t*>(block + layout.heap_bits), layout.heap_lines,
+                    true, zeroer(block));
   }
-  if (run_start >= 0) zero_lines(run_start, heap_lines(exec));
+  for_marked_runs(reinterpret_cast<std::uint64_t*>(block + layout.slot_bits), layout.slot_lines,
+                  true, zeroer(block + layout.slots));
+}
+
+std::uint64_t HeapFabric::slot_of(const runtime::Cell& c) const {
+  const std::int64_t base = slot_base_[static_cast<std::size_t>(c.buffer)];
+  ANYP_CHECK(base >= 0, "a signal operation on a buffer not marked as a signal buffer");
+  return static_cast<std::uint64_t>(c.owner * slot_words_ + base + c.offset / 4);
 }
 
 void HeapFabric::mark_written(std::int64_t owner, std::int32_t id, std::int64_t begin,
@@ -212,9 +256,9 @@ void HeapFabric::do_copy(std::int64_t agent, const Region& dst, const Region& sr
 void HeapFabric::do_notify(std::int64_t agent, runtime::SiteRef site, const runtime::Cell& cell,
                            ir::NotifyKind kind, std::int32_t value) {
   mark_written(cell.owner, cell.buffer, cell.offset, cell.offset + 4);
-  signals_.notify(agent, cell.owner, cell_address(cell), kind, value, [&](std::int32_t result) {
-    observe_notify(agent, site, cell, kind, value, result);
-  });
+  signals_.notify(
+      agent, cell.owner, cell_address(cell), slot_of(cell), kind, value,
+      [&](std::int32_t result) { observe_notify(agent, site, cell, kind, value, result); });
 }
 
 bool HeapFabric::do_wait(std::int64_t agent, runtime::SiteRef site, const runtime::Cell& cell,
@@ -226,7 +270,7 @@ bool HeapFabric::do_wait(std::int64_t agent, runtime::SiteRef site, const runtim
   std::int32_t* at = cell_address(cell);
   // Both observers run under the cell's stripe lock (they read the cell).
   return signals_.wait_or_park(
-      agent, cell.owner, at, cmp, expected, describe,
+      agent, cell.owner, at, slot_of(cell), cmp, expected, describe,
       [&] { observe_wait(agent, site, cell, cmp, expected, *at); },
       [&](std::int32_t value) { observe_wait_blocked(agent, site, cell, cmp, expected, value); });
 }

@@ -7,10 +7,11 @@
 // accesses to a signal buffer (WindowBuffer::signal) take that lock too, so a cell is only ever
 // touched under it, and a data write into a peer's cell can wake the peer's parked wait.
 //
-// The heap and the signal table's notify record come from a pooled block
-// (heap_pool.hpp), zero when the run starts. Every write marks the 64-byte
-// lines of the heap it touched in a bitmap; when the fabric is destroyed it
-// zeroes those lines (and the notify slots beside them) and returns the
+// The heap and the signal table's notify record (a slot per word of the
+// signal buffers) come from a pooled block (heap_pool.hpp), zero when the
+// run starts. Every write marks the 64-byte lines of the heap it touched in
+// a bitmap, and every notify the line of the record it touched in another;
+// when the fabric is destroyed it zeroes those lines and returns the
 // block, so the next run starts from zeroed windows for at most one memset
 // of the lines this run wrote (a collective whose cells are spread over a
 // large signal buffer zeroes the lines it touched, not the buffer).
@@ -38,8 +39,11 @@ class HeapFabric final : public runtime::Fabric {
   // only the notify record is zeroed at the end.
   HeapFabric(const runtime::Executable& exec, std::span<const HostTensor* const> host_args,
              std::byte* persistent = nullptr);
-  // The bytes of the heap, notify record and written-lines bitmap of `exec`.
+  // The bytes of the heap, notify record and written-lines bitmaps of `exec`.
   static std::size_t block_bytes(const runtime::Executable& exec);
+  // Those of the notify record and the bitmaps: a slot per word of the
+  // signal buffers, a bit per 64-byte line of the heap and of the record.
+  static std::size_t notify_record_bytes(const runtime::Executable& exec);
   // Zeroes the lines of `block` the runs on it wrote (heap and notify
   // record, or the record only) and, with the heap, clears the bitmap.
   static void zero_written(const runtime::Executable& exec, std::byte* block, bool heap_too);
@@ -70,6 +74,8 @@ class HeapFabric final : public runtime::Fabric {
   // The first byte of the region's buffer (window buffer on its owner) or argument.
   std::byte* memory(const runtime::Region& r) const;
   std::int32_t* cell_address(const runtime::Cell& c) const;
+  // The cell's slot in the notify record.
+  std::uint64_t slot_of(const runtime::Cell& c) const;
   std::mutex& atomic_lock(const runtime::Region& r);
   // Adds n contiguous elements of `in` into `p`, in dtype.
   static void add_elements(std::byte* p, const std::byte* in, DType dtype, std::int64_t n);
@@ -92,10 +98,13 @@ class HeapFabric final : public runtime::Fabric {
   std::unique_ptr<PooledBlock> block_;  // the run's own block (none when persistent)
   bool persistent_;
   std::byte* heap_;
-  std::uint32_t* notify_slots_;
   std::uint64_t* written_lines_;  // bit i: heap bytes [64 i, 64 i + 64) written this run
+  // The notify record's numbering: slots per rank, and each signal
+  // buffer's first slot within a rank's (-1: not a signal buffer).
+  std::int64_t slot_words_;
+  std::vector<std::int64_t> slot_base_;
   std::vector<std::mutex> atomic_locks_;
-  SignalTable signals_;  // after heap_ and notify_slots_, which it uses
+  SignalTable signals_;  // after heap_, which it uses
 };
 
 }  // namespace anyp::threads

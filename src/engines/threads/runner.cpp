@@ -12,17 +12,17 @@
 
 namespace anyp::threads {
 
-Runner::Runner(std::vector<runtime::RankVm*> agents, std::unique_ptr<SchedulePolicy> policy,
-               int workers, std::int64_t budget, DeadlockReport deadlock_report)
-    : agents_(std::move(agents)),
+Runner::Runner(AgentVms& agents, std::unique_ptr<SchedulePolicy> policy, int workers,
+               std::int64_t budget, DeadlockReport deadlock_report)
+    : agents_(agents),
       policy_(std::move(policy)),
       workers_(std::max(1, workers)),
       // Polling for work pays only when every worker has a core of its own.
       may_spin_(workers_ > 1 && workers_ <= machine_cores()),
       budget_(budget),
       deadlock_report_(std::move(deadlock_report)),
-      done_(agents_.size(), 0) {
-  for (std::size_t a = 0; a < agents_.size(); ++a) ready_.push_back(static_cast<std::int64_t>(a));
+      done_(static_cast<std::size_t>(agents_.size()), 0) {
+  for (std::int64_t a = 0; a < agents_.size(); ++a) ready_.push_back(a);
   ready_size_.store(ready_.size(), std::memory_order_relaxed);
   // Local queues only where a poller can take an agent over (and never
   // under a policy that picks every agent itself).
@@ -152,7 +152,7 @@ void Runner::worker() {
       if (running_ == 0 && local_count_ == 0) {
         stop_ = true;
         stopped_.store(true, std::memory_order_relaxed);
-        if (finished_ < static_cast<std::int64_t>(agents_.size())) {
+        if (finished_ < agents_.size()) {
           deadlocked_ = true;
           failure_ = deadlock_report_(done_);
         }
@@ -205,7 +205,7 @@ void Runner::worker() {
       }
     }
     ++running_;
-    runtime::RankVm& vm = *agents_[agent];
+    runtime::RankVm& vm = agents_.vm(agent);
     const std::int64_t instructions_before = vm.instructions();
     const std::int64_t elements_before = vm.compute_elements();
     // Until recruited, the slice also ends where the run will have shown
@@ -236,7 +236,8 @@ void Runner::worker() {
     switch (outcome) {
       case runtime::RankVm::Outcome::Done:
         done_[agent] = 1;
-        if (++finished_ == static_cast<std::int64_t>(agents_.size())) stop_run();
+        agents_.finish(agent);
+        if (++finished_ == agents_.size()) stop_run();
         break;
       case runtime::RankVm::Outcome::Yield:
         ++preemptions_;
@@ -247,7 +248,7 @@ void Runner::worker() {
         ++parks_;
         break;
       case runtime::RankVm::Outcome::Failed:
-        if (failure_.empty()) failure_ = agents_[agent]->error();
+        if (failure_.empty()) failure_ = vm.error();
         stop_run();
         break;
     }

@@ -49,6 +49,7 @@
 #include <thread>
 #include <vector>
 
+#include "engines/threads/agent_vms.hpp"
 #include "engines/threads/schedule_policy.hpp"
 #include "engines/threads/signal_table.hpp"
 #include "engines/threads/worker_pool.hpp"
@@ -69,9 +70,10 @@ class Runner final : public ReadyQueue {
   // The deadlock report, given which agents finished (per agent).
   using DeadlockReport = std::function<std::string(const std::vector<char>& done)>;
 
-  // `agents`: one VM per agent (Executable::agents: block * world + rank).
-  Runner(std::vector<runtime::RankVm*> agents, std::unique_ptr<SchedulePolicy> policy, int workers,
-         std::int64_t budget, DeadlockReport deadlock_report);
+  // `agents`: the VMs, one per agent (Executable::agents: block * world +
+  // rank), made at an agent's first slice and freed when it finishes.
+  Runner(AgentVms& agents, std::unique_ptr<SchedulePolicy> policy, int workers, std::int64_t budget,
+         DeadlockReport deadlock_report);
 
   // Runs every agent to completion. Returns "" or the failure text (an
   // agent's run-time error or the deadlock report).
@@ -106,7 +108,7 @@ class Runner final : public ReadyQueue {
   // Under the run lock: offers the pool threads the run may still have.
   void recruit();
 
-  std::vector<runtime::RankVm*> agents_;
+  AgentVms& agents_;
   std::unique_ptr<SchedulePolicy> policy_;
   int workers_;
   int workers_used_ = 1;

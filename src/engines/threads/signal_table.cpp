@@ -3,6 +3,7 @@
 #include "engines/threads/signal_table.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 
 #include "common/internal_check.hpp"
@@ -10,11 +11,12 @@
 namespace anyp::threads {
 
 SignalTable::SignalTable(std::int64_t world, std::int64_t agents, const std::byte* heap,
-                         std::uint32_t* notify_slots)
+                         std::uint32_t* notify_slots, std::uint64_t* slot_lines)
     : world_(world),
       agents_(agents),
       heap_(heap),
       notify_slots_(notify_slots),
+      slot_lines_(slot_lines),
       stripes_(
           std::bit_ceil(std::clamp<std::size_t>(static_cast<std::size_t>(world), 1, kMaxStripes))),
       stripe_mask_(stripes_.size() - 1),
@@ -67,13 +69,19 @@ void SignalTable::TallyIndex::insert(std::uint64_t key, std::uint32_t tally) {
   e = Entry{key, tally};
 }
 
-void SignalTable::note_notify(Stripe& stripe, const std::int32_t* cell, std::int64_t from_rank,
+void SignalTable::note_notify(Stripe& stripe, std::uint64_t word, std::int64_t from_rank,
                               ir::NotifyKind op, std::int32_t value) {
   std::vector<Tally>& tallies_ = stripe.tallies;
   TallyIndex& tally_index_ = stripe.tally_index;
-  const auto word =
-      static_cast<std::uint64_t>((reinterpret_cast<const std::byte*>(cell) - heap_) / 4);
   std::uint32_t& slot = notify_slots_[word];
+  // Its line of slots is zeroed after the run (16 slots a line; other
+  // stripes' slots may share it).
+  {
+    const std::uint64_t bit = std::uint64_t{1} << (word / 16 % 64);
+    std::atomic_ref<std::uint64_t> lines(slot_lines_[word / 16 / 64]);
+    if ((lines.load(std::memory_order_relaxed) & bit) == 0)
+      lines.fetch_or(bit, std::memory_order_relaxed);
+  }
   const bool set = op == ir::NotifyKind::Set;
   const auto rank = static_cast<std::int32_t>(from_rank);
   if (slot == kNever && value == 1) {  // the cell's first notify, a credit or a flag: inline
@@ -111,10 +119,10 @@ void SignalTable::note_notify(Stripe& stripe, const std::int32_t* cell, std::int
 }
 
 std::vector<runtime::NotifierTally> SignalTable::notifiers(std::int64_t owner,
-                                                           const std::int32_t* cell) const {
+                                                           std::uint64_t word) const {
   const std::vector<Tally>& tallies_ = stripe_of(owner).tallies;
   std::vector<runtime::NotifierTally> all;
-  const std::uint32_t slot = notify_slots_[(reinterpret_cast<const std::byte*>(cell) - heap_) / 4];
+  const std::uint32_t slot = notify_slots_[word];
   const std::uint32_t state = slot & kStateMask;
   if (slot == kNever) return all;
   if (state != kTallied) {
@@ -188,7 +196,7 @@ std::string SignalTable::deadlock_report(const std::function<bool(std::int64_t a
     if (!waits_for(agent)) continue;
     const Parked& p = parked_[a];
     waits[a] =
-        runtime::ParkedWait{p.where, p.cmp, p.expected, *p.cell, notifiers(rank, p.cell), {}};
+        runtime::ParkedWait{p.where, p.cmp, p.expected, *p.cell, notifiers(rank, p.slot), {}};
     const auto& data_writers = stripe_of(rank).data_writers;
     auto it = data_writers.find(p.cell);
     if (it != data_writers.end()) {

@@ -41,22 +41,25 @@ class ReadyQueue {
 class SignalTable {
  public:
   // `heap`: all windows, where every signal cell lives (rank r's window at
-  // r * window_bytes). `notify_slots`: one zeroed 32-bit slot per 4-byte
-  // word of the heap, the notify record (see below); the fabric owns it and
-  // zeroes what the run wrote. `agents`: Executable::agents (block * world +
-  // rank). Cells, stripes and the notify record are the ranks'; parking is
-  // the agents'.
+  // r * window_bytes). `notify_slots`: one zeroed 32-bit slot per word of
+  // the signal buffers (the fabric numbers them: a cell's slot), the notify
+  // record (see below); `slot_lines`: a bit per 64-byte line of the slots,
+  // set here when a notify writes into that line. The fabric owns both and
+  // zeroes the lines the run wrote. `agents`: Executable::agents (block *
+  // world + rank). Cells, stripes and the notify record are the ranks';
+  // parking is the agents'.
   SignalTable(std::int64_t world, std::int64_t agents, const std::byte* heap,
-              std::uint32_t* notify_slots);
+              std::uint32_t* notify_slots, std::uint64_t* slot_lines);
 
   // The runner that takes the agents made ready (set before the run).
   void connect(ReadyQueue* ready) { ready_ = ready; }
 
-  // Applies a notify by agent `from` to `cell` of `owner`'s window;
-  // on_applied(new value) runs under the owner's stripe lock.
+  // Applies a notify by agent `from` to `cell` (notify slot `slot`) of
+  // `owner`'s window; on_applied(new value) runs under the owner's stripe
+  // lock.
   template <class OnApplied>
-  void notify(std::int64_t from, std::int64_t owner, std::int32_t* cell, ir::NotifyKind op,
-              std::int32_t value, OnApplied&& on_applied) {
+  void notify(std::int64_t from, std::int64_t owner, std::int32_t* cell, std::uint64_t slot,
+              ir::NotifyKind op, std::int32_t value, OnApplied&& on_applied) {
     const std::int64_t from_rank = from % world_;
     std::int64_t wake = -1;
     {
@@ -69,27 +72,28 @@ class SignalTable {
                                           static_cast<std::uint32_t>(value));
       }
       on_applied(*cell);
-      note_notify(stripe, cell, from_rank, op, value);
+      note_notify(stripe, slot, from_rank, op, value);
       wake = release_parked_on(owner, cell);
     }
     if (wake >= 0) ready_->make_ready(wake);
   }
 
-  // True if agent `agent`'s wait on a cell of its rank `owner` holds now
+  // True if agent `agent`'s wait on a cell (notify slot `slot`) of its rank `owner` holds now
   // (on_satisfied runs under the rank's stripe lock); otherwise parks the
   // agent with describe()'s text and returns false (on_blocked(value) runs
   // under the lock first).
   template <class OnSatisfied, class OnBlocked>
-  bool wait_or_park(std::int64_t agent, std::int64_t owner, std::int32_t* cell, ir::WaitKind cmp,
-                    std::int64_t expected, const std::function<std::string()>& describe,
-                    OnSatisfied&& on_satisfied, OnBlocked&& on_blocked) {
+  bool wait_or_park(std::int64_t agent, std::int64_t owner, std::int32_t* cell, std::uint64_t slot,
+                    ir::WaitKind cmp, std::int64_t expected,
+                    const std::function<std::string()>& describe, OnSatisfied&& on_satisfied,
+                    OnBlocked&& on_blocked) {
     std::lock_guard<std::mutex> lock(stripe_of(owner).mutex);
     if (runtime::compare(cmp, *cell, expected)) {
       on_satisfied();
       return true;
     }
     on_blocked(*cell);
-    parked_[static_cast<std::size_t>(agent)] = Parked{cell, cmp, expected, describe()};
+    parked_[static_cast<std::size_t>(agent)] = Parked{cell, slot, cmp, expected, describe()};
     is_parked_[static_cast<std::size_t>(agent)] = 1;
     return false;
   }
@@ -121,12 +125,13 @@ class SignalTable {
  private:
   struct Parked {
     std::int32_t* cell = nullptr;
+    std::uint64_t slot = 0;  // its notify slot
     ir::WaitKind cmp = ir::WaitKind::Eq;
     std::int64_t expected = 0;
     std::string where;
   };
   // Who notified each cell and how, for deadlock reports. The slot of a
-  // 4-byte word of the heap: a cell's first notify, if it was AtomicAdd +1
+  // cell (a word of a signal buffer): its first notify, if it was AtomicAdd +1
   // or Set 1 (a credit or a flag), is kept there as state and rank; anything
   // more gives the cell one Tally per notifying rank, chained from the slot
   // (newest first) in the owner's stripe. O(1) amortised per notify, and no
@@ -184,15 +189,16 @@ class SignalTable {
   // further ones are made ready here (a stripe, then the run lock).
   std::int64_t release_parked_on(std::int64_t owner, const std::int32_t* cell);
   // Notify bookkeeping for deadlock reports (see Tally).
-  void note_notify(Stripe& stripe, const std::int32_t* cell, std::int64_t from_rank,
-                   ir::NotifyKind op, std::int32_t value);
+  void note_notify(Stripe& stripe, std::uint64_t slot, std::int64_t from_rank, ir::NotifyKind op,
+                   std::int32_t value);
   std::vector<runtime::NotifierTally> notifiers(std::int64_t owner,
-                                                const std::int32_t* cell) const;  // by rank
+                                                std::uint64_t slot) const;  // by rank
 
   std::int64_t world_;   // ranks
   std::int64_t agents_;  // VMs: world_ * blocks
   const std::byte* heap_;
   std::uint32_t* notify_slots_;
+  std::uint64_t* slot_lines_;
   ReadyQueue* ready_ = nullptr;
   std::vector<Stripe> stripes_;
   std::size_t stripe_mask_;

@@ -1,9 +1,10 @@
-// threads_engine.cpp — one run on the threads engine: the heap, one VM per
-// agent, the collective tracker, and the runner joined to the fabric's
-// signal table.
+// threads_engine.cpp — one run on the threads engine: the heap, the agents'
+// VMs (made as they start, freed as they finish), the collective tracker,
+// and the runner joined to the fabric's signal table.
 #include "engines/threads/threads_engine.hpp"
 
 #include "common/internal_check.hpp"
+#include "engines/threads/agent_vms.hpp"
 #include "engines/threads/heap_fabric.hpp"
 #include "engines/threads/runner.hpp"
 #include "runtime/collective_tracker.hpp"
@@ -41,10 +42,8 @@ void ThreadsEngine::add_footprint(const runtime::Executable& exec,
                                   runtime::Footprint& out) const {
   if (options.windows == nullptr) {
     runtime::add_window_footprint(exec, exec.world_size, out);
-    const double heap =
-        static_cast<double>(exec.world_size) * static_cast<double>(exec.window_bytes);
-    out.add("notify record", static_cast<double>(HeapFabric::block_bytes(exec)) - heap,
-            "a 4-byte slot per 4-byte word of the windows, a bit per 64-byte line");
+    out.add("notify record", static_cast<double>(HeapFabric::notify_record_bytes(exec)),
+            "a 4-byte slot per word of the signal buffers, a bit per 64-byte line");
   }
   runtime::add_vm_footprint(exec, exec.agents(), out);
 }
@@ -80,24 +79,19 @@ runtime::EngineResult ThreadsEngine::run(const runtime::Executable& exec,
       exec.blocks > 1 ? static_cast<std::size_t>(exec.world_size) : 0);
   const runtime::RunContext ctx{&exec, &fabric, &collectives,
                                 launches.empty() ? nullptr : launches.data()};
-  std::vector<runtime::RankVm> vms;
-  vms.reserve(static_cast<std::size_t>(exec.agents()));
-  for (std::int64_t a = 0; a < exec.agents(); ++a) vms.emplace_back(a, &ctx);
-  std::vector<runtime::RankVm*> ranks;
-  for (auto& vm : vms) ranks.push_back(&vm);
+  AgentVms vms(exec.agents(), &ctx);
   const bool free = options.schedule.kind == runtime::Schedule::Kind::Free;
   const int workers = free ? options.workers : 1;
   SignalTable& signals = fabric.signals();
   // What the deadlock report lists: every agent that waits for something
   // (not finished, and not a block idle between launches).
-  Runner runner(ranks, make_policy(options.schedule, exec.agents(), exec.world_size), workers,
+  Runner runner(vms, make_policy(options.schedule, exec.agents(), exec.world_size), workers,
                 options.preempt_budget, [&](const std::vector<char>& done) {
                   const std::span<const char> finished(done.data(),
                                                        static_cast<std::size_t>(exec.world_size));
                   return signals.deadlock_report(
                       [&](std::int64_t agent) {
-                        const auto a = static_cast<std::size_t>(agent);
-                        return !done[a] && !(agent >= exec.world_size && vms[a].idle());
+                        return !done[static_cast<std::size_t>(agent)] && !vms.idle(agent);
                       },
                       collectives.unfinished_calls(finished));
                 });
@@ -109,7 +103,8 @@ runtime::EngineResult ThreadsEngine::run(const runtime::Executable& exec,
     const std::string unbalanced = collectives.unbalanced_calls();
     if (!unbalanced.empty()) result.failure = "run error: " + unbalanced;
   }
-  for (const auto& vm : vms) result.instructions += vm.instructions();
+  result.instructions = vms.instructions();
+  result.vms_at_most = vms.most_alive();
   result.parks = runner.parks();
   result.preemptions = runner.preemptions();
   result.schedule_steps = runner.steps();
