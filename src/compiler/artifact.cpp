@@ -75,7 +75,7 @@ std::string dispatch_list_text(const detail::Plan& plan,
         s += (i ? ", " : "") + dispatch_arg_text(d.args[i], plan, buffers);
       s += ")";
       // The dispatch order across ranks (compiler/order_dispatches.hpp).
-      for (const auto& w : d.waits) {
+      for (const auto& w : d.waits()) {
         if (w.buffer >= 0) {
           s += ", after the earlier group on '" + buffers[w.buffer].name + "' (" +
                std::to_string(w.count) + (w.count == 1 ? " dispatch" : " dispatches") +
@@ -87,11 +87,11 @@ std::string dispatch_list_text(const detail::Plan& plan,
              std::to_string(w.source_dispatch) + " (order cell " + std::to_string(w.cell) + " Ge " +
              std::to_string(w.count) + ")";
       }
-      for (std::int64_t e : d.edge_releases) {
+      for (std::int64_t e : d.edge_releases()) {
         s += ", then releases the next group (order cell " +
              std::to_string(plan.exec.order_edges[static_cast<std::size_t>(e)].cell) + ")";
       }
-      for (const auto& rel : d.releases) {
+      for (const auto& rel : d.releases()) {
         s += ", then releases rank " + std::to_string(rel.peer) + " (order cell " +
              std::to_string(rel.cell) + ")";
       }

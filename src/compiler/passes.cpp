@@ -88,14 +88,20 @@ void order(PassState& s) {
   runtime::Executable& exec = s.plan->exec;
   s.order = order_dispatches(s.spec.ranks);
   exec.ranks.resize(s.spec.ranks.size());
+  exec.arg_shapes = s.spec.arg_shapes;
   for (std::size_t r = 0; r < s.spec.ranks.size(); ++r) {
     for (std::size_t i = 0; i < s.spec.ranks[r].size(); ++i) {
       HostDispatch& d = s.spec.ranks[r][i];
       const std::int32_t code =
           s.code_of.at(DispatchedFunction{d.callee, dispatch_domains(d.args, s.spec.buffers)});
+      runtime::DispatchOrder order{std::move(s.order.waits[r][i]),
+                                   std::move(s.order.releases[r][i]),
+                                   std::move(s.order.edge_releases[r][i])};
+      const bool ordered =
+          !order.waits.empty() || !order.releases.empty() || !order.edge_releases.empty();
       exec.ranks[r].push_back(runtime::Dispatch{
-          code, std::move(d.args), std::move(s.order.waits[r][i]),
-          std::move(s.order.releases[r][i]), std::move(s.order.edge_releases[r][i])});
+          code, std::move(d.args),
+          ordered ? std::make_unique<const runtime::DispatchOrder>(std::move(order)) : nullptr});
     }
   }
   exec.order_edges = std::move(s.order.edges);

@@ -500,7 +500,7 @@ class HostEvaluator {
       a.kind = runtime::ArgBinding::Kind::Window;
       a.buffer = w.buffer;
       a.dtype = w.dtype;
-      a.shape = w.shape;
+      a.shape = result_.arg_shapes->intern(w.shape);
       a.byte_offset = w.byte_offset;
       bindings.push_back(std::move(a));
       views_dispatched_.insert(w.made_by);
@@ -627,6 +627,7 @@ class HostEvaluator {
     d.group = group_of(op, op.has_device && op.args.back().is_var()
                                ? std::optional<ir::VarId>(op.args.back().var)
                                : std::nullopt);
+    d.args.reserve(nargs);  // P ranks hold it: no spare capacity
     for (std::size_t i = 0; i < nargs; ++i) {
       const ir::Var& param = callee.vars[callee.params[i].var];
       const std::string arg_what =
@@ -667,7 +668,7 @@ class HostEvaluator {
         a.host_param = t->param;
         a.byte_offset = t->byte_offset;
         a.dtype = t->dtype;
-        a.shape = t->shape;
+        a.shape = result_.arg_shapes->intern(t->shape);
       } else if (const auto* w = std::get_if<ViewRef>(&v)) {
         if (param.type.kind != ir::TypeKind::DistTensor)
           fail(arg_what + ": expected a tensor, got a window view");
@@ -679,7 +680,7 @@ class HostEvaluator {
         a.buffer = w->buffer;
         a.byte_offset = w->byte_offset;
         a.dtype = w->dtype;
-        a.shape = shape;
+        a.shape = result_.arg_shapes->intern(shape);
       } else if (const auto* s = std::get_if<runtime::ScalarValue>(&v)) {
         if (param.type.kind != ir::TypeKind::Scalar)
           fail(arg_what + ": expected a tensor, got a scalar");
@@ -697,8 +698,11 @@ class HostEvaluator {
         }
         runtime::ScalarValue c = runtime::scalar_cast(*s, param.type.dtype);
         a.kind = c.is_float ? runtime::ArgBinding::Kind::Float : runtime::ArgBinding::Kind::Int;
-        a.int_value = c.i;
-        a.float_value = c.f;
+        if (c.is_float) {
+          a.float_value = c.f;
+        } else {
+          a.int_value = c.i;
+        }
         a.dtype = param.type.dtype;
       } else if (std::holds_alternative<std::monostate>(v)) {
         fail(arg_what + ": " + (o.is_var() ? var_name(o.var) : std::string("the value")) +

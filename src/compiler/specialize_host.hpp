@@ -33,6 +33,8 @@ struct HostSpecialization {
   std::vector<runtime::WindowBuffer> buffers;  // offsets not yet assigned
   std::vector<runtime::CommDomain> domains;    // pld::comm_domain, in declaration order
   std::vector<std::vector<HostDispatch>> ranks;
+  std::shared_ptr<runtime::ShapePool> arg_shapes =
+      std::make_shared<runtime::ShapePool>();  // their arguments' shapes
   // Orchestration functions made for host-level collectives (dispatches
   // point into these).
   std::vector<std::shared_ptr<const ir::Function>> synthesized;

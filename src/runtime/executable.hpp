@@ -32,6 +32,7 @@ struct Executable {
   std::int64_t window_bytes = 0;      // per rank
   std::vector<LoweredCode> codes;
   std::vector<std::vector<Dispatch>> ranks;  // ranks[r]: its dispatches, in host order
+  std::shared_ptr<ShapePool> arg_shapes;     // where their arguments' shapes are
   // Multi-block launches (pl::blocks): every rank runs `blocks` agents (VM
   // contexts; the largest launch's count, 1 without launches), agent
   // block * world_size + rank for block `block` of `rank`. Their launch and

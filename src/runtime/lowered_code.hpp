@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -162,16 +164,33 @@ struct CommDomain {
 // "{2, 3}": the world ranks of a group.
 std::string group_text(const std::vector<std::int64_t>& group);
 
-// How one parameter of a dispatch is bound on its rank.
+// The shapes of dispatch arguments, each distinct one stored once: P ranks
+// bind the same few shapes P times each (step 07 at P = 4 million: 20
+// million bindings of [1, 64]). A shape stays where it is while the pool
+// lives; plans and their copies share the pool (Executable::arg_shapes).
+class ShapePool {
+ public:
+  std::span<const std::int64_t> intern(std::span<const std::int64_t> shape) {
+    return *shapes_.emplace(shape.begin(), shape.end()).first;
+  }
+
+ private:
+  std::set<std::vector<std::int64_t>> shapes_;  // nodes never move
+};
+
+// How one parameter of a dispatch is bound on its rank (48 bytes: P ranks
+// hold one per parameter).
 struct ArgBinding {
-  enum class Kind { HostTensor, Window, Int, Float } kind = Kind::Int;
-  std::int32_t host_param = -1;  // HostTensor: index into the run's arguments
-  std::int64_t byte_offset = 0;  // HostTensor: from its data; Window: from window base
-  std::int32_t buffer = -1;      // Window: buffer index
+  enum class Kind : std::uint8_t { HostTensor, Window, Int, Float } kind = Kind::Int;
   DType dtype = DType::FP32;
-  std::vector<std::int64_t> shape;
-  std::int64_t int_value = 0;
-  double float_value = 0;
+  std::int32_t host_param = -1;         // HostTensor: index into the run's arguments
+  std::int32_t buffer = -1;             // Window: buffer index
+  std::int64_t byte_offset = 0;         // HostTensor: from its data; Window: from window base
+  std::span<const std::int64_t> shape;  // in the plan's ShapePool
+  union {                               // by kind
+    std::int64_t int_value = 0;
+    double float_value;
+  };
 };
 
 // The dispatch order across ranks (compiler/order_dispatches.hpp): before a
@@ -204,12 +223,29 @@ struct OrderEdge {
   std::vector<std::int64_t> waiters;
 };
 
-struct Dispatch {
-  std::int32_t code = -1;  // index into Plan codes
-  std::vector<ArgBinding> args;
+struct DispatchOrder {
   std::vector<DispatchWait> waits;          // before it runs
   std::vector<DispatchRelease> releases;    // after it ends
   std::vector<std::int64_t> edge_releases;  // after it ends: these order edges' waiters
+};
+
+struct Dispatch {
+  std::int32_t code = -1;  // index into Plan codes
+  std::vector<ArgBinding> args;
+  // Its place in the order across ranks; none for a dispatch that neither
+  // waits nor releases (most, and P ranks hold one each).
+  std::unique_ptr<const DispatchOrder> order;
+  std::span<const DispatchWait> waits() const {
+    return order ? std::span<const DispatchWait>(order->waits) : std::span<const DispatchWait>();
+  }
+  std::span<const DispatchRelease> releases() const {
+    return order ? std::span<const DispatchRelease>(order->releases)
+                 : std::span<const DispatchRelease>();
+  }
+  std::span<const std::int64_t> edge_releases() const {
+    return order ? std::span<const std::int64_t>(order->edge_releases)
+                 : std::span<const std::int64_t>();
+  }
 };
 
 }  // namespace anyp::runtime

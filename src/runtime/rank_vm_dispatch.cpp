@@ -13,8 +13,9 @@ RankVm::DispatchEntry RankVm::enter_dispatch() {
   const Dispatch& d = (*dispatches_)[dispatch_];
   // PyPTO's task dependencies (compiler/order_dispatches.hpp): wait for the
   // other ranks' dispatches that last wrote what this one reads.
-  while (order_waits_done_ < d.waits.size()) {
-    const DispatchWait w = d.waits[order_waits_done_];
+  const std::span<const DispatchWait> waits = d.waits();
+  while (order_waits_done_ < waits.size()) {
+    const DispatchWait w = waits[order_waits_done_];
     const std::size_t me = dispatch_;
     auto describe = [this, w, me] {
       const Executable& exec = *ctx_->exec;
@@ -99,10 +100,10 @@ RankVm::DispatchEntry RankVm::enter_dispatch() {
 }
 
 void RankVm::release_dispatch(const Dispatch& d) {
-  for (const DispatchRelease& r : d.releases)
+  for (const DispatchRelease& r : d.releases())
     ctx_->fabric->notify(agent_, SiteRef{}, order_cell(r.peer, r.cell), ir::NotifyKind::AtomicAdd,
                          1);
-  for (std::int64_t e : d.edge_releases) {
+  for (std::int64_t e : d.edge_releases()) {
     const OrderEdge& edge = ctx_->exec->order_edges[static_cast<std::size_t>(e)];
     for (std::int64_t peer : edge.waiters)
       if (peer != rank_)
