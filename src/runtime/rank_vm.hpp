@@ -204,11 +204,6 @@ class RankVm {
   Region region(const Instr& in, const ViewReg& v, std::int64_t owner,
                 std::span<const std::int64_t> offs, std::span<const std::int64_t> extent,
                 std::span<const std::int64_t> shape = {}) const;
-  // Where region() keeps a slice's absolute offsets: a Region names its
-  // offsets, so they must outlive it; an instruction has at most four
-  // regions alive at once (a put_async's wait: two).
-  mutable std::array<std::array<std::int64_t, kMaxRank>, 4> absolute_{};
-  mutable std::size_t next_absolute_ = 0;
   // The whole of `owner`'s copy of view v.
   Region whole_region(const Instr& in, const ViewReg& v, std::int64_t owner) const;
   // The INT32 cell at in.idx of `owner`'s copy of signal view v.

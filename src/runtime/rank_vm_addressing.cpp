@@ -105,7 +105,14 @@ Region RankVm::region(const Instr& in, const ViewReg& v, std::int64_t owner,
   std::span<const std::int64_t> at = offs;
   if (v.sliced) {  // offsets in the slice: shift them to the memory's
     ANYP_CHECK(shape.empty(), "a reshaped region of a slice");
-    std::array<std::int64_t, kMaxRank>& abs = absolute_[next_absolute_++ % absolute_.size()];
+    // Where a slice's absolute offsets are kept: a Region names its
+    // offsets, so they must outlive it; an instruction has at most four
+    // regions alive at once (a put_async's wait: two), and a worker runs
+    // one VM's instruction at a time (not a member: a parked VM holds
+    // none of it).
+    thread_local std::array<std::array<std::int64_t, kMaxRank>, 4> absolute{};
+    thread_local std::size_t next_absolute = 0;
+    std::array<std::int64_t, kMaxRank>& abs = absolute[next_absolute++ % absolute.size()];
     for (std::size_t d = 0; d < offs.size(); ++d) abs[d] = v.origin[d] + offs[d];
     at = std::span<const std::int64_t>(abs.data(), offs.size());
   }
