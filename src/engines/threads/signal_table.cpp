@@ -20,6 +20,7 @@ SignalTable::SignalTable(std::int64_t world, std::int64_t agents, const std::byt
       stripes_(
           std::bit_ceil(std::clamp<std::size_t>(static_cast<std::size_t>(world), 1, kMaxStripes))),
       stripe_mask_(stripes_.size() - 1),
+      parked_(static_cast<std::size_t>(agents)),
       is_parked_(static_cast<std::size_t>(agents), 0) {
   // A notify slot keeps a rank in 30 bits.
   ANYP_CHECK(agents < (std::int64_t{1} << 30), "too many ranks for the notify record");
@@ -140,12 +141,9 @@ std::vector<runtime::NotifierTally> SignalTable::notifiers(std::int64_t owner,
 
 bool SignalTable::release_if_satisfied(std::int64_t agent, const std::int32_t* cell) {
   const auto r = static_cast<std::size_t>(agent);
-  if (!is_parked_[r]) return false;
-  auto& parked = stripe_of(agent % world_).parked;
-  const auto it = parked.find(agent);
-  if (it->second.cell != cell || !runtime::compare(it->second.cmp, *cell, it->second.expected))
+  if (!is_parked_[r] || parked_[r].cell != cell ||
+      !runtime::compare(parked_[r].cmp, *cell, parked_[r].expected))
     return false;
-  parked.erase(it);
   is_parked_[r] = 0;
   return true;
 }
@@ -164,10 +162,9 @@ void SignalTable::on_signal_write_locked(std::int64_t writer, std::int64_t owner
   for (auto agent = static_cast<std::size_t>(owner); agent < static_cast<std::size_t>(agents_);
        agent += static_cast<std::size_t>(world_)) {
     if (!is_parked_[agent]) continue;
-    const std::int32_t* cell = stripe.parked.at(static_cast<std::int64_t>(agent)).cell;
-    const auto* at = reinterpret_cast<const std::byte*>(cell);
+    const auto* at = reinterpret_cast<const std::byte*>(parked_[agent].cell);
     if (at + 4 <= begin || at >= end) continue;  // the write does not touch the cell
-    if (release_if_satisfied(static_cast<std::int64_t>(agent), cell))
+    if (release_if_satisfied(static_cast<std::int64_t>(agent), parked_[agent].cell))
       ready_->make_ready(static_cast<std::int64_t>(agent));
   }
 }
@@ -197,7 +194,7 @@ std::string SignalTable::deadlock_report(const std::function<bool(std::int64_t a
     const std::int64_t rank = agent % world_, block = agent / world_;
     // A finished agent, or a block idle between launches, waits for nothing.
     if (!waits_for(agent)) continue;
-    const Parked& p = stripe_of(rank).parked.at(agent);
+    const Parked& p = parked_[a];
     waits[a] =
         runtime::ParkedWait{p.where, p.cmp, p.expected, *p.cell, notifiers(rank, p.slot), {}};
     const auto& data_writers = stripe_of(rank).data_writers;

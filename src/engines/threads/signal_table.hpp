@@ -87,14 +87,13 @@ class SignalTable {
                     ir::WaitKind cmp, std::int64_t expected,
                     const std::function<std::string()>& describe, OnSatisfied&& on_satisfied,
                     OnBlocked&& on_blocked) {
-    Stripe& stripe = stripe_of(owner);
-    std::lock_guard<std::mutex> lock(stripe.mutex);
+    std::lock_guard<std::mutex> lock(stripe_of(owner).mutex);
     if (runtime::compare(cmp, *cell, expected)) {
       on_satisfied();
       return true;
     }
     on_blocked(*cell);
-    stripe.parked[agent] = Parked{cell, slot, cmp, expected, describe()};
+    parked_[static_cast<std::size_t>(agent)] = Parked{cell, slot, cmp, expected, describe()};
     is_parked_[static_cast<std::size_t>(agent)] = 1;
     return false;
   }
@@ -173,9 +172,6 @@ class SignalTable {
     TallyIndex tally_index;
     // Ranks that changed a cell by a data write (not a notify), for reports.
     std::unordered_map<const std::int32_t*, std::vector<std::int64_t>> data_writers;
-    // The parked waits of its owners' agents, by agent (only the parked
-    // ones: a run at P = 4 million parks a few at a time, or all).
-    std::unordered_map<std::int64_t, Parked> parked;
   };
   static constexpr std::size_t kMaxStripes = 256;
 
@@ -206,8 +202,8 @@ class SignalTable {
   ReadyQueue* ready_ = nullptr;
   std::vector<Stripe> stripes_;
   std::size_t stripe_mask_;
-  // Per agent, under its rank's stripe lock: whether it is parked (its
-  // wait: in the stripe's `parked`).
+  // Per agent, under its rank's stripe lock: its wait while parked.
+  std::vector<Parked> parked_;
   std::vector<char> is_parked_;
 };
 
