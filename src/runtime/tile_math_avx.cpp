@@ -86,37 +86,173 @@ ANYP_AVX_TARGET void run(const std::byte* a, const std::byte* b, bool b_is_scala
   std::memcpy(out + 2 * i, to, bytes);
 }
 
-bool machine_has_avx2_f16c() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-  return has;
+// --- 512-bit lanes: FP16 with AVX512-FP16's own arithmetic, BF16 with
+// AVX512BW. A tail runs under a lane mask (lanes past n load zeros and are
+// not stored).
+//
+// GCC 12's AVX-512 intrinsics start some results from a self-initialised
+// "undefined" vector (`__m512i __Y = __Y;`), which -Wmaybe-uninitialized
+// reports wherever they are inlined; the value is never read.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#define ANYP_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define ANYP_AVX512FP16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512fp16")))
+
+// FP16 arithmetic in FP16 gives the bits of the float path above: float's
+// 24 bits are at least 2 × 11 + 2, so rounding the float result of +, -,
+// × or ÷ of two FP16 values to FP16 equals rounding the exact result once
+// (Figueroa 1995), and comparisons agree. vmaxph/vminph(y, x) keep x
+// unless y is strictly greater/smaller, as maxps does. A NaN comes out
+// quiet, as the float path's conversions make it.
+template <ir::BinaryOp Op>
+ANYP_AVX512FP16_TARGET __m512h apply32(__m512h x, __m512h y) {
+  if constexpr (Op == ir::BinaryOp::Add) return _mm512_add_ph(x, y);
+  if constexpr (Op == ir::BinaryOp::Sub) return _mm512_sub_ph(x, y);
+  if constexpr (Op == ir::BinaryOp::Mul) return _mm512_mul_ph(x, y);
+  if constexpr (Op == ir::BinaryOp::Div) return _mm512_div_ph(x, y);
+  if constexpr (Op == ir::BinaryOp::Max) return _mm512_max_ph(y, x);
+  return _mm512_min_ph(y, x);
 }
 
-template <DType D>
-bool run_op(ir::BinaryOp op, const std::byte* a, const std::byte* b, bool b_is_scalar,
-            std::byte* out, std::size_t n) {
+template <ir::BinaryOp Op>
+ANYP_AVX512FP16_TARGET void run_fp16_512(const std::byte* a, const std::byte* b, bool b_is_scalar,
+                                         std::byte* out, std::size_t n) {
+  __m512i scalar = _mm512_setzero_si512();
+  if (b_is_scalar) {
+    std::uint16_t bits = 0;
+    std::memcpy(&bits, b, 2);
+    scalar = _mm512_set1_epi16(static_cast<short>(bits));
+  }
+  const __m512i quiet = _mm512_set1_epi16(0x0200);
+  for (std::size_t i = 0; i < n; i += 32) {
+    const std::size_t left = n - i;
+    const __mmask32 lanes = left >= 32 ? ~__mmask32{0} : (__mmask32{1} << left) - 1;
+    const __m512i x = _mm512_maskz_loadu_epi16(lanes, a + 2 * i);
+    const __m512i y = b_is_scalar ? scalar : _mm512_maskz_loadu_epi16(lanes, b + 2 * i);
+    const __m512h r = apply32<Op>(_mm512_castsi512_ph(x), _mm512_castsi512_ph(y));
+    const __mmask32 nan = _mm512_cmp_ph_mask(r, r, _CMP_UNORD_Q);
+    _mm512_mask_storeu_epi16(
+        out + 2 * i, lanes,
+        _mm512_or_si512(_mm512_castph_si512(r), _mm512_maskz_mov_epi16(nan, quiet)));
+  }
+}
+
+template <ir::BinaryOp Op>
+ANYP_AVX512_TARGET __m512 apply16(__m512 x, __m512 y) {
+  if constexpr (Op == ir::BinaryOp::Add) return _mm512_add_ps(x, y);
+  if constexpr (Op == ir::BinaryOp::Sub) return _mm512_sub_ps(x, y);
+  if constexpr (Op == ir::BinaryOp::Mul) return _mm512_mul_ps(x, y);
+  if constexpr (Op == ir::BinaryOp::Div) return _mm512_div_ps(x, y);
+  if constexpr (Op == ir::BinaryOp::Max) return _mm512_max_ps(y, x);
+  return _mm512_min_ps(y, x);
+}
+
+// BF16 without shuffles: 32 elements in a 512-bit register are 16 even
+// ones (the low halves of its 32-bit lanes) and 16 odd ones (the high
+// halves). Each half, moved to the top of its lane, is a float; an
+// elementwise op works on the evens and the odds apart, and each result,
+// rounded to its lane's high half, goes back where its element came from.
+ANYP_AVX512_TARGET __m512 evens(__m512i v) { return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)); }
+ANYP_AVX512_TARGET __m512 odds(__m512i v) {
+  return _mm512_castsi512_ps(_mm512_and_si512(v, _mm512_set1_epi32(-65536)));
+}
+// Sixteen floats rounded to BF16, as store8 rounds them, in the high half
+// of each lane (the low half is left over).
+ANYP_AVX512_TARGET __m512i round_high(__m512 v) {
+  const __m512i x = _mm512_castps_si512(v);
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
+  const __m512i rounded = _mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7fff)), odd);
+  const __m512i nan = _mm512_or_si512(x, _mm512_set1_epi32(0x00400000));
+  const __mmask16 is_nan = _mm512_cmpgt_epi32_mask(
+      _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
+  return _mm512_mask_blend_epi32(is_nan, rounded, nan);
+}
+
+template <ir::BinaryOp Op>
+ANYP_AVX512_TARGET void run_bf16_512(const std::byte* a, const std::byte* b, bool b_is_scalar,
+                                     std::byte* out, std::size_t n) {
+  __m512i scalar = _mm512_setzero_si512();
+  if (b_is_scalar) {
+    std::uint16_t bits = 0;
+    std::memcpy(&bits, b, 2);
+    scalar = _mm512_set1_epi16(static_cast<short>(bits));
+  }
+  for (std::size_t i = 0; i < n; i += 32) {
+    const std::size_t left = n - i;
+    const __mmask32 lanes = left >= 32 ? ~__mmask32{0} : (__mmask32{1} << left) - 1;
+    const __m512i x = _mm512_maskz_loadu_epi16(lanes, a + 2 * i);
+    const __m512i y = b_is_scalar ? scalar : _mm512_maskz_loadu_epi16(lanes, b + 2 * i);
+    const __m512i even = _mm512_srli_epi32(round_high(apply16<Op>(evens(x), evens(y))), 16);
+    const __m512i odd =
+        _mm512_and_si512(round_high(apply16<Op>(odds(x), odds(y))), _mm512_set1_epi32(-65536));
+    _mm512_mask_storeu_epi16(out + 2 * i, lanes, _mm512_or_si512(even, odd));
+  }
+}
+
+#pragma GCC diagnostic pop
+
+bool machine_has(HalfIsa isa, DType dtype) {
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  static const bool avx512 = __builtin_cpu_supports("avx512f") &&
+                             __builtin_cpu_supports("avx512bw") &&
+                             __builtin_cpu_supports("avx512vl");
+  static const bool avx512fp16 = avx512 && __builtin_cpu_supports("avx512fp16");
+  if (isa == HalfIsa::Avx2) return avx2;
+  return dtype == DType::FP16 ? avx512fp16 : avx512;
+}
+
+// Runs `run<Op>` for the op (false for one it does not cover).
+template <template <ir::BinaryOp> class Kernel>
+bool dispatch_op(ir::BinaryOp op, const std::byte* a, const std::byte* b, bool b_is_scalar,
+                 std::byte* out, std::size_t n) {
   switch (op) {
     case ir::BinaryOp::Add:
-      run<D, ir::BinaryOp::Add>(a, b, b_is_scalar, out, n);
+      Kernel<ir::BinaryOp::Add>::run(a, b, b_is_scalar, out, n);
       return true;
     case ir::BinaryOp::Sub:
-      run<D, ir::BinaryOp::Sub>(a, b, b_is_scalar, out, n);
+      Kernel<ir::BinaryOp::Sub>::run(a, b, b_is_scalar, out, n);
       return true;
     case ir::BinaryOp::Mul:
-      run<D, ir::BinaryOp::Mul>(a, b, b_is_scalar, out, n);
+      Kernel<ir::BinaryOp::Mul>::run(a, b, b_is_scalar, out, n);
       return true;
     case ir::BinaryOp::Div:
-      run<D, ir::BinaryOp::Div>(a, b, b_is_scalar, out, n);
+      Kernel<ir::BinaryOp::Div>::run(a, b, b_is_scalar, out, n);
       return true;
     case ir::BinaryOp::Max:
-      run<D, ir::BinaryOp::Max>(a, b, b_is_scalar, out, n);
+      Kernel<ir::BinaryOp::Max>::run(a, b, b_is_scalar, out, n);
       return true;
     case ir::BinaryOp::Min:
-      run<D, ir::BinaryOp::Min>(a, b, b_is_scalar, out, n);
+      Kernel<ir::BinaryOp::Min>::run(a, b, b_is_scalar, out, n);
       return true;
     default:
       return false;
   }
 }
+template <ir::BinaryOp Op>
+struct Fp16Avx2 {
+  static void run(const std::byte* a, const std::byte* b, bool s, std::byte* o, std::size_t n) {
+    anyp::runtime::run<DType::FP16, Op>(a, b, s, o, n);
+  }
+};
+template <ir::BinaryOp Op>
+struct Bf16Avx2 {
+  static void run(const std::byte* a, const std::byte* b, bool s, std::byte* o, std::size_t n) {
+    anyp::runtime::run<DType::BF16, Op>(a, b, s, o, n);
+  }
+};
+template <ir::BinaryOp Op>
+struct Fp16Avx512 {
+  static void run(const std::byte* a, const std::byte* b, bool s, std::byte* o, std::size_t n) {
+    run_fp16_512<Op>(a, b, s, o, n);
+  }
+};
+template <ir::BinaryOp Op>
+struct Bf16Avx512 {
+  static void run(const std::byte* a, const std::byte* b, bool s, std::byte* o, std::size_t n) {
+    run_bf16_512<Op>(a, b, s, o, n);
+  }
+};
 
 template <DType D>
 ANYP_AVX_TARGET void widen(const std::byte* a, float* out, std::size_t n) {
@@ -133,7 +269,7 @@ ANYP_AVX_TARGET void widen(const std::byte* a, float* out, std::size_t n) {
 }  // namespace
 
 bool widen_half_avx(DType dtype, const std::byte* a, float* out, std::size_t n) {
-  if (!machine_has_avx2_f16c()) return false;
+  if (!machine_has(HalfIsa::Avx2, dtype)) return false;
   if (dtype == DType::FP16) {
     widen<DType::FP16>(a, out, n);
     return true;
@@ -145,15 +281,44 @@ bool widen_half_avx(DType dtype, const std::byte* a, float* out, std::size_t n) 
   return false;
 }
 
-bool half_elementwise_avx(ir::BinaryOp op, DType dtype, const std::byte* a, const std::byte* b,
-                          bool b_is_scalar, std::byte* out, std::size_t n) {
-  if (!machine_has_avx2_f16c()) return false;
-  if (dtype == DType::FP16) return run_op<DType::FP16>(op, a, b, b_is_scalar, out, n);
-  if (dtype == DType::BF16) return run_op<DType::BF16>(op, a, b, b_is_scalar, out, n);
+std::vector<HalfIsa> half_isas(DType dtype) {
+  std::vector<HalfIsa> isas;
+  if (dtype != DType::FP16 && dtype != DType::BF16) return isas;
+  for (const HalfIsa isa : {HalfIsa::Avx512, HalfIsa::Avx2})
+    if (machine_has(isa, dtype)) isas.push_back(isa);
+  return isas;
+}
+
+bool half_elementwise_with(HalfIsa isa, ir::BinaryOp op, DType dtype, const std::byte* a,
+                           const std::byte* b, bool b_is_scalar, std::byte* out, std::size_t n) {
+  if (!machine_has(isa, dtype)) return false;
+  if (dtype == DType::FP16) {
+    return isa == HalfIsa::Avx512 ? dispatch_op<Fp16Avx512>(op, a, b, b_is_scalar, out, n)
+                                  : dispatch_op<Fp16Avx2>(op, a, b, b_is_scalar, out, n);
+  }
+  if (dtype == DType::BF16) {
+    return isa == HalfIsa::Avx512 ? dispatch_op<Bf16Avx512>(op, a, b, b_is_scalar, out, n)
+                                  : dispatch_op<Bf16Avx2>(op, a, b, b_is_scalar, out, n);
+  }
   return false;
 }
 
+bool half_elementwise_avx(ir::BinaryOp op, DType dtype, const std::byte* a, const std::byte* b,
+                          bool b_is_scalar, std::byte* out, std::size_t n) {
+  static const std::vector<HalfIsa> fp16 = half_isas(DType::FP16), bf16 = half_isas(DType::BF16);
+  const std::vector<HalfIsa>& isas = dtype == DType::FP16 ? fp16 : bf16;
+  return !isas.empty() && (dtype == DType::FP16 || dtype == DType::BF16) &&
+         half_elementwise_with(isas.front(), op, dtype, a, b, b_is_scalar, out, n);
+}
+
 #else
+
+std::vector<HalfIsa> half_isas(DType) { return {}; }
+
+bool half_elementwise_with(HalfIsa, ir::BinaryOp, DType, const std::byte*, const std::byte*, bool,
+                           std::byte*, std::size_t) {
+  return false;
+}
 
 bool half_elementwise_avx(ir::BinaryOp, DType, const std::byte*, const std::byte*, bool, std::byte*,
                           std::size_t) {

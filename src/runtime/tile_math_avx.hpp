@@ -1,14 +1,21 @@
 // tile_math_avx.hpp — FP16 and BF16 elementwise tile math with x86 vector
-// conversions, eight lanes at a time: FP16 through F16C (vcvtph2ps /
-// vcvtps2ph, round to nearest even), BF16 through AVX2 (a shift to widen;
-// ties-to-even on the top 16 bits with integer ops to narrow). Math in
-// float, one rounding per result: the same results as the portable loop in
-// tile_math.cpp (tests/unit/tile_math_avx_test.cpp checks every op against a
-// scalar reference). GCC does not vectorize the portable conversions well
-// (16-bit lanes widened to float), so the half types get this path.
+// instructions, at the widest the machine has:
+//   AVX-512  FP16 in FP16 with AVX512-FP16 (vaddph ... on 32 lanes), BF16
+//            with AVX512BW (16 lanes, as below);
+//   AVX2     eight lanes: FP16 through F16C (vcvtph2ps / vcvtps2ph, round
+//            to nearest even), BF16 through AVX2 (a shift to widen;
+//            ties-to-even on the top 16 bits with integer ops to narrow).
+// Math in float (or, for FP16 on AVX-512, in FP16, which rounds the same),
+// one rounding per result: the same bits at every width and as the
+// portable loop in tile_math.cpp (tests/unit/tile_math_avx_test.cpp checks
+// every op at every width against a scalar reference and against each
+// other). GCC does not vectorize the portable conversions well (16-bit
+// lanes widened to float), so the half types get this path. (AVX512-BF16's
+// own conversion flushes subnormal inputs to zero: not used.)
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "anyp/dtype.hpp"
 #include "ir/op_attrs.hpp"
@@ -21,6 +28,14 @@ namespace anyp::runtime {
 // otherwise, or for another dtype.
 bool half_elementwise_avx(ir::BinaryOp op, DType dtype, const std::byte* a, const std::byte* b,
                           bool b_is_scalar, std::byte* out, std::size_t n);
+
+// The vector widths this machine runs FP16 or BF16 elementwise math at,
+// widest first (empty: none, or another dtype).
+enum class HalfIsa { Avx512, Avx2 };
+std::vector<HalfIsa> half_isas(DType dtype);
+// half_elementwise_avx at one width (false when the machine lacks it).
+bool half_elementwise_with(HalfIsa isa, ir::BinaryOp op, DType dtype, const std::byte* a,
+                           const std::byte* b, bool b_is_scalar, std::byte* out, std::size_t n);
 
 // out[i] = a[i] widened (exactly) to float, over n FP16 or BF16 elements,
 // and true when this machine has the instructions; false otherwise (the

@@ -1,12 +1,12 @@
-// tile_math_avx_test.cpp — the x86 vector path of FP16 and BF16 tile math
-// (runtime/tile_math_avx.hpp) bit for bit against a scalar reference
-// written here: decode both operands, compute in float (std::max/std::min
-// semantics: the first operand unless the second is strictly
-// greater/smaller), round once with the double reference (for div too:
-// float's 24 bits make one rounding of the float quotient exact). Operands include
-// zeros of both signs, subnormals, the largest finite values, infinities
-// and NaNs; lengths 1 ... 37 cover every tail; the second operand is a
-// tile or one scalar; and in place (out = a).
+// tile_math_avx_test.cpp — the x86 vector paths of FP16 and BF16 tile math
+// (runtime/tile_math_avx.hpp), at every width this machine has (AVX-512:
+// FP16 in FP16's own arithmetic; AVX2), bit for bit against each other and
+// against a scalar reference written here: decode both operands, compute in float
+// (std::max/std::min semantics: the first operand unless the second is strictly greater/smaller),
+// round once with the double reference (for div too: float's 24 bits make one rounding of the float
+// quotient exact). Operands include zeros of both signs, subnormals, the largest finite values,
+// infinities and NaNs; lengths 1 ... 37 cover every tail; the second operand is a tile or one
+// scalar; and in place (out = a).
 #include "runtime/tile_math_avx.hpp"
 
 #include <gtest/gtest.h>
@@ -82,37 +82,77 @@ std::vector<std::uint16_t> operands(DType dtype, std::mt19937& rng, std::size_t 
 
 class TileMathAvx : public ::testing::TestWithParam<DType> {};
 
-TEST_P(TileMathAvx, MatchesTheScalarReference) {
+constexpr ir::BinaryOp kOps[] = {ir::BinaryOp::Add, ir::BinaryOp::Sub, ir::BinaryOp::Mul,
+                                 ir::BinaryOp::Div, ir::BinaryOp::Max, ir::BinaryOp::Min};
+
+const char* isa_name(HalfIsa isa) { return isa == HalfIsa::Avx512 ? "AVX-512" : "AVX2"; }
+
+// Lengths 1 ... 70 cover every tail of 8, 16 and 32 lanes.
+TEST_P(TileMathAvx, EveryWidthMatchesTheScalarReference) {
   const DType dtype = GetParam();
+  const std::vector<HalfIsa> isas = half_isas(dtype);
+  if (isas.empty()) GTEST_SKIP() << "this machine has no AVX2/F16C: the portable loop runs";
   std::mt19937 rng(10);
-  const std::vector<std::uint8_t> probe(16);
-  std::vector<std::uint16_t> probe_out(1);
-  if (!half_elementwise_avx(ir::BinaryOp::Add, dtype,
-                            reinterpret_cast<const std::byte*>(probe.data()),
-                            reinterpret_cast<const std::byte*>(probe.data()), false,
-                            reinterpret_cast<std::byte*>(probe_out.data()), 1)) {
-    GTEST_SKIP() << "this machine has no AVX2/F16C: half tile math takes the portable loop";
-  }
-  for (const ir::BinaryOp op : {ir::BinaryOp::Add, ir::BinaryOp::Sub, ir::BinaryOp::Mul,
-                                ir::BinaryOp::Div, ir::BinaryOp::Max, ir::BinaryOp::Min}) {
-    for (std::size_t n = 1; n <= 37; ++n) {
-      for (const bool scalar : {false, true}) {
-        for (const bool in_place : {false, true}) {
-          std::vector<std::uint16_t> a = operands(dtype, rng, n),
-                                     b = operands(dtype, rng, scalar ? 1 : n);
-          const std::vector<std::uint16_t> a0 = a;
-          std::vector<std::uint16_t> out(n, 0x5555);
-          std::uint16_t* dst = in_place ? a.data() : out.data();
-          ASSERT_TRUE(half_elementwise_avx(op, dtype, reinterpret_cast<const std::byte*>(a.data()),
-                                           reinterpret_cast<const std::byte*>(b.data()), scalar,
-                                           reinterpret_cast<std::byte*>(dst), n));
-          for (std::size_t i = 0; i < n; ++i) {
-            const std::uint16_t want = reference(dtype, op, a0[i], b[scalar ? 0 : i]);
-            ASSERT_TRUE(same(dtype, dst[i], want))
-                << ir::binary_op_name(op) << " n=" << n << " i=" << i << " scalar=" << scalar
-                << " in_place=" << in_place << std::hex << ": 0x" << a0[i] << ", 0x"
-                << b[scalar ? 0 : i] << " -> 0x" << dst[i] << ", want 0x" << want;
+  for (const HalfIsa isa : isas) {
+    for (const ir::BinaryOp op : kOps) {
+      for (std::size_t n = 1; n <= 70; ++n) {
+        for (const bool scalar : {false, true}) {
+          for (const bool in_place : {false, true}) {
+            std::vector<std::uint16_t> a = operands(dtype, rng, n),
+                                       b = operands(dtype, rng, scalar ? 1 : n);
+            const std::vector<std::uint16_t> a0 = a;
+            std::vector<std::uint16_t> out(n + 1, 0x5555);
+            std::uint16_t* dst = in_place ? a.data() : out.data();
+            ASSERT_TRUE(half_elementwise_with(isa, op, dtype,
+                                              reinterpret_cast<const std::byte*>(a.data()),
+                                              reinterpret_cast<const std::byte*>(b.data()), scalar,
+                                              reinterpret_cast<std::byte*>(dst), n));
+            for (std::size_t i = 0; i < n; ++i) {
+              const std::uint16_t want = reference(dtype, op, a0[i], b[scalar ? 0 : i]);
+              ASSERT_TRUE(same(dtype, dst[i], want))
+                  << isa_name(isa) << " " << ir::binary_op_name(op) << " n=" << n << " i=" << i
+                  << " scalar=" << scalar << " in_place=" << in_place << std::hex << ": 0x" << a0[i]
+                  << ", 0x" << b[scalar ? 0 : i] << " -> 0x" << dst[i] << ", want 0x" << want;
+            }
+            if (!in_place) ASSERT_EQ(out[n], 0x5555) << "wrote past the end";
           }
+        }
+      }
+    }
+  }
+}
+
+// Every encoding as the first operand against 256 second operands (the
+// special values among them), every op: the widths give the same bits
+// (AVX-512's FP16 arithmetic rounds once where AVX2 rounds the float
+// result: equal, as float has 2 × 11 + 2 bits). A NaN's payload is the
+// one exception, as for FP32 tiles: IEEE 754 leaves open which operand's
+// it carries, and the compiler may swap a commutative op's operands.
+TEST_P(TileMathAvx, EveryWidthGivesTheSameBits) {
+  const DType dtype = GetParam();
+  const std::vector<HalfIsa> isas = half_isas(dtype);
+  if (isas.size() < 2) GTEST_SKIP() << "this machine runs one width";
+  std::mt19937 rng(52);
+  std::vector<std::uint16_t> a(65536);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint16_t>(i);
+  const std::vector<std::uint16_t> seconds = operands(dtype, rng, 256);
+  for (const ir::BinaryOp op : kOps) {
+    for (const std::uint16_t second : seconds) {
+      const std::vector<std::uint16_t> b(a.size(), second);
+      std::vector<std::vector<std::uint16_t>> out(isas.size(),
+                                                  std::vector<std::uint16_t>(a.size()));
+      for (std::size_t k = 0; k < isas.size(); ++k) {
+        ASSERT_TRUE(half_elementwise_with(isas[k], op, dtype,
+                                          reinterpret_cast<const std::byte*>(a.data()),
+                                          reinterpret_cast<const std::byte*>(b.data()), false,
+                                          reinterpret_cast<std::byte*>(out[k].data()), a.size()));
+      }
+      for (std::size_t k = 1; k < isas.size(); ++k) {
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          ASSERT_TRUE(same(dtype, out[k][i], out[0][i]))
+              << ir::binary_op_name(op) << std::hex << " 0x" << a[i] << ", 0x" << second << ": "
+              << isa_name(isas[0]) << " 0x" << out[0][i] << ", " << isa_name(isas[k]) << " 0x"
+              << out[k][i];
         }
       }
     }
