@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "anyp/anyp.hpp"
@@ -252,6 +253,17 @@ void native_rows() {
       const double tn = median_seconds(200, [&] { fn.native(in.data(), out.data(), n); });
       std::printf("  %-6s  %7zu  %10.3f  %10.3f  %.2f\n", fn.name, n, ta * 1e9 / n, tn * 1e9 / n,
                   tn / ta);
+      // FP16 and BF16 tiles of the same values, against the FP32 native
+      // loop (a native half loop does that loop's work and two conversions).
+      for (const DType half : {DType::FP16, DType::BF16}) {
+        std::vector<std::byte> h(2 * n), ho(2 * n);
+        std::vector<double> d(in.begin(), in.end());
+        anyp::encode_elements(h.data(), half, d.data(), n);
+        const double th =
+            median_seconds(200, [&] { rt::tile_unary(fn.op, half, h.data(), ho.data(), n); });
+        std::printf("  %-6s  %7zu  %10.3f  %10.3f  %.2f  (%s tile; FP32 native loop)\n", fn.name, n,
+                    th * 1e9 / n, tn * 1e9 / n, tn / th, std::string(dtype_name(half)).c_str());
+      }
     }
   }
 }

@@ -266,7 +266,24 @@ ANYP_AVX_TARGET void widen(const std::byte* a, float* out, std::size_t n) {
   std::memcpy(out + i, wide, sizeof(float) * (n - i));
 }
 
+ANYP_AVX_TARGET void narrow_fp16(const float* in, std::byte* out, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) store8<DType::FP16>(out + 2 * i, _mm256_loadu_ps(in + i));
+  if (i == n) return;
+  alignas(32) float wide[8] = {};
+  alignas(16) std::byte tail[16];
+  std::memcpy(wide, in + i, sizeof(float) * (n - i));
+  store8<DType::FP16>(tail, _mm256_load_ps(wide));
+  std::memcpy(out + 2 * i, tail, 2 * (n - i));
+}
+
 }  // namespace
+
+bool narrow_fp16_avx(const float* in, std::byte* out, std::size_t n) {
+  if (!machine_has(HalfIsa::Avx2, DType::FP16)) return false;
+  narrow_fp16(in, out, n);
+  return true;
+}
 
 bool widen_half_avx(DType dtype, const std::byte* a, float* out, std::size_t n) {
   if (!machine_has(HalfIsa::Avx2, dtype)) return false;
@@ -326,6 +343,8 @@ bool half_elementwise_avx(ir::BinaryOp, DType, const std::byte*, const std::byte
 }
 
 bool widen_half_avx(DType, const std::byte*, float*, std::size_t) { return false; }
+
+bool narrow_fp16_avx(const float*, std::byte*, std::size_t) { return false; }
 
 #endif
 

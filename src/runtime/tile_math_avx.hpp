@@ -42,4 +42,9 @@ bool half_elementwise_with(HalfIsa isa, ir::BinaryOp op, DType dtype, const std:
 // matmul's operand widening, tile_matmul.cpp).
 bool widen_half_avx(DType dtype, const std::byte* a, float* out, std::size_t n);
 
+// out[i] = in[i] rounded to FP16 (to nearest even; NaN quiet with its top
+// payload bits, as float_to_fp16_bits) over n floats with F16C, and true;
+// false when the machine lacks it (tile_unary's FP16 path).
+bool narrow_fp16_avx(const float* in, std::byte* out, std::size_t n);
+
 }  // namespace anyp::runtime

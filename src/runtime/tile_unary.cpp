@@ -6,6 +6,7 @@
 // -ffp-contract=off), so every path gives the same bits.
 #include "runtime/tile_unary.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -14,6 +15,7 @@
 #include "common/internal_check.hpp"
 #include "runtime/float_math.hpp"
 #include "runtime/loop_clones.hpp"
+#include "runtime/tile_math_avx.hpp"
 
 namespace anyp::runtime {
 namespace {
@@ -59,8 +61,30 @@ ANYP_LOOP_CLONES_V4 void loop(const std::byte* __restrict a, std::byte* __restri
     store_as<S>(out + i * z, T::from_math(apply<T, Op>(T::to_math(load_as<S>(x + i * z)))));
 }
 
+// FP16 through float blocks: GCC does not vectorize the portable FP16
+// conversions (16-bit lanes widened to float), so with F16C each block is
+// widened exactly, runs the FP32 loop, and is rounded back as
+// float_to_fp16_bits rounds (tile_math_avx.hpp): the same bits, at FP32
+// speed. False (nothing done) without F16C.
+template <ir::UnaryOp Op>
+bool fp16_by_blocks(const std::byte* a, std::byte* out, std::size_t n) {
+  constexpr std::size_t kBlock = 512;
+  alignas(64) float block[kBlock];
+  for (std::size_t i = 0; i < n; i += kBlock) {
+    const std::size_t m = std::min(kBlock, n - i);
+    if (!widen_half_avx(DType::FP16, a + 2 * i, block, m)) return false;
+    auto* bytes = reinterpret_cast<std::byte*>(block);
+    loop<dtype_traits::Fp32Traits, Op, true>(nullptr, bytes, m);
+    narrow_fp16_avx(block, out + 2 * i, m);
+  }
+  return true;
+}
+
 template <class T, ir::UnaryOp Op>
 void loop(const std::byte* a, std::byte* out, std::size_t n) {
+  if constexpr (std::is_same_v<T, dtype_traits::Fp16Traits>) {
+    if (fp16_by_blocks<Op>(a, out, n)) return;
+  }
   return a == out ? loop<T, Op, true>(nullptr, out, n) : loop<T, Op, false>(a, out, n);
 }
 
