@@ -43,6 +43,10 @@ Simulation::Simulation(const Executable& exec,
     first_op_.push_back(total);
     total += list.size();
   }
+  for (std::size_t r = 0; r < states_.size(); ++r) {
+    states_[r].rank = exec.rank_of_agent(static_cast<std::int64_t>(r));
+    states_[r].block = exec.block_of_agent(static_cast<std::int64_t>(r));
+  }
   ANYP_CHECK(total < std::numeric_limits<std::uint32_t>::max(),
              "a modeled timeline of four billion ops or more");
   if (storage_.keep_ops) t_.ops.resize(total);
@@ -162,8 +166,8 @@ void Simulation::begin_op(std::size_t r, std::size_t index, TimelineOp& op,
   const AgentState& st = states_[r];
   op = TimelineOp{};
   prev_.set(index, st.last_clock_op);
-  op.rank = exec_.rank_of_agent(static_cast<std::int64_t>(r));
-  op.block = exec_.block_of_agent(static_cast<std::int64_t>(r));
+  op.rank = st.rank;
+  op.block = st.block;
   op.start_ns = st.stall_start >= 0 ? st.stall_start : st.t;
   op.blocked_ns = st.stall_start >= 0 ? st.t - st.stall_start : 0;
   if (!named(index)) {  // only the figures and the path: no names
@@ -269,7 +273,7 @@ bool Simulation::step(std::size_t r) {
                 " was satisfied by a data write into the cell, not a notify: it ends when "
                 "that write is done");
       } else if (const std::size_t i = enabler_of(cell, cmp, e.amount); i != kNone) {
-        link(r, index, st, cell.history[i]);
+        link(index, st, cell.history[i]);
       }
       cost = model_.wait_ns;
       break;
@@ -381,7 +385,7 @@ void Simulation::release(std::size_t r, double at, std::size_t applied_index,
   op.blocked_ns += satisfied - st.wait_start;  // after any hold begin_op counted
   if (applied_index != kNone) {
     const std::size_t notify = cell.history[applied_index].op;
-    link(r, index, st, cell.history[applied_index]);
+    link(index, st, cell.history[applied_index]);
     if (at > st.wait_start)
       released_by_.set(index, fenced_by_[notify] != kNone ? fenced_by_[notify] : notify);
   }
@@ -395,10 +399,9 @@ void Simulation::release(std::size_t r, double at, std::size_t applied_index,
 
 // Records the flow into wait op `wait_op` from the notify of `a`, and the
 // agent's round count.
-void Simulation::link(std::size_t r, std::size_t wait_op, AgentState& st, const Applied& a) {
+void Simulation::link(std::size_t wait_op, AgentState& st, const Applied& a) {
   if (storage_.keep_ops) t_.flows.push_back(TimelineFlow{a.op, wait_op});
-  const bool self =
-      exec_.rank_of_agent(a.from) == exec_.rank_of_agent(static_cast<std::int64_t>(r));
+  const bool self = states_[static_cast<std::size_t>(a.from)].rank == st.rank;
   st.depth = std::max(st.depth, a.depth + (self ? 0 : 1));
 }
 

@@ -172,7 +172,7 @@ std::size_t Simulation::make_transfer(std::size_t r, std::size_t event) {
   const auto& list = events_[r];
   Transfer x;
   x.agent = r;
-  x.rank = exec_.rank_of_agent(static_cast<std::int64_t>(r));
+  x.rank = states_[r].rank;
   x.event = event;
   x.events = event + 1 < list.size() && roles_[r][event + 1] == Role::Tail ? 2 : 1;
   const TimelineEvent& head = list[event];

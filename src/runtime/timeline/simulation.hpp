@@ -71,6 +71,7 @@ struct CellState {
 };
 
 struct AgentState {
+  std::int64_t rank = 0, block = 0;  // the agent's (no division per op)
   std::size_t next = 0;
   double t = 0;
   std::int64_t depth = 0;
@@ -211,7 +212,7 @@ class Simulation {
   void arrive(const Arrival& a, double at);
   std::size_t enabler_of(const CellState& cell, ir::WaitKind cmp, std::int64_t expected) const;
   void release(std::size_t r, double at, std::size_t applied_index, const CellState& cell);
-  void link(std::size_t r, std::size_t wait_op, AgentState& st, const Applied& a);
+  void link(std::size_t wait_op, AgentState& st, const Applied& a);
   bool release_stuck();
   void assumed(const std::string& what);
   void finish();
