@@ -29,8 +29,7 @@ std::vector<std::int64_t> buffer_words(const Executable& exec) {
 
 }  // namespace
 
-Simulation::Simulation(const Executable& exec,
-                       const std::vector<std::vector<TimelineEvent>>& events,
+Simulation::Simulation(const Executable& exec, const std::vector<EventStream>& events,
                        const CostModel& model, OpStorage storage)
     : exec_(exec),
       events_(events),
@@ -482,8 +481,7 @@ TimelineDetail timeline_detail(const std::string& name) {
   return static_cast<TimelineDetail>(it - kTimelineDetails.begin());
 }
 
-Timeline simulate_timeline(const Executable& exec,
-                           const std::vector<std::vector<TimelineEvent>>& events,
+Timeline simulate_timeline(const Executable& exec, const std::vector<EventStream>& events,
                            const CostModel& model, TimelineDetail detail) {
   const bool keep_ops = detail == TimelineDetail::Ops;
   Timeline t = timeline_sim::Simulation(exec, events, model,

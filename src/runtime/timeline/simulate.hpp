@@ -31,8 +31,7 @@ enum class TimelineDetail { Ops, Path, Figures };
 // RunConfig::timeline_detail's text (one of kTimelineDetails; checked).
 TimelineDetail timeline_detail(const std::string& name);
 
-Timeline simulate_timeline(const Executable& exec,
-                           const std::vector<std::vector<TimelineEvent>>& events,
+Timeline simulate_timeline(const Executable& exec, const std::vector<EventStream>& events,
                            const CostModel& model, TimelineDetail detail = TimelineDetail::Ops);
 
 }  // namespace anyp::runtime

@@ -183,8 +183,8 @@ struct OpStorage {
 
 class Simulation {
  public:
-  Simulation(const Executable& exec, const std::vector<std::vector<TimelineEvent>>& events,
-             const CostModel& model, OpStorage storage);
+  Simulation(const Executable& exec, const std::vector<EventStream>& events, const CostModel& model,
+             OpStorage storage);
   Timeline run();
   // Without keep_ops and with `collect`: the collected ops, by index.
   std::vector<std::pair<std::size_t, TimelineOp>>& collected() { return collected_; }
@@ -255,7 +255,7 @@ class Simulation {
   double issue_cost() const { return async_ ? model_.dma_issue_ns : 0; }
 
   const Executable& exec_;
-  const std::vector<std::vector<TimelineEvent>>& events_;
+  const std::vector<EventStream>& events_;
   const CostModel& model_;
   OpStorage storage_;
   std::vector<std::pair<std::size_t, TimelineOp>> collected_;

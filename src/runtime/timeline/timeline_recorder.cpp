@@ -9,7 +9,7 @@
 
 namespace anyp::runtime {
 
-static_assert(std::is_trivially_copyable_v<TimelineEvent>);
+static_assert(std::is_trivially_copyable_v<EventRun>);
 
 TimelineRecorder::TimelineRecorder(std::int64_t world_size)
     : events_(static_cast<std::size_t>(world_size)), async_(static_cast<std::size_t>(world_size)) {}
@@ -97,10 +97,10 @@ std::string TimelineRecorder::serialize() const {
   std::string out;
   for (std::size_t r = 0; r < events_.size(); ++r) {
     if (events_[r].empty()) continue;
-    const std::uint64_t header[2] = {r, events_[r].size()};
+    const std::vector<EventRun>& runs = events_[r].runs();
+    const std::uint64_t header[2] = {r, runs.size()};
     out.append(reinterpret_cast<const char*>(header), sizeof header);
-    out.append(reinterpret_cast<const char*>(events_[r].data()),
-               events_[r].size() * sizeof(TimelineEvent));
+    out.append(reinterpret_cast<const char*>(runs.data()), runs.size() * sizeof(EventRun));
   }
   return out;
 }
@@ -112,12 +112,12 @@ void TimelineRecorder::merge(const std::string& bytes) {
     ANYP_CHECK(at + sizeof header <= bytes.size(), "a timeline exchange ended early");
     std::memcpy(header, bytes.data() + at, sizeof header);
     at += sizeof header;
-    const std::size_t n = header[1] * sizeof(TimelineEvent);
+    const std::size_t n = header[1] * sizeof(EventRun);
     ANYP_CHECK(header[0] < events_.size() && at + n <= bytes.size(),
                "a timeline exchange names a rank out of range or ended early");
-    auto& list = events_[header[0]];
-    list.resize(header[1]);
-    std::memcpy(list.data(), bytes.data() + at, n);
+    std::vector<EventRun> runs(header[1]);
+    std::memcpy(runs.data(), bytes.data() + at, n);
+    events_[header[0]].assign_runs(std::move(runs));
     at += n;
   }
 }

@@ -13,27 +13,9 @@
 
 #include "runtime/access_observer.hpp"
 #include "runtime/executable.hpp"
+#include "runtime/timeline/event_stream.hpp"
 
 namespace anyp::runtime {
-
-struct TimelineEvent {
-  enum class Kind : std::uint8_t { Access, Compute, Notify, Wait };
-  Kind kind = Kind::Access;
-  std::uint8_t sub = 0;  // AccessKind, ComputeClass, NotifyKind or WaitKind
-  DType dtype = DType::FP32;
-  Space space = Space::Window;  // Access
-  SiteRef site;
-  std::int32_t id = -1;     // Access: buffer or host argument; Notify/Wait: buffer
-  std::int32_t owner = -1;  // Access: the window's rank (-1: host); Notify/Wait: the cell's
-  // Access of a put_async: k + 1 when the put was issued before the
-  // agent's event k (it is recorded where the door carried it out, at its
-  // wait_async); 0 otherwise.
-  std::uint32_t issued_before = 0;
-  std::int64_t first = 0;   // Access: first byte in the buffer; Notify/Wait: the cell's byte
-  std::int64_t end = 0;     // Access: one past the last byte it bounds
-  std::int64_t amount = 0;  // Access: bytes; Compute: elements; Notify: value; Wait: expected
-};
-static_assert(sizeof(TimelineEvent) == 48, "an event record is 48 bytes");
 
 class TimelineRecorder final : public AccessObserver {
  public:
@@ -48,14 +30,14 @@ class TimelineRecorder final : public AccessObserver {
                   std::int64_t elements) override;
   void on_async_put(std::int64_t agent, std::int64_t event, bool issued) override;
 
-  const std::vector<std::vector<TimelineEvent>>& events() const { return events_; }
+  const std::vector<EventStream>& events() const { return events_; }
   // The ranks that recorded anything, as bytes; merge() takes another
   // process's bytes in.
   std::string serialize() const;
   void merge(const std::string& bytes);
 
  private:
-  std::vector<std::vector<TimelineEvent>> events_;  // per rank
+  std::vector<EventStream> events_;  // per agent
   // Per agent: where each put_async in flight was issued (its event ->
   // the agent's event count then), and the issue point of the put being
   // carried out (its two accesses take it; 0: none).
