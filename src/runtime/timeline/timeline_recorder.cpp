@@ -9,7 +9,7 @@
 
 namespace anyp::runtime {
 
-static_assert(std::is_trivially_copyable_v<EventRun>);
+static_assert(std::is_trivially_copyable_v<EventRun> && std::is_trivially_copyable_v<RunSlot>);
 
 TimelineRecorder::TimelineRecorder(std::int64_t world_size)
     : events_(static_cast<std::size_t>(world_size)), async_(static_cast<std::size_t>(world_size)) {}
@@ -98,9 +98,11 @@ std::string TimelineRecorder::serialize() const {
   for (std::size_t r = 0; r < events_.size(); ++r) {
     if (events_[r].empty()) continue;
     const std::vector<EventRun>& runs = events_[r].runs();
-    const std::uint64_t header[2] = {r, runs.size()};
+    const std::vector<RunSlot>& slots = events_[r].slots();
+    const std::uint64_t header[3] = {r, runs.size(), slots.size()};
     out.append(reinterpret_cast<const char*>(header), sizeof header);
     out.append(reinterpret_cast<const char*>(runs.data()), runs.size() * sizeof(EventRun));
+    out.append(reinterpret_cast<const char*>(slots.data()), slots.size() * sizeof(RunSlot));
   }
   return out;
 }
@@ -108,17 +110,19 @@ std::string TimelineRecorder::serialize() const {
 void TimelineRecorder::merge(const std::string& bytes) {
   std::size_t at = 0;
   while (at < bytes.size()) {
-    std::uint64_t header[2];
+    std::uint64_t header[3];
     ANYP_CHECK(at + sizeof header <= bytes.size(), "a timeline exchange ended early");
     std::memcpy(header, bytes.data() + at, sizeof header);
     at += sizeof header;
-    const std::size_t n = header[1] * sizeof(EventRun);
-    ANYP_CHECK(header[0] < events_.size() && at + n <= bytes.size(),
+    const std::size_t n = header[1] * sizeof(EventRun), m = header[2] * sizeof(RunSlot);
+    ANYP_CHECK(header[0] < events_.size() && at + n + m <= bytes.size(),
                "a timeline exchange names a rank out of range or ended early");
     std::vector<EventRun> runs(header[1]);
+    std::vector<RunSlot> slots(header[2]);
     std::memcpy(runs.data(), bytes.data() + at, n);
-    events_[header[0]].assign_runs(std::move(runs));
-    at += n;
+    std::memcpy(slots.data(), bytes.data() + at + n, m);
+    events_[header[0]].assign(std::move(runs), std::move(slots));
+    at += n + m;
   }
 }
 
