@@ -264,7 +264,8 @@ bool Simulation::step(std::size_t r) {
         if (!cell.data_written) {
           st.blocked = true;
           st.wait_start = st.t;
-          cell.waiters.push_back(r);
+          if (!cell.waiters) cell.waiters = std::make_unique<std::vector<std::size_t>>();
+          cell.waiters->push_back(r);
           return false;
         }
         assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " +
@@ -334,16 +335,16 @@ void Simulation::arrive(const Arrival& a, double at) {
                      ? a.value
                      : static_cast<std::int32_t>(static_cast<std::uint32_t>(cell.value) +
                                                  static_cast<std::uint32_t>(a.value));
-    cell.history.push_back(Applied{a.op, cell.value, a.from, a.depth});
+    cell.history.push_back(Applied{static_cast<std::uint32_t>(a.op), cell.value,
+                                   static_cast<std::int32_t>(a.from),
+                                   static_cast<std::int32_t>(a.depth)});
     // Only the last kTransitionScan entries are ever looked at.
-    if (cell.history.size() >= 2 * kTransitionScan)
-      cell.history.erase(cell.history.begin(),
-                         cell.history.end() - static_cast<std::ptrdiff_t>(kTransitionScan));
+    if (cell.history.size() >= 2 * kTransitionScan) cell.history.keep_last(kTransitionScan);
   }
   // Every blocked agent whose wait now holds is released, in the order
   // they blocked.
-  for (std::size_t k = 0; k < cell.waiters.size();) {
-    const std::size_t r = cell.waiters[k];
+  for (std::size_t k = 0; cell.waiters && k < cell.waiters->size();) {
+    const std::size_t r = (*cell.waiters)[k];
     AgentState& st = states_[r];
     const TimelineEvent& e = events_[r][st.next];
     const auto cmp = static_cast<ir::WaitKind>(e.sub);
@@ -357,7 +358,8 @@ void Simulation::arrive(const Arrival& a, double at) {
               " was satisfied by a data write into the cell, not a notify: it ends when that "
               "write is done");
     }
-    cell.waiters.erase(cell.waiters.begin() + static_cast<std::ptrdiff_t>(k));
+    cell.waiters->erase(cell.waiters->begin() + static_cast<std::ptrdiff_t>(k));
+    if (cell.waiters->empty()) cell.waiters.reset();
     release(r, at, a.data ? kNone : cell.history.size() - 1, cell);
   }
 }
@@ -401,7 +403,7 @@ void Simulation::release(std::size_t r, double at, std::size_t applied_index,
 void Simulation::link(std::size_t wait_op, AgentState& st, const Applied& a) {
   if (storage_.keep_ops) t_.flows.push_back(TimelineFlow{a.op, wait_op});
   const bool self = states_[static_cast<std::size_t>(a.from)].rank == st.rank;
-  st.depth = std::max(st.depth, a.depth + (self ? 0 : 1));
+  st.depth = std::max<std::int64_t>(st.depth, std::int64_t{a.depth} + (self ? 0 : 1));
 }
 
 // With nothing left to happen, an agent still blocked waits for something
@@ -421,7 +423,10 @@ bool Simulation::release_stuck() {
           t_.names[memory_name(e)] +
           " is never satisfied in the modeled order of the notifies (the run's order "
           "satisfied it): it ends when it begins");
-  std::erase(cell.waiters, stuck);
+  if (cell.waiters) {
+    std::erase(*cell.waiters, stuck);
+    if (cell.waiters->empty()) cell.waiters.reset();
+  }
   release(stuck, st.wait_start, kNone, cell);
   return true;
 }

@@ -9,6 +9,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <string>
@@ -56,18 +57,51 @@ struct Arrival {
   std::int64_t depth = 0;  // its agent's round count when it was issued
 };
 
+// A notify applied to a cell: its op (ops are fewer than 2^32 - 1,
+// checked), the cell's value after it, its agent and that agent's round
+// count (16 bytes).
 struct Applied {
-  std::size_t op;
-  std::int32_t value_after;
-  std::int64_t from, depth;
+  std::uint32_t op = std::numeric_limits<std::uint32_t>::max();  // max: none
+  std::int32_t value_after = 0;
+  std::int32_t from = 0;
+  std::int32_t depth = 0;
 };
 
+// A cell's arrivals, oldest first: most cells get one (a credit, a flag),
+// kept inline; a second moves them to the heap. Only the last ones are
+// ever looked at (keep_last).
+class ArrivalHistory {
+ public:
+  std::size_t size() const { return more_ ? more_->size() : (one_.op != Applied{}.op ? 1 : 0); }
+  const Applied& operator[](std::size_t i) const { return more_ ? (*more_)[i] : one_; }
+  void push_back(const Applied& a) {
+    if (more_) {
+      more_->push_back(a);
+    } else if (one_.op == Applied{}.op) {
+      one_ = a;
+    } else {
+      more_ = std::make_unique<std::vector<Applied>>(std::vector<Applied>{one_, a});
+    }
+  }
+  void keep_last(std::size_t n) {
+    if (more_ && more_->size() > n)
+      more_->erase(more_->begin(), more_->end() - static_cast<std::ptrdiff_t>(n));
+  }
+
+ private:
+  Applied one_;  // the only one (op max: none yet), until a second
+  std::unique_ptr<std::vector<Applied>> more_;
+};
+
+// What the model knows of one signal cell (P² of them for an [NR, 1]
+// signal: kept small).
 struct CellState {
   std::int32_t value = 0;
-  std::vector<Applied> history;
+  std::uint32_t name = 0;  // into Timeline::names (0: not yet named)
+  ArrivalHistory history;
+  // The owner's agents blocked on this cell (null when none).
+  std::unique_ptr<std::vector<std::size_t>> waiters;
   bool data_written = false;
-  std::vector<std::size_t> waiters;  // the owner's agents blocked on this cell
-  std::uint32_t name = 0;            // into Timeline::names (0: not yet named)
 };
 
 struct AgentState {
