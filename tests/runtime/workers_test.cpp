@@ -35,20 +35,9 @@ MathRun run_math(std::int64_t elements, std::int64_t rounds, std::int64_t P, int
 }
 
 int ring_workers(bool get, std::int64_t P) {
-  const std::int64_t size = anyp_test::kStep07Size;
-  anyp::InputGenerator gen(7);
-  const anyp::HostTensor x = gen.uniform({P, 1, size});
-  anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, size}, pl::FP32);
-  anyp::RunConfig config = anyp::RunConfig::for_world_size(P);
+  anyp::RunConfig config;
   config.workers = 2;
-  const auto& program = get ? anyp_test::ring_get() : anyp_test::ring_put();
-  const anyp::RunStats stats = program.compile({x, y}, config)(x, y);
-  for (std::int64_t r = 0; r < P; ++r) {
-    const std::int64_t from = get ? (r + 1) % P : (r + P - 1) % P;
-    for (std::int64_t j = 0; j < size; ++j)
-      EXPECT_EQ(y.at({r, 0, j}), x.at({from, 0, j})) << "P=" << P << " r=" << r << " j=" << j;
-  }
-  return stats.workers;
+  return anyp_test::run_ring(get, P, config).workers;  // checks every element
 }
 
 class WorkersAtP : public ::testing::TestWithParam<std::int64_t> {};

@@ -1,6 +1,8 @@
 // step07_program.cpp — the definitions behind step07_program.hpp.
 #include "support/step07_program.hpp"
 
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace anyp_test {
@@ -96,6 +98,25 @@ const pl::HostFunction& ring_put() {
 const pl::HostFunction& ring_get() {
   static const pl::HostFunction fn = make_ring("ring_get", per_rank_get);
   return fn;
+}
+
+anyp::RunStats run_ring(bool get, std::int64_t P, anyp::RunConfig config) {
+  anyp::InputGenerator gen(7);
+  const anyp::HostTensor x = gen.uniform({P, 1, SIZE});
+  anyp::HostTensor y = anyp::HostTensor::zeros({P, 1, SIZE}, pl::FP32);
+  config.distributed = anyp::RunConfig::for_world_size(P).distributed;
+  const anyp::RunStats stats = (get ? ring_get() : ring_put()).compile({x, y}, config)(x, y);
+  for (std::int64_t r = 0; r < P; ++r) {
+    const std::int64_t from = get ? (r + 1) % P : (r + P - 1) % P;
+    for (std::int64_t j = 0; j < SIZE; ++j) {
+      if (y.at({r, 0, j}) != x.at({from, 0, j})) {
+        throw std::runtime_error(std::string(get ? "ring_get" : "ring_put") + " at P=" +
+                                 std::to_string(P) + ": y[" + std::to_string(r) + "][0][" +
+                                 std::to_string(j) + "] is not x[" + std::to_string(from) + "]");
+      }
+    }
+  }
+  return stats;
 }
 
 }  // namespace anyp_test

@@ -17,4 +17,9 @@ inline constexpr std::int64_t kStep07Size = 64;
 const pl::HostFunction& ring_put();
 const pl::HostFunction& ring_get();
 
+// Compiles the ring (get or put) for P ranks with `config` (devices
+// replaced) and runs it on seeded inputs; the stats of the run. Throws
+// std::runtime_error naming the rank and element of a wrong answer.
+anyp::RunStats run_ring(bool get, std::int64_t P, anyp::RunConfig config = {});
+
 }  // namespace anyp_test

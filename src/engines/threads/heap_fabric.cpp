@@ -23,18 +23,25 @@ namespace {
 // one bit per 64-byte line of the record. Each part starts on a line.
 constexpr std::int64_t kLine = 64;
 std::int64_t lines_of(std::int64_t bytes) { return (bytes + kLine - 1) / kLine; }
-std::int64_t signal_words(const runtime::Executable& exec) {
+// Each signal buffer's first slot within a rank's record (-1: not a
+// signal buffer), and the slots of a rank.
+struct SlotNumbering {
+  std::vector<std::int64_t> base;
   std::int64_t words = 0;
-  for (const runtime::WindowBuffer& b : exec.buffers)
-    if (b.signal) words += (b.used + 3) / 4;
-  return words;
-}
+  explicit SlotNumbering(const runtime::Executable& exec) : base(exec.buffers.size(), -1) {
+    for (std::size_t b = 0; b < exec.buffers.size(); ++b) {
+      if (!exec.buffers[b].signal) continue;
+      base[b] = words;
+      words += (exec.buffers[b].used + 3) / 4;
+    }
+  }
+};
 struct BlockLayout {
   std::int64_t heap_lines, slot_lines;
   std::size_t slots, heap_bits, slot_bits, end;  // byte offsets
   explicit BlockLayout(const runtime::Executable& exec)
       : heap_lines(lines_of(exec.world_size * exec.window_bytes)),
-        slot_lines(lines_of(exec.world_size * signal_words(exec) * 4)),
+        slot_lines(lines_of(exec.world_size * SlotNumbering(exec).words * 4)),
         slots(static_cast<std::size_t>(heap_lines * kLine)),
         heap_bits(slots + static_cast<std::size_t>(slot_lines * kLine)),
         slot_bits(heap_bits + 8 * bit_words(heap_lines)),
@@ -90,18 +97,13 @@ HeapFabric::HeapFabric(const runtime::Executable& exec,
       persistent_(persistent != nullptr),
       heap_(persistent ? persistent : block_->data()),
       written_lines_(reinterpret_cast<std::uint64_t*>(heap_ + BlockLayout(exec).heap_bits)),
-      slot_words_(signal_words(exec)),
-      slot_base_(exec.buffers.size(), -1),
       atomic_locks_(static_cast<std::size_t>(std::clamp<std::int64_t>(exec.world_size, 1, 64))),
       signals_(exec.world_size, exec.agents(), heap_,
                reinterpret_cast<std::uint32_t*>(heap_ + BlockLayout(exec).slots),
                reinterpret_cast<std::uint64_t*>(heap_ + BlockLayout(exec).slot_bits)) {
-  std::int64_t base = 0;
-  for (std::size_t b = 0; b < exec.buffers.size(); ++b) {
-    if (!exec.buffers[b].signal) continue;
-    slot_base_[b] = base;
-    base += (exec.buffers[b].used + 3) / 4;
-  }
+  SlotNumbering numbering(exec);
+  slot_words_ = numbering.words;
+  slot_base_ = std::move(numbering.base);
 }
 
 HeapFabric::~HeapFabric() {

@@ -101,7 +101,7 @@ class HeapFabric final : public runtime::Fabric {
   std::uint64_t* written_lines_;  // bit i: heap bytes [64 i, 64 i + 64) written this run
   // The notify record's numbering: slots per rank, and each signal
   // buffer's first slot within a rank's (-1: not a signal buffer).
-  std::int64_t slot_words_;
+  std::int64_t slot_words_ = 0;
   std::vector<std::int64_t> slot_base_;
   std::vector<std::mutex> atomic_locks_;
   SignalTable signals_;  // after heap_, which it uses
