@@ -36,7 +36,8 @@ Simulation::Simulation(const Executable& exec, const std::vector<EventStream>& e
       model_(model),
       storage_(storage),
       states_(events.size()),
-      cell_index_(exec.world_size, buffer_words(exec)) {
+      cell_index_(exec.world_size, buffer_words(exec)),
+      queue_(events.size()) {
   std::size_t total = 0;
   for (const auto& list : events) {
     first_op_.push_back(total);
@@ -69,8 +70,7 @@ Timeline Simulation::run() {
     if (!events_[r].empty()) push(0, ItemKind::Step, r);
   for (;;) {
     while (!queue_.empty()) {
-      const Item item = queue_.top();
-      queue_.pop();
+      const Item item = queue_.pop();
       switch (item.kind) {
         case ItemKind::Arrival: {
           const Arrival a = arrivals_[item.what];
@@ -78,6 +78,7 @@ Timeline Simulation::run() {
           arrive(a, item.time);
           break;
         }
+
         case ItemKind::Step:
           advance(item.what);
           break;
@@ -93,7 +94,7 @@ Timeline Simulation::run() {
 
 void Simulation::push(double time, ItemKind kind, std::size_t what) {
   const int prio = kind == ItemKind::Step ? 2 : kind == ItemKind::Share ? 1 : 0;
-  queue_.push(Item{time, prio, seq_++, kind, what});
+  queue_.push(time, prio, kind, what);
 }
 
 std::size_t Simulation::new_arrival(const Arrival& a) {
@@ -152,7 +153,7 @@ void Simulation::advance(std::size_t r) {
   const auto& list = events_[r];
   while (st.next < list.size()) {
     if (!step(r)) return;  // blocked in a wait, or held by a transfer
-    if (st.next < list.size() && !queue_.empty() && !(st.t < queue_.top().time)) {
+    if (st.next < list.size() && !queue_.empty() && !(st.t < queue_.next_time())) {
       push(st.t, ItemKind::Step, r);  // someone else's turn first
       return;
     }
@@ -251,7 +252,7 @@ bool Simulation::step(std::size_t r) {
       if (fabric_) {
         notify_after_transfers(r, arrival, earliest);
       } else {
-        push(earliest, ItemKind::Arrival, arrival);
+        push_arrival(r, earliest, arrival);
       }
       break;
     }
@@ -283,7 +284,7 @@ bool Simulation::step(std::size_t r) {
   st.t = op.end_ns;
   op_done(r, index, op);
   if (e.kind == TimelineEvent::Kind::Access && static_cast<AccessKind>(e.sub) != AccessKind::Read)
-    data_written(e, st.t);
+    data_written(r, e, st.t);
   ++st.next;
   return true;
 }
@@ -316,13 +317,13 @@ void Simulation::op_done(std::size_t r, std::size_t index, const TimelineOp& op)
 
 // A data write into a signal buffer: its cells change in ways the model
 // cannot follow; a wait on one of them is released by the write.
-void Simulation::data_written(const TimelineEvent& e, double at) {
+void Simulation::data_written(std::size_t r, const TimelineEvent& e, double at) {
   if (e.space != Space::Window || !exec_.buffers[static_cast<std::size_t>(e.id)].signal) return;
   for (std::int64_t b = e.first / 4 * 4; b < e.end; b += 4) {
     Arrival a;
     a.cell = Cell{e.owner, e.id, b};
     a.data = true;
-    push(at, ItemKind::Arrival, new_arrival(a));
+    push_arrival(r, at, new_arrival(a));
   }
 }
 

@@ -140,7 +140,8 @@ bool Simulation::issue_early(std::size_t r) {
     // (or writes what one reads) starts after it, as its program order says.
     if (held_by_transfers(r, head)) return false;
     ++st.early_next;
-    at.early_issued[head] = make_transfer(r, head);
+    const std::size_t t = make_transfer(r, head);
+    at.early_issued[head] = {t, transfers_[t].events};
   }
   return true;
 }
@@ -150,13 +151,12 @@ bool Simulation::issue_transfer(std::size_t r) {
   AgentTransfers& at = agent_transfers_[r];
   if (const auto it = at.early_issued.find(st.next); it != at.early_issued.end()) {
     // The wait_async of a put_async: held until its transfer is done.
-    const Transfer& x = transfers_[it->second];
-    if (x.done < 0) {
+    if (!it->second.done) {
       if (st.stall_start < 0) st.stall_start = st.t;
-      st.awaiting = it->second;
+      st.awaiting = it->second.transfer;
       return false;
     }
-    st.next += x.events;
+    st.next += it->second.events;
     at.early_issued.erase(it);
     return true;
   }
@@ -220,8 +220,18 @@ std::size_t Simulation::make_transfer(std::size_t r, std::size_t event) {
     st.last_clock_op = first_op_[r] + event;
     st.released_by = kNone;
   }
-  const std::size_t index = transfers_.size();
-  transfers_.push_back(x);
+  if (!x.blocking) {  // on the agent's clock otherwise
+    at.issue_ns += issue_cost();
+    at.stall_ns += x.stall_ns;
+  }
+  std::size_t index = transfers_.size();
+  if (free_transfers_.empty()) {
+    transfers_.push_back(x);
+  } else {
+    index = free_transfers_.back();
+    free_transfers_.pop_back();
+    transfers_[index] = x;
+  }
   at.in_flight.push_back(index);
   st.t += issue_cost();
   push(st.t, ItemKind::Enqueue, index);
@@ -232,7 +242,7 @@ void Simulation::notify_after_transfers(std::size_t r, std::size_t arrival, doub
   AgentTransfers& at = agent_transfers_[r];
   const std::size_t fence = at.completed.size();
   if (at.watermark >= fence) {
-    push(earliest, ItemKind::Arrival, arrival);
+    push_arrival(r, earliest, arrival);
   } else {
     at.notifies.push_back(PendingNotify{arrival, earliest, fence});
   }
@@ -316,7 +326,6 @@ void Simulation::check_flows(std::uint64_t version, double now) {
 
 void Simulation::complete_transfer(std::size_t t, double now) {
   Transfer& x = transfers_[t];
-  x.done = now;
   const auto& list = events_[x.agent];
   const std::size_t first = first_op_[x.agent] + x.event;
   auto op_of = [&](std::size_t k) -> TimelineOp& { return transfer_op(first + k); };
@@ -348,18 +357,22 @@ void Simulation::complete_transfer(std::size_t t, double now) {
   }
   for (std::size_t k = 0; k < x.events; ++k) {
     const TimelineEvent& e = list[x.event + k];
-    if (is_write(e)) data_written(e, now);
+    if (is_write(e)) data_written(x.agent, e, now);
   }
   const std::size_t last_op = first + x.events - 1;
   AgentTransfers& at = agent_transfers_[x.agent];
   std::erase(at.in_flight, t);
+  at.last_done = std::max(at.last_done, now);
+  if (const auto it = at.early_issued.find(x.event);
+      it != at.early_issued.end() && it->second.transfer == t)
+    it->second.done = true;
   at.completed[x.seq] = 1;
   while (at.watermark < at.completed.size() && at.completed[at.watermark]) ++at.watermark;
   while (!at.notifies.empty() && at.notifies.front().fence <= at.watermark) {
     const PendingNotify n = at.notifies.front();
     at.notifies.pop_front();
     if (now > n.earliest) fenced_by_.set(arrivals_[n.arrival].op, last_op);
-    push(std::max(n.earliest, now), ItemKind::Arrival, n.arrival);
+    push_arrival(x.agent, std::max(n.earliest, now), n.arrival);
   }
   if (x.engine >= 0) {
     DeviceEngines& d = engines_[static_cast<std::size_t>(x.rank)];
@@ -382,15 +395,16 @@ void Simulation::complete_transfer(std::size_t t, double now) {
     st.t = std::max(st.t, now);
     push(st.t, ItemKind::Step, x.agent);
   }
+  free_transfers_.push_back(t);
 }
 
 void Simulation::transfer_figures(std::vector<double>& busy_ns, std::vector<double>& wait_ns,
                                   std::vector<double>& last_done) const {
-  for (const Transfer& x : transfers_) {
-    last_done[x.agent] = std::max(last_done[x.agent], x.done);
-    if (x.blocking) continue;  // its op is on the agent's clock
-    busy_ns[x.agent] += issue_cost();
-    wait_ns[x.agent] += x.stall_ns;
+  for (std::size_t r = 0; r < agent_transfers_.size(); ++r) {
+    const AgentTransfers& at = agent_transfers_[r];
+    busy_ns[r] += at.issue_ns;
+    wait_ns[r] += at.stall_ns;
+    last_done[r] = std::max(last_done[r], at.last_done);
   }
 }
 

@@ -21,6 +21,7 @@
 #include "runtime/executable.hpp"
 #include "runtime/timeline/cell_index.hpp"
 #include "runtime/timeline/cost_model.hpp"
+#include "runtime/timeline/event_queue.hpp"
 #include "runtime/timeline/link_network.hpp"
 #include "runtime/timeline/timeline_recorder.hpp"
 
@@ -158,7 +159,7 @@ struct Transfer {
   std::array<std::size_t, 2> links{};
   std::array<Footprint, 2> touches{};
   std::size_t touch_count = 0;
-  double issued = 0, started = 0, done = -1;
+  double issued = 0, started = 0;
   double stall_ns = 0;   // the agent held back before issuing it
   double held_from = 0;  // since when (its issue time when not held)
   std::int32_t engine = -1;
@@ -178,33 +179,27 @@ struct AgentTransfers {
     std::size_t at, head;
   };
   std::vector<Early> early;
-  std::map<std::size_t, std::size_t> early_issued;  // head -> transfer
-  std::vector<std::size_t> in_flight;               // transfer indices
-  std::vector<char> completed;                      // by seq
-  std::size_t watermark = 0;                        // every seq below it has completed
-  std::deque<PendingNotify> notifies;               // issued, held until their fence
+  // Per head issued so far: its transfer (its record is reused once it is
+  // done, so whether it is done and its event count are kept here).
+  struct Issued {
+    std::size_t transfer;
+    std::size_t events;
+    bool done = false;
+  };
+  std::map<std::size_t, Issued> early_issued;
+  std::vector<std::size_t> in_flight;  // transfer indices
+  std::vector<char> completed;         // by seq
+  std::size_t watermark = 0;           // every seq below it has completed
+  std::deque<PendingNotify> notifies;  // issued, held until their fence
+  // Its transfers' share of its figures (transfer_figures): the time busy
+  // issuing and held back before issuing, summed as they are issued, and
+  // the end of its last one.
+  double issue_ns = 0, stall_ns = 0, last_done = 0;
 };
 
 struct DeviceEngines {
   std::vector<char> busy;  // per engine
   std::deque<std::size_t> queue;
-};
-
-// Queue entries: at one time, arrivals and transfer events, then the
-// sharing of the links among the flows that started or ended then (once
-// for all of them), then agent steps; each in the order pushed.
-enum class ItemKind : std::uint8_t { Arrival, Enqueue, Moving, FlowCheck, Share, Step };
-struct Item {
-  double time;
-  int prio;  // 0 arrival or transfer event, 1 share, 2 step
-  std::uint64_t seq;
-  ItemKind kind;
-  std::size_t what;  // arrival, transfer, network version, or agent
-  bool operator>(const Item& o) const {
-    if (time != o.time) return time > o.time;
-    if (prio != o.prio) return prio > o.prio;
-    return seq > o.seq;
-  }
 };
 
 // Without keep_ops an op is a value until it is done (op_done); the ops to
@@ -226,6 +221,10 @@ class Simulation {
  private:
   // simulate.cpp
   void push(double time, ItemKind kind, std::size_t what);
+  // Sends `arrival` (from agent r's notify or write) to arrive at `time`.
+  void push_arrival(std::size_t r, double time, std::size_t arrival) {
+    queue_.push_arrival(r, time, arrival);
+  }
   std::uint32_t intern(const std::string& s);
   std::uint32_t memory_name(const TimelineEvent& e);
   void advance(std::size_t r);
@@ -242,7 +241,8 @@ class Simulation {
   }
   // Op `index` of agent r has its final times: its share of the figures.
   void op_done(std::size_t r, std::size_t index, const TimelineOp& op);
-  void data_written(const TimelineEvent& e, double at);
+  // (r: the agent whose write it is)
+  void data_written(std::size_t r, const TimelineEvent& e, double at);
   void arrive(const Arrival& a, double at);
   std::size_t enabler_of(const CellState& cell, ir::WaitKind cmp, std::int64_t expected) const;
   void release(std::size_t r, double at, std::size_t applied_index, const CellState& cell);
@@ -324,8 +324,7 @@ class Simulation {
   CellState& cell_state(const Cell& c);
   CellIndex cell_index_;
   std::deque<CellState> cell_states_;
-  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
-  std::uint64_t seq_ = 0;
+  EventQueue queue_;
   std::unordered_map<std::string, std::uint32_t> name_index_;
   // Keyed by space, buffer or host argument, and owner (region_key()).
   std::unordered_map<std::uint64_t, std::uint32_t> region_names_;
@@ -338,7 +337,9 @@ class Simulation {
   bool fabric_ = false;
   bool async_ = false;
   std::vector<std::vector<Role>> roles_;  // per agent, per event
+  // The transfers in flight (a done one's slot is reused: free_transfers_).
   std::vector<Transfer> transfers_;
+  std::vector<std::size_t> free_transfers_;
   std::vector<AgentTransfers> agent_transfers_;
   std::vector<DeviceEngines> engines_;  // per rank
   std::optional<LinkNetwork> network_;
