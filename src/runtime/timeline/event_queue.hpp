@@ -2,34 +2,28 @@
 // (simulation.hpp): items in the order of their time, then their priority,
 // then the order they were pushed in.
 //
-// Arrivals (a notify, or a data write into a signal cell, reaching its
-// cell) are most of the items a P² program makes, and an agent sends its
-// arrivals at a clock that only goes forward: so each agent's arrivals wait
-// in a lane of their own, in time order, and the heap holds only each
-// lane's first. An [NR, 1] barrier's P² arrivals in flight are then P heap
-// entries, a heap that stays in cache, and each arrival costs 24 bytes. An
-// arrival earlier than its lane's last goes into the heap itself. Every
-// item keeps the sequence number it got when it was pushed, so items come
-// out in exactly the order one heap of all of them would give.
+// Items are kept in buckets, one per distinct time pending, each holding a
+// first-in first-out list per priority: items of one time and priority
+// come out in the order they were pushed, which is the order a heap of
+// (time, priority, sequence number) gives, so a bucket needs no ordering of
+// its own. Only the distinct times are in a heap (4-ary). An SPMD program's
+// agents step in lockstep — a barrier's P agents all at the same few
+// instants, its P² notifies arriving at one or two — so the heap holds a
+// handful of times and a push or pop is a list append or removal, not a
+// sift through P entries. Lists live in one pool of 24-byte nodes, reused.
 #pragma once
 
+#include <bit>
 #include <cstdint>
-#include <functional>
-#include <queue>
+#include <limits>
 #include <vector>
+
+#include "common/internal_check.hpp"
 
 namespace anyp::runtime::timeline_sim {
 
-// What an item is (the simulation's dispatch; ArrivalLane is the queue's own).
-enum class ItemKind : std::uint8_t {
-  Arrival,
-  ArrivalLane,
-  Enqueue,
-  Moving,
-  FlowCheck,
-  Share,
-  Step
-};
+// What an item is (the simulation's dispatch).
+enum class ItemKind : std::uint8_t { Arrival, Enqueue, Moving, FlowCheck, Share, Step };
 
 struct Item {
   double time;
@@ -46,64 +40,200 @@ struct Item {
 
 class EventQueue {
  public:
-  explicit EventQueue(std::size_t agents) : lanes_(agents) {}
+  static constexpr int kPriorities = 3;
 
   void push(double time, int prio, ItemKind kind, std::size_t what) {
-    heap_.push(Item{time, prio, seq_++, kind, what});
-  }
-  // Arrival `arrival`, sent by agent `agent`, arrives at `time` (priority 0).
-  void push_arrival(std::size_t agent, double time, std::size_t arrival) {
-    const Pending p{time, seq_++, arrival};
-    Lane& l = lanes_[agent];
-    const bool empty = l.head == l.items.size();
-    if (!empty && time < l.items.back().time) {
-      heap_.push(Item{time, 0, p.seq, ItemKind::Arrival, arrival});
-      return;
+    ANYP_CHECK(prio >= 0 && prio < kPriorities, "a timeline queue item of no priority");
+    const std::uint64_t bits = bits_of(time);
+    Bucket& b = buckets_[bucket_for(bits)];
+    const std::uint32_t node = new_node(Node{seq_++, what, kind, 0});
+    std::uint32_t& tail = b.tail[prio];
+    if (tail == 0) {
+      b.head[prio] = node;
+    } else {
+      nodes_[tail - 1].next = node;
     }
-    l.items.push_back(p);
-    if (empty) heap_.push(Item{time, 0, p.seq, ItemKind::ArrivalLane, agent});
+    tail = node;
+    ++size_;
   }
 
-  bool empty() const { return heap_.empty(); }
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
   // The time of the next item (the queue is not empty).
-  double next_time() const { return heap_.top().time; }
-  // Removes and returns the next item; an arrival from a lane comes out as
-  // an Arrival item.
+  double next_time() const { return time_of(buckets_[times_.front()].time_bits); }
+  // Removes and returns the next item (the queue is not empty).
   Item pop() {
-    Item item = heap_.top();
-    heap_.pop();
-    if (item.kind != ItemKind::ArrivalLane) return item;
-    const std::size_t agent = item.what;
-    Lane& l = lanes_[agent];
-    item.kind = ItemKind::Arrival;
-    item.what = l.items[l.head].arrival;
-    if (++l.head == l.items.size()) {
-      l.items.clear();
-      l.head = 0;
-    } else {
-      if (l.head >= kCompactAfter && 2 * l.head >= l.items.size()) {  // drop what was consumed
-        l.items.erase(l.items.begin(), l.items.begin() + static_cast<std::ptrdiff_t>(l.head));
-        l.head = 0;
-      }
-      const Pending& next = l.items[l.head];
-      heap_.push(Item{next.time, 0, next.seq, ItemKind::ArrivalLane, agent});
-    }
+    const std::uint32_t id = times_.front();
+    Bucket& b = buckets_[id];
+    int prio = 0;
+    while (b.head[prio] == 0) ++prio;
+    const std::uint32_t node = b.head[prio];
+    const Node n = nodes_[node - 1];
+    b.head[prio] = n.next;
+    if (n.next == 0) b.tail[prio] = 0;
+    nodes_[node - 1].next = free_nodes_;
+    free_nodes_ = node;
+    --size_;
+    const Item item{time_of(b.time_bits), prio, n.seq, n.kind, n.what};
+    if (b.head[0] == 0 && b.head[1] == 0 && b.head[2] == 0) drop_first_time();
     return item;
   }
 
  private:
-  static constexpr std::size_t kCompactAfter = 64;
-  struct Pending {
-    double time;
+  static_assert(kPriorities == 3, "Bucket and pop() hold three lists");
+  struct Node {
     std::uint64_t seq;
-    std::size_t arrival;
+    std::size_t what;
+    ItemKind kind;
+    std::uint32_t next;  // the next node of its list (+ 1; 0: none)
   };
-  struct Lane {
-    std::vector<Pending> items;  // from `head` on, in time order
-    std::size_t head = 0;
+  struct Bucket {
+    std::uint64_t time_bits = 0;
+    std::uint32_t head[kPriorities] = {}, tail[kPriorities] = {};  // nodes + 1; 0: empty
   };
-  std::priority_queue<Item, std::vector<Item>, std::greater<>> heap_;
-  std::vector<Lane> lanes_;
+  // The time index: open addressing, linear probing, at most half full.
+  struct Slot {
+    std::uint64_t time_bits = 0;
+    std::uint32_t bucket = 0;  // + 1; 0: empty
+  };
+  static constexpr std::size_t kArity = 4;
+  static constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
+
+  // A double's bits, made to order as unsigned integers order (-0 as +0:
+  // they are equal times).
+  static std::uint64_t bits_of(double t) {
+    const auto b = std::bit_cast<std::uint64_t>(t + 0.0);
+    return (b & kSign) != 0 ? ~b : b | kSign;
+  }
+  static double time_of(std::uint64_t bits) {
+    return std::bit_cast<double>((bits & kSign) != 0 ? bits & ~kSign : ~bits);
+  }
+  static std::size_t hash(std::uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return static_cast<std::size_t>(k);
+  }
+
+  std::uint32_t new_node(const Node& n) {
+    if (free_nodes_ != 0) {
+      const std::uint32_t node = free_nodes_;
+      free_nodes_ = nodes_[node - 1].next;
+      nodes_[node - 1] = n;
+      return node;
+    }
+    ANYP_CHECK(nodes_.size() < std::numeric_limits<std::uint32_t>::max() - 1,
+               "four billion timeline queue items at once");
+    nodes_.push_back(n);
+    return static_cast<std::uint32_t>(nodes_.size());
+  }
+
+  // The bucket of time `bits`, made (and its time put in the heap) if it
+  // is not pending.
+  std::uint32_t bucket_for(std::uint64_t bits) {
+    if (last_ < buckets_.size() && live_[last_] && buckets_[last_].time_bits == bits) return last_;
+    if (2 * (index_used_ + 1) > index_.size()) grow_index();
+    std::size_t at = hash(bits) & (index_.size() - 1);
+    while (index_[at].bucket != 0) {
+      if (index_[at].time_bits == bits) return last_ = index_[at].bucket - 1;
+      at = (at + 1) & (index_.size() - 1);
+    }
+    std::uint32_t id = 0;
+    if (!free_buckets_.empty()) {
+      id = free_buckets_.back();
+      free_buckets_.pop_back();
+      buckets_[id] = Bucket{};
+      live_[id] = 1;
+    } else {
+      id = static_cast<std::uint32_t>(buckets_.size());
+      buckets_.emplace_back();
+      live_.push_back(1);
+    }
+    buckets_[id].time_bits = bits;
+    index_[at] = Slot{bits, id + 1};
+    ++index_used_;
+    heap_insert(id);
+    return last_ = id;
+  }
+
+  void grow_index() {
+    std::vector<Slot> old = std::move(index_);
+    index_.assign(old.empty() ? 64 : 2 * old.size(), Slot{});
+    for (const Slot& s : old) {
+      if (s.bucket == 0) continue;
+      std::size_t at = hash(s.time_bits) & (index_.size() - 1);
+      while (index_[at].bucket != 0) at = (at + 1) & (index_.size() - 1);
+      index_[at] = s;
+    }
+  }
+
+  // Removes `bits` from the index (backward-shift deletion: no tombstones).
+  void unindex(std::uint64_t bits) {
+    const std::size_t mask = index_.size() - 1;
+    std::size_t at = hash(bits) & mask;
+    while (index_[at].time_bits != bits || index_[at].bucket == 0) at = (at + 1) & mask;
+    for (std::size_t next = (at + 1) & mask;; next = (next + 1) & mask) {
+      if (index_[next].bucket == 0) break;
+      const std::size_t home = hash(index_[next].time_bits) & mask;
+      // Whether `next` may move to `at`: its home is not in (at, next].
+      const bool between = at <= next ? (at < home && home <= next) : (at < home || home <= next);
+      if (between) continue;
+      index_[at] = index_[next];
+      at = next;
+    }
+    index_[at] = Slot{};
+    --index_used_;
+  }
+
+  bool earlier(std::uint32_t a, std::uint32_t b) const {
+    return buckets_[a].time_bits < buckets_[b].time_bits;
+  }
+  void heap_insert(std::uint32_t id) {
+    std::size_t i = times_.size();
+    times_.push_back(id);
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / kArity;
+      if (!earlier(id, times_[parent])) break;
+      times_[i] = times_[parent];
+      i = parent;
+    }
+    times_[i] = id;
+  }
+  // The first time's bucket is empty: it leaves the heap and the index.
+  void drop_first_time() {
+    const std::uint32_t id = times_.front();
+    unindex(buckets_[id].time_bits);
+    live_[id] = 0;
+    free_buckets_.push_back(id);
+    const std::uint32_t last = times_.back();
+    times_.pop_back();
+    const std::size_t n = times_.size();
+    if (n == 0) return;
+    std::size_t i = 0;
+    for (;;) {
+      const std::size_t first = kArity * i + 1;
+      if (first >= n) break;
+      std::size_t least = first;
+      const std::size_t end = first + kArity < n ? first + kArity : n;
+      for (std::size_t c = first + 1; c < end; ++c)
+        if (earlier(times_[c], times_[least])) least = c;
+      if (!earlier(times_[least], last)) break;
+      times_[i] = times_[least];
+      i = least;
+    }
+    times_[i] = last;
+  }
+
+  std::vector<Node> nodes_;
+  std::uint32_t free_nodes_ = 0;  // linked through Node::next (+ 1; 0: none)
+  std::vector<Bucket> buckets_;
+  std::vector<char> live_;  // per bucket: its time is pending
+  std::vector<std::uint32_t> free_buckets_;
+  std::vector<Slot> index_;  // time -> bucket
+  std::size_t index_used_ = 0;
+  std::vector<std::uint32_t> times_;  // heap of the pending times' buckets
+  std::uint32_t last_ = std::numeric_limits<std::uint32_t>::max();  // the bucket pushed to last
+  std::size_t size_ = 0;
   std::uint64_t seq_ = 0;
 };
 

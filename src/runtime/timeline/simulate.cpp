@@ -37,7 +37,7 @@ Simulation::Simulation(const Executable& exec, const std::vector<EventStream>& e
       storage_(storage),
       states_(events.size()),
       cell_index_(exec.world_size, buffer_words(exec)),
-      queue_(events.size()) {
+      history_(kTransitionScan) {
   std::size_t total = 0;
   for (const auto& list : events) {
     first_op_.push_back(total);
@@ -49,6 +49,8 @@ Simulation::Simulation(const Executable& exec, const std::vector<EventStream>& e
   }
   ANYP_CHECK(total < std::numeric_limits<std::uint32_t>::max(),
              "a modeled timeline of four billion ops or more");
+  ANYP_CHECK(events.size() < std::numeric_limits<std::uint32_t>::max(),
+             "a modeled timeline of four billion agents or more");
   if (storage_.keep_ops) t_.ops.resize(total);
   t_.ranks.resize(static_cast<std::size_t>(exec.world_size));
   if (storage_.follow_path) {
@@ -252,7 +254,7 @@ bool Simulation::step(std::size_t r) {
       if (fabric_) {
         notify_after_transfers(r, arrival, earliest);
       } else {
-        push_arrival(r, earliest, arrival);
+        push(earliest, ItemKind::Arrival, arrival);
       }
       break;
     }
@@ -265,16 +267,15 @@ bool Simulation::step(std::size_t r) {
         if (!cell.data_written) {
           st.blocked = true;
           st.wait_start = st.t;
-          if (!cell.waiters) cell.waiters = std::make_unique<std::vector<std::size_t>>();
-          cell.waiters->push_back(r);
+          add_waiter(cell, r);
           return false;
         }
         assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " +
                 t_.names[memory_name(e)] +
                 " was satisfied by a data write into the cell, not a notify: it ends when "
                 "that write is done");
-      } else if (const std::size_t i = enabler_of(cell, cmp, e.amount); i != kNone) {
-        link(index, st, cell.history[i]);
+      } else if (const std::uint32_t i = enabler_of(cell, cmp, e.amount); i != 0) {
+        link(index, st, history_.at(i));
       }
       cost = model_.wait_ns;
       break;
@@ -284,7 +285,7 @@ bool Simulation::step(std::size_t r) {
   st.t = op.end_ns;
   op_done(r, index, op);
   if (e.kind == TimelineEvent::Kind::Access && static_cast<AccessKind>(e.sub) != AccessKind::Read)
-    data_written(r, e, st.t);
+    data_written(footprint(e), st.t);
   ++st.next;
   return true;
 }
@@ -317,13 +318,13 @@ void Simulation::op_done(std::size_t r, std::size_t index, const TimelineOp& op)
 
 // A data write into a signal buffer: its cells change in ways the model
 // cannot follow; a wait on one of them is released by the write.
-void Simulation::data_written(std::size_t r, const TimelineEvent& e, double at) {
-  if (e.space != Space::Window || !exec_.buffers[static_cast<std::size_t>(e.id)].signal) return;
-  for (std::int64_t b = e.first / 4 * 4; b < e.end; b += 4) {
+void Simulation::data_written(const Footprint& f, double at) {
+  if (f.space != Space::Window || !exec_.buffers[static_cast<std::size_t>(f.id)].signal) return;
+  for (std::int64_t b = f.first / 4 * 4; b < f.end; b += 4) {
     Arrival a;
-    a.cell = Cell{e.owner, e.id, b};
+    a.cell = Cell{f.owner, f.id, b};
     a.data = true;
-    push_arrival(r, at, new_arrival(a));
+    push(at, ItemKind::Arrival, new_arrival(a));
   }
 }
 
@@ -336,58 +337,83 @@ void Simulation::arrive(const Arrival& a, double at) {
                      ? a.value
                      : static_cast<std::int32_t>(static_cast<std::uint32_t>(cell.value) +
                                                  static_cast<std::uint32_t>(a.value));
-    cell.history.push_back(Applied{static_cast<std::uint32_t>(a.op), cell.value,
-                                   static_cast<std::int32_t>(a.from),
-                                   static_cast<std::int32_t>(a.depth)});
-    // Only the last kTransitionScan entries are ever looked at.
-    if (cell.history.size() >= 2 * kTransitionScan) cell.history.keep_last(kTransitionScan);
+    // (Only the last kTransitionScan arrivals are ever looked at.)
+    history_.push(cell.history,
+                  Applied{static_cast<std::uint32_t>(a.op), cell.value,
+                          static_cast<std::int32_t>(a.from), static_cast<std::int32_t>(a.depth)});
   }
   // Every blocked agent whose wait now holds is released, in the order
   // they blocked.
-  for (std::size_t k = 0; cell.waiters && k < cell.waiters->size();) {
-    const std::size_t r = (*cell.waiters)[k];
+  for (std::uint32_t w = cell.first_waiter; w != 0;) {
+    const std::size_t r = w - 1;
     AgentState& st = states_[r];
+    w = st.next_waiter;
     const TimelineEvent& e = events_[r][st.next];
     const auto cmp = static_cast<ir::WaitKind>(e.sub);
-    if (!a.data && !compare(cmp, cell.value, e.amount)) {
-      ++k;
-      continue;
-    }
+    if (!a.data && !compare(cmp, cell.value, e.amount)) continue;
     if (a.data) {
       assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " +
               t_.names[memory_name(e)] +
               " was satisfied by a data write into the cell, not a notify: it ends when that "
               "write is done");
     }
-    cell.waiters->erase(cell.waiters->begin() + static_cast<std::ptrdiff_t>(k));
-    if (cell.waiters->empty()) cell.waiters.reset();
-    release(r, at, a.data ? kNone : cell.history.size() - 1, cell);
+    remove_waiter(cell, r);
+    release(r, at, a.data ? 0 : cell.history.newest);
   }
+}
+
+void Simulation::add_waiter(CellState& cell, std::size_t r) {
+  const auto w = static_cast<std::uint32_t>(r + 1);
+  if (cell.last_waiter == 0) {
+    cell.first_waiter = w;
+  } else {
+    states_[cell.last_waiter - 1].next_waiter = w;
+  }
+  cell.last_waiter = w;
+}
+
+void Simulation::remove_waiter(CellState& cell, std::size_t r) {
+  const auto w = static_cast<std::uint32_t>(r + 1);
+  std::uint32_t before = 0, k = cell.first_waiter;
+  while (k != 0 && k != w) {
+    before = k;
+    k = states_[k - 1].next_waiter;
+  }
+  if (k == 0) return;  // not waiting on this cell
+  const std::uint32_t after = states_[r].next_waiter;
+  if (before == 0) {
+    cell.first_waiter = after;
+  } else {
+    states_[before - 1].next_waiter = after;
+  }
+  if (cell.last_waiter == w) cell.last_waiter = before;
+  states_[r].next_waiter = 0;
 }
 
 // The arrival that made `cmp expected` true and kept it so (kNone: none
 // found, or true from the start).
-std::size_t Simulation::enabler_of(const CellState& cell, ir::WaitKind cmp,
-                                   std::int64_t expected) const {
-  const std::size_t n = cell.history.size();
-  for (std::size_t k = 0; k < std::min(n, kTransitionScan); ++k) {
-    const std::size_t i = n - 1 - k;
-    const std::int32_t before = i == 0 ? 0 : cell.history[i - 1].value_after;
-    if (!compare(cmp, before, expected)) return i;
+std::uint32_t Simulation::enabler_of(const CellState& cell, ir::WaitKind cmp,
+                                     std::int64_t expected) const {
+  std::uint32_t node = cell.history.newest;
+  for (std::size_t k = 0; node != 0 && k < kTransitionScan; ++k) {
+    const std::uint32_t earlier = history_.before(node);
+    const std::int32_t before = earlier == 0 ? 0 : history_.at(earlier).value_after;
+    if (!compare(cmp, before, expected)) return node;
+    node = earlier;
   }
-  return kNone;
+  return 0;
 }
 
-void Simulation::release(std::size_t r, double at, std::size_t applied_index,
-                         const CellState& cell) {
+void Simulation::release(std::size_t r, double at, std::uint32_t applied) {
   AgentState& st = states_[r];
   const std::size_t index = first_op_[r] + st.next;
   TimelineOp& op = agent_op(r, index);
   const double satisfied = std::max(at, st.wait_start);
   op.blocked_ns += satisfied - st.wait_start;  // after any hold begin_op counted
-  if (applied_index != kNone) {
-    const std::size_t notify = cell.history[applied_index].op;
-    link(index, st, cell.history[applied_index]);
+  if (applied != 0) {
+    const Applied& a = history_.at(applied);
+    const std::size_t notify = a.op;
+    link(index, st, a);
     if (at > st.wait_start)
       released_by_.set(index, fenced_by_[notify] != kNone ? fenced_by_[notify] : notify);
   }
@@ -424,11 +450,8 @@ bool Simulation::release_stuck() {
           t_.names[memory_name(e)] +
           " is never satisfied in the modeled order of the notifies (the run's order "
           "satisfied it): it ends when it begins");
-  if (cell.waiters) {
-    std::erase(*cell.waiters, stuck);
-    if (cell.waiters->empty()) cell.waiters.reset();
-  }
-  release(stuck, st.wait_start, kNone, cell);
+  remove_waiter(cell, stuck);
+  release(stuck, st.wait_start, 0);
   return true;
 }
 

@@ -26,12 +26,6 @@ namespace {
 // inter-node port out and in.
 constexpr std::size_t kLinksPerDevice = 4;
 
-bool is_write(const TimelineEvent& e) { return static_cast<AccessKind>(e.sub) != AccessKind::Read; }
-
-Footprint footprint(const TimelineEvent& e) {
-  return Footprint{e.space, e.id, e.owner, e.first, e.end, is_write(e)};
-}
-
 bool conflict(const Footprint& a, const Footprint& b) {
   return (a.write || b.write) && a.space == b.space && a.id == b.id && a.owner == b.owner &&
          a.first < b.end && b.first < a.end;
@@ -209,7 +203,7 @@ std::size_t Simulation::make_transfer(std::size_t r, std::size_t event) {
   at.completed.push_back(0);
   for (std::size_t k = 0; k < x.events; ++k) {
     const std::size_t index = first_op_[r] + event + k;
-    TimelineOp& op = transfer_op(index);
+    TimelineOp& op = transfer_op(x, k);
     begin_op(r, index, op, list[event + k]);
     op.issued_ns = x.issued;
     if (k > 0) prev_.set(index, first_op_[r] + event);
@@ -242,7 +236,7 @@ void Simulation::notify_after_transfers(std::size_t r, std::size_t arrival, doub
   AgentTransfers& at = agent_transfers_[r];
   const std::size_t fence = at.completed.size();
   if (at.watermark >= fence) {
-    push_arrival(r, earliest, arrival);
+    push(earliest, ItemKind::Arrival, arrival);
   } else {
     at.notifies.push_back(PendingNotify{arrival, earliest, fence});
   }
@@ -328,7 +322,7 @@ void Simulation::complete_transfer(std::size_t t, double now) {
   Transfer& x = transfers_[t];
   const auto& list = events_[x.agent];
   const std::size_t first = first_op_[x.agent] + x.event;
-  auto op_of = [&](std::size_t k) -> TimelineOp& { return transfer_op(first + k); };
+  auto op_of = [&](std::size_t k) -> TimelineOp& { return transfer_op(x, k); };
   if (x.blocking) {
     // On the agent's clock, from when it was first held back; waiting for
     // an engine counts as blocked.
@@ -351,14 +345,9 @@ void Simulation::complete_transfer(std::size_t t, double now) {
       op.end_ns = k == 0 ? first_end : now;
     }
   }
-  for (std::size_t k = 0; k < x.events; ++k) {
-    op_done(x.agent, first + k, op_of(k));
-    if (!storage_.keep_ops) transfer_ops_.erase(first + k);
-  }
-  for (std::size_t k = 0; k < x.events; ++k) {
-    const TimelineEvent& e = list[x.event + k];
-    if (is_write(e)) data_written(x.agent, e, now);
-  }
+  for (std::size_t k = 0; k < x.events; ++k) op_done(x.agent, first + k, op_of(k));
+  for (std::size_t k = 0; k < x.touch_count; ++k)
+    if (x.touches[k].write) data_written(x.touches[k], now);
   const std::size_t last_op = first + x.events - 1;
   AgentTransfers& at = agent_transfers_[x.agent];
   std::erase(at.in_flight, t);
@@ -372,7 +361,7 @@ void Simulation::complete_transfer(std::size_t t, double now) {
     const PendingNotify n = at.notifies.front();
     at.notifies.pop_front();
     if (now > n.earliest) fenced_by_.set(arrivals_[n.arrival].op, last_op);
-    push_arrival(x.agent, std::max(n.earliest, now), n.arrival);
+    push(std::max(n.earliest, now), ItemKind::Arrival, n.arrival);
   }
   if (x.engine >= 0) {
     DeviceEngines& d = engines_[static_cast<std::size_t>(x.rank)];

@@ -19,6 +19,7 @@
 
 #include "anyp/timeline.hpp"
 #include "runtime/executable.hpp"
+#include "runtime/timeline/arrival_history.hpp"
 #include "runtime/timeline/cell_index.hpp"
 #include "runtime/timeline/cost_model.hpp"
 #include "runtime/timeline/event_queue.hpp"
@@ -58,50 +59,15 @@ struct Arrival {
   std::int64_t depth = 0;  // its agent's round count when it was issued
 };
 
-// A notify applied to a cell: its op (ops are fewer than 2^32 - 1,
-// checked), the cell's value after it, its agent and that agent's round
-// count (16 bytes).
-struct Applied {
-  std::uint32_t op = std::numeric_limits<std::uint32_t>::max();  // max: none
-  std::int32_t value_after = 0;
-  std::int32_t from = 0;
-  std::int32_t depth = 0;
-};
-
-// A cell's arrivals, oldest first: most cells get one (a credit, a flag),
-// kept inline; a second moves them to the heap. Only the last ones are
-// ever looked at (keep_last).
-class ArrivalHistory {
- public:
-  std::size_t size() const { return more_ ? more_->size() : (one_.op != Applied{}.op ? 1 : 0); }
-  const Applied& operator[](std::size_t i) const { return more_ ? (*more_)[i] : one_; }
-  void push_back(const Applied& a) {
-    if (more_) {
-      more_->push_back(a);
-    } else if (one_.op == Applied{}.op) {
-      one_ = a;
-    } else {
-      more_ = std::make_unique<std::vector<Applied>>(std::vector<Applied>{one_, a});
-    }
-  }
-  void keep_last(std::size_t n) {
-    if (more_ && more_->size() > n)
-      more_->erase(more_->begin(), more_->end() - static_cast<std::ptrdiff_t>(n));
-  }
-
- private:
-  Applied one_;  // the only one (op max: none yet), until a second
-  std::unique_ptr<std::vector<Applied>> more_;
-};
-
 // What the model knows of one signal cell (P² of them for an [NR, 1]
 // signal: kept small).
 struct CellState {
   std::int32_t value = 0;
   std::uint32_t name = 0;  // into Timeline::names (0: not yet named)
-  ArrivalHistory history;
-  // The owner's agents blocked on this cell (null when none).
-  std::unique_ptr<std::vector<std::size_t>> waiters;
+  HistoryRef history;      // its arrivals (Simulation::history_)
+  // The owner's agents blocked on this cell, in the order they blocked: a
+  // list through AgentState::next_waiter (agent + 1; 0: none).
+  std::uint32_t first_waiter = 0, last_waiter = 0;
   bool data_written = false;
 };
 
@@ -110,7 +76,8 @@ struct AgentState {
   std::size_t next = 0;
   double t = 0;
   std::int64_t depth = 0;
-  bool blocked = false;  // in a wait on a cell
+  bool blocked = false;           // in a wait on a cell
+  std::uint32_t next_waiter = 0;  // the next agent blocked on that cell (+ 1; 0: none)
   double wait_start = 0;
   // Held back by a transfer of its own (a read or write of memory a
   // transfer in flight touches, or a transfer whose data it needs): since
@@ -145,6 +112,12 @@ struct Footprint {
   std::int64_t first = 0, end = 0;
   bool write = false;
 };
+inline bool is_write(const TimelineEvent& e) {
+  return static_cast<AccessKind>(e.sub) != AccessKind::Read;
+}
+inline Footprint footprint(const TimelineEvent& e) {
+  return Footprint{e.space, e.id, e.owner, e.first, e.end, is_write(e)};
+}
 
 struct Transfer {
   std::size_t agent = 0;
@@ -163,6 +136,8 @@ struct Transfer {
   double stall_ns = 0;   // the agent held back before issuing it
   double held_from = 0;  // since when (its issue time when not held)
   std::int32_t engine = -1;
+  // Its ops while in flight, without keep_ops (Simulation::transfer_op).
+  std::array<TimelineOp, 2> ops;
 };
 
 struct PendingNotify {
@@ -221,10 +196,6 @@ class Simulation {
  private:
   // simulate.cpp
   void push(double time, ItemKind kind, std::size_t what);
-  // Sends `arrival` (from agent r's notify or write) to arrive at `time`.
-  void push_arrival(std::size_t r, double time, std::size_t arrival) {
-    queue_.push_arrival(r, time, arrival);
-  }
   std::uint32_t intern(const std::string& s);
   std::uint32_t memory_name(const TimelineEvent& e);
   void advance(std::size_t r);
@@ -241,11 +212,14 @@ class Simulation {
   }
   // Op `index` of agent r has its final times: its share of the figures.
   void op_done(std::size_t r, std::size_t index, const TimelineOp& op);
-  // (r: the agent whose write it is)
-  void data_written(std::size_t r, const TimelineEvent& e, double at);
+  void data_written(const Footprint& f, double at);
   void arrive(const Arrival& a, double at);
-  std::size_t enabler_of(const CellState& cell, ir::WaitKind cmp, std::int64_t expected) const;
-  void release(std::size_t r, double at, std::size_t applied_index, const CellState& cell);
+  // (arrivals: a node of history_, 0: none)
+  std::uint32_t enabler_of(const CellState& cell, ir::WaitKind cmp, std::int64_t expected) const;
+  void release(std::size_t r, double at, std::uint32_t applied);
+  // Agent r joins (or leaves) the cell's waiters.
+  void add_waiter(CellState& cell, std::size_t r);
+  void remove_waiter(CellState& cell, std::size_t r);
   void link(std::size_t wait_op, AgentState& st, const Applied& a);
   bool release_stuck();
   void assumed(const std::string& what);
@@ -293,10 +267,9 @@ class Simulation {
   const CostModel& model_;
   OpStorage storage_;
   std::vector<std::pair<std::size_t, TimelineOp>> collected_;
-  // Without keep_ops: the ops of the transfers in flight, by index.
-  std::unordered_map<std::size_t, TimelineOp> transfer_ops_;
-  TimelineOp& transfer_op(std::size_t index) {
-    return storage_.keep_ops ? t_.ops[index] : transfer_ops_[index];
+  // Op k of transfer x.
+  TimelineOp& transfer_op(Transfer& x, std::size_t k) {
+    return storage_.keep_ops ? t_.ops[first_op_[x.agent] + x.event + k] : x.ops[k];
   }
   std::vector<AgentState> states_;
   std::vector<std::size_t> first_op_;
@@ -324,6 +297,7 @@ class Simulation {
   CellState& cell_state(const Cell& c);
   CellIndex cell_index_;
   std::deque<CellState> cell_states_;
+  ArrivalPool history_;
   EventQueue queue_;
   std::unordered_map<std::string, std::uint32_t> name_index_;
   // Keyed by space, buffer or host argument, and owner (region_key()).
