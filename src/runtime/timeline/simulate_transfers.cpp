@@ -26,11 +26,6 @@ namespace {
 // inter-node port out and in.
 constexpr std::size_t kLinksPerDevice = 4;
 
-bool conflict(const Footprint& a, const Footprint& b) {
-  return (a.write || b.write) && a.space == b.space && a.id == b.id && a.owner == b.owner &&
-         a.first < b.end && b.first < a.end;
-}
-
 double capacity(double beta_ns_per_byte) {
   return beta_ns_per_byte > 0 ? 1 / beta_ns_per_byte : INFINITY;
 }
@@ -99,22 +94,18 @@ void Simulation::plan_roles() {
 bool Simulation::held_by_transfers(std::size_t r, std::size_t event) {
   AgentState& st = states_[r];
   const AgentTransfers& at = agent_transfers_[r];
-  const TimelineEvent& e = events_[r][event];
-  if (at.in_flight.empty() || e.kind != TimelineEvent::Kind::Access) return false;
+  if (at.in_flight == 0) return false;
+  const TimelineEvent e = events_[r][event];
+  if (e.kind != TimelineEvent::Kind::Access) return false;
   std::array<Footprint, 2> mine{footprint(e), {}};
   std::size_t count = 1;
   if (event + 1 < events_[r].size() && roles_[r][event + 1] == Role::Tail)
     mine[count++] = footprint(events_[r][event + 1]);
-  for (std::size_t t : at.in_flight) {
-    const Transfer& x = transfers_[t];
-    for (std::size_t i = 0; i < count; ++i) {
-      for (std::size_t j = 0; j < x.touch_count; ++j) {
-        if (!conflict(mine[i], x.touches[j])) continue;
-        if (st.stall_start < 0) st.stall_start = st.t;
-        st.stalled = true;
-        return true;
-      }
-    }
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!touches_.conflicts(r, mine[i])) continue;
+    if (st.stall_start < 0) st.stall_start = st.t;
+    st.stalled = true;
+    return true;
   }
   return false;
 }
@@ -226,7 +217,10 @@ std::size_t Simulation::make_transfer(std::size_t r, std::size_t event) {
     free_transfers_.pop_back();
     transfers_[index] = x;
   }
-  at.in_flight.push_back(index);
+  ++at.in_flight;
+  Transfer& made = transfers_[index];
+  for (std::size_t k = 0; k < made.touch_count; ++k)
+    made.touch_handles[k] = touches_.add(r, made.touches[k]);
   st.t += issue_cost();
   push(st.t, ItemKind::Enqueue, index);
   return index;
@@ -350,7 +344,8 @@ void Simulation::complete_transfer(std::size_t t, double now) {
     if (x.touches[k].write) data_written(x.touches[k], now);
   const std::size_t last_op = first + x.events - 1;
   AgentTransfers& at = agent_transfers_[x.agent];
-  std::erase(at.in_flight, t);
+  --at.in_flight;
+  for (std::size_t k = 0; k < x.touch_count; ++k) touches_.remove(x.touch_handles[k]);
   at.last_done = std::max(at.last_done, now);
   if (const auto it = at.early_issued.find(x.event);
       it != at.early_issued.end() && it->second.transfer == t)

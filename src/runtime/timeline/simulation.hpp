@@ -23,6 +23,7 @@
 #include "runtime/timeline/cell_index.hpp"
 #include "runtime/timeline/cost_model.hpp"
 #include "runtime/timeline/event_queue.hpp"
+#include "runtime/timeline/in_flight_touches.hpp"
 #include "runtime/timeline/link_network.hpp"
 #include "runtime/timeline/timeline_recorder.hpp"
 
@@ -104,14 +105,6 @@ enum class Role : std::uint8_t {
   Tail,      // the second access of a put or get pair, carried with the first
 };
 
-// Memory a transfer in flight reads or writes (the bounds of an access).
-struct Footprint {
-  Space space = Space::Window;
-  std::int32_t id = -1;
-  std::int64_t owner = -1;
-  std::int64_t first = 0, end = 0;
-  bool write = false;
-};
 inline bool is_write(const TimelineEvent& e) {
   return static_cast<AccessKind>(e.sub) != AccessKind::Read;
 }
@@ -132,6 +125,7 @@ struct Transfer {
   std::array<std::size_t, 2> links{};
   std::array<Footprint, 2> touches{};
   std::size_t touch_count = 0;
+  std::array<InFlightTouches::Handle, 2> touch_handles{};  // in Simulation::touches_
   double issued = 0, started = 0;
   double stall_ns = 0;   // the agent held back before issuing it
   double held_from = 0;  // since when (its issue time when not held)
@@ -162,9 +156,9 @@ struct AgentTransfers {
     bool done = false;
   };
   std::map<std::size_t, Issued> early_issued;
-  std::vector<std::size_t> in_flight;  // transfer indices
-  std::vector<char> completed;         // by seq
-  std::size_t watermark = 0;           // every seq below it has completed
+  std::size_t in_flight = 0;    // its transfers in flight (their touches: Simulation::touches_)
+  std::vector<char> completed;  // by seq
+  std::size_t watermark = 0;    // every seq below it has completed
   std::deque<PendingNotify> notifies;  // issued, held until their fence
   // Its transfers' share of its figures (transfer_figures): the time busy
   // issuing and held back before issuing, summed as they are issued, and
@@ -314,6 +308,7 @@ class Simulation {
   // The transfers in flight (a done one's slot is reused: free_transfers_).
   std::vector<Transfer> transfers_;
   std::vector<std::size_t> free_transfers_;
+  InFlightTouches touches_;
   std::vector<AgentTransfers> agent_transfers_;
   std::vector<DeviceEngines> engines_;  // per rank
   std::optional<LinkNetwork> network_;
