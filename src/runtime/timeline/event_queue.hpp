@@ -209,6 +209,8 @@ class EventQueue {
     times_.pop_back();
     const std::size_t n = times_.size();
     if (n == 0) return;
+    // Bottom-up: the hole goes down the least children to a leaf, then
+    // `last` (late, as a heap's last entry tends to be) rises from there.
     std::size_t i = 0;
     for (;;) {
       const std::size_t first = kArity * i + 1;
@@ -217,9 +219,14 @@ class EventQueue {
       const std::size_t end = first + kArity < n ? first + kArity : n;
       for (std::size_t c = first + 1; c < end; ++c)
         if (earlier(times_[c], times_[least])) least = c;
-      if (!earlier(times_[least], last)) break;
       times_[i] = times_[least];
       i = least;
+    }
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / kArity;
+      if (!earlier(last, times_[parent])) break;
+      times_[i] = times_[parent];
+      i = parent;
     }
     times_[i] = last;
   }

@@ -155,7 +155,17 @@ bool Simulation::issue_transfer(std::size_t r) {
 std::size_t Simulation::make_transfer(std::size_t r, std::size_t event) {
   AgentState& st = states_[r];
   const auto& list = events_[r];
-  Transfer x;
+  // Its record: a free one, or a new one (made in place: a record with its
+  // two ops is about 450 bytes).
+  std::size_t index = transfers_.size();
+  if (free_transfers_.empty()) {
+    transfers_.emplace_back();
+  } else {
+    index = free_transfers_.back();
+    free_transfers_.pop_back();
+  }
+  Transfer& x = transfers_[index];
+  x = Transfer{};
   x.agent = r;
   x.rank = states_[r].rank;
   x.event = event;
@@ -193,11 +203,11 @@ std::size_t Simulation::make_transfer(std::size_t r, std::size_t event) {
   x.seq = at.completed.size();
   at.completed.push_back(0);
   for (std::size_t k = 0; k < x.events; ++k) {
-    const std::size_t index = first_op_[r] + event + k;
+    const std::size_t op_index = first_op_[r] + event + k;
     TimelineOp& op = transfer_op(x, k);
-    begin_op(r, index, op, list[event + k]);
+    begin_op(r, op_index, op, list[event + k]);
     op.issued_ns = x.issued;
-    if (k > 0) prev_.set(index, first_op_[r] + event);
+    if (k > 0) prev_.set(op_index, first_op_[r] + event);
   }
   // A transfer issued after a hold follows what held the agent.
   if (st.released_by != kNone) released_by_.set(first_op_[r] + event, st.released_by);
@@ -209,18 +219,9 @@ std::size_t Simulation::make_transfer(std::size_t r, std::size_t event) {
     at.issue_ns += issue_cost();
     at.stall_ns += x.stall_ns;
   }
-  std::size_t index = transfers_.size();
-  if (free_transfers_.empty()) {
-    transfers_.push_back(x);
-  } else {
-    index = free_transfers_.back();
-    free_transfers_.pop_back();
-    transfers_[index] = x;
-  }
   ++at.in_flight;
-  Transfer& made = transfers_[index];
-  for (std::size_t k = 0; k < made.touch_count; ++k)
-    made.touch_handles[k] = touches_.add(r, made.touches[k]);
+  for (std::size_t k = 0; k < x.touch_count; ++k)
+    x.touch_handles[k] = touches_.add(r, x.touches[k]);
   st.t += issue_cost();
   push(st.t, ItemKind::Enqueue, index);
   return index;
