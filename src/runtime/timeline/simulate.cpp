@@ -295,8 +295,13 @@ void Simulation::op_done(std::size_t r, std::size_t index, const TimelineOp& op)
   if (op.engine < 0) {
     // A block other than 0 waiting for its next launch is idle: neither
     // busy nor waiting for a signal of the program.
-    const TimelineEvent& e = events_[r][index - first_op_[r]];
-    if (!(op.block > 0 && e.kind == TimelineEvent::Kind::Wait && e.id == exec_.block_buffer)) {
+    // (The event is read only for such a block: reading an earlier event
+    // than the agent's next moves its stream's cursor.)
+    const auto idle = [&] {
+      const TimelineEvent e = events_[r][index - first_op_[r]];
+      return e.kind == TimelineEvent::Kind::Wait && e.id == exec_.block_buffer;
+    };
+    if (!(op.block > 0 && idle())) {
       st.wait_ns += op.blocked_ns;
       st.busy_ns += op.end_ns - op.start_ns - op.blocked_ns;
     }
