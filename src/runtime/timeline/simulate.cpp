@@ -56,7 +56,7 @@ Simulation::Simulation(const Executable& exec, const std::vector<EventStream>& e
   if (storage_.follow_path) {
     prev_.assign(total);
     released_by_.assign(total);
-    fenced_by_.assign(total);
+    fenced_by_.enable();
   }
   t_.names.push_back("");
   t_.model = model.name;

@@ -23,7 +23,7 @@ namespace anyp::runtime {
 //            wait;
 //   Path     the figures and the critical path: ops holds the path's ops,
 //            in order, flows is empty. The simulation keeps no per-op
-//            record but 12 bytes for the path, and runs a second time to
+//            record but 8 bytes for the path, and runs a second time to
 //            collect the path's ops;
 //   Figures  the figures only, in one run and no per-op memory.
 // In the order of kTimelineDetails (anyp/run_config.hpp), which names them.

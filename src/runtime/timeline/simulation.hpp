@@ -49,6 +49,28 @@ class OpIndexArray {
   std::vector<std::uint32_t> v_;
 };
 
+// The same for the few ops that have one: a map, empty until set.
+class SparseOpIndex {
+ public:
+  void enable() { enabled_ = true; }
+  std::size_t operator[](std::size_t op) const {
+    const auto it = v_.find(static_cast<std::uint32_t>(op));
+    return it == v_.end() ? kNone : it->second;
+  }
+  void set(std::size_t op, std::size_t to) {
+    if (!enabled_) return;
+    if (to == kNone) {
+      v_.erase(static_cast<std::uint32_t>(op));
+    } else {
+      v_[static_cast<std::uint32_t>(op)] = static_cast<std::uint32_t>(to);
+    }
+  }
+
+ private:
+  bool enabled_ = false;
+  std::unordered_map<std::uint32_t, std::uint32_t> v_;
+};
+
 // A notify (or a data write into a signal cell) applied to its cell.
 struct Arrival {
   Cell cell;
@@ -175,7 +197,7 @@ struct DeviceEngines {
 // collect (a second run's critical path) are marked in `collect`.
 struct OpStorage {
   bool keep_ops = true;
-  bool follow_path = true;                     // the critical path's 12 bytes per op
+  bool follow_path = true;                     // the critical path's 8 bytes per op
   const std::vector<char>* collect = nullptr;  // per op; null: none
 };
 
@@ -274,10 +296,11 @@ class Simulation {
   // that notify back; the transfer that held an access; the transfer that
   // freed the engine it queued for).
   // (Ops are numbered in 32 bits here: four billion ops would need far
-  // more memory for their events than a machine has.)
+  // more memory for their events than a machine has.) 8 bytes per op.
   OpIndexArray prev_;
   OpIndexArray released_by_;
-  OpIndexArray fenced_by_;  // per notify op: the transfer its delivery waited for
+  // Per notify op delivered late: the transfer its delivery waited for.
+  SparseOpIndex fenced_by_;
   // The op that ends last (the critical path's end) and when; ties go to
   // the lower op.
   std::size_t last_op_ = kNone;
