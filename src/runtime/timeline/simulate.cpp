@@ -211,12 +211,13 @@ void Simulation::begin_op(std::size_t r, std::size_t index, TimelineOp& op,
 // Executes agent r's next event; false when it blocks.
 bool Simulation::step(std::size_t r) {
   AgentState& st = states_[r];
-  if (fabric_) {
-    if (async_ && !issue_early(r)) return false;
+  if (fabric_ && async_ && !issue_early(r)) return false;
+  const TimelineEvent e = events_[r][st.next];
+  // Only an access can be held by a transfer or start one (plan_roles).
+  if (fabric_ && e.kind == TimelineEvent::Kind::Access) {
     if (!clear_of_transfers(r)) return false;
     if (roles_[r][st.next] == Role::Transfer) return issue_transfer(r);
   }
-  const TimelineEvent& e = events_[r][st.next];
   const std::size_t index = first_op_[r] + st.next;
   TimelineOp& op = agent_op(r, index);
   begin_op(r, index, op, e);
