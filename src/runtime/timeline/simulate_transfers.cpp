@@ -71,6 +71,7 @@ void Simulation::plan_roles() {
     }
     std::stable_sort(agent_transfers_[r].early.begin(), agent_transfers_[r].early.end(),
                      [](const auto& a, const auto& b) { return a.at < b.at; });
+    if (!agent_transfers_[r].early.empty()) states_[r].early_due = agent_transfers_[r].early[0].at;
   }
   if (async_) {
     engines_.resize(static_cast<std::size_t>(exec_.world_size));
@@ -118,6 +119,7 @@ bool Simulation::clear_of_transfers(std::size_t r) {
 
 bool Simulation::issue_early(std::size_t r) {
   AgentState& st = states_[r];
+  if (st.early_due > st.next) return true;  // (without touching the agent's transfers)
   AgentTransfers& at = agent_transfers_[r];
   while (st.early_next < at.early.size() && at.early[st.early_next].at <= st.next) {
     const std::size_t head = at.early[st.early_next].head;
@@ -125,6 +127,7 @@ bool Simulation::issue_early(std::size_t r) {
     // (or writes what one reads) starts after it, as its program order says.
     if (held_by_transfers(r, head)) return false;
     ++st.early_next;
+    st.early_due = st.early_next < at.early.size() ? at.early[st.early_next].at : kNone;
     const std::size_t t = make_transfer(r, head);
     at.early_issued[head] = {t, transfers_[t].events};
   }

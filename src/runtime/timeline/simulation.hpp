@@ -106,9 +106,10 @@ struct AgentState {
   // transfer in flight touches, or a transfer whose data it needs): since
   // when (negative: not held).
   double stall_start = -1;
-  bool stalled = false;          // held by a transfer in flight; its completion steps the agent
-  std::size_t awaiting = kNone;  // the blocking transfer it waits for
-  std::size_t early_next = 0;    // its next put_async to issue (AgentTransfers::early)
+  bool stalled = false;           // held by a transfer in flight; its completion steps the agent
+  std::size_t awaiting = kNone;   // the blocking transfer it waits for
+  std::size_t early_next = 0;     // its next put_async to issue (AgentTransfers::early)
+  std::size_t early_due = kNone;  // the event it is issued before (kNone: none left)
   // Without keep_ops: its op in progress (a blocked wait's, or the one
   // being stepped).
   TimelineOp op;
