@@ -53,21 +53,23 @@ void Simulation::plan_roles() {
     };
     roles_[r].assign(list.size(), Role::Op);
     for (std::size_t i = 0; i < list.size(); ++i) {
-      const TimelineEvent& e = list[i];
-      const bool pairs = async_ && i + 1 < list.size() && list[i + 1].site.code == e.site.code &&
-                         list[i + 1].site.site == e.site.site && list[i + 1].amount == e.amount;
-      if (pairs && local(e) && !is_write(e) && remote(list[i + 1]) && is_write(list[i + 1])) {
+      const TimelineEvent e = list[i];
+      if (e.kind != TimelineEvent::Kind::Access) continue;  // an op on the agent's clock
+      TimelineEvent next;
+      const bool pairs = async_ && i + 1 < list.size() && (next = list[i + 1], true) &&
+                         next.site.code == e.site.code && next.site.site == e.site.site &&
+                         next.amount == e.amount;
+      if (pairs && local(e) && !is_write(e) && remote(next) && is_write(next)) {
         roles_[r][i] = Role::Transfer;  // a put: the source read, then the remote write
         roles_[r][++i] = Role::Tail;
-      } else if (pairs && remote(e) && !is_write(e) && local(list[i + 1]) &&
-                 is_write(list[i + 1])) {
+      } else if (pairs && remote(e) && !is_write(e) && local(next) && is_write(next)) {
         roles_[r][i] = Role::Transfer;  // a get: the remote read, then the landing write
         roles_[r][++i] = Role::Tail;
       } else if (remote(e)) {
         roles_[r][i] = Role::Transfer;
       }
-      if (async_ && roles_[r][i] == Role::Tail && list[i - 1].issued_before > 0)
-        agent_transfers_[r].early.push_back({list[i - 1].issued_before - 1u, i - 1});
+      if (async_ && roles_[r][i] == Role::Tail && e.issued_before > 0)
+        agent_transfers_[r].early.push_back({e.issued_before - 1u, i - 1});
     }
     std::stable_sort(agent_transfers_[r].early.begin(), agent_transfers_[r].early.end(),
                      [](const auto& a, const auto& b) { return a.at < b.at; });
