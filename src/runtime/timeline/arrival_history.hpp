@@ -2,12 +2,12 @@
 // timeline simulation (simulation.hpp), newest first: what a wait looks back
 // through for the arrival that satisfied it.
 //
-// All cells' arrivals live in one pool, each linked to the one before it on
-// its cell, so a cell keeps only a 4-byte reference to its newest and no
-// allocation of its own (an [NR, 1] signal has P² cells, most with one or
-// two arrivals). Only a cell's last arrivals are ever looked at: a chain
-// that reaches `2 × keep` is cut back to `keep`, and the nodes cut off are
-// reused.
+// A cell keeps its newest arrival itself (most cells of an [NR, 1] signal's
+// P² get one); the ones before it live in one pool, each linked to the one
+// before it on its cell, so a cell holds a 4-byte reference to that chain
+// and its length, and no allocation of its own. Only a cell's last
+// arrivals are ever looked at: a chain that reaches `limit` is cut back to
+// `keep`, and the nodes cut off are reused.
 #pragma once
 
 #include <cstdint>
@@ -28,32 +28,28 @@ struct Applied {
   std::int32_t depth = 0;
 };
 
-// A cell's view of the pool: its newest arrival (a node + 1; 0: none) and
-// how many its chain holds.
-struct HistoryRef {
-  std::uint32_t newest = 0;
-  std::uint32_t length = 0;
-};
-
 class ArrivalPool {
  public:
-  explicit ArrivalPool(std::uint32_t keep) : keep_(keep) {}
+  ArrivalPool(std::uint16_t keep, std::uint16_t limit) : keep_(keep), limit_(limit) {
+    ANYP_CHECK(keep >= 1 && keep < limit, "an arrival pool that keeps none or all");
+  }
 
-  // Appends `a` as the cell's newest.
-  void push(HistoryRef& h, const Applied& a) {
+  // Appends `a` to a chain (`newest`: its newest node + 1, 0: empty;
+  // `length`: its nodes).
+  void push(std::uint32_t& newest, std::uint16_t& length, const Applied& a) {
     std::uint32_t node = 0;
     if (free_ != 0) {
       node = free_;
       free_ = nodes_[node - 1].before;
-      nodes_[node - 1] = Node{a, h.newest};
+      nodes_[node - 1] = Node{a, newest};
     } else {
       ANYP_CHECK(nodes_.size() < std::numeric_limits<std::uint32_t>::max() - 1,
                  "four billion signal arrivals kept at once");
-      nodes_.push_back(Node{a, h.newest});
+      nodes_.push_back(Node{a, newest});
       node = static_cast<std::uint32_t>(nodes_.size());
     }
-    h.newest = node;
-    if (++h.length >= 2 * keep_) cut(h);
+    newest = node;
+    if (++length >= limit_) length = cut(newest);
   }
   // A node (non-zero) and the one before it on its cell (0: none).
   const Applied& at(std::uint32_t node) const { return nodes_[node - 1].applied; }
@@ -66,10 +62,11 @@ class ArrivalPool {
     Applied applied;
     std::uint32_t before = 0;
   };
-  // Keeps the newest keep_ of h's chain; the older ones become free.
-  void cut(HistoryRef& h) {
-    std::uint32_t last = h.newest;
-    for (std::uint32_t k = 1; k < keep_; ++k) last = nodes_[last - 1].before;
+  // Keeps the newest keep_ of a chain; the older ones become free. Its
+  // new length.
+  std::uint16_t cut(std::uint32_t newest) {
+    std::uint32_t last = newest;
+    for (std::uint16_t k = 1; k < keep_; ++k) last = nodes_[last - 1].before;
     std::uint32_t drop = nodes_[last - 1].before;
     nodes_[last - 1].before = 0;
     while (drop != 0) {
@@ -78,9 +75,9 @@ class ArrivalPool {
       free_ = drop;
       drop = next;
     }
-    h.length = keep_;
+    return keep_;
   }
-  std::uint32_t keep_;
+  std::uint16_t keep_, limit_;
   std::vector<Node> nodes_;
   std::uint32_t free_ = 0;  // the free nodes, linked through `before` (+ 1; 0: none)
 };

@@ -37,7 +37,9 @@ Simulation::Simulation(const Executable& exec, const std::vector<EventStream>& e
       storage_(storage),
       states_(events.size()),
       cell_index_(exec.world_size, buffer_words(exec)),
-      history_(kTransitionScan) {
+      // A cell keeps its newest arrival and, in the pool, up to 510 before
+      // it, cut back to 255 (the last kTransitionScan, with the newest).
+      history_(kTransitionScan - 1, 2 * kTransitionScan - 1) {
   std::size_t total = 0;
   for (const auto& list : events) {
     first_op_.push_back(total);
@@ -110,13 +112,13 @@ std::size_t Simulation::new_arrival(const Arrival& a) {
   return slot;
 }
 
-CellState& Simulation::cell_state(const Cell& c) {
+std::uint32_t Simulation::cell_slot(const Cell& c) {
   std::uint32_t& slot = cell_index_.slot(c);
   if (slot == 0) {
     cell_states_.emplace_back();
     slot = static_cast<std::uint32_t>(cell_states_.size());
   }
-  return cell_states_[slot - 1];
+  return slot;
 }
 
 std::uint32_t Simulation::intern(const std::string& s) {
@@ -127,13 +129,13 @@ std::uint32_t Simulation::intern(const std::string& s) {
 
 std::uint32_t Simulation::memory_name(const TimelineEvent& e) {
   if (e.kind == TimelineEvent::Kind::Notify || e.kind == TimelineEvent::Kind::Wait) {
-    CellState& cell = cell_state(Cell{e.owner, e.id, e.first});
-    if (cell.name != 0) return cell.name;
+    std::uint32_t& name = cell_names_[cell_slot(Cell{e.owner, e.id, e.first})];
+    if (name != 0) return name;
     const WindowBuffer& b = exec_.buffers[static_cast<std::size_t>(e.id)];
     const std::string text = "signal '" + b.name + "' cell " +
                              list_text(unflatten(e.first / 4, b.shape)) + " of rank " +
                              std::to_string(e.owner);
-    return cell.name = intern(text);
+    return name = intern(text);
   }
   // Owners and ids fit in 31 bits (P and the buffer count are int32).
   const std::uint64_t key = (static_cast<std::uint64_t>(e.space == Space::Host) << 63) |
@@ -262,21 +264,22 @@ bool Simulation::step(std::size_t r) {
     case TimelineEvent::Kind::Wait: {
       op.kind = TimelineOp::Kind::Wait;
       if (named(index)) op.memory = memory_name(e);
-      CellState& cell = cell_state(Cell{e.owner, e.id, e.first});
+      const std::uint32_t slot = cell_slot(Cell{e.owner, e.id, e.first});
+      const CellState& cell = cell_at(slot);
       const auto cmp = static_cast<ir::WaitKind>(e.sub);
       if (!compare(cmp, cell.value, e.amount)) {
-        if (!cell.data_written) {
+        if ((cell.flags & CellState::kDataWritten) == 0) {
           st.blocked = true;
           st.wait_start = st.t;
-          add_waiter(cell, r);
+          add_waiter(slot, r);
           return false;
         }
         assumed(agent_text(exec_, static_cast<std::int64_t>(r)) + "'s wait on " +
                 t_.names[memory_name(e)] +
                 " was satisfied by a data write into the cell, not a notify: it ends when "
                 "that write is done");
-      } else if (const std::uint32_t i = enabler_of(cell, cmp, e.amount); i != 0) {
-        link(index, st, history_.at(i));
+      } else if (const std::optional<Applied> enabler = enabler_of(cell, cmp, e.amount)) {
+        link(index, st, *enabler);
       }
       cost = model_.wait_ns;
       break;
@@ -335,22 +338,26 @@ void Simulation::data_written(const Footprint& f, double at) {
 }
 
 void Simulation::arrive(const Arrival& a, double at) {
-  CellState& cell = cell_state(a.cell);
+  const std::uint32_t slot = cell_slot(a.cell);
+  CellState& cell = cell_at(slot);
   if (a.data) {
-    cell.data_written = true;
+    cell.flags |= CellState::kDataWritten;
   } else {
+    // The newest arrival so far joins the ones before it (only the last
+    // kTransitionScan are ever looked at).
+    if (cell.has_newest()) history_.push(cell.older, cell.older_count, cell.newest());
     cell.value = a.kind == ir::NotifyKind::Set
                      ? a.value
                      : static_cast<std::int32_t>(static_cast<std::uint32_t>(cell.value) +
                                                  static_cast<std::uint32_t>(a.value));
-    // (Only the last kTransitionScan arrivals are ever looked at.)
-    history_.push(cell.history,
-                  Applied{static_cast<std::uint32_t>(a.op), cell.value,
-                          static_cast<std::int32_t>(a.from), static_cast<std::int32_t>(a.depth)});
+    cell.op = static_cast<std::uint32_t>(a.op);
+    cell.from = static_cast<std::int32_t>(a.from);
+    cell.depth = static_cast<std::int32_t>(a.depth);
   }
+  if ((cell.flags & CellState::kWaiters) == 0) return;
   // Every blocked agent whose wait now holds is released, in the order
   // they blocked.
-  for (std::uint32_t w = cell.first_waiter; w != 0;) {
+  for (std::uint32_t w = waiters_.at(slot).first; w != 0;) {
     const std::size_t r = w - 1;
     AgentState& st = states_[r];
     w = st.next_waiter;
@@ -363,24 +370,29 @@ void Simulation::arrive(const Arrival& a, double at) {
               " was satisfied by a data write into the cell, not a notify: it ends when that "
               "write is done");
     }
-    remove_waiter(cell, r);
-    release(r, at, a.data ? 0 : cell.history.newest);
+    remove_waiter(slot, r);
+    release(r, at, a.data ? std::nullopt : std::optional<Applied>(cell.newest()));
   }
 }
 
-void Simulation::add_waiter(CellState& cell, std::size_t r) {
+void Simulation::add_waiter(std::uint32_t slot, std::size_t r) {
   const auto w = static_cast<std::uint32_t>(r + 1);
-  if (cell.last_waiter == 0) {
-    cell.first_waiter = w;
+  Waiters& list = waiters_[slot];
+  if (list.last == 0) {
+    list.first = w;
   } else {
-    states_[cell.last_waiter - 1].next_waiter = w;
+    states_[list.last - 1].next_waiter = w;
   }
-  cell.last_waiter = w;
+  list.last = w;
+  cell_at(slot).flags |= CellState::kWaiters;
 }
 
-void Simulation::remove_waiter(CellState& cell, std::size_t r) {
+void Simulation::remove_waiter(std::uint32_t slot, std::size_t r) {
+  const auto it = waiters_.find(slot);
+  if (it == waiters_.end()) return;
+  Waiters& list = it->second;
   const auto w = static_cast<std::uint32_t>(r + 1);
-  std::uint32_t before = 0, k = cell.first_waiter;
+  std::uint32_t before = 0, k = list.first;
   while (k != 0 && k != w) {
     before = k;
     k = states_[k - 1].next_waiter;
@@ -388,36 +400,46 @@ void Simulation::remove_waiter(CellState& cell, std::size_t r) {
   if (k == 0) return;  // not waiting on this cell
   const std::uint32_t after = states_[r].next_waiter;
   if (before == 0) {
-    cell.first_waiter = after;
+    list.first = after;
   } else {
     states_[before - 1].next_waiter = after;
   }
-  if (cell.last_waiter == w) cell.last_waiter = before;
+  if (list.last == w) list.last = before;
   states_[r].next_waiter = 0;
+  if (list.first == 0) {
+    waiters_.erase(it);
+    cell_at(slot).flags &= static_cast<std::uint8_t>(~CellState::kWaiters);
+  }
 }
 
 // The arrival that made `cmp expected` true and kept it so (kNone: none
 // found, or true from the start).
-std::uint32_t Simulation::enabler_of(const CellState& cell, ir::WaitKind cmp,
-                                     std::int64_t expected) const {
-  std::uint32_t node = cell.history.newest;
-  for (std::size_t k = 0; node != 0 && k < kTransitionScan; ++k) {
+std::optional<Applied> Simulation::enabler_of(const CellState& cell, ir::WaitKind cmp,
+                                              std::int64_t expected) const {
+  if (!cell.has_newest()) return std::nullopt;
+  // The newest, then the older ones in the pool: the value before each is
+  // the one after the next older (0 before the oldest kept).
+  const auto value_before = [&](std::uint32_t older) {
+    return older == 0 ? 0 : history_.at(older).value_after;
+  };
+  if (!compare(cmp, value_before(cell.older), expected)) return cell.newest();
+  std::uint32_t node = cell.older;
+  for (std::size_t k = 1; node != 0 && k < kTransitionScan; ++k) {
     const std::uint32_t earlier = history_.before(node);
-    const std::int32_t before = earlier == 0 ? 0 : history_.at(earlier).value_after;
-    if (!compare(cmp, before, expected)) return node;
+    if (!compare(cmp, value_before(earlier), expected)) return history_.at(node);
     node = earlier;
   }
-  return 0;
+  return std::nullopt;
 }
 
-void Simulation::release(std::size_t r, double at, std::uint32_t applied) {
+void Simulation::release(std::size_t r, double at, const std::optional<Applied>& applied) {
   AgentState& st = states_[r];
   const std::size_t index = first_op_[r] + st.next;
   TimelineOp& op = agent_op(r, index);
   const double satisfied = std::max(at, st.wait_start);
   op.blocked_ns += satisfied - st.wait_start;  // after any hold begin_op counted
-  if (applied != 0) {
-    const Applied& a = history_.at(applied);
+  if (applied) {
+    const Applied& a = *applied;
     const std::size_t notify = a.op;
     link(index, st, a);
     if (at > st.wait_start)
@@ -451,13 +473,13 @@ bool Simulation::release_stuck() {
   if (stuck == kNone) return false;
   AgentState& st = states_[stuck];
   const TimelineEvent& e = events_[stuck][st.next];
-  CellState& cell = cell_state(Cell{e.owner, e.id, e.first});
+  const std::uint32_t slot = cell_slot(Cell{e.owner, e.id, e.first});
   assumed(agent_text(exec_, static_cast<std::int64_t>(stuck)) + "'s wait on " +
           t_.names[memory_name(e)] +
           " is never satisfied in the modeled order of the notifies (the run's order "
           "satisfied it): it ends when it begins");
-  remove_waiter(cell, stuck);
-  release(stuck, st.wait_start, 0);
+  remove_waiter(slot, stuck);
+  release(stuck, st.wait_start, std::nullopt);
   return true;
 }
 

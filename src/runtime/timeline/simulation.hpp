@@ -83,15 +83,28 @@ struct Arrival {
 };
 
 // What the model knows of one signal cell (P² of them for an [NR, 1]
-// signal: kept small).
+// signal: 24 bytes). Its waiters and its name, which few cells have at
+// once, are in side tables (Simulation::waiters_, cell_names_).
 struct CellState {
+  static constexpr std::uint8_t kDataWritten = 1;  // a data write landed in it
+  static constexpr std::uint8_t kWaiters = 2;      // agents are blocked on it
   std::int32_t value = 0;
-  std::uint32_t name = 0;  // into Timeline::names (0: not yet named)
-  HistoryRef history;      // its arrivals (Simulation::history_)
-  // The owner's agents blocked on this cell, in the order they blocked: a
-  // list through AgentState::next_waiter (agent + 1; 0: none).
-  std::uint32_t first_waiter = 0, last_waiter = 0;
-  bool data_written = false;
+  // Its newest arrival (op max: none); its value after it is `value`.
+  std::uint32_t op = std::numeric_limits<std::uint32_t>::max();
+  std::int32_t from = 0, depth = 0;
+  // The arrivals before it, newest first: a chain in Simulation::history_.
+  std::uint32_t older = 0;
+  std::uint16_t older_count = 0;
+  std::uint8_t flags = 0;
+  bool has_newest() const { return op != std::numeric_limits<std::uint32_t>::max(); }
+  Applied newest() const { return Applied{op, value, from, depth}; }
+};
+static_assert(sizeof(CellState) == 24, "a signal cell's modeled state is 24 bytes");
+
+// The agents blocked on one cell, in the order they blocked: a list
+// through AgentState::next_waiter (agent + 1; 0: none).
+struct Waiters {
+  std::uint32_t first = 0, last = 0;
 };
 
 struct AgentState {
@@ -231,12 +244,13 @@ class Simulation {
   void op_done(std::size_t r, std::size_t index, const TimelineOp& op);
   void data_written(const Footprint& f, double at);
   void arrive(const Arrival& a, double at);
-  // (arrivals: a node of history_, 0: none)
-  std::uint32_t enabler_of(const CellState& cell, ir::WaitKind cmp, std::int64_t expected) const;
-  void release(std::size_t r, double at, std::uint32_t applied);
-  // Agent r joins (or leaves) the cell's waiters.
-  void add_waiter(CellState& cell, std::size_t r);
-  void remove_waiter(CellState& cell, std::size_t r);
+  std::optional<Applied> enabler_of(const CellState& cell, ir::WaitKind cmp,
+                                    std::int64_t expected) const;
+  // (applied: the arrival that released it; none: a data write, or stuck)
+  void release(std::size_t r, double at, const std::optional<Applied>& applied);
+  // Agent r joins (or leaves) the waiters of the cell in `slot`.
+  void add_waiter(std::uint32_t slot, std::size_t r);
+  void remove_waiter(std::uint32_t slot, std::size_t r);
   void link(std::size_t wait_op, AgentState& st, const Applied& a);
   bool release_stuck();
   void assumed(const std::string& what);
@@ -312,10 +326,14 @@ class Simulation {
   std::size_t new_arrival(const Arrival& a);
   // The state of a signal cell: its slot in the index (0: not touched yet,
   // else an index + 1 into cell_states_).
-  CellState& cell_state(const Cell& c);
+  std::uint32_t cell_slot(const Cell& c);
+  CellState& cell_at(std::uint32_t slot) { return cell_states_[slot - 1]; }
+  CellState& cell_state(const Cell& c) { return cell_at(cell_slot(c)); }
   CellIndex cell_index_;
   std::deque<CellState> cell_states_;
   ArrivalPool history_;
+  std::unordered_map<std::uint32_t, Waiters> waiters_;           // by slot, while any
+  std::unordered_map<std::uint32_t, std::uint32_t> cell_names_;  // by slot, once named
   EventQueue queue_;
   std::unordered_map<std::string, std::uint32_t> name_index_;
   // Keyed by space, buffer or host argument, and owner (region_key()).
