@@ -1,10 +1,11 @@
-// cell_index_test.cpp — the timeline's cell -> slot table
-// (runtime/timeline/cell_index.hpp): every cell keeps the slot it was
-// given through the table's growth, distinct cells never share one, in a
+// cell_index_test.cpp — the cell -> slot table (the timeline's and the race checker's)
+// (runtime/cell_index.hpp): every cell keeps the slot it was
+// given through the table's growth, distinct cells never share one, `find`
+// sees the same slots and adds nothing, in a
 // buffer small enough for a flat array, in one that is not, and for cells
 // that do not pack in 64 bits (an owner of 2^22 or more, a buffer of 2^10
 // or more, a word of 2^32 or more).
-#include "runtime/timeline/cell_index.hpp"
+#include "runtime/cell_index.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +15,7 @@
 namespace {
 
 using anyp::runtime::Cell;
-using anyp::runtime::timeline_sim::CellIndex;
+using anyp::runtime::CellIndex;
 
 TEST(CellIndex, EveryCellKeepsItsOwnSlot) {
   // 300 ranks: buffer 0 is flat (40 words), buffer 1 (2^20 words) and
@@ -27,7 +28,8 @@ TEST(CellIndex, EveryCellKeepsItsOwnSlot) {
   cells.push_back({std::int64_t{1} << 22, 0, 0});
   cells.push_back({5, 1 << 10, 0});
   cells.push_back({5, 0, std::int64_t{4} << 32});
-  cells.push_back({5, 0, 8});  // packs, beside the three that do not
+  cells.push_back({5, 0, 8});                                // packs, beside the three that do not
+  for (const Cell& c : cells) EXPECT_EQ(index.find(c), 0u);  // none yet, and none added
   std::uint32_t next = 1;
   for (const Cell& c : cells) {
     std::uint32_t& slot = index.slot(c);
@@ -35,7 +37,14 @@ TEST(CellIndex, EveryCellKeepsItsOwnSlot) {
     slot = next++;
   }
   next = 1;
-  for (const Cell& c : cells) EXPECT_EQ(index.slot(c), next++) << c.owner << " " << c.offset;
+  for (const Cell& c : cells) {
+    EXPECT_EQ(index.find(c), next) << c.owner << " " << c.offset;
+    EXPECT_EQ(index.slot(c), next++) << c.owner << " " << c.offset;
+  }
+  // Cells never given a slot: find sees none, in every kind of storage.
+  for (const Cell& c :
+       {Cell{7, 0, 4}, Cell{7, 1, 4000}, Cell{7, 2, 4}, Cell{(std::int64_t{1} << 22) + 1, 0, 0}})
+    EXPECT_EQ(index.find(c), 0u) << c.owner << " " << c.buffer << " " << c.offset;
 }
 
 }  // namespace

@@ -13,9 +13,11 @@ namespace anyp::runtime::race {
 namespace {
 
 constexpr double kClockEntry = sizeof(std::uint32_t);
-// A cell's map node (key, hash, link), its CellCredits and a few runs, with
-// the allocator's overhead; its clocks are in the pool.
-constexpr double kCellNode = 224;
+// A cell's slot (4 bytes in a flat index; in a hashed one 16 per entry at
+// a quarter to half full: up to 64), its CellCredits (64, in a deque) and
+// its first run (24, 32 with the allocator's overhead); its clocks are in
+// the pool.
+constexpr double kCellNode = 64 + sizeof(CellCredits) + 32;
 // Live shared clocks per agent, as the plan estimates them: its current
 // base and about one join that folded three releases.
 constexpr double kPooledClocksPerAgent = 2;
@@ -96,7 +98,12 @@ void RaceChecker::check_budget() const {
 }
 
 CellCredits& RaceChecker::credits_of(const Cell& key) {
-  return cells_.try_emplace(key).first->second;
+  std::uint32_t& slot = cell_index_.slot(key);
+  if (slot == 0) {
+    cells_.emplace_back();
+    slot = static_cast<std::uint32_t>(cells_.size());
+  }
+  return cells_[slot - 1];
 }
 
 ClockRef RaceChecker::snapshot(std::int64_t agent) {
@@ -114,6 +121,7 @@ RaceChecker::RaceChecker(const Executable& exec, double budget)
       releases_(static_cast<std::size_t>(agents_)),
       pool_(static_cast<std::size_t>(agents_)),
       current_base_(static_cast<std::size_t>(agents_), 0),
+      cell_index_(exec),
       window_granule_(granules(exec)),
       window_shadow_(exec.buffers.size() * static_cast<std::size_t>(exec.world_size)),
       host_shadow_(exec.host_args.size()),
@@ -392,10 +400,10 @@ void RaceChecker::on_notify(std::int64_t agent, SiteRef site, const Cell& cell, 
 void RaceChecker::on_wait(std::int64_t agent, SiteRef, const Cell& cell, ir::WaitKind cmp,
                           std::int64_t expected, std::int32_t) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = cells_.find(cell);
-  if (it == cells_.end()) return;
+  const std::uint32_t slot = cell_index_.find(cell);
+  if (slot == 0) return;
   const auto a = static_cast<std::size_t>(agent);
-  if (it->second.acquire(pool_, cmp, expected, clocks_[a])) {
+  if (cells_[slot - 1].acquire(pool_, cmp, expected, clocks_[a])) {
     // The agent's clock moved: its later releases need a new base.
     pool_.release(current_base_[a]);
     current_base_[a] = 0;

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,7 @@
 #include <vector>
 
 #include "runtime/access_observer.hpp"
+#include "runtime/cell_index.hpp"
 #include "runtime/executable.hpp"
 #include "runtime/footprint.hpp"
 #include "runtime/race/cell_credits.hpp"
@@ -143,7 +145,10 @@ class RaceChecker final : public AccessObserver {
   // Per agent: the pool clock its releases share until its clock next
   // changes other than in its own entry (0: none yet).
   std::vector<std::uint32_t> current_base_;
-  std::unordered_map<Cell, CellCredits, CellHash> cells_;
+  // The signal cells' credits: a slot per cell touched (cell_index.hpp),
+  // the credits in a deque (never moved: credits_of's references last).
+  CellIndex cell_index_;
+  std::deque<CellCredits> cells_;
   std::vector<std::int64_t> window_granule_;            // per buffer
   std::vector<std::unique_ptr<Shadow>> window_shadow_;  // buffer * P + owner
   std::vector<std::unique_ptr<Shadow>> host_shadow_;    // per host argument

@@ -20,13 +20,6 @@ namespace {
 constexpr std::size_t kTransitionScan = 256;  // arrivals looked back for a wait's enabler
 constexpr std::size_t kNotes = 4;             // approximations described in Timeline::note
 
-// The 4-byte words of each window buffer in one rank's window.
-std::vector<std::int64_t> buffer_words(const Executable& exec) {
-  std::vector<std::int64_t> words;
-  for (const WindowBuffer& b : exec.buffers) words.push_back(b.bytes / 4);
-  return words;
-}
-
 }  // namespace
 
 Simulation::Simulation(const Executable& exec, const std::vector<EventStream>& events,
@@ -36,7 +29,7 @@ Simulation::Simulation(const Executable& exec, const std::vector<EventStream>& e
       model_(model),
       storage_(storage),
       states_(events.size()),
-      cell_index_(exec.world_size, buffer_words(exec)),
+      cell_index_(exec),
       // A cell keeps its newest arrival and, in the pool, up to 510 before
       // it, cut back to 255 (the last kTransitionScan, with the newest).
       history_(kTransitionScan - 1, 2 * kTransitionScan - 1) {

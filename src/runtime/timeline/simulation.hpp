@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "anyp/timeline.hpp"
+#include "runtime/cell_index.hpp"
 #include "runtime/executable.hpp"
 #include "runtime/timeline/arrival_history.hpp"
-#include "runtime/timeline/cell_index.hpp"
 #include "runtime/timeline/cost_model.hpp"
 #include "runtime/timeline/event_queue.hpp"
 #include "runtime/timeline/in_flight_touches.hpp"

@@ -1,5 +1,6 @@
-// cell_index.hpp — the timeline's map from a signal cell to its state's
-// slot. A buffer whose words over all ranks are few (at most 2^22) gets a
+// cell_index.hpp — a map from a signal cell to a slot (an index into its
+// owner's array of cell states: the timeline simulation's, the race
+// checker's credits). A buffer whose words over all ranks are few (at most 2^22) gets a
 // flat array of slots, a slot per word of every rank's window (direct,
 // and neighbours stay neighbours); a larger one (a [P, 1] signal at large
 // P: P^2 words) an open-addressing table (linear probing, at most half
@@ -12,9 +13,10 @@
 #include <map>
 #include <vector>
 
+#include "runtime/executable.hpp"
 #include "runtime/region.hpp"
 
-namespace anyp::runtime::timeline_sim {
+namespace anyp::runtime {
 
 class CellIndex {
  public:
@@ -22,6 +24,32 @@ class CellIndex {
   CellIndex(std::int64_t world, const std::vector<std::int64_t>& words) : world_(world) {
     for (const std::int64_t w : words) words_.push_back(world * w <= kFlatWords ? w : -1);
     flat_.resize(words.size());
+  }
+  // For the window buffers of a plan.
+  explicit CellIndex(const Executable& exec) : CellIndex(exec.world_size, buffer_words(exec)) {}
+
+  // The slot of `c`, 0 when it has none, without adding it.
+  std::uint32_t find(const Cell& c) const {
+    const std::uint64_t word = static_cast<std::uint64_t>(c.offset) / 4;
+    const auto b = static_cast<std::size_t>(c.buffer);
+    if (b < words_.size() && words_[b] >= 0 && c.owner >= 0 && c.owner < world_ &&
+        static_cast<std::int64_t>(word) < words_[b]) {
+      const std::vector<std::uint32_t>& flat = flat_[b];
+      return flat.empty() ? 0 : flat[static_cast<std::size_t>(c.owner * words_[b]) + word];
+    }
+    if (c.owner < 0 || c.owner >= (1 << 22) || c.buffer < 0 || c.buffer >= (1 << 10) ||
+        word >= (std::uint64_t{1} << 32)) {
+      const auto it = overflow_.find(c);
+      return it == overflow_.end() ? 0 : it->second;
+    }
+    if (entries_.empty()) return 0;
+    const std::uint64_t key = (word << 32) | (static_cast<std::uint64_t>(c.buffer) << 22) |
+                              static_cast<std::uint64_t>(c.owner);
+    for (std::size_t at = hash(key) & (entries_.size() - 1); entries_[at].value != 0;
+         at = (at + 1) & (entries_.size() - 1)) {
+      if (entries_[at].key == key) return entries_[at].value;
+    }
+    return 0;
   }
 
   // The slot of `c`: 0 when it is new, and then the caller sets it before
@@ -54,6 +82,11 @@ class CellIndex {
 
  private:
   static constexpr std::int64_t kFlatWords = std::int64_t{1} << 22;
+  static std::vector<std::int64_t> buffer_words(const Executable& exec) {
+    std::vector<std::int64_t> words;
+    for (const WindowBuffer& b : exec.buffers) words.push_back(b.bytes / 4);
+    return words;
+  }
   struct Entry {
     std::uint64_t key = 0;
     std::uint32_t value = 0;  // 0: empty (slots are indices + 1)
@@ -82,4 +115,4 @@ class CellIndex {
   std::map<Cell, std::uint32_t> overflow_;
 };
 
-}  // namespace anyp::runtime::timeline_sim
+}  // namespace anyp::runtime
