@@ -159,8 +159,9 @@ TEST(OutOfMemory, TheRaceCheckerStopsWhereItsCellCreditsOutgrowThePlan) {
   double planned = 0;
   for (const auto& part : fits.memory) planned += part.bytes;
   ASSERT_EQ(fits.memory.back().what, "race checker: cell credits");
-  // Room for the plan and 16 KiB more: less than its (P - 1) P cells per rank take.
-  config.memory_limit = static_cast<std::int64_t>(planned) + 16 * 1024;
+  // Room for the plan and 4 KiB more: less than its (P - 1) P cells per rank
+  // take (448 cells where the plan counts 64, about 48 bytes each).
+  config.memory_limit = static_cast<std::int64_t>(planned) + 4 * 1024;
   const std::string error = run_error(host, P, config);
   EXPECT_TRUE(std::regex_match(
       error,

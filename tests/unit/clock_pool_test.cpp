@@ -13,6 +13,7 @@
 namespace {
 
 using anyp::runtime::race::CellCredits;
+using anyp::runtime::race::CellSlot;
 using anyp::runtime::race::Clock;
 using anyp::runtime::race::ClockPool;
 using anyp::runtime::race::ClockRef;
@@ -112,6 +113,29 @@ TEST(ClockPool, CellCreditsAcquireOnlyTheCreditsTheWaitNeeds) {
   cell.acquire(pool, anyp::ir::WaitKind::Ge, 2, two);
   EXPECT_EQ(two, (Clock{2, 5, 0}));
   EXPECT_FALSE(cell.acquire(pool, anyp::ir::WaitKind::Ge, 2, two));  // nothing new
+}
+
+// A cell that got one AtomicAdd of v > 0 kept as a CellSlot acquires, for
+// every wait, what its CellCredits would: the same clock, the same answer.
+TEST(ClockPool, ACellSlotAcquiresWhatItsCreditsWould) {
+  ClockPool pool(3);
+  const std::uint32_t base = pool.make({4, 0, 7}, 1);
+  const ClockRef notify{base, 9};
+  for (const std::uint32_t v : {1u, 2u, 5u}) {
+    CellCredits credits;
+    credits.add(pool, notify, v);
+    const CellSlot slot{notify, v, 0};
+    for (int k = 0; k < 6; ++k) {  // Eq, Ne, Gt, Ge, Lt, Le
+      const auto cmp = static_cast<anyp::ir::WaitKind>(k);
+      for (const std::int64_t expected : {-1, 0, 1, 2, 5, 6}) {
+        Clock from_credits{0, 3, 0}, from_slot{0, 3, 0};
+        const bool a = credits.acquire(pool, cmp, expected, from_credits);
+        const bool b = slot.acquire(pool, cmp, expected, from_slot);
+        EXPECT_EQ(a, b) << "v " << v << " cmp " << k << " expected " << expected;
+        EXPECT_EQ(from_credits, from_slot) << "v " << v << " cmp " << k;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -25,6 +25,12 @@
 // snapshot in the checker's ClockPool (clock_pool.hpp), and the cell's
 // joins keep at most two such references before folding them. A cell
 // holds references in the pool and is never destroyed before it.
+//
+// Most cells of an [NR, 1] signal only ever get one notify, an AtomicAdd
+// of v > 0: CellCredits would then hold one run of v credits and `all` of
+// that one clock, nothing settled, no debt. Such a cell is a CellSlot of
+// 16 bytes (the clock and v) — it acquires what CellCredits would — and
+// becomes a CellCredits, holding exactly that, at its first other change.
 #pragma once
 
 #include <algorithm>
@@ -76,24 +82,25 @@ class CellCredits {
     push(pool, kUnknown, clock);
   }
 
-  // Joins into `into` what a wait `cmp expected`, satisfied now, acquires;
-  // true if `into` changed.
-  bool acquire(const ClockPool& pool, ir::WaitKind cmp, std::int64_t expected, Clock& into) const {
-    std::int64_t need = -1;  // -1: everything
+  // The credits a wait `cmp expected` needs (-1: everything released).
+  static std::int64_t needed(ir::WaitKind cmp, std::int64_t expected) {
     switch (cmp) {
       case ir::WaitKind::Ge:
       case ir::WaitKind::Eq:
-        need = expected;
-        break;
+        return expected;
       case ir::WaitKind::Gt:
-        need = expected + 1;
-        break;
+        return expected + 1;
       case ir::WaitKind::Ne:
-        if (expected == 0) need = 1;
-        break;
+        return expected == 0 ? 1 : -1;
       default:
-        break;
+        return -1;
     }
+  }
+
+  // Joins into `into` what a wait `cmp expected`, satisfied now, acquires;
+  // true if `into` changed.
+  bool acquire(const ClockPool& pool, ir::WaitKind cmp, std::int64_t expected, Clock& into) const {
+    std::int64_t need = needed(cmp, expected);
     if (need < 0) return all_.acquire_into(pool, into);
     bool changed = settled_.acquire_into(pool, into);
     for (const Run& r : runs_) {
@@ -148,6 +155,18 @@ class CellCredits {
   std::int64_t debt_ = 0;  // credits consumed before they arrived
   JoinedClock all_;        // everything released into the cell (Set: since the last Set)
   JoinedClock settled_;    // the notifies that consumed credits or paid off a debt
+};
+
+// A cell in 16 bytes while it holds one AtomicAdd's credits (see above).
+struct CellSlot {
+  ClockRef clock;           // that notify's (none: fresh, or full)
+  std::uint32_t count = 0;  // its credits
+  std::uint32_t full = 0;   // + 1: the cell's CellCredits (the checker's); 0: none
+  // What a wait `cmp expected` acquires from the one notify (the clock,
+  // unless it needs no credit): CellCredits::acquire of that state.
+  bool acquire(const ClockPool& pool, ir::WaitKind cmp, std::int64_t expected, Clock& into) const {
+    return CellCredits::needed(cmp, expected) != 0 && pool.join_into(into, clock);
+  }
 };
 
 }  // namespace anyp::runtime::race

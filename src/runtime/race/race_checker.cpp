@@ -13,11 +13,14 @@ namespace anyp::runtime::race {
 namespace {
 
 constexpr double kClockEntry = sizeof(std::uint32_t);
-// A cell's slot (4 bytes in a flat index; in a hashed one 16 per entry at
-// a quarter to half full: up to 64), its CellCredits (64, in a deque) and
-// its first run (24, 32 with the allocator's overhead); its clocks are in
-// the pool.
-constexpr double kCellNode = 64 + sizeof(CellCredits) + 32;
+// A cell's index entry (4 bytes in a flat index; in a hashed one 16 per
+// entry at a quarter to half full: 32 to 64) and its CellSlot; its clocks
+// are in the pool.
+constexpr double kCellIndex = 32;
+constexpr double kCellNode = kCellIndex + sizeof(CellSlot);
+// A cell that needs its CellCredits: those (in a deque) and their first
+// run (24, 32 with the allocator's overhead).
+constexpr double kFullCell = sizeof(CellCredits) + 32;
 // Live shared clocks per agent, as the plan estimates them: its current
 // base and about one join that folded three releases.
 constexpr double kPooledClocksPerAgent = 2;
@@ -87,8 +90,9 @@ void RaceChecker::hold(double bytes) {
 }
 
 void RaceChecker::check_budget() const {
-  const double cells = static_cast<double>(cells_.size());
-  if (budget_ <= 0 || held_ + cells * kCellNode + pool_.bytes() <= budget_) return;
+  const double cells = static_cast<double>(cells_.size()) * kCellNode +
+                       static_cast<double>(full_cells_.size()) * kFullCell;
+  if (budget_ <= 0 || held_ + cells + pool_.bytes() <= budget_) return;
   throw OutOfMemory(
       "out of memory: the race checker's clocks, shadow words and cell credits need more than " +
       bytes_text(budget_) + " (what is available to the run beside its windows); it holds " +
@@ -97,13 +101,26 @@ void RaceChecker::check_budget() const {
       " entries (one per agent), which grow with P: check the program at a smaller P");
 }
 
-CellCredits& RaceChecker::credits_of(const Cell& key) {
+CellSlot& RaceChecker::slot_of(const Cell& key) {
   std::uint32_t& slot = cell_index_.slot(key);
   if (slot == 0) {
     cells_.emplace_back();
     slot = static_cast<std::uint32_t>(cells_.size());
   }
   return cells_[slot - 1];
+}
+
+CellCredits& RaceChecker::credits_of(CellSlot& slot) {
+  if (slot.full == 0) {
+    full_cells_.emplace_back();
+    slot.full = static_cast<std::uint32_t>(full_cells_.size());
+    if (!slot.clock.none()) {  // what it held: one AtomicAdd's credits
+      full_cells_.back().add(pool_, slot.clock, slot.count);
+      pool_.release(slot.clock.id);
+      slot.clock = ClockRef{};
+    }
+  }
+  return full_cells_[slot.full - 1];
 }
 
 ClockRef RaceChecker::snapshot(std::int64_t agent) {
@@ -369,7 +386,7 @@ void RaceChecker::on_access(const Access& a) {
   const ClockRef mine = snapshot(a.agent);
   region.for_each_row([&](std::int64_t offset, std::int64_t bytes) {
     for (std::int64_t at = offset / 4 * 4; at < offset + bytes; at += 4)
-      credits_of(Cell{region.owner, region.id, at})
+      credits_of(slot_of(Cell{region.owner, region.id, at}))
           .data_write(pool_, mine, a.kind == AccessKind::Write);
   });
   release(a.agent, site);
@@ -387,11 +404,16 @@ void RaceChecker::on_notify(std::int64_t agent, SiteRef site, const Cell& cell, 
   access_words(sh, cell.offset / g, (cell.offset + 4 + g - 1) / g, agent, gsite,
                AccessKind::AtomicAdd, where);
   sets_.flush();
-  CellCredits& credits = credits_of(cell);
-  if (kind == ir::NotifyKind::Set) {
-    credits.set(pool_, snapshot(agent), value);
+  CellSlot& slot = slot_of(cell);
+  const ClockRef mine = snapshot(agent);
+  if (kind == ir::NotifyKind::AtomicAdd && value > 0 && slot.full == 0 && slot.clock.none()) {
+    pool_.retain(mine.id);  // the slot's reference
+    slot.clock = mine;
+    slot.count = static_cast<std::uint32_t>(value);
+  } else if (kind == ir::NotifyKind::Set) {
+    credits_of(slot).set(pool_, mine, value);
   } else {
-    credits.add(pool_, snapshot(agent), value);
+    credits_of(slot).add(pool_, mine, value);
   }
   release(agent, gsite);
   check_budget();
@@ -400,10 +422,12 @@ void RaceChecker::on_notify(std::int64_t agent, SiteRef site, const Cell& cell, 
 void RaceChecker::on_wait(std::int64_t agent, SiteRef, const Cell& cell, ir::WaitKind cmp,
                           std::int64_t expected, std::int32_t) {
   std::lock_guard<std::mutex> lock(mutex_);
-  const std::uint32_t slot = cell_index_.find(cell);
-  if (slot == 0) return;
+  const std::uint32_t index = cell_index_.find(cell);
+  if (index == 0) return;
+  const CellSlot& slot = cells_[index - 1];
   const auto a = static_cast<std::size_t>(agent);
-  if (cells_[slot - 1].acquire(pool_, cmp, expected, clocks_[a])) {
+  if (slot.full != 0 ? full_cells_[slot.full - 1].acquire(pool_, cmp, expected, clocks_[a])
+                     : slot.acquire(pool_, cmp, expected, clocks_[a])) {
     // The agent's clock moved: its later releases need a new base.
     pool_.release(current_base_[a]);
     current_base_[a] = 0;

@@ -99,8 +99,11 @@ class RaceChecker final : public AccessObserver {
   // Throws OutOfMemory when what the checker holds (held_, the cells and
   // the pool's clocks) passes the budget.
   void check_budget() const;
-  // The cell's credits, made on first use.
-  CellCredits& credits_of(const Cell& key);
+  // The cell's slot, made (fresh) on first use.
+  CellSlot& slot_of(const Cell& key);
+  // The cell's CellCredits, made from its slot (which then refers to it)
+  // on its first change that is not a fresh cell's AtomicAdd of v > 0.
+  CellCredits& credits_of(CellSlot& slot);
   // A release of `agent` now: its current base clock (made when it has
   // none) and its own entry.
   ClockRef snapshot(std::int64_t agent);
@@ -145,10 +148,12 @@ class RaceChecker final : public AccessObserver {
   // Per agent: the pool clock its releases share until its clock next
   // changes other than in its own entry (0: none yet).
   std::vector<std::uint32_t> current_base_;
-  // The signal cells' credits: a slot per cell touched (cell_index.hpp),
-  // the credits in a deque (never moved: credits_of's references last).
+  // The signal cells' credits: an index per cell touched (cell_index.hpp)
+  // into its CellSlot, and the few that need them their CellCredits (in
+  // deques: never moved, so references last).
   CellIndex cell_index_;
-  std::deque<CellCredits> cells_;
+  std::deque<CellSlot> cells_;
+  std::deque<CellCredits> full_cells_;
   std::vector<std::int64_t> window_granule_;            // per buffer
   std::vector<std::unique_ptr<Shadow>> window_shadow_;  // buffer * P + owner
   std::vector<std::unique_ptr<Shadow>> host_shadow_;    // per host argument
