@@ -15,6 +15,7 @@
 
 #include "runtime/executable.hpp"
 #include "runtime/region.hpp"
+#include "runtime/u64_table.hpp"
 
 namespace anyp::runtime {
 
@@ -42,14 +43,7 @@ class CellIndex {
       const auto it = overflow_.find(c);
       return it == overflow_.end() ? 0 : it->second;
     }
-    if (entries_.empty()) return 0;
-    const std::uint64_t key = (word << 32) | (static_cast<std::uint64_t>(c.buffer) << 22) |
-                              static_cast<std::uint64_t>(c.owner);
-    for (std::size_t at = hash(key) & (entries_.size() - 1); entries_[at].value != 0;
-         at = (at + 1) & (entries_.size() - 1)) {
-      if (entries_[at].key == key) return entries_[at].value;
-    }
-    return 0;
+    return table_.find(packed(c, word));
   }
 
   // The slot of `c`: 0 when it is new, and then the caller sets it before
@@ -67,17 +61,7 @@ class CellIndex {
         word >= (std::uint64_t{1} << 32)) {
       return overflow_[c];
     }
-    const std::uint64_t key = (word << 32) | (static_cast<std::uint64_t>(c.buffer) << 22) |
-                              static_cast<std::uint64_t>(c.owner);
-    if (2 * (used_ + 1) > entries_.size()) grow();
-    std::size_t at = hash(key) & (entries_.size() - 1);
-    while (entries_[at].value != 0 && entries_[at].key != key)
-      at = (at + 1) & (entries_.size() - 1);
-    if (entries_[at].value == 0) {
-      entries_[at].key = key;
-      ++used_;
-    }
-    return entries_[at].value;
+    return table_.slot(packed(c, word));
   }
 
  private:
@@ -87,31 +71,15 @@ class CellIndex {
     for (const WindowBuffer& b : exec.buffers) words.push_back(b.bytes / 4);
     return words;
   }
-  struct Entry {
-    std::uint64_t key = 0;
-    std::uint32_t value = 0;  // 0: empty (slots are indices + 1)
-  };
-  static std::uint64_t hash(std::uint64_t k) {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return k;
-  }
-  void grow() {
-    std::vector<Entry> old = std::move(entries_);
-    entries_.assign(old.empty() ? 1024 : 2 * old.size(), Entry{});
-    for (const Entry& e : old) {
-      if (e.value == 0) continue;
-      std::size_t at = hash(e.key) & (entries_.size() - 1);
-      while (entries_[at].value != 0) at = (at + 1) & (entries_.size() - 1);
-      entries_[at] = e;
-    }
+  // A cell that packs (owner < 2^22, buffer < 2^10, word < 2^32) as its key.
+  static std::uint64_t packed(const Cell& c, std::uint64_t word) {
+    return (word << 32) | (static_cast<std::uint64_t>(c.buffer) << 22) |
+           static_cast<std::uint64_t>(c.owner);
   }
   std::int64_t world_;
   std::vector<std::int64_t> words_;  // per buffer; -1: in the table
   std::vector<std::vector<std::uint32_t>> flat_;
-  std::vector<Entry> entries_;
-  std::size_t used_ = 0;
+  U64Table table_{1024};
   std::map<Cell, std::uint32_t> overflow_;
 };
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/internal_check.hpp"
+#include "runtime/u64_table.hpp"
 
 namespace anyp::runtime::timeline_sim {
 
@@ -91,11 +92,6 @@ class EventQueue {
     std::uint64_t time_bits = 0;
     std::uint32_t head[kPriorities] = {}, tail[kPriorities] = {};  // nodes + 1; 0: empty
   };
-  // The time index: open addressing, linear probing, at most half full.
-  struct Slot {
-    std::uint64_t time_bits = 0;
-    std::uint32_t bucket = 0;  // + 1; 0: empty
-  };
   static constexpr std::size_t kArity = 4;
   static constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
 
@@ -108,13 +104,6 @@ class EventQueue {
   static double time_of(std::uint64_t bits) {
     return std::bit_cast<double>((bits & kSign) != 0 ? bits & ~kSign : ~bits);
   }
-  static std::size_t hash(std::uint64_t k) {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return static_cast<std::size_t>(k);
-  }
-
   std::uint32_t new_node(const Node& n) {
     if (free_nodes_ != 0) {
       const std::uint32_t node = free_nodes_;
@@ -131,66 +120,30 @@ class EventQueue {
   // The bucket of time `bits`, made (and its time put in the heap) if it
   // is not pending.
   std::uint32_t bucket_for(std::uint64_t bits) {
-    if (last_ < buckets_.size() && live_[last_] && buckets_[last_].time_bits == bits) return last_;
-    if (2 * (index_used_ + 1) > index_.size()) grow_index();
-    std::size_t at = hash(bits) & (index_.size() - 1);
-    while (index_[at].bucket != 0) {
-      if (index_[at].time_bits == bits) return last_ = index_[at].bucket - 1;
-      at = (at + 1) & (index_.size() - 1);
-    }
+    if (last_ != kNoBucket && buckets_[last_].time_bits == bits) return last_;
+    std::uint32_t& slot = index_.slot(bits);  // bucket + 1
+    if (slot != 0) return last_ = slot - 1;
     std::uint32_t id = 0;
     if (!free_buckets_.empty()) {
       id = free_buckets_.back();
       free_buckets_.pop_back();
       buckets_[id] = Bucket{};
-      live_[id] = 1;
     } else {
       id = static_cast<std::uint32_t>(buckets_.size());
       buckets_.emplace_back();
-      live_.push_back(1);
     }
+    slot = id + 1;
     buckets_[id].time_bits = bits;
-    index_[at] = Slot{bits, id + 1};
-    ++index_used_;
-    heap_insert(id);
+    times_.push_back(id);
+    rise(times_.size() - 1, id);
     return last_ = id;
-  }
-
-  void grow_index() {
-    std::vector<Slot> old = std::move(index_);
-    index_.assign(old.empty() ? 64 : 2 * old.size(), Slot{});
-    for (const Slot& s : old) {
-      if (s.bucket == 0) continue;
-      std::size_t at = hash(s.time_bits) & (index_.size() - 1);
-      while (index_[at].bucket != 0) at = (at + 1) & (index_.size() - 1);
-      index_[at] = s;
-    }
-  }
-
-  // Removes `bits` from the index (backward-shift deletion: no tombstones).
-  void unindex(std::uint64_t bits) {
-    const std::size_t mask = index_.size() - 1;
-    std::size_t at = hash(bits) & mask;
-    while (index_[at].time_bits != bits || index_[at].bucket == 0) at = (at + 1) & mask;
-    for (std::size_t next = (at + 1) & mask;; next = (next + 1) & mask) {
-      if (index_[next].bucket == 0) break;
-      const std::size_t home = hash(index_[next].time_bits) & mask;
-      // Whether `next` may move to `at`: its home is not in (at, next].
-      const bool between = at <= next ? (at < home && home <= next) : (at < home || home <= next);
-      if (between) continue;
-      index_[at] = index_[next];
-      at = next;
-    }
-    index_[at] = Slot{};
-    --index_used_;
   }
 
   bool earlier(std::uint32_t a, std::uint32_t b) const {
     return buckets_[a].time_bits < buckets_[b].time_bits;
   }
-  void heap_insert(std::uint32_t id) {
-    std::size_t i = times_.size();
-    times_.push_back(id);
+  // Puts `id` in the heap at the hole `i`, or above it where it belongs.
+  void rise(std::size_t i, std::uint32_t id) {
     while (i > 0) {
       const std::size_t parent = (i - 1) / kArity;
       if (!earlier(id, times_[parent])) break;
@@ -202,8 +155,8 @@ class EventQueue {
   // The first time's bucket is empty: it leaves the heap and the index.
   void drop_first_time() {
     const std::uint32_t id = times_.front();
-    unindex(buckets_[id].time_bits);
-    live_[id] = 0;
+    index_.erase(buckets_[id].time_bits);
+    if (last_ == id) last_ = kNoBucket;
     free_buckets_.push_back(id);
     const std::uint32_t last = times_.back();
     times_.pop_back();
@@ -222,24 +175,17 @@ class EventQueue {
       times_[i] = times_[least];
       i = least;
     }
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / kArity;
-      if (!earlier(last, times_[parent])) break;
-      times_[i] = times_[parent];
-      i = parent;
-    }
-    times_[i] = last;
+    rise(i, last);
   }
 
   std::vector<Node> nodes_;
   std::uint32_t free_nodes_ = 0;  // linked through Node::next (+ 1; 0: none)
   std::vector<Bucket> buckets_;
-  std::vector<char> live_;  // per bucket: its time is pending
   std::vector<std::uint32_t> free_buckets_;
-  std::vector<Slot> index_;  // time -> bucket
-  std::size_t index_used_ = 0;
+  U64Table index_{64};                // pending time's bits -> its bucket + 1
   std::vector<std::uint32_t> times_;  // heap of the pending times' buckets
-  std::uint32_t last_ = std::numeric_limits<std::uint32_t>::max();  // the bucket pushed to last
+  static constexpr std::uint32_t kNoBucket = std::numeric_limits<std::uint32_t>::max();
+  std::uint32_t last_ = kNoBucket;  // the pending bucket pushed to last (kNoBucket: none)
   std::size_t size_ = 0;
   std::uint64_t seq_ = 0;
 };
